@@ -1,0 +1,49 @@
+// What a command runs with: its config (read once, on first use), the service on the selected
+// store (opened on first use, closed when the command ends) and the output.
+import { loadConfig, type Config, type ConfigFlags } from '../src/config.js';
+import { systemClock, systemRandom } from '../src/clock.js';
+import { lineLog } from '../src/log.js';
+import { createService, type Service } from '../src/service.js';
+import type { Workspace } from '../src/store/types.js';
+import { openStore } from '../src/store/open.js';
+import { Output, type Io } from './output.js';
+
+export class Context {
+  #config: Config | undefined;
+  #service: Promise<Service> | undefined;
+  readonly out: Output;
+
+  constructor(
+    readonly io: Io,
+    readonly flags: ConfigFlags & { json?: boolean; debug?: boolean },
+  ) {
+    this.out = new Output(io, Boolean(flags.json));
+  }
+
+  get log() {
+    return lineLog((l) => this.io.stderr.write(l));
+  }
+
+  config(): Config {
+    this.#config ??= loadConfig(this.flags, this.io.env, this.io.cwd);
+    return this.#config;
+  }
+
+  service(): Promise<Service> {
+    this.#service ??= (async () => {
+      const config = this.config();
+      const store = await openStore(config.store, { role: 'admin' });
+      return createService({ store, config, clock: systemClock, random: systemRandom, log: this.log });
+    })();
+    return this.#service;
+  }
+
+  /** The workspace of a workspace-scoped command (--workspace, or the only one). */
+  async workspace(): Promise<Workspace> {
+    return (await this.service()).workspaces.select(this.config().workspace);
+  }
+
+  async close(): Promise<void> {
+    if (this.#service) await (await this.#service.catch(() => null))?.store.close();
+  }
+}

@@ -1,0 +1,76 @@
+// argv → command → exit code (CONTRACT.md: 0 success, 1 failure, 2 wrong usage, 3 checked, not yet).
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { isSvcError } from '../src/errors.js';
+import { Context } from './context.js';
+import { commands, nouns } from './registry.js';
+import type { Io } from './output.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const singular = (noun: string) => noun.replace(/es$/, (m, i: number) => (noun.slice(0, i).endsWith('ss') ? m : 'e')).replace(/s$/, '');
+
+export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)[number], args: string[], opts: Record<string, unknown>) => Promise<void>): Command {
+  const program = new Command('svc')
+    .description('svc: self-hosted transactional email (REST API, SMTP relay, inbound MX, webhooks)')
+    .version(pkg.version, '-V, --version')
+    .option('--store <url>', 'file:DIR or postgres://... (SVC_STORE, default file:./svc-data)')
+    .option('--workspace <name>', 'workspace for workspace-scoped commands (SVC_WORKSPACE)')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .option('--debug', 'print stack traces on failure')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showSuggestionAfterError(true);
+
+  const groups = new Map<string, Command>();
+  for (const spec of commands) {
+    let parent = program;
+    if (spec.noun) {
+      let group = groups.get(spec.noun);
+      if (!group) {
+        group = program.command(spec.noun).alias(singular(spec.noun)).description(nouns[spec.noun] ?? spec.noun);
+        group.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+        groups.set(spec.noun, group);
+      }
+      parent = group;
+    }
+    const cmd = parent.command(spec.verb).description(spec.summary);
+    for (const a of spec.args ?? []) cmd.argument(a);
+    for (const o of spec.options ?? []) cmd.option(o.flags, o.description, o.default as string | boolean | undefined);
+    cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+    cmd.action(async (...received: unknown[]) => {
+      const self = received[received.length - 1] as Command;
+      const args = received.slice(0, spec.args?.length ?? 0) as string[];
+      const opts = self.optsWithGlobals();
+      const ctx = new Context(io, opts);
+      try {
+        await run(ctx, spec, args, opts);
+      } finally {
+        await ctx.close();
+      }
+    });
+  }
+  return program;
+}
+
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }): Promise<number> {
+  let code = 0;
+  let debug = argv.includes('--debug');
+  const program = buildProgram(io, async (ctx, spec, args, opts) => {
+    debug = Boolean(opts.debug);
+    code = (await spec.run(ctx, args, opts)) ?? 0;
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // commander has printed its one-line message already.
+      return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(e.code) ? 0 : 2;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    io.stderr.write(`svc: ${message.split('\n')[0]}\n`);
+    if (debug && e instanceof Error && e.stack) io.stderr.write(e.stack + '\n');
+    return isSvcError(e) ? e.spec.exit : 1;
+  }
+  return code;
+}

@@ -1,0 +1,50 @@
+import { systemClock, systemRandom } from '../src/clock.js';
+import { baseUrlIsDerived } from '../src/config.js';
+import type { CommandSpec } from './spec.js';
+
+export default {
+  verb: 'serve',
+  summary: 'run the daemon: REST API, SMTP relay, inbound MX and workers',
+  options: [
+    { flags: '--host <address>', description: 'address every listener binds (SVC_HOST, default 127.0.0.1)' },
+    { flags: '--api-port <port>', description: 'REST API port, 0 picks a free one (SVC_API_PORT, default 8080)' },
+    { flags: '--relay-port <port>', description: 'SMTP relay port (SVC_RELAY_PORT, default 2525)' },
+    { flags: '--mx-port <port>', description: 'inbound MX port (SVC_MX_PORT, default 2526)' },
+    { flags: '--base-url <url>', description: 'public URL for tracking and unsubscribe links (SVC_BASE_URL)' },
+    { flags: '--service-domain <domain>', description: 'the {service_domain} of the SPF include (SVC_SERVICE_DOMAIN)' },
+    { flags: '--mx-host <host>', description: 'the {mx_host} domains point MX at (SVC_MX_HOST)' },
+    { flags: '--outbound <mode>', description: 'direct, or smtp://[user:pass@]host:port (SVC_OUTBOUND)' },
+    { flags: '--dns-server <list>', description: 'host[:port],... for DNS checks and MX look-ups (SVC_DNS_SERVERS)' },
+    { flags: '--tls-cert <file>', description: 'STARTTLS certificate (SVC_TLS_CERT)' },
+    { flags: '--tls-key <file>', description: 'STARTTLS key (SVC_TLS_KEY)' },
+    { flags: '--allow-insecure-webhooks', description: 'allow http:// and private webhook targets (development only)' },
+    { flags: '--body-limit <size>', description: 'largest REST request body, e.g. 1mb (SVC_BODY_LIMIT, default 1mb)' },
+  ],
+  async run(ctx) {
+    const config = ctx.config();
+    const { startDaemon } = await import('../daemon/serve.js');
+    const daemon = await startDaemon({
+      config,
+      clock: systemClock,
+      random: systemRandom,
+      log: ctx.log,
+      ready: (line) => ctx.io.stdout.write(line + '\n'),
+      baseUrlDerived: baseUrlIsDerived(ctx.flags, ctx.io.env),
+    });
+    await new Promise<void>((resolve) => {
+      const stop = (signal: string) => {
+        ctx.log.info(`${signal}: stopping`);
+        process.removeListener('SIGINT', stop);
+        process.removeListener('SIGTERM', stop);
+        // A second signal while draining ends the process at once.
+        process.once('SIGINT', () => process.exit(1));
+        process.once('SIGTERM', () => process.exit(1));
+        resolve();
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+    await daemon.close();
+    ctx.log.info('stopped');
+  },
+} satisfies CommandSpec;

@@ -1,0 +1,21 @@
+// The shape of one command (DESIGN.md "One command, one file"): its usage, and a thin run that
+// calls the service and prints through the injected output.
+import type { Context } from './context.js';
+
+export interface OptionSpec {
+  flags: string;
+  description: string;
+  default?: string | boolean;
+}
+
+export interface CommandSpec {
+  /** Plural noun (`workspaces`); absent for top-level commands such as `serve`. */
+  noun?: string;
+  verb: string;
+  summary: string;
+  /** commander argument syntax, e.g. ['<name>', '[plan]']. */
+  args?: string[];
+  options?: OptionSpec[];
+  /** Resolves with the exit code (0 when nothing is returned). */
+  run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number | void>;
+}

@@ -1,0 +1,13 @@
+import type { CommandSpec } from '../spec.js';
+
+export default {
+  noun: 'workspaces',
+  verb: 'create',
+  summary: 'create a workspace (default plan trial)',
+  args: ['<name>'],
+  options: [{ flags: '--plan <plan>', description: 'trial, starter, pro or scale', default: 'trial' }],
+  async run(ctx, [name], opts) {
+    const ws = await (await ctx.service()).workspaces.create(name!, String(opts.plan));
+    ctx.out.result({ id: ws.id, name: ws.name, plan: ws.plan }, () => ctx.out.line(`created workspace ${ws.name} (${ws.plan}) ${ctx.out.color.dim(ws.id)}`));
+  },
+} satisfies CommandSpec;

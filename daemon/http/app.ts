@@ -1,0 +1,40 @@
+// Builds the REST app (DESIGN.md "Build, then listen"): serve.ts alone calls listen.
+import Fastify, { type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import type { Service } from '../../src/service.js';
+import { registerJsonBody } from './json-body.js';
+import { registerErrors } from './errors.js';
+import { registerAuth } from './auth.js';
+import { meRoutes } from './routes/me.js';
+import { healthRoutes } from './routes/health.js';
+
+export interface ApiOptions {
+  /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
+  ready?: () => boolean;
+}
+
+export async function buildApi(service: Service, opts: ApiOptions = {}): Promise<FastifyInstance> {
+  const { config, log } = service.deps;
+  const app = Fastify({
+    bodyLimit: config.bodyLimit,
+    logger: false,
+    // Unknown body fields are dropped by route schemas (additionalProperties: false), never stored.
+    ajv: { customOptions: { removeAdditional: 'all', coerceTypes: false, allErrors: false } },
+    return503OnClosing: true,
+  });
+  // spec.md "Authentication" rule 5: any website may call, without cookies.
+  await app.register(cors, {
+    origin: '*',
+    credentials: false,
+    methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+    exposedHeaders: ['Retry-After', 'Idempotent-Replayed'],
+    maxAge: 600,
+  });
+  registerJsonBody(app);
+  registerErrors(app, log);
+  registerAuth(app, service);
+  healthRoutes(app, service, opts.ready ?? (() => true));
+  meRoutes(app, service);
+  return app;
+}

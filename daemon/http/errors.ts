@@ -1,0 +1,31 @@
+// The REST transport's one error table: a SvcError's kind gives the status (src/errors.ts); fastify's
+// own errors are mapped to the spec's texts here. Every error body is {"error": "..."}.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isSvcError } from '../../src/errors.js';
+import type { Log } from '../../src/log.js';
+
+const fastifyCodes: Record<string, { status: number; error: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: 'request body too large' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, error: 'invalid body: Content-Type must be application/json' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, error: 'invalid body: empty' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'invalid body: wrong Content-Length' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, error: 'invalid body: not valid JSON' },
+};
+
+export function registerErrors(app: FastifyInstance, log: Log): void {
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (isSvcError(err)) {
+      if (err.spec.http >= 500) log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
+      return reply.code(err.spec.http).send({ error: err.message });
+    }
+    const known = err.code ? fastifyCodes[err.code] : undefined;
+    if (known) return reply.code(known.status).send({ error: known.error });
+    if (err.validation) return reply.code(400).send({ error: `invalid body: ${err.message}` });
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send({ error: err.message });
+    }
+    log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
+    return reply.code(500).send({ error: 'internal error' });
+  });
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
+}

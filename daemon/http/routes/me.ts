@@ -1,0 +1,8 @@
+// GET /api/v2/me (any valid key): the key's workspace and scopes.
+import type { FastifyInstance } from 'fastify';
+import type { Service } from '../../../src/service.js';
+import { principalOf } from '../auth.js';
+
+export function meRoutes(app: FastifyInstance, service: Service): void {
+  app.get('/api/v2/me', { config: { scope: 'any' } }, async (req) => service.me(principalOf(req)));
+}

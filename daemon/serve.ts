@@ -1,0 +1,91 @@
+// The daemon's lifecycle (DESIGN.md "A lifecycle you can read"): open the store, start the admin
+// socket, build and start each listener in order, print one ready line per listener; on stop,
+// stop accepting, let work in flight finish, close the store. Relay, MX and workers join the
+// `listeners` list in their issues.
+import type { Clock, Random } from '../src/clock.js';
+import type { Config } from '../src/config.js';
+import type { Log } from '../src/log.js';
+import { createService, type Service } from '../src/service.js';
+import { openStore } from '../src/store/open.js';
+import type { Store } from '../src/store/types.js';
+import { socketPath } from '../src/store/file/admin-protocol.js';
+import { buildApi } from './http/app.js';
+import { startAdminSocket } from './admin-socket.js';
+
+export interface Listener {
+  /** api, relay, mx: the word scripts look for in the ready line. */
+  name: string;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface Daemon {
+  service: Service;
+  listeners: Listener[];
+  url(name: string): string;
+  close(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  config: Config;
+  clock: Clock;
+  random: Random;
+  log: Log;
+  /** Where ready lines go (stdout). */
+  ready: (line: string) => void;
+  /** The base URL follows the API's real port (CONTRACT.md default http://HOST:API_PORT). */
+  baseUrlDerived: boolean;
+}
+
+const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
+  const config = { ...opts.config };
+  const { log } = opts;
+  const stops: Array<() => Promise<void>> = [];
+  const listeners: Listener[] = [];
+  let ready = false;
+  const close = async () => {
+    ready = false;
+    // Reverse order: listeners stop accepting first, the store closes last.
+    for (const stop of stops.reverse()) {
+      await stop().catch((e: Error) => log.error(`while stopping: ${e.message}`));
+    }
+    stops.length = 0;
+  };
+
+  try {
+    const store: Store = await openStore(config.store, { role: 'serve' });
+    stops.push(() => store.close());
+    if (config.store.kind === 'file') {
+      const admin = await startAdminSocket(socketPath(config.store.dir), store, log);
+      stops.push(() => admin.close());
+    }
+    const service = createService({ store, config, clock: opts.clock, random: opts.random, log });
+
+    const api = await buildApi(service, { ready: () => ready });
+    await api.listen({ host: config.host, port: config.apiPort });
+    const addr = api.server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;
+    const apiUrl = `http://${hostInUrl(config.host)}:${port}`;
+    if (opts.baseUrlDerived) config.baseUrl = apiUrl;
+    listeners.push({ name: 'api', url: apiUrl, close: () => api.close() });
+    stops.push(() => api.close());
+
+    for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
+    ready = true;
+    return {
+      service,
+      listeners,
+      url: (name) => {
+        const l = listeners.find((x) => x.name === name);
+        if (!l) throw new Error(`no listener ${name}`);
+        return l.url;
+      },
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}

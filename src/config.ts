@@ -1,0 +1,160 @@
+// Configuration is read once into one typed object: flags, then SVC_* environment, then defaults
+// (CONTRACT.md "Binary and global options", "The daemon"). Invalid values are a usage error (exit 2)
+// before anything starts.
+import { isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isIP } from 'node:net';
+import { SvcError } from './errors.js';
+
+export type StoreLocation = { kind: 'file'; dir: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  store: StoreLocation;
+  workspace: string | undefined;
+  host: string;
+  apiPort: number;
+  relayPort: number;
+  mxPort: number;
+  baseUrl: string;
+  serviceDomain: string;
+  mxHost: string;
+  outbound: string;
+  dnsServers: string[];
+  tlsCert: string | undefined;
+  tlsKey: string | undefined;
+  allowInsecureWebhooks: boolean;
+  /** Largest REST request body in bytes; larger ones get 413 before they are buffered. */
+  bodyLimit: number;
+}
+
+/** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
+export type ConfigFlags = Partial<Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer', string>> & {
+  allowInsecureWebhooks?: boolean;
+};
+
+const usage = (msg: string) => new SvcError('usage', msg);
+
+export function parseStore(raw: string, cwd: string = process.cwd()): StoreLocation {
+  if (/^postgres(ql)?:\/\//i.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw usage(`invalid --store: malformed postgres URL`);
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  if (raw.startsWith('file:')) {
+    const path = raw.startsWith('file://') ? fileURLToPath(raw) : raw.slice('file:'.length);
+    if (!path) throw usage(`invalid --store '${raw}': file: needs a directory (file:DIR)`);
+    return { kind: 'file', dir: isAbsolute(path) ? path : resolve(cwd, path) };
+  }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(raw)?.[1];
+  throw usage(
+    scheme
+      ? `unknown store scheme '${scheme}:' (use file:DIR or postgres://...)`
+      : `invalid --store '${raw}' (use file:DIR or postgres://...)`,
+  );
+}
+
+function parsePort(name: string, raw: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw usage(`invalid ${name} '${raw}': a port is a whole number from 0 to 65535`);
+  return Number(raw);
+}
+
+function parseHttpUrl(name: string, raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw usage(`invalid ${name} '${raw}': not a URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usage(`invalid ${name} '${raw}': use http:// or https://`);
+  return raw.replace(/\/+$/, '');
+}
+
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+function parseHostname(name: string, raw: string): string {
+  if (!HOSTNAME.test(raw)) throw usage(`invalid ${name} '${raw}': not a host name`);
+  return raw.toLowerCase().replace(/\.$/, '');
+}
+
+function parseHost(raw: string): string {
+  if (isIP(raw) || HOSTNAME.test(raw)) return raw;
+  throw usage(`invalid --host '${raw}': not an address or host name`);
+}
+
+function parseOutbound(raw: string): string {
+  if (raw === 'direct') return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw usage(`invalid --outbound '${raw}': use direct or smtp://[user:pass@]host:port`);
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw usage(`invalid --outbound '${u.protocol}': use direct, smtp:// or smtps://`);
+  if (!u.hostname) throw usage(`invalid --outbound: missing host`);
+  return raw;
+}
+
+function parseDnsServers(raw: string): string[] {
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of list) {
+    const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(s);
+    const host = m?.[1] ?? m?.[2];
+    if (!m || !host || isIP(host) === 0 || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))) {
+      throw usage(`invalid --dns-server '${s}': use IP[:port], comma-separated`);
+    }
+  }
+  return list;
+}
+
+function parseSize(name: string, raw: string): number {
+  const m = /^(\d+)\s*(b|kb|k|mb|m)?$/i.exec(raw.trim());
+  if (!m) throw usage(`invalid ${name} '${raw}': use bytes, or a number with kb or mb`);
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const n = Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1);
+  if (n < 1024) throw usage(`invalid ${name} '${raw}': at least 1kb`);
+  return n;
+}
+
+const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
+  const pick = (flag: string | undefined, envName: string): string | undefined => flag ?? (env[envName] || undefined);
+  const host = parseHost(pick(flags.host, 'SVC_HOST') ?? '127.0.0.1');
+  const apiPort = parsePort('--api-port', pick(flags.apiPort, 'SVC_API_PORT') ?? '8080');
+  const serviceDomain = parseHostname('--service-domain', pick(flags.serviceDomain, 'SVC_SERVICE_DOMAIN') ?? 'svc.localhost');
+  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
+  const baseUrlRaw = pick(flags.baseUrl, 'SVC_BASE_URL');
+  const dns = pick(flags.dnsServer, 'SVC_DNS_SERVERS');
+  const workspace = pick(flags.workspace, 'SVC_WORKSPACE');
+  const tlsCert = pick(flags.tlsCert, 'SVC_TLS_CERT');
+  const tlsKey = pick(flags.tlsKey, 'SVC_TLS_KEY');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
+  return {
+    store: parseStore(pick(flags.store, 'SVC_STORE') ?? 'file:./svc-data', cwd),
+    workspace,
+    host,
+    apiPort,
+    relayPort: parsePort('--relay-port', pick(flags.relayPort, 'SVC_RELAY_PORT') ?? '2525'),
+    mxPort: parsePort('--mx-port', pick(flags.mxPort, 'SVC_MX_PORT') ?? '2526'),
+    // With --api-port 0 the real port is known only after listening; serve fills it in then.
+    baseUrl: baseUrlRaw ? parseHttpUrl('--base-url', baseUrlRaw) : `http://${urlHost}:${apiPort}`,
+    serviceDomain,
+    mxHost: parseHostname('--mx-host', pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
+    outbound: parseOutbound(pick(flags.outbound, 'SVC_OUTBOUND') ?? 'direct'),
+    dnsServers: dns ? parseDnsServers(dns) : [],
+    tlsCert: tlsCert ? resolve(cwd, tlsCert) : undefined,
+    tlsKey: tlsKey ? resolve(cwd, tlsKey) : undefined,
+    allowInsecureWebhooks: flags.allowInsecureWebhooks === true || truthy(env.SVC_ALLOW_INSECURE_WEBHOOKS),
+    bodyLimit: parseSize('--body-limit', pick(flags.bodyLimit, 'SVC_BODY_LIMIT') ?? String(DEFAULT_BODY_LIMIT)),
+  };
+}
+
+/** True when the base URL was derived from host and port rather than given. */
+export function baseUrlIsDerived(flags: ConfigFlags, env: NodeJS.ProcessEnv): boolean {
+  return !(flags.baseUrl ?? env.SVC_BASE_URL);
+}

@@ -1,0 +1,13 @@
+// What every part of the service is built from (DESIGN.md "Dependencies passed in").
+import type { Clock, Random } from './clock.js';
+import type { Config } from './config.js';
+import type { Log } from './log.js';
+import type { Store } from './store/types.js';
+
+export interface Deps {
+  store: Store;
+  clock: Clock;
+  random: Random;
+  config: Config;
+  log: Log;
+}

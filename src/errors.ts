@@ -1,0 +1,71 @@
+// One error registry (DESIGN.md "Style"): every kind of failure the service can report, with the
+// spec's text, its HTTP status, its SMTP reply and its CLI exit code. Transports map a SvcError
+// through this table and nowhere else.
+
+export interface ErrorKind {
+  /** spec.md's error text; a SvcError may carry a more specific one of the same kind. */
+  message: string;
+  http: number;
+  /** SMTP reply (code, enhanced code and text) where the relay can meet this error. */
+  smtp: string | null;
+  /** CLI exit code (CONTRACT.md: 1 failure, 2 wrong usage, 3 checked, not yet). */
+  exit: 1 | 2 | 3;
+}
+
+export const errorKinds = {
+  invalid_body: { message: 'invalid body', http: 400, smtp: null, exit: 2 },
+  invalid_argument: { message: 'invalid argument', http: 400, smtp: null, exit: 2 },
+  usage: { message: 'wrong usage', http: 400, smtp: null, exit: 2 },
+  missing_bearer: { message: 'missing Bearer token', http: 401, smtp: null, exit: 1 },
+  invalid_key_format: {
+    message: 'invalid api key format',
+    http: 401,
+    smtp: '535 5.7.8 Authentication credentials invalid (not an API key)',
+    exit: 1,
+  },
+  invalid_key: {
+    message: 'invalid or revoked api key',
+    http: 401,
+    smtp: '535 5.7.8 Authentication credentials invalid (invalid or revoked key)',
+    exit: 1,
+  },
+  missing_permission: {
+    message: 'missing permission',
+    http: 403,
+    smtp: '535 5.7.8 Authentication credentials invalid (missing send scope)',
+    exit: 1,
+  },
+  not_found: { message: 'not found', http: 404, smtp: null, exit: 1 },
+  conflict: { message: 'already exists', http: 409, smtp: null, exit: 1 },
+  body_too_large: { message: 'request body too large', http: 413, smtp: null, exit: 1 },
+  unsupported_media_type: { message: 'invalid body', http: 400, smtp: null, exit: 1 },
+  store_locked: { message: 'store is locked by another process', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
+  store_corrupt: { message: 'store data file cannot be read', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
+  store_unavailable: { message: 'store unavailable', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
+  internal: { message: 'internal error', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorKindName = keyof typeof errorKinds;
+
+export class SvcError extends Error {
+  readonly kind: ErrorKindName;
+  constructor(kind: ErrorKindName, message?: string, options?: { cause?: unknown }) {
+    super(message ?? errorKinds[kind].message, options);
+    this.kind = kind;
+    this.name = 'SvcError';
+  }
+  get spec(): ErrorKind {
+    return errorKinds[this.kind];
+  }
+}
+
+export function isSvcError(e: unknown): e is SvcError {
+  return e instanceof SvcError;
+}
+
+/** Anything thrown becomes a SvcError; unknown failures are `internal` and keep their cause. */
+export function toSvcError(e: unknown): SvcError {
+  if (e instanceof SvcError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new SvcError('internal', message, { cause: e });
+}

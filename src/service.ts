@@ -1,0 +1,20 @@
+// The service: every rule of spec.md, built from injected dependencies (DESIGN.md). Transports and
+// commands call it; it knows nothing of HTTP, SMTP or the command line.
+import type { Deps } from './deps.js';
+import { workspaceService } from './workspaces/workspaces.js';
+import { keyService } from './auth/keys.js';
+import { authenticateKey, type Principal } from './auth/authenticate.js';
+
+export function createService(deps: Deps) {
+  return {
+    deps,
+    store: deps.store,
+    workspaces: workspaceService(deps),
+    keys: keyService(deps),
+    authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
+    /** GET /api/v2/me */
+    me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),
+  };
+}
+
+export type Service = ReturnType<typeof createService>;

@@ -1,0 +1,17 @@
+// While `svc serve` owns a file store, admin commands reach it over a unix socket in the store
+// directory (mode 0600) and run store operations inside the daemon, so both sides see one state.
+// One JSON object per line each way: {id, group, op, args} → {id, result} | {id, error:{kind,message}}.
+import { join } from 'node:path';
+import type { ErrorKindName } from '../../errors.js';
+
+export const SOCKET_FILE = 'svc.sock';
+export const socketPath = (dir: string): string => join(dir, SOCKET_FILE);
+
+export interface AdminRequest {
+  id: number;
+  group: string;
+  op: string;
+  args: unknown[];
+}
+
+export type AdminResponse = { id: number; result: unknown } | { id: number; error: { kind: ErrorKindName; message: string } };

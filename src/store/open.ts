@@ -1,0 +1,49 @@
+// Opens the store a command or the daemon asked for (--store). A file store owned by a running
+// daemon is reached through the daemon's admin socket; one briefly held by another admin command
+// is waited for.
+import type { StoreLocation } from '../config.js';
+import { SvcError } from '../errors.js';
+import type { Store } from './types.js';
+import type { LockRole } from './file/lock.js';
+
+export interface OpenOptions {
+  role: LockRole;
+  /** How long to wait for another short-lived command holding a file store. */
+  waitMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function openStore(location: StoreLocation, opts: OpenOptions): Promise<Store> {
+  if (location.kind === 'postgres') {
+    throw new SvcError('usage', 'the postgres store is not available in this build');
+  }
+  const [{ FileStore }, { LockHeldError }, { RemoteStore }, { socketPath }] = await Promise.all([
+    import('./file/file-store.js'),
+    import('./file/lock.js'),
+    import('./file/remote-store.js'),
+    import('./file/admin-protocol.js'),
+  ]);
+  const deadline = Date.now() + (opts.waitMs ?? 10_000);
+  for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
+    try {
+      return await FileStore.open(location.dir, opts.role);
+    } catch (e) {
+      if (!(e instanceof LockHeldError)) throw e;
+      if (e.holder.role === 'serve') {
+        if (opts.role === 'serve') throw e;
+        try {
+          return await RemoteStore.connect(socketPath(location.dir));
+        } catch (connectError) {
+          // The daemon took the lock but is not listening yet, or just stopped: try again shortly.
+          if (Date.now() > deadline) {
+            throw new SvcError('store_unavailable', `svc serve (pid ${e.holder.pid}) owns ${location.dir} but its admin socket does not answer (${(connectError as Error).message})`);
+          }
+        }
+      } else if (Date.now() > deadline) {
+        throw e;
+      }
+    }
+    await sleep(delay);
+  }
+}
