@@ -24,7 +24,7 @@ export function keyService({ store, clock, random }: Deps) {
   return {
     /** Makes a key; the full key is returned here once and never stored. */
     async create(ws: Workspace, opts: { name?: string; scopes?: string | readonly Scope[] } = {}): Promise<KeyInfo & { key: string }> {
-      const scopes = opts.scopes === undefined ? [...DEFAULT_SCOPES] : parseScopes(opts.scopes);
+      const scopes = parseScopes(opts.scopes ?? DEFAULT_SCOPES);
       const name = (opts.name ?? 'default').trim();
       if (!name || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) {
         throw new SvcError('invalid_argument', 'invalid key name: 1 to 100 printable characters');

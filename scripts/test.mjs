@@ -1,0 +1,53 @@
+// `npm test`: every test/**/*.test.ts under node:test (via tsx). Postgres per CONTRACT.md
+// "Environment of the test suite": DATABASE_URL when set, else postgres://localhost:5432/test when
+// one answers there; otherwise one line says so and the file-store suites run alone.
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { spawn } from 'node:child_process';
+import { createConnection } from 'node:net';
+
+const root = new URL('..', import.meta.url).pathname;
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...findTests(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+function answers(url) {
+  return new Promise((resolve) => {
+    let u;
+    try {
+      u = new URL(url);
+    } catch {
+      return resolve(false);
+    }
+    const sock = createConnection({ host: u.hostname || 'localhost', port: Number(u.port || 5432) });
+    const done = (ok) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(2000, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+const env = { ...process.env };
+const candidate = env.DATABASE_URL || 'postgres://localhost:5432/test';
+if (await answers(candidate)) {
+  env.SVC_TEST_DATABASE_URL = candidate;
+  console.log(`postgres: using ${candidate.replace(/\/\/[^@/]*@/, '//***@')}`);
+} else {
+  delete env.SVC_TEST_DATABASE_URL;
+  console.log(`postgres: nothing answers at ${candidate.replace(/\/\/[^@/]*@/, '//***@')}; running the file-store suites alone`);
+}
+
+const only = process.argv.slice(2);
+const files = (only.length ? only : findTests(join(root, 'test'))).map((f) => relative(root, f)).sort();
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { cwd: root, env, stdio: 'inherit' });
+child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

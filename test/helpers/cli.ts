@@ -1,0 +1,84 @@
+// Runs the real bin/svc as a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const SVC = fileURLToPath(new URL('../../bin/svc', import.meta.url));
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const childEnv = (env: Record<string, string> = {}) => {
+  const e: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
+  for (const k of Object.keys(e)) if (k.startsWith('SVC_') && !(k in env)) delete e[k];
+  return e;
+};
+
+export function svc(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SVC, ...args], { env: childEnv(opts.env), cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Parses the one JSON document a --json command printed. */
+export function json<T = any>(run: Run): T {
+  if (run.code !== 0) throw new Error(`svc exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as T;
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  urls: Record<string, string>;
+  stderr: () => string;
+  stdout: () => string;
+  /** SIGTERM and the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `svc serve` on free ports and waits for its ready lines. */
+export function serve(args: string[], opts: { env?: Record<string, string>; listeners?: string[] } = {}): Promise<ServeProcess> {
+  const want = opts.listeners ?? ['api'];
+  const child = spawn(process.execPath, [SVC, 'serve', '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...args], {
+    env: childEnv(opts.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return new Promise((resolve, reject) => {
+    const urls: Record<string, string> = {};
+    const timer = setTimeout(() => reject(new Error(`serve not ready: ${stderr}`)), 15_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      stdout += line + '\n';
+      const m = /^svc: (\w+) listening on (\S+)$/.exec(line);
+      if (m) urls[m[1]!] = m[2]!;
+      if (want.every((w) => urls[w])) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          urls,
+          stderr: () => stderr,
+          stdout: () => stdout,
+          stop: async (signal = 'SIGTERM') => {
+            if (child.exitCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}: ${stderr}`));
+    });
+  });
+}

@@ -1,0 +1,43 @@
+// The daemon in-process on port 0 (DESIGN.md "Build, then listen"), on a fresh file store unless
+// a store is given.
+import { systemClock, systemRandom, type Clock } from '../../src/clock.js';
+import { loadConfig, type StoreLocation } from '../../src/config.js';
+import { lineLog } from '../../src/log.js';
+import { startDaemon, type Daemon } from '../../daemon/serve.js';
+import { tmpDir } from './tmp.js';
+
+export interface TestDaemon {
+  daemon: Daemon;
+  api: string;
+  logs: string[];
+  /** Creates a workspace and a key with these scopes; returns the key. */
+  key(scopes?: string, workspace?: string): Promise<string>;
+}
+
+export async function startTestDaemon(
+  t: { after(fn: () => unknown): void },
+  opts: { store?: StoreLocation; clock?: Clock; env?: Record<string, string> } = {},
+): Promise<TestDaemon> {
+  const store = opts.store ?? { kind: 'file' as const, dir: await tmpDir(t) };
+  const config = { ...loadConfig({ apiPort: '0', relayPort: '0', mxPort: '0' }, opts.env ?? {}), store };
+  const logs: string[] = [];
+  const daemon = await startDaemon({
+    config,
+    clock: opts.clock ?? systemClock,
+    random: systemRandom,
+    log: lineLog((l) => logs.push(l)),
+    ready: () => {},
+    baseUrlDerived: true,
+  });
+  t.after(() => daemon.close());
+  const { service } = daemon;
+  return {
+    daemon,
+    api: daemon.url('api'),
+    logs,
+    async key(scopes = 'read,send', workspace = 'acme') {
+      const ws = (await service.store.workspaces.getByName(workspace)) ?? (await service.workspaces.create(workspace));
+      return (await service.keys.create(ws, { scopes })).key;
+    },
+  };
+}

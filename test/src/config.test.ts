@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadConfig, parseStore } from '../../src/config.js';
+import { isSvcError } from '../../src/errors.js';
+
+const usage = (re: RegExp) => (e: unknown) => isSvcError(e) && e.kind === 'usage' && e.spec.exit === 2 && re.test(e.message) && !e.message.includes('\n');
+
+test('defaults are CONTRACT.md defaults', () => {
+  const c = loadConfig({}, {}, '/srv');
+  assert.deepEqual(c.store, { kind: 'file', dir: '/srv/svc-data' });
+  assert.equal(c.host, '127.0.0.1');
+  assert.equal(c.apiPort, 8080);
+  assert.equal(c.relayPort, 2525);
+  assert.equal(c.mxPort, 2526);
+  assert.equal(c.baseUrl, 'http://127.0.0.1:8080');
+  assert.equal(c.serviceDomain, 'svc.localhost');
+  assert.equal(c.mxHost, 'mx.svc.localhost');
+  assert.equal(c.outbound, 'direct');
+  assert.deepEqual(c.dnsServers, []);
+  assert.equal(c.allowInsecureWebhooks, false);
+});
+
+test('flags win over SVC_* environment, which wins over defaults', () => {
+  const env = { SVC_API_PORT: '9000', SVC_RELAY_PORT: '2600', SVC_STORE: 'postgres://u:p@db/svc', SVC_SERVICE_DOMAIN: 'mail.example.com', SVC_ALLOW_INSECURE_WEBHOOKS: '1', SVC_DNS_SERVERS: '127.0.0.1:5353,[::1]:53' };
+  const c = loadConfig({ apiPort: '9100' }, env, '/srv');
+  assert.equal(c.apiPort, 9100);
+  assert.equal(c.relayPort, 2600);
+  assert.deepEqual(c.store, { kind: 'postgres', url: 'postgres://u:p@db/svc' });
+  assert.equal(c.mxHost, 'mx.mail.example.com');
+  assert.equal(c.allowInsecureWebhooks, true);
+  assert.deepEqual(c.dnsServers, ['127.0.0.1:5353', '[::1]:53']);
+});
+
+test('store URLs: file:DIR relative or absolute, file:// URLs, postgres and postgresql', () => {
+  assert.deepEqual(parseStore('file:data', '/srv'), { kind: 'file', dir: '/srv/data' });
+  assert.deepEqual(parseStore('file:/var/lib/svc', '/srv'), { kind: 'file', dir: '/var/lib/svc' });
+  assert.deepEqual(parseStore('file:///var/lib/svc', '/srv'), { kind: 'file', dir: '/var/lib/svc' });
+  assert.equal(parseStore('postgresql://localhost/test').kind, 'postgres');
+});
+
+test('invalid values are one-line usage errors', () => {
+  assert.throws(() => loadConfig({ apiPort: 'abc' }, {}), usage(/invalid --api-port 'abc'/));
+  assert.throws(() => loadConfig({ apiPort: '70000' }, {}), usage(/--api-port/));
+  assert.throws(() => loadConfig({}, { SVC_RELAY_PORT: '-1' }), usage(/--relay-port/));
+  assert.throws(() => loadConfig({ store: 'mysql://db' }, {}), usage(/unknown store scheme 'mysql:'/));
+  assert.throws(() => loadConfig({ store: 'svc-data' }, {}), usage(/invalid --store/));
+  assert.throws(() => loadConfig({ store: 'file:' }, {}), usage(/file:DIR/));
+  assert.throws(() => loadConfig({ store: 'postgres://[bad' }, {}), usage(/malformed postgres URL/));
+  assert.throws(() => loadConfig({ baseUrl: 'not a url' }, {}), usage(/--base-url/));
+  assert.throws(() => loadConfig({ baseUrl: 'ftp://x' }, {}), usage(/--base-url/));
+  assert.throws(() => loadConfig({ outbound: 'http://relay' }, {}), usage(/--outbound/));
+  assert.throws(() => loadConfig({ dnsServer: 'dns.example.com' }, {}), usage(/--dns-server/));
+  assert.throws(() => loadConfig({ host: 'bad host!' }, {}), usage(/--host/));
+  assert.throws(() => loadConfig({ tlsCert: 'c.pem' }, {}), usage(/go together/));
+  assert.throws(() => loadConfig({ bodyLimit: '12' }, {}), usage(/--body-limit/));
+});
+
+test('the password of a postgres URL never appears in an error', () => {
+  assert.throws(
+    () => loadConfig({ store: 'postgres://user:s3cret@[bad' }, {}),
+    (e: Error) => !e.message.includes('s3cret'),
+  );
+});
