@@ -1,35 +1,31 @@
-// A lowdb adapter whose writes are atomic and durable, and grouped: a crash mid-write leaves the
+// A lowdb adapter whose writes are atomic, durable and grouped: a crash mid-write leaves the
 // previous or the new file (write temp, fsync, rename, fsync directory), a write resolves only once
-// it is on disk, and writes requested while one is running share the next single file write.
+// it is on disk, and writes requested while one is running share the next file write.
 import { open, readFile, rename } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { SvcError } from '../../errors.js';
+import { GroupCommit } from './group-commit.js';
 
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-  reject: (e: unknown) => void;
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
+export async function syncDir(dir: string): Promise<void> {
+  const dh = await open(dir, 'r');
+  try {
+    await dh.sync();
+  } finally {
+    await dh.close();
+  }
 }
 
 export class DurableJsonFile<T> implements Adapter<T> {
   #latest: T | undefined;
-  #running: Promise<void> | null = null;
-  #waiting: Deferred | null = null;
-  /** How many file writes were made; tests read it to see grouping at work. */
-  writes = 0;
+  readonly #commit = new GroupCommit(() => this.#replace(JSON.stringify(this.#latest)));
 
   constructor(readonly path: string) {}
+
+  /** File writes made so far (grouping shows as fewer writes than calls). */
+  get writes(): number {
+    return this.#commit.flushes;
+  }
 
   /** null when the file does not exist; a file that exists but does not parse is never overwritten. */
   async read(): Promise<T | null> {
@@ -49,31 +45,11 @@ export class DurableJsonFile<T> implements Adapter<T> {
 
   write(data: T): Promise<void> {
     this.#latest = data;
-    if (this.#waiting) return this.#waiting.promise;
-    if (!this.#running) return this.#start();
-    this.#waiting = deferred();
-    return this.#waiting.promise;
+    return this.#commit.request();
   }
 
-  /** Resolves when no write is running or waiting. */
-  async settled(): Promise<void> {
-    while (this.#running || this.#waiting) {
-      await (this.#waiting?.promise ?? this.#running)?.catch(() => {});
-    }
-  }
-
-  #start(): Promise<void> {
-    const text = JSON.stringify(this.#latest);
-    const run = this.#replace(text).finally(() => {
-      this.#running = null;
-      const next = this.#waiting;
-      if (next) {
-        this.#waiting = null;
-        this.#start().then(next.resolve, next.reject);
-      }
-    });
-    this.#running = run;
-    return run;
+  settled(): Promise<void> {
+    return this.#commit.settled();
   }
 
   async #replace(text: string): Promise<void> {
@@ -87,12 +63,6 @@ export class DurableJsonFile<T> implements Adapter<T> {
       await fh.close();
     }
     await rename(tmp, this.path);
-    const dh = await open(dir, 'r');
-    try {
-      await dh.sync();
-    } finally {
-      await dh.close();
-    }
-    this.writes++;
+    await syncDir(dir);
   }
 }

@@ -83,7 +83,9 @@ test('unknown, revoked and malformed-but-prefixed keys take one path: one lookup
   const revoked = await keys.create(ws);
   await keys.revoke(ws, revoked.id);
   const lookups: string[] = [];
-  const spy: Store = { ...store, keys: { ...store.keys, findByHash: (h) => (lookups.push(h), store.keys.findByHash(h)) } };
+  const spy: Store = Object.assign(Object.create(store) as Store, {
+    keys: { ...store.keys, findByHash: (h: string) => (lookups.push(h), store.keys.findByHash(h)) },
+  });
   for (const token of ['svc_' + '0'.repeat(48), revoked.key, 'svc_not-hex', 'svc_']) {
     lookups.length = 0;
     await assert.rejects(authenticateKey(spy, token), { message: 'invalid or revoked api key' });
