@@ -1,0 +1,54 @@
+// Shared pieces of the benchmarks: child processes, load, and figures.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const SVC = fileURLToPath(new URL('../bin/svc', import.meta.url));
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+export function svcSync(args: string[], env: Record<string, string> = {}): string {
+  const r = spawnSync(process.execPath, [SVC, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`svc ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Starts a server process and resolves with its API URL once it printed its ready line. */
+export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /api listening on (\S+)/.exec(line);
+      if (m)
+        resolve({
+          url: m[1]!,
+          child,
+          stop: () =>
+            new Promise((r) => {
+              child.removeAllListeners('exit');
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+    });
+  });
+}
+
+export async function load(opts: autocannon.Options): Promise<autocannon.Result> {
+  return autocannon({ duration: 5, connections: 50, ...opts });
+}
+
+export function report(name: string, figures: Record<string, string | number>): void {
+  const parts = Object.entries(figures).map(([k, v]) => `${k}=${typeof v === 'number' ? (Number.isInteger(v) ? v : v.toFixed(2)) : v}`);
+  process.stdout.write(`${name.padEnd(34)} ${parts.join('  ')}\n`);
+}

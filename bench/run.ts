@@ -1,0 +1,14 @@
+// `npm run bench [-- SECTION...]`: prints figures; nothing here passes or fails.
+import { foundation } from './foundation.js';
+
+const sections: Record<string, () => Promise<void>> = { foundation };
+const wanted = process.argv.slice(2);
+for (const name of wanted.length ? wanted : Object.keys(sections)) {
+  const run = sections[name];
+  if (!run) {
+    process.stderr.write(`unknown bench section ${name} (have: ${Object.keys(sections).join(', ')})\n`);
+    process.exit(2);
+  }
+  process.stdout.write(`== ${name}\n`);
+  await run();
+}

@@ -1,0 +1,33 @@
+// The documentation keeps up with the code: every command has its man page section, and every
+// REST error text of the registry that a client can meet is in the README.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { commands } from '../commands/registry.js';
+import { errorKinds } from '../src/errors.js';
+
+const man = readFileSync(new URL('../man/svc.1', import.meta.url), 'utf8');
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+test('every command has a section in man/svc.1', () => {
+  for (const c of commands) {
+    const name = ['svc', c.noun, c.verb].filter(Boolean).join(' ').replace(/-/g, '\\-');
+    assert.ok(man.includes(`.SS "${name}`), `man page lacks ${name}`);
+  }
+});
+
+test('every option of every command is in the man page', () => {
+  for (const c of commands) {
+    for (const o of c.options ?? []) {
+      const flag = /--[a-z-]+/.exec(o.flags)![0].replace(/-/g, '\\-');
+      assert.ok(man.includes(flag), `man page lacks ${o.flags}`);
+    }
+  }
+});
+
+test('the README lists the REST errors of the spec that exist so far', () => {
+  for (const k of ['missing_bearer', 'invalid_key_format', 'invalid_key', 'body_too_large'] as const) {
+    assert.ok(readme.includes(errorKinds[k].message), errorKinds[k].message);
+  }
+  assert.match(readme, /^```sh\nnpm ci && npm start.*\nnpm ci && npm test/m);
+});
