@@ -1,7 +1,8 @@
 // `npm run bench [-- SECTION...]`: prints figures; nothing here passes or fails.
 import { foundation } from './foundation.js';
+import { postgres } from './postgres.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation };
+const sections: Record<string, () => Promise<void>> = { foundation, postgres };
 const wanted = process.argv.slice(2);
 for (const name of wanted.length ? wanted : Object.keys(sections)) {
   const run = sections[name];

@@ -15,7 +15,7 @@ export class Context {
 
   constructor(
     readonly io: Io,
-    readonly flags: ConfigFlags & { json?: boolean; debug?: boolean },
+    readonly flags: ConfigFlags & { json?: boolean; debug?: boolean; migrate?: boolean },
   ) {
     this.out = new Output(io, Boolean(flags.json));
   }
@@ -29,10 +29,11 @@ export class Context {
     return this.#config;
   }
 
-  service(): Promise<Service> {
+  /** The service on the selected store; `check: false` skips the schema check (`svc migrate`). */
+  service(opts: { check?: boolean } = {}): Promise<Service> {
     this.#service ??= (async () => {
       const config = this.config();
-      const store = await openStore(config.store, { role: 'admin' });
+      const store = await openStore(config.store, { role: 'admin', log: this.log, check: opts.check ?? true });
       return createService({ store, config, clock: systemClock, random: systemRandom, log: this.log });
     })();
     return this.#service;

@@ -1,6 +1,7 @@
 // Every command of the binary. A new command is a new file here and a line below.
 import type { CommandSpec } from './spec.js';
 import serve from './serve.js';
+import migrate from './migrate.js';
 import workspacesCreate from './workspaces/create.js';
 import workspacesList from './workspaces/list.js';
 import workspacesSetPlan from './workspaces/set-plan.js';
@@ -13,4 +14,4 @@ export const nouns: Record<string, string> = {
   keys: "the workspace's API keys",
 };
 
-export const commands: CommandSpec[] = [serve, workspacesCreate, workspacesList, workspacesSetPlan, keysCreate, keysList, keysRevoke];
+export const commands: CommandSpec[] = [serve, migrate, workspacesCreate, workspacesList, workspacesSetPlan, keysCreate, keysList, keysRevoke];

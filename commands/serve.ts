@@ -19,6 +19,7 @@ export default {
     { flags: '--tls-key <file>', description: 'STARTTLS key (SVC_TLS_KEY)' },
     { flags: '--allow-insecure-webhooks', description: 'allow http:// and private webhook targets (development only)' },
     { flags: '--body-limit <size>', description: 'largest REST request body, e.g. 1mb (SVC_BODY_LIMIT, default 1mb)' },
+    { flags: '--migrate', description: 'postgres: apply pending schema migrations before serving' },
   ],
   async run(ctx) {
     const config = ctx.config();
@@ -30,6 +31,7 @@ export default {
       log: ctx.log,
       ready: (line) => ctx.io.stdout.write(line + '\n'),
       baseUrlDerived: baseUrlIsDerived(ctx.flags, ctx.io.env),
+      migrate: ctx.flags.migrate === true,
     });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

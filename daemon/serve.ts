@@ -5,6 +5,7 @@
 import type { Clock, Random } from '../src/clock.js';
 import type { Config } from '../src/config.js';
 import type { Log } from '../src/log.js';
+import { isSvcError } from '../src/errors.js';
 import { createService, type Service } from '../src/service.js';
 import { openStore } from '../src/store/open.js';
 import type { Store } from '../src/store/types.js';
@@ -35,9 +36,24 @@ export interface DaemonOptions {
   ready: (line: string) => void;
   /** The base URL follows the API's real port (CONTRACT.md default http://HOST:API_PORT). */
   baseUrlDerived: boolean;
+  /** Postgres: apply pending migrations at start (`svc serve --migrate`). */
+  migrate?: boolean;
 }
 
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/**
+ * A schema that is behind refuses the start; an unreachable database does not: the daemon comes
+ * up, answers 503 (and /healthz 503) until the database is back, and recovers by itself.
+ */
+async function checkStore(store: Store, log: Log): Promise<void> {
+  try {
+    await store.health();
+  } catch (e) {
+    if (isSvcError(e) && e.kind === 'store_unavailable') log.warn(`${e.message}; starting anyway, answering 503 until it is back`);
+    else throw e;
+  }
+}
 
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const config = { ...opts.config };
@@ -55,8 +71,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   };
 
   try {
-    const store: Store = await openStore(config.store, { role: 'serve' });
+    const store: Store = await openStore(config.store, { role: 'serve', log, migrate: opts.migrate ?? false, check: false });
     stops.push(() => store.close());
+    await checkStore(store, log);
     if (config.store.kind === 'file') {
       const admin = await startAdminSocket(socketPath(config.store.dir), store, log);
       stops.push(() => admin.close());

@@ -6,7 +6,26 @@ import { fileURLToPath } from 'node:url';
 import { isIP } from 'node:net';
 import { SvcError } from './errors.js';
 
-export type StoreLocation = { kind: 'file'; dir: string } | { kind: 'postgres'; url: string };
+export interface PostgresLocation {
+  kind: 'postgres';
+  /** The connection URL as given, minus our own `schema` parameter. */
+  url: string;
+  /** `?schema=NAME`: the schema svc's tables live in (default: the connection's search_path). */
+  schema: string | undefined;
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+export type StoreLocation = { kind: 'file'; dir: string } | PostgresLocation;
+
+/** A store location for logs and errors: never a password. */
+export function describeStore(loc: StoreLocation): string {
+  if (loc.kind === 'file') return `file:${loc.dir}`;
+  const u = new URL(loc.url);
+  if (u.password) u.password = '***';
+  return u.toString() + (loc.schema ? ` (schema ${loc.schema})` : '');
+}
 
 export interface Config {
   store: StoreLocation;
@@ -28,20 +47,36 @@ export interface Config {
 }
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
-export type ConfigFlags = Partial<Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer', string>> & {
+export type ConfigFlags = Partial<
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout', string>
+> & {
   allowInsecureWebhooks?: boolean;
 };
 
 const usage = (msg: string) => new SvcError('usage', msg);
 
-export function parseStore(raw: string, cwd: string = process.cwd()): StoreLocation {
+export interface PoolSettings {
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+export const DEFAULT_POOL: PoolSettings = { poolSize: 10, statementTimeoutMs: 10_000, connectTimeoutMs: 3_000 };
+
+export function parseStore(raw: string, cwd: string = process.cwd(), pool: PoolSettings = DEFAULT_POOL): StoreLocation {
   if (/^postgres(ql)?:\/\//i.test(raw)) {
+    let u: URL;
     try {
-      new URL(raw);
+      u = new URL(raw);
     } catch {
       throw usage(`invalid --store: malformed postgres URL`);
     }
-    return { kind: 'postgres', url: raw };
+    const schema = u.searchParams.get('schema') ?? undefined;
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw usage(`invalid --store: schema '${schema}' must be lowercase letters, digits and _`);
+    }
+    u.searchParams.delete('schema');
+    return { kind: 'postgres', url: u.toString(), schema, ...pool };
   }
   if (raw.startsWith('file:')) {
     const path = raw.startsWith('file://') ? fileURLToPath(raw) : raw.slice('file:'.length);
@@ -109,6 +144,11 @@ function parseDnsServers(raw: string): string[] {
   return list;
 }
 
+function parseCount(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw usage(`invalid ${name} '${raw}': a whole number from ${min} to ${max}`);
+  return Number(raw);
+}
+
 function parseSize(name: string, raw: string): number {
   const m = /^(\d+)\s*(b|kb|k|mb|m)?$/i.exec(raw.trim());
   if (!m) throw usage(`invalid ${name} '${raw}': use bytes, or a number with kb or mb`);
@@ -134,8 +174,13 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   const tlsCert = pick(flags.tlsCert, 'SVC_TLS_CERT');
   const tlsKey = pick(flags.tlsKey, 'SVC_TLS_KEY');
   if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
+  const pool: PoolSettings = {
+    poolSize: parseCount('--pg-pool-size', pick(flags.pgPoolSize, 'SVC_PG_POOL_SIZE') ?? String(DEFAULT_POOL.poolSize), 1, 1000),
+    statementTimeoutMs: parseCount('--pg-statement-timeout', pick(flags.pgStatementTimeout, 'SVC_PG_STATEMENT_TIMEOUT') ?? String(DEFAULT_POOL.statementTimeoutMs), 1, 3_600_000),
+    connectTimeoutMs: parseCount('--pg-connect-timeout', pick(flags.pgConnectTimeout, 'SVC_PG_CONNECT_TIMEOUT') ?? String(DEFAULT_POOL.connectTimeoutMs), 1, 600_000),
+  };
   return {
-    store: parseStore(pick(flags.store, 'SVC_STORE') ?? 'file:./svc-data', cwd),
+    store: parseStore(pick(flags.store, 'SVC_STORE') ?? 'file:./svc-data', cwd, pool),
     workspace,
     host,
     apiPort,

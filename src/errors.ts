@@ -41,6 +41,7 @@ export const errorKinds = {
   unsupported_media_type: { message: 'invalid body', http: 400, smtp: null, exit: 1 },
   store_locked: { message: 'store is locked by another process', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   store_corrupt: { message: 'store data file cannot be read', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
+  schema_behind: { message: 'postgres schema is behind: run svc migrate', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   store_unavailable: { message: 'store unavailable', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   internal: { message: 'internal error', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;

@@ -1,22 +1,41 @@
 // Opens the store a command or the daemon asked for (--store). A file store owned by a running
 // daemon is reached through the daemon's admin socket; one briefly held by another admin command
-// is waited for.
+// is waited for. Postgres is shared: every process connects directly.
 import type { StoreLocation } from '../config.js';
 import { SvcError } from '../errors.js';
+import type { Log } from '../log.js';
 import type { Store } from './types.js';
 import type { LockRole } from './file/lock.js';
 
 export interface OpenOptions {
   role: LockRole;
+  log: Log;
   /** How long to wait for another short-lived command holding a file store. */
   waitMs?: number;
+  /** Postgres: apply pending migrations rather than refuse a schema that is behind. */
+  migrate?: boolean;
+  /**
+   * Postgres: check now that the database answers with the right schema (admin commands fail
+   * fast); the daemon starts without it and answers 503 until the database is back.
+   */
+  check?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function openStore(location: StoreLocation, opts: OpenOptions): Promise<Store> {
   if (location.kind === 'postgres') {
-    throw new SvcError('usage', 'the postgres store is not available in this build');
+    const { PgStore } = await import('./postgres/pg-store.js');
+    const store = PgStore.create(location, { log: opts.log, migrate: opts.migrate ?? false });
+    if (opts.check ?? true) {
+      try {
+        await store.ready();
+      } catch (e) {
+        await store.close();
+        throw e;
+      }
+    }
+    return store;
   }
   const [{ FileStore }, { LockHeldError }, { RemoteStore }, { socketPath }] = await Promise.all([
     import('./file/file-store.js'),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig, parseStore } from '../../src/config.js';
+import { describeStore, loadConfig, parseStore } from '../../src/config.js';
 import { isSvcError } from '../../src/errors.js';
 
 const usage = (re: RegExp) => (e: unknown) => isSvcError(e) && e.kind === 'usage' && e.spec.exit === 2 && re.test(e.message) && !e.message.includes('\n');
@@ -25,7 +25,7 @@ test('flags win over SVC_* environment, which wins over defaults', () => {
   const c = loadConfig({ apiPort: '9100' }, env, '/srv');
   assert.equal(c.apiPort, 9100);
   assert.equal(c.relayPort, 2600);
-  assert.deepEqual(c.store, { kind: 'postgres', url: 'postgres://u:p@db/svc' });
+  assert.deepEqual(c.store, { kind: 'postgres', url: 'postgres://u:p@db/svc', schema: undefined, poolSize: 10, statementTimeoutMs: 10_000, connectTimeoutMs: 3_000 });
   assert.equal(c.mxHost, 'mx.mail.example.com');
   assert.equal(c.allowInsecureWebhooks, true);
   assert.deepEqual(c.dnsServers, ['127.0.0.1:5353', '[::1]:53']);
@@ -36,6 +36,17 @@ test('store URLs: file:DIR relative or absolute, file:// URLs, postgres and post
   assert.deepEqual(parseStore('file:/var/lib/svc', '/srv'), { kind: 'file', dir: '/var/lib/svc' });
   assert.deepEqual(parseStore('file:///var/lib/svc', '/srv'), { kind: 'file', dir: '/var/lib/svc' });
   assert.equal(parseStore('postgresql://localhost/test').kind, 'postgres');
+});
+
+test('postgres: ?schema= is ours, pool settings come from flags and env, the password is masked', () => {
+  const c = loadConfig({ store: 'postgres://u:s3cret@db:5433/svc?schema=tenant_a&sslmode=disable', pgPoolSize: '4' }, { SVC_PG_STATEMENT_TIMEOUT: '2500' });
+  assert.ok(c.store.kind === 'postgres');
+  assert.equal(c.store.schema, 'tenant_a');
+  assert.equal(c.store.url, 'postgres://u:s3cret@db:5433/svc?sslmode=disable');
+  assert.deepEqual([c.store.poolSize, c.store.statementTimeoutMs, c.store.connectTimeoutMs], [4, 2500, 3000]);
+  assert.equal(describeStore(c.store), 'postgres://u:***@db:5433/svc?sslmode=disable (schema tenant_a)');
+  assert.throws(() => loadConfig({ store: 'postgres://db/svc?schema=Bad-Name' }, {}), usage(/schema/));
+  assert.throws(() => loadConfig({ pgPoolSize: '0' }, {}), usage(/--pg-pool-size/));
 });
 
 test('invalid values are one-line usage errors', () => {

@@ -1,0 +1,78 @@
+// Postgres for tests (CONTRACT.md "Environment of the test suite"): scripts/test.mjs sets
+// SVC_TEST_DATABASE_URL when a server answers. Each test gets its own schema, dropped afterwards,
+// so suites never see each other's rows.
+import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Socket } from 'node:net';
+import pg from 'pg';
+import { loadConfig, type PostgresLocation } from '../../src/config.js';
+
+export const TEST_DATABASE_URL = process.env.SVC_TEST_DATABASE_URL || undefined;
+
+async function admin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: withUser(TEST_DATABASE_URL!) });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+function withUser(url: string): string {
+  const u = new URL(url);
+  if (!u.username) u.username = process.env.PGUSER || 'root';
+  return u.toString();
+}
+
+/** A fresh schema's store URL (`...?schema=svc_t_...`); the schema is dropped when the test ends. */
+export async function freshSchemaUrl(t: { after(fn: () => unknown): void }): Promise<string> {
+  const schema = `svc_t_${randomBytes(6).toString('hex')}`;
+  t.after(() => admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+  const u = new URL(TEST_DATABASE_URL!);
+  u.searchParams.set('schema', schema);
+  return u.toString();
+}
+
+export function pgLocation(url: string, overrides: Partial<PostgresLocation> = {}): PostgresLocation {
+  const loc = loadConfig({ store: url }, {}).store;
+  if (loc.kind !== 'postgres') throw new Error('not a postgres URL');
+  return { ...loc, ...overrides };
+}
+
+/** A TCP proxy to the test Postgres that a test can cut and restore, to play an outage. */
+export async function pgProxy(t: { after(fn: () => unknown): void }) {
+  const target = new URL(TEST_DATABASE_URL!);
+  const sockets = new Set<Socket>();
+  let down = false;
+  const server = createServer((client) => {
+    if (down) return void client.destroy();
+    const upstream = connect(Number(target.port || 5432), target.hostname || 'localhost');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  t.after(() => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }));
+  const port = (server.address() as { port: number }).port;
+  return {
+    /** `url` with host and port pointing through the proxy. */
+    through(url: string): string {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
+    cut(): void {
+      down = true;
+      for (const s of sockets) s.destroy();
+    },
+    restore(): void {
+      down = false;
+    },
+  };
+}

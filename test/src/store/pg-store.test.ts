@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PgStore, createPool } from '../../../src/store/postgres/pg-store.js';
+import { latestVersion } from '../../../src/store/postgres/migrations.js';
+import { isSvcError } from '../../../src/errors.js';
+import { silentLog } from '../../../src/log.js';
+import { openStore } from '../../../src/store/open.js';
+import { TEST_DATABASE_URL, freshSchemaUrl, pgLocation } from '../../helpers/pg.js';
+import { storeConformance } from './conformance.js';
+
+// Without a Postgres the runner has said so in one line, and these suites are not registered.
+if (TEST_DATABASE_URL) {
+  storeConformance<string>({
+    name: 'postgres',
+    backing: async (t) => {
+      const url = await freshSchemaUrl(t);
+      const s = PgStore.create(pgLocation(url), { log: silentLog });
+      await s.migrate();
+      await s.close();
+      return url;
+    },
+    open: (url) => openStore(pgLocation(url), { role: 'admin', log: silentLog }),
+  });
+
+  test('postgres: a schema that is behind is refused with a message naming svc migrate', async (t) => {
+    const url = await freshSchemaUrl(t);
+    await assert.rejects(openStore(pgLocation(url), { role: 'admin', log: silentLog }), (e) => isSvcError(e) && e.kind === 'schema_behind' && /svc migrate/.test(e.message));
+    const s = await openStore(pgLocation(url), { role: 'serve', log: silentLog, migrate: true });
+    t.after(() => s.close());
+    assert.deepEqual(await s.workspaces.list(), []);
+  });
+
+  test('postgres: a schema newer than this build is refused too', async (t) => {
+    const url = await freshSchemaUrl(t);
+    const s = PgStore.create(pgLocation(url), { log: silentLog });
+    await s.migrate();
+    await s.close();
+    const loc = pgLocation(url);
+    const c = createPool(loc, silentLog);
+    await c.query(`INSERT INTO svc_migrations (version, name) VALUES (999, '0999_future')`);
+    await c.end();
+    await assert.rejects(openStore(loc, { role: 'admin', log: silentLog }), (e) => isSvcError(e) && /newer than this svc/.test(e.message));
+  });
+
+  test('postgres: two processes migrating at once take turns and apply each migration once', async (t) => {
+    const url = await freshSchemaUrl(t);
+    const stores = Array.from({ length: 4 }, () => PgStore.create(pgLocation(url), { log: silentLog }));
+    t.after(() => Promise.all(stores.map((s) => s.close())));
+    const results = await Promise.all(stores.map((s) => s.migrate()));
+    const want = await latestVersion();
+    assert.deepEqual(results.flatMap((r) => r.applied).length, want);
+    for (const r of results) assert.equal(r.version, want);
+    // Migrating again does nothing.
+    assert.deepEqual((await stores[0]!.migrate()).applied, []);
+  });
+
+  test('postgres: unreachable is store_unavailable with no password in the message', async () => {
+    const loc = pgLocation('postgres://svc:hunter2@127.0.0.1:1/test', { connectTimeoutMs: 500 });
+    await assert.rejects(openStore(loc, { role: 'admin', log: silentLog }), (e) => isSvcError(e) && e.kind === 'store_unavailable' && !e.message.includes('hunter2'));
+  });
+}
