@@ -26,7 +26,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function openStore(location: StoreLocation, opts: OpenOptions): Promise<Store> {
   if (location.kind === 'postgres') {
     const { PgStore } = await import('./postgres/pg-store.js');
-    const store = PgStore.create(location, { log: opts.log, migrate: opts.migrate ?? false });
+    const store = PgStore.create(location, { log: opts.log, migrate: opts.migrate ?? false, cacheKeys: opts.role === 'serve' });
     if (opts.check ?? true) {
       try {
         await store.ready();

@@ -11,10 +11,13 @@ import type { Plan } from '../../workspaces/plans.js';
 import type { Scope } from '../../auth/scopes.js';
 import type { ApiKey, KeyOwner, KeyStore, Store, Workspace, WorkspaceStore } from '../types.js';
 import { mapPgError } from './errors.js';
+import { KeyCache, INVALIDATE_CHANNEL } from './key-cache.js';
 import { assertSchemaCurrent, migrate, type MigrateResult } from './migrations.js';
 
 export interface PgOptions {
   log: Log;
+  /** Cache key look-ups, invalidated by LISTEN/NOTIFY (the daemon; admin commands need no cache). */
+  cacheKeys?: boolean;
   /** Apply pending migrations instead of refusing a schema that is behind (`svc serve --migrate`). */
   migrate?: boolean;
 }
@@ -70,17 +73,23 @@ function withDefaultUser(url: string): string {
   return u.toString();
 }
 
+function connectionConfig(loc: PostgresLocation): pg.ClientConfig {
+  return {
+    connectionString: withDefaultUser(loc.url),
+    connectionTimeoutMillis: loc.connectTimeoutMs,
+    keepAlive: true,
+    ...(loc.schema ? { options: `-c search_path=${loc.schema}` } : {}),
+  };
+}
+
 export function createPool(loc: PostgresLocation, log: Log): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: withDefaultUser(loc.url),
+    ...connectionConfig(loc),
     max: loc.poolSize,
-    connectionTimeoutMillis: loc.connectTimeoutMs,
     statement_timeout: loc.statementTimeoutMs,
     // A server that stops answering mid-query (network cut) must not hang a request for ever.
     query_timeout: loc.statementTimeoutMs + 1_000,
     idleTimeoutMillis: 30_000,
-    keepAlive: true,
-    ...(loc.schema ? { options: `-c search_path=${loc.schema}` } : {}),
   });
   // An idle connection that dies (server restart) is reported here; without a handler it would
   // end the process. The pool replaces it on the next checkout.
@@ -93,6 +102,7 @@ export class PgStore implements Store {
   readonly #pool: pg.Pool;
   readonly #loc: PostgresLocation;
   readonly #migrate: boolean;
+  readonly #cache: KeyCache | null;
   #schemaOk = false;
   #checking: Promise<void> | null = null;
 
@@ -101,6 +111,8 @@ export class PgStore implements Store {
     this.#pool = createPool(loc, opts.log);
     this.#migrate = opts.migrate ?? false;
     this.describe = describeStore(loc);
+    this.#cache = opts.cacheKeys ? new KeyCache(() => new pg.Client(connectionConfig(loc)), opts.log) : null;
+    this.#cache?.start();
   }
 
   /**
@@ -161,7 +173,12 @@ export class PgStore implements Store {
       return r ? toWorkspace(r) : null;
     },
     setPlan: async (id, plan) => {
-      const [r] = await this.#rows<WorkspaceRow>(`UPDATE workspaces SET plan = $2 WHERE id = $1 RETURNING ${WS_COLS}`, [id, plan]);
+      // The NOTIFY (sent at commit) drops every daemon's cached copies of the workspace.
+      const [r] = await this.#rows<WorkspaceRow>(
+        `WITH u AS (UPDATE workspaces SET plan = $2 WHERE id = $1 RETURNING ${WS_COLS})
+         SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'ws:' || u.id) FROM u`,
+        [id, plan],
+      );
       return r ? toWorkspace(r) : null;
     },
   };
@@ -188,7 +205,10 @@ export class PgStore implements Store {
     },
     listByWorkspace: async (workspaceId) => (await this.#rows<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toKey),
     findByHash: async (hash): Promise<KeyOwner | null> => {
-      // The hot path of every API request: one prepared statement, one round trip.
+      const cached = this.#cache?.get(hash);
+      if (cached) return cached;
+      const generation = this.#cache?.generation ?? 0;
+      // The hot path of every API request that misses the cache: one prepared statement.
       const [r] = await this.#rows<KeyRow & { w_name: string; w_plan: Plan; w_created_at: Date }>(
         `SELECT k.id, k.workspace_id, k.name, k.scopes, k.prefix, k.hash, k.created_at, k.revoked_at,
                 w.name AS w_name, w.plan AS w_plan, w.created_at AS w_created_at
@@ -198,11 +218,15 @@ export class PgStore implements Store {
         'key_by_hash',
       );
       if (!r) return null;
-      return { key: toKey(r), workspace: { id: r.workspace_id, name: r.w_name, plan: r.w_plan, created_at: r.w_created_at.toISOString() } };
+      const owner = { key: toKey(r), workspace: { id: r.workspace_id, name: r.w_name, plan: r.w_plan, created_at: r.w_created_at.toISOString() } };
+      this.#cache?.set(hash, owner, generation);
+      return owner;
     },
     revoke: async (workspaceId, id, at) => {
+      // The NOTIFY (sent at commit) drops the key from every daemon's cache.
       const [r] = await this.#rows<KeyRow>(
-        `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE workspace_id = $1 AND id = $2 RETURNING ${KEY_COLS}`,
+        `WITH u AS (UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE workspace_id = $1 AND id = $2 RETURNING ${KEY_COLS})
+         SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'key:' || u.hash) FROM u`,
         [workspaceId, id, at],
       );
       return r ? toKey(r) : null;
@@ -219,6 +243,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.#cache?.close();
     await this.#pool.end().catch(() => {});
   }
 }
