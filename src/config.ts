@@ -44,11 +44,17 @@ export interface Config {
   allowInsecureWebhooks: boolean;
   /** Largest REST request body in bytes; larger ones get 413 before they are buffered. */
   bodyLimit: number;
+  /** upgrade_url of quota refusals. */
+  upgradeUrl: string;
+  /** Per-try DNS timeout of domain checks and MX look-ups. */
+  dnsTimeoutMs: number;
+  /** How often the daemon re-checks every domain's records; 0 turns it off. */
+  domainRecheckSeconds: number;
 }
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -179,6 +185,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     statementTimeoutMs: parseCount('--pg-statement-timeout', pick(flags.pgStatementTimeout, 'SVC_PG_STATEMENT_TIMEOUT') ?? String(DEFAULT_POOL.statementTimeoutMs), 1, 3_600_000),
     connectTimeoutMs: parseCount('--pg-connect-timeout', pick(flags.pgConnectTimeout, 'SVC_PG_CONNECT_TIMEOUT') ?? String(DEFAULT_POOL.connectTimeoutMs), 1, 600_000),
   };
+  const baseUrl = baseUrlRaw ? parseHttpUrl('--base-url', baseUrlRaw) : `http://${urlHost}:${apiPort}`;
+  const upgradeUrl = pick(flags.upgradeUrl, 'SVC_UPGRADE_URL');
   return {
     store: parseStore(pick(flags.store, 'SVC_STORE') ?? 'file:./svc-data', cwd, pool),
     workspace,
@@ -187,7 +195,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     relayPort: parsePort('--relay-port', pick(flags.relayPort, 'SVC_RELAY_PORT') ?? '2525'),
     mxPort: parsePort('--mx-port', pick(flags.mxPort, 'SVC_MX_PORT') ?? '2526'),
     // With --api-port 0 the real port is known only after listening; serve fills it in then.
-    baseUrl: baseUrlRaw ? parseHttpUrl('--base-url', baseUrlRaw) : `http://${urlHost}:${apiPort}`,
+    baseUrl,
     serviceDomain,
     mxHost: parseHostname('--mx-host', pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
     outbound: parseOutbound(pick(flags.outbound, 'SVC_OUTBOUND') ?? 'direct'),
@@ -196,6 +204,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     tlsKey: tlsKey ? resolve(cwd, tlsKey) : undefined,
     allowInsecureWebhooks: flags.allowInsecureWebhooks === true || truthy(env.SVC_ALLOW_INSECURE_WEBHOOKS),
     bodyLimit: parseSize('--body-limit', pick(flags.bodyLimit, 'SVC_BODY_LIMIT') ?? String(DEFAULT_BODY_LIMIT)),
+    upgradeUrl: upgradeUrl ? parseHttpUrl('--upgrade-url', upgradeUrl) : `${baseUrl}/upgrade`,
+    dnsTimeoutMs: parseCount('--dns-timeout', pick(flags.dnsTimeout, 'SVC_DNS_TIMEOUT') ?? '2000', 1, 60_000),
+    domainRecheckSeconds: parseCount('--domain-recheck', pick(flags.domainRecheck, 'SVC_DOMAIN_RECHECK') ?? '3600', 0, 7 * 86_400),
   };
 }
 

@@ -37,6 +37,10 @@ export const errorKinds = {
   },
   not_found: { message: 'not found', http: 404, smtp: null, exit: 1 },
   conflict: { message: 'already exists', http: 409, smtp: null, exit: 1 },
+  /** Count quotas (domains, addresses, seats, contacts): spec.md "Errors", 402, app only. */
+  plan_limit: { message: 'plan limit reached', http: 402, smtp: null, exit: 1 },
+  /** Send quotas: 429 with code quota_exceeded; the relay defers with 452. */
+  quota_exceeded: { message: 'quota exceeded', http: 429, smtp: '452 4.5.3 Sending limit reached', exit: 1 },
   body_too_large: { message: 'request body too large', http: 413, smtp: null, exit: 1 },
   unsupported_media_type: { message: 'invalid body', http: 400, smtp: null, exit: 1 },
   store_locked: { message: 'store is locked by another process', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
@@ -50,10 +54,13 @@ export type ErrorKindName = keyof typeof errorKinds;
 
 export class SvcError extends Error {
   readonly kind: ErrorKindName;
-  constructor(kind: ErrorKindName, message?: string, options?: { cause?: unknown }) {
+  /** Extra fields of the error body (a quota refusal's kind, limit, used...). */
+  readonly details: Record<string, unknown> | undefined;
+  constructor(kind: ErrorKindName, message?: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message ?? errorKinds[kind].message, options);
     this.kind = kind;
     this.name = 'SvcError';
+    this.details = options?.details;
   }
   get spec(): ErrorKind {
     return errorKinds[this.kind];

@@ -4,13 +4,18 @@ import type { Deps } from './deps.js';
 import { workspaceService } from './workspaces/workspaces.js';
 import { keyService } from './auth/keys.js';
 import { authenticateKey, type Principal } from './auth/authenticate.js';
+import { domainService } from './domains/domains.js';
+import { addressService } from './addresses/addresses.js';
+import type { DnsClient } from './domains/dns.js';
 
-export function createService(deps: Deps) {
+export function createService(deps: Deps & { dns?: DnsClient }) {
   return {
     deps,
     store: deps.store,
     workspaces: workspaceService(deps),
     keys: keyService(deps),
+    domains: domainService(deps, deps.dns),
+    addresses: addressService(deps),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

@@ -1,4 +1,4 @@
-// spec.md "Plan quotas": the plans a workspace can be on. Quota figures arrive with the quota issue.
+// spec.md "Plan quotas": the plans a workspace can be on and what each allows. null = unlimited.
 import { SvcError } from '../errors.js';
 
 export const PLANS = ['trial', 'starter', 'pro', 'scale'] as const;
@@ -8,3 +8,25 @@ export function parsePlan(s: string): Plan {
   if ((PLANS as readonly string[]).includes(s)) return s as Plan;
   throw new SvcError('usage', `unknown plan '${s}' (use ${PLANS.join(', ')})`);
 }
+
+export interface PlanLimits {
+  seats: number | null;
+  domains: number | null;
+  addresses: number | null;
+  storage_bytes: number | null;
+  inbox_sends_per_day: number | null;
+  api_sends_per_month: number | null;
+  api_sends_per_day: number | null;
+  ai_actions_per_month: number | null;
+  ai_actions_per_day: number | null;
+  contacts: number | null;
+}
+
+const GB = 1024 ** 3;
+
+export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
+  trial: { seats: 2, domains: 1, addresses: 3, storage_bytes: 1 * GB, inbox_sends_per_day: 50, api_sends_per_month: 1_400, api_sends_per_day: 200, ai_actions_per_month: 175, ai_actions_per_day: 25, contacts: 100 },
+  starter: { seats: 3, domains: 2, addresses: 10, storage_bytes: 10 * GB, inbox_sends_per_day: 500, api_sends_per_month: 10_000, api_sends_per_day: null, ai_actions_per_month: 300, ai_actions_per_day: null, contacts: 1_000 },
+  pro: { seats: 10, domains: 10, addresses: 50, storage_bytes: 50 * GB, inbox_sends_per_day: 2_000, api_sends_per_month: 50_000, api_sends_per_day: null, ai_actions_per_month: 2_000, ai_actions_per_day: null, contacts: 10_000 },
+  scale: { seats: null, domains: null, addresses: null, storage_bytes: null, inbox_sends_per_day: null, api_sends_per_month: null, api_sends_per_day: null, ai_actions_per_month: null, ai_actions_per_day: null, contacts: null },
+};

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { SvcError } from '../../errors.js';
 import type { Plan } from '../../workspaces/plans.js';
-import type { ApiKey, KeyOwner, KeyStore, Store, Workspace, WorkspaceStore } from '../types.js';
+import { HISTORY_LIMIT } from '../types.js';
+import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, Store, Workspace, WorkspaceStore } from '../types.js';
+import { countLimitReached } from '../../workspaces/quota.js';
 import { DurableJsonFile } from './durable-json.js';
 import { StoreLock, unwritable, type LockRole } from './lock.js';
 
@@ -17,9 +19,11 @@ interface Doc {
   version: 1;
   workspaces: Workspace[];
   keys: ApiKey[];
+  domains: Domain[];
+  addresses: Address[];
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [] });
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [] });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write.
 const copy = <T>(v: T): T => structuredClone(v);
@@ -75,7 +79,10 @@ export class FileStore implements Store {
   async #load(): Promise<void> {
     await this.#db.read();
     const doc = this.#db.data;
-    if (doc.version !== 1 || !Array.isArray(doc.workspaces) || !Array.isArray(doc.keys)) {
+    // Collections added after a store was created start empty.
+    doc.domains ??= [];
+    doc.addresses ??= [];
+    if (doc.version !== 1 || !Array.isArray(doc.workspaces) || !Array.isArray(doc.keys) || !Array.isArray(doc.domains) || !Array.isArray(doc.addresses)) {
       throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not an svc store (version ${String(doc.version)}); it was left untouched`);
     }
     this.#wsById = new Map(doc.workspaces.map((w) => [w.id, w]));
@@ -169,6 +176,119 @@ export class FileStore implements Store {
         await this.#commit();
       }
       return copy(key);
+    },
+  };
+
+  readonly domains: DomainStore = {
+    create: async (d, limit) => {
+      this.#open();
+      if (!this.#wsById.has(d.workspace_id)) throw new SvcError('not_found', 'workspace not found');
+      const mine = this.#db.data.domains.filter((x) => x.workspace_id === d.workspace_id);
+      if (mine.some((x) => x.domain === d.domain)) throw new SvcError('conflict', `domain ${d.domain} is already in this workspace`);
+      if (limit !== null && mine.length >= limit) throw countLimitReached('domains', limit, mine.length);
+      const rec: Domain = {
+        id: d.id,
+        workspace_id: d.workspace_id,
+        domain: d.domain,
+        status: d.status,
+        token: d.token,
+        dkim_public_key: d.dkim_public_key,
+        dkim_private_key: d.dkim_private_key,
+        legacy: d.legacy,
+        dkim_verified: d.dkim_verified,
+        records: d.records,
+        history: d.history,
+        created_at: d.created_at,
+        verified_at: d.verified_at,
+        checked_at: d.checked_at,
+      };
+      this.#db.data.domains.push(rec);
+      await this.#commit();
+      return copy(rec);
+    },
+    listByWorkspace: async (workspaceId) => {
+      this.#open();
+      return copy(this.#db.data.domains.filter((d) => d.workspace_id === workspaceId));
+    },
+    listAll: async () => {
+      this.#open();
+      return copy(this.#db.data.domains);
+    },
+    get: async (workspaceId, domain) => {
+      this.#open();
+      const d = this.#db.data.domains.find((x) => x.workspace_id === workspaceId && x.domain === domain);
+      return d ? copy(d) : null;
+    },
+    verifiedBy: async (domain) => {
+      this.#open();
+      return this.#db.data.domains.find((x) => x.domain === domain && x.status === 'verified')?.workspace_id ?? null;
+    },
+    saveCheck: async (id, check) => {
+      this.#open();
+      const d = this.#db.data.domains.find((x) => x.id === id);
+      if (!d) throw new SvcError('not_found', 'domain not found');
+      if (check.verify && d.status !== 'verified') {
+        const other = this.#db.data.domains.find((x) => x.domain === d.domain && x.status === 'verified' && x.id !== d.id);
+        if (other) throw new SvcError('conflict', `domain ${d.domain} is already verified by another workspace`);
+        d.status = 'verified';
+        d.verified_at = check.checked_at;
+      }
+      d.records = check.records;
+      d.history = [...d.history, ...check.changes].slice(-HISTORY_LIMIT);
+      d.dkim_verified = check.dkim_verified;
+      d.checked_at = check.checked_at;
+      await this.#commit();
+      return copy(d);
+    },
+    remove: async (workspaceId, id) => {
+      this.#open();
+      const before = this.#db.data.domains.length;
+      this.#db.data.domains = this.#db.data.domains.filter((d) => !(d.id === id && d.workspace_id === workspaceId));
+      if (this.#db.data.domains.length === before) return false;
+      this.#db.data.addresses = this.#db.data.addresses.filter((a) => a.domain_id !== id);
+      await this.#commit();
+      return true;
+    },
+  };
+
+  readonly addresses: AddressStore = {
+    create: async (a, limit) => {
+      this.#open();
+      if (!this.#db.data.domains.some((d) => d.id === a.domain_id && d.workspace_id === a.workspace_id)) throw new SvcError('not_found', 'domain not found');
+      const mine = this.#db.data.addresses.filter((x) => x.workspace_id === a.workspace_id);
+      if (mine.some((x) => x.address === a.address)) throw new SvcError('conflict', `address ${a.address} is already registered`);
+      if (limit !== null && mine.length >= limit) throw countLimitReached('addresses', limit, mine.length);
+      const rec: Address = { id: a.id, workspace_id: a.workspace_id, domain_id: a.domain_id, address: a.address, status: a.status, created_at: a.created_at };
+      this.#db.data.addresses.push(rec);
+      await this.#commit();
+      return copy(rec);
+    },
+    listByWorkspace: async (workspaceId) => {
+      this.#open();
+      return copy(this.#db.data.addresses.filter((a) => a.workspace_id === workspaceId));
+    },
+    get: async (workspaceId, address) => {
+      this.#open();
+      const a = this.#db.data.addresses.find((x) => x.workspace_id === workspaceId && x.address === address);
+      return a ? copy(a) : null;
+    },
+    setStatus: async (workspaceId, id, status) => {
+      this.#open();
+      const a = this.#db.data.addresses.find((x) => x.workspace_id === workspaceId && x.id === id);
+      if (!a) return null;
+      if (a.status !== status) {
+        a.status = status;
+        await this.#commit();
+      }
+      return copy(a);
+    },
+    remove: async (workspaceId, id) => {
+      this.#open();
+      const before = this.#db.data.addresses.length;
+      this.#db.data.addresses = this.#db.data.addresses.filter((a) => !(a.id === id && a.workspace_id === workspaceId));
+      if (this.#db.data.addresses.length === before) return false;
+      await this.#commit();
+      return true;
     },
   };
 

@@ -9,7 +9,9 @@ import { SvcError } from '../../errors.js';
 import type { Log } from '../../log.js';
 import type { Plan } from '../../workspaces/plans.js';
 import type { Scope } from '../../auth/scopes.js';
-import type { ApiKey, KeyOwner, KeyStore, Store, Workspace, WorkspaceStore } from '../types.js';
+import { HISTORY_LIMIT } from '../types.js';
+import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, RecordChange, RecordCheck, Store, Workspace, WorkspaceStore } from '../types.js';
+import { countLimitReached, type CountKind } from '../../workspaces/quota.js';
 import { mapPgError } from './errors.js';
 import { KeyCache, INVALIDATE_CHANNEL } from './key-cache.js';
 import { assertSchemaCurrent, migrate, type MigrateResult } from './migrations.js';
@@ -53,7 +55,45 @@ const toKey = (r: KeyRow): ApiKey => ({
   revoked_at: iso(r.revoked_at),
 });
 
+interface DomainRow extends Omit<Domain, 'created_at' | 'verified_at' | 'checked_at'> {
+  created_at: Date;
+  verified_at: Date | null;
+  checked_at: Date | null;
+}
+
+interface AddressRow extends Omit<Address, 'created_at'> {
+  created_at: Date;
+}
+
+const toDomain = (r: DomainRow): Domain => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  domain: r.domain,
+  status: r.status,
+  token: r.token,
+  dkim_public_key: r.dkim_public_key,
+  dkim_private_key: r.dkim_private_key,
+  legacy: r.legacy,
+  dkim_verified: r.dkim_verified,
+  records: r.records as RecordCheck[] | null,
+  history: r.history as RecordChange[],
+  created_at: r.created_at.toISOString(),
+  verified_at: iso(r.verified_at),
+  checked_at: iso(r.checked_at),
+});
+
+const toAddress = (r: AddressRow): Address => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  domain_id: r.domain_id,
+  address: r.address,
+  status: r.status,
+  created_at: r.created_at.toISOString(),
+});
+
 const WS_COLS = 'id, name, plan, created_at';
+const DOMAIN_COLS = 'id, workspace_id, domain, status, token, dkim_public_key, dkim_private_key, legacy, dkim_verified, records, history, created_at, verified_at, checked_at';
+const ADDRESS_COLS = 'id, workspace_id, domain_id, address, status, created_at';
 const KEY_COLS = 'id, workspace_id, name, scopes, prefix, hash, created_at, revoked_at';
 
 /**
@@ -157,6 +197,40 @@ export class PgStore implements Store {
     }
   }
 
+  /** Runs `fn` in one transaction on one connection; errors roll back and come out mapped. */
+  async #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (!this.#schemaOk) await this.ready();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (e) {
+      throw mapPgError(e);
+    }
+    try {
+      await client.query('BEGIN');
+      const out = await fn(client);
+      await client.query('COMMIT');
+      return out;
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw mapPgError(e);
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Locks the workspace row (so concurrent adds take turns) and refuses when its count of `table`
+   * rows is at `limit`: the count check and the insert that follows hold together.
+   */
+  async #underLimit(c: pg.PoolClient, workspaceId: string, table: 'domains' | 'addresses', kind: CountKind, limit: number | null): Promise<void> {
+    const ws = await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+    if (ws.rowCount === 0) throw new SvcError('not_found', 'workspace not found');
+    if (limit === null) return;
+    const used = Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = $1`, [workspaceId])).rows[0]!.n);
+    if (used >= limit) throw countLimitReached(kind, limit, used);
+  }
+
   readonly workspaces: WorkspaceStore = {
     create: async (ws) => {
       try {
@@ -231,6 +305,78 @@ export class PgStore implements Store {
       );
       return r ? toKey(r) : null;
     },
+  };
+
+  readonly domains: DomainStore = {
+    create: async (d, limit) =>
+      this.#tx(async (c) => {
+        await this.#underLimit(c, d.workspace_id, 'domains', 'domains', limit);
+        const r = await c.query<DomainRow>(
+          `INSERT INTO domains (${DOMAIN_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+           ON CONFLICT (workspace_id, domain) DO NOTHING RETURNING ${DOMAIN_COLS}`,
+          [d.id, d.workspace_id, d.domain, d.status, d.token, d.dkim_public_key, d.dkim_private_key, d.legacy, d.dkim_verified, JSON.stringify(d.records), JSON.stringify(d.history), d.created_at, d.verified_at, d.checked_at],
+        );
+        if (!r.rows[0]) throw new SvcError('conflict', `domain ${d.domain} is already in this workspace`);
+        return toDomain(r.rows[0]);
+      }),
+    listByWorkspace: async (workspaceId) => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toDomain),
+    listAll: async () => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains ORDER BY seq`, [])).map(toDomain),
+    get: async (workspaceId, domain) => {
+      const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain]);
+      return r ? toDomain(r) : null;
+    },
+    verifiedBy: async (domain) => {
+      const [r] = await this.#rows<{ workspace_id: string }>(`SELECT workspace_id FROM domains WHERE domain = $1 AND status = 'verified'`, [domain]);
+      return r?.workspace_id ?? null;
+    },
+    saveCheck: async (id, check) =>
+      this.#tx(async (c) => {
+        const cur = (await c.query<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1 FOR UPDATE`, [id])).rows[0];
+        if (!cur) throw new SvcError('not_found', 'domain not found');
+        const verifyNow = check.verify && cur.status !== 'verified';
+        const history = [...(cur.history as RecordChange[]), ...check.changes].slice(-HISTORY_LIMIT);
+        try {
+          const r = await c.query<DomainRow>(
+            `UPDATE domains SET records = $2, history = $3, dkim_verified = $4, checked_at = $5,
+                    status = CASE WHEN $6 THEN 'verified' ELSE status END,
+                    verified_at = CASE WHEN $6 THEN $5 ELSE verified_at END
+              WHERE id = $1 RETURNING ${DOMAIN_COLS}`,
+            [id, JSON.stringify(check.records), JSON.stringify(history), check.dkim_verified, check.checked_at, verifyNow],
+          );
+          return toDomain(r.rows[0]!);
+        } catch (e) {
+          // domains_verified_once: another workspace verified this domain first.
+          if ((e as { code?: string }).code === '23505') throw new SvcError('conflict', `domain ${cur.domain} is already verified by another workspace`);
+          throw e;
+        }
+      }),
+    remove: async (workspaceId, id) => (await this.#rows(`DELETE FROM domains WHERE workspace_id = $1 AND id = $2 RETURNING id`, [workspaceId, id])).length > 0,
+  };
+
+  readonly addresses: AddressStore = {
+    create: async (a, limit) =>
+      this.#tx(async (c) => {
+        await this.#underLimit(c, a.workspace_id, 'addresses', 'addresses', limit);
+        const dom = await c.query('SELECT 1 FROM domains WHERE id = $1 AND workspace_id = $2', [a.domain_id, a.workspace_id]);
+        if (dom.rowCount === 0) throw new SvcError('not_found', 'domain not found');
+        const r = await c.query<AddressRow>(
+          `INSERT INTO addresses (${ADDRESS_COLS}) VALUES ($1, $2, $3, $4, $5, $6)
+           ON CONFLICT (workspace_id, address) DO NOTHING RETURNING ${ADDRESS_COLS}`,
+          [a.id, a.workspace_id, a.domain_id, a.address, a.status, a.created_at],
+        );
+        if (!r.rows[0]) throw new SvcError('conflict', `address ${a.address} is already registered`);
+        return toAddress(r.rows[0]);
+      }),
+    listByWorkspace: async (workspaceId) => (await this.#rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toAddress),
+    get: async (workspaceId, address) => {
+      const [r] = await this.#rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 AND address = $2`, [workspaceId, address]);
+      return r ? toAddress(r) : null;
+    },
+    setStatus: async (workspaceId, id, status) => {
+      const [r] = await this.#rows<AddressRow>(`UPDATE addresses SET status = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${ADDRESS_COLS}`, [workspaceId, id, status]);
+      return r ? toAddress(r) : null;
+    },
+    remove: async (workspaceId, id) => (await this.#rows(`DELETE FROM addresses WHERE workspace_id = $1 AND id = $2 RETURNING id`, [workspaceId, id])).length > 0,
   };
 
   async health(): Promise<void> {

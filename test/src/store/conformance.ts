@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { ApiKey, Store, Workspace } from '../../../src/store/types.js';
+import type { Address, ApiKey, Domain, DomainCheck, Store, Workspace } from '../../../src/store/types.js';
 import { isSvcError } from '../../../src/errors.js';
 
 export interface Backend<B> {
@@ -23,6 +23,38 @@ const key = (workspace_id: string, hash = randomUUID().replace(/-/g, '').padEnd(
   hash,
   created_at: '2026-01-01T00:00:00.000Z',
   revoked_at: null,
+});
+
+const domain = (workspace_id: string, name: string): Domain => ({
+  id: randomUUID(),
+  workspace_id,
+  domain: name,
+  status: 'pending',
+  token: 'tok-' + name,
+  dkim_public_key: 'PUB',
+  dkim_private_key: '-----BEGIN PRIVATE KEY-----\nX\n-----END PRIVATE KEY-----\n',
+  legacy: false,
+  dkim_verified: false,
+  records: null,
+  history: [],
+  created_at: '2026-01-01T00:00:00.000Z',
+  verified_at: null,
+  checked_at: null,
+});
+const address = (workspace_id: string, domain_id: string, addr: string): Address => ({
+  id: randomUUID(),
+  workspace_id,
+  domain_id,
+  address: addr,
+  status: 'active',
+  created_at: '2026-01-01T00:00:00.000Z',
+});
+const check = (at: string, verify: boolean, changes = 1): DomainCheck => ({
+  records: [{ purpose: 'dkim', status: verify ? 'Verified' : 'Waiting', note: null, value: null, checked_at: at }],
+  changes: Array.from({ length: changes }, () => ({ at, purpose: 'dkim' as const, from: null, to: verify ? ('Verified' as const) : ('Waiting' as const), note: null })),
+  dkim_verified: verify,
+  checked_at: at,
+  verify,
 });
 
 const rejectsWith = (p: Promise<unknown>, kind: string) => assert.rejects(p, (e) => isSvcError(e) && e.kind === kind);
@@ -99,6 +131,66 @@ export function storeConformance<B>(backend: Backend<B>): void {
     (await store.keys.findByHash(k.hash))!.key.scopes.push('*');
     assert.equal((await store.workspaces.getByName('acme'))?.plan, 'trial');
     assert.deepEqual((await store.keys.findByHash(k.hash))?.key.scopes, ['read', 'send']);
+  });
+
+  test(`${backend.name}: domains per workspace, the count limit, and one verifying workspace`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b = await store.workspaces.create(ws('beta'));
+    const da = await store.domains.create(domain(a.id, 'example.com'), 2);
+    assert.equal(da.status, 'pending');
+    await rejectsWith(store.domains.create(domain(a.id, 'example.com'), 5), 'conflict');
+    // The same domain may be pending in another workspace.
+    const db = await store.domains.create(domain(b.id, 'example.com'), 1);
+    await store.domains.create(domain(a.id, 'example.org'), 2);
+    await assert.rejects(store.domains.create(domain(a.id, 'example.net'), 2), (e) => isSvcError(e) && e.kind === 'plan_limit' && e.details?.limit === 2 && e.details?.used === 2);
+    await rejectsWith(store.domains.create(domain(randomUUID(), 'x.com'), null), 'not_found');
+    assert.deepEqual((await store.domains.listByWorkspace(a.id)).map((d) => d.domain), ['example.com', 'example.org']);
+    assert.equal((await store.domains.listAll()).length, 3);
+    assert.equal((await store.domains.get(a.id, 'example.com'))?.dkim_private_key, da.dkim_private_key);
+    assert.equal(await store.domains.get(a.id, 'nope.com'), null);
+
+    // A check that does not pass records statuses and history, and leaves the domain pending.
+    const c1 = await store.domains.saveCheck(db.id, check('2026-01-02T00:00:00.000Z', false));
+    assert.equal(c1.status, 'pending');
+    assert.equal(c1.records?.[0]?.status, 'Waiting');
+    assert.equal(c1.checked_at, '2026-01-02T00:00:00.000Z');
+    // The first workspace to pass verifies; the other is refused after that.
+    const v = await store.domains.saveCheck(db.id, check('2026-01-03T00:00:00.000Z', true));
+    assert.deepEqual([v.status, v.verified_at, v.dkim_verified, v.history.length], ['verified', '2026-01-03T00:00:00.000Z', true, 2]);
+    assert.equal(await store.domains.verifiedBy('example.com'), b.id);
+    assert.equal(await store.domains.verifiedBy('example.org'), null);
+    await rejectsWith(store.domains.saveCheck(da.id, check('2026-01-04T00:00:00.000Z', true)), 'conflict');
+    assert.equal((await store.domains.get(a.id, 'example.com'))?.status, 'pending');
+    // A verified domain stays verified when a later check fails; history is bounded.
+    const later = await store.domains.saveCheck(db.id, check('2026-01-05T00:00:00.000Z', false, 150));
+    assert.deepEqual([later.status, later.dkim_verified, later.history.length], ['verified', false, 100]);
+    await rejectsWith(store.domains.saveCheck(randomUUID(), check('2026-01-05T00:00:00.000Z', false)), 'not_found');
+  });
+
+  test(`${backend.name}: addresses on a workspace's domains, limits, status, removal with the domain`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b = await store.workspaces.create(ws('beta'));
+    const d = await store.domains.create(domain(a.id, 'example.com'), null);
+    const hello = await store.addresses.create(address(a.id, d.id, 'hello@example.com'), 2);
+    await rejectsWith(store.addresses.create(address(a.id, d.id, 'hello@example.com'), 5), 'conflict');
+    await store.addresses.create(address(a.id, d.id, 'support@example.com'), 2);
+    await assert.rejects(store.addresses.create(address(a.id, d.id, 'x@example.com'), 2), (e) => isSvcError(e) && e.kind === 'plan_limit');
+    // Another workspace cannot hang an address on this workspace's domain.
+    await rejectsWith(store.addresses.create(address(b.id, d.id, 'y@example.com'), null), 'not_found');
+    assert.deepEqual((await store.addresses.listByWorkspace(a.id)).map((x) => x.address), ['hello@example.com', 'support@example.com']);
+    assert.equal((await store.addresses.get(a.id, 'hello@example.com'))?.id, hello.id);
+    assert.equal(await store.addresses.get(b.id, 'hello@example.com'), null);
+    assert.equal((await store.addresses.setStatus(a.id, hello.id, 'disabled'))?.status, 'disabled');
+    assert.equal(await store.addresses.setStatus(b.id, hello.id, 'active'), null);
+    assert.equal(await store.addresses.remove(b.id, hello.id), false);
+    assert.equal(await store.addresses.remove(a.id, hello.id), true);
+    assert.equal(await store.addresses.remove(a.id, hello.id), false);
+    assert.equal(await store.domains.remove(b.id, d.id), false);
+    assert.equal(await store.domains.remove(a.id, d.id), true);
+    assert.deepEqual(await store.addresses.listByWorkspace(a.id), []);
+    assert.deepEqual(await store.domains.listByWorkspace(a.id), []);
   });
 
   test(`${backend.name}: what was written is there after a reopen`, async (t) => {

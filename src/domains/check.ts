@@ -1,0 +1,35 @@
+// One DNS check of a domain: the five look-ups in parallel, each evaluated by its rule, and the
+// changes against the previous check.
+import type { Domain, RecordChange, RecordCheck } from '../store/types.js';
+import type { DnsClient } from './dns.js';
+import { evaluateDkim, evaluateDmarc, evaluateMx, evaluateOwnership, evaluateSpf, type Evaluation } from './evaluate.js';
+import { DKIM_SELECTOR, passes, PURPOSES, type Purpose, type ServiceNames } from './records.js';
+
+export interface CheckResult {
+  records: RecordCheck[];
+  changes: RecordChange[];
+  passed: boolean;
+}
+
+export async function checkDomain(d: Domain, dns: DnsClient, names: ServiceNames, verifiedElsewhere: boolean, at: string): Promise<CheckResult> {
+  const [ownership, mx, apex, dkim, dmarc] = await Promise.all([
+    dns.txt(`_svc.${d.domain}`),
+    dns.mx(d.domain),
+    dns.txt(d.domain),
+    dns.txt(`${DKIM_SELECTOR}._domainkey.${d.domain}`),
+    dns.txt(`_dmarc.${d.domain}`),
+  ]);
+  const evaluations: Record<Purpose, Evaluation> = {
+    ownership: evaluateOwnership(ownership, d.token, verifiedElsewhere),
+    mx: evaluateMx(mx, names.mxHost),
+    spf: evaluateSpf(apex, names.serviceDomain),
+    dkim: evaluateDkim(dkim, d.dkim_public_key),
+    dmarc: evaluateDmarc(dmarc),
+  };
+  const records = PURPOSES.map((purpose) => ({ purpose, status: evaluations[purpose].status, note: evaluations[purpose].note, value: evaluations[purpose].value ?? null, checked_at: at }));
+  const before = new Map(d.records?.map((r) => [r.purpose, r.status]) ?? []);
+  const changes = records
+    .filter((r) => before.get(r.purpose) !== r.status)
+    .map((r) => ({ at, purpose: r.purpose, from: before.get(r.purpose) ?? null, to: r.status, note: r.note }));
+  return { records, changes, passed: records.every((r) => passes(r.status)) };
+}

@@ -1,0 +1,165 @@
+// Domains of a workspace and their verification (spec.md "Prerequisites for sending", issue 4).
+import { SvcError, isSvcError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import type { Domain, Workspace } from '../store/types.js';
+import { explainCountLimit, limitFor } from '../workspaces/quota.js';
+import { checkDomain } from './check.js';
+import { dnsClient, type DnsClient } from './dns.js';
+import { newDkimKeyPair } from './dkim-keys.js';
+import { normalizeDomain } from './names.js';
+import { recordSpecs, passes, type ServiceNames, type RecordStatus, type Purpose } from './records.js';
+
+export interface RecordView {
+  purpose: Purpose;
+  type: 'TXT' | 'MX';
+  name: string;
+  fqdn: string;
+  value: string;
+  status: RecordStatus | null;
+  note: string | null;
+}
+
+/** A domain as commands print it (CONTRACT.md `{id, domain, status, records}`); never the private key. */
+export interface DomainView {
+  id: string;
+  domain: string;
+  status: Domain['status'];
+  legacy: boolean;
+  dkim_verified: boolean;
+  records: RecordView[];
+  created_at: string;
+  verified_at: string | null;
+  checked_at: string | null;
+  history: Domain['history'];
+}
+
+export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: deps.config.dnsServers, timeoutMs: deps.config.dnsTimeoutMs })) {
+  const { store, clock, random, config } = deps;
+  const names: ServiceNames = { serviceDomain: config.serviceDomain, mxHost: config.mxHost };
+
+  function view(d: Domain): DomainView {
+    const checks = new Map(d.records?.map((r) => [r.purpose, r]) ?? []);
+    return {
+      id: d.id,
+      domain: d.domain,
+      status: d.status,
+      legacy: d.legacy,
+      dkim_verified: d.dkim_verified,
+      records: recordSpecs(d.domain, d.token, d.dkim_public_key, names).map((spec) => {
+        const c = checks.get(spec.purpose);
+        return { ...spec, value: c?.value ?? spec.value, status: c?.status ?? null, note: c?.note ?? null };
+      }),
+      created_at: d.created_at,
+      verified_at: d.verified_at,
+      checked_at: d.checked_at,
+      history: d.history,
+    };
+  }
+
+  async function find(ws: Workspace, name: string): Promise<Domain> {
+    const domain = normalizeDomain(name, names);
+    const d = await store.domains.get(ws.id, domain);
+    if (!d) throw new SvcError('not_found', `domain ${domain} not found in workspace '${ws.name}'`);
+    return d;
+  }
+
+  /** Checks the five records now and stores what was found; verifies the domain when all pass. */
+  async function check(d: Domain): Promise<{ domain: Domain; passed: boolean }> {
+    const at = clock.now().toISOString();
+    const save = async (verifiedElsewhere: boolean) => {
+      const r = await checkDomain(d, dns, names, verifiedElsewhere, at);
+      const dkim = passes(r.records.find((x) => x.purpose === 'dkim')!.status);
+      const saved = await store.domains.saveCheck(d.id, { records: r.records, changes: r.changes, dkim_verified: dkim, checked_at: at, verify: r.passed });
+      return { domain: saved, passed: r.passed };
+    };
+    const owner = await store.domains.verifiedBy(d.domain);
+    try {
+      return await save(owner !== null && owner !== d.workspace_id);
+    } catch (e) {
+      if (!(isSvcError(e) && e.kind === 'conflict')) throw e;
+      // Another workspace verified it between our look-up and our save: the first one wins.
+      return save(true);
+    }
+  }
+
+  return {
+    view,
+
+    async add(ws: Workspace, name: string, opts: { legacyVerified?: boolean } = {}): Promise<DomainView> {
+      const domain = normalizeDomain(name, names);
+      const keys = await newDkimKeyPair();
+      const now = clock.now().toISOString();
+      try {
+        const d = await store.domains.create(
+          {
+            id: random.uuid(),
+            workspace_id: ws.id,
+            domain,
+            status: opts.legacyVerified ? 'verified' : 'pending',
+            token: random.bytes(16).toString('hex'),
+            dkim_public_key: keys.publicKey,
+            dkim_private_key: keys.privateKey,
+            legacy: opts.legacyVerified ?? false,
+            dkim_verified: false,
+            records: null,
+            history: [],
+            created_at: now,
+            verified_at: opts.legacyVerified ? now : null,
+            checked_at: null,
+          },
+          limitFor(ws, 'domains'),
+        );
+        return view(d);
+      } catch (e) {
+        explainCountLimit(e, ws, config.upgradeUrl);
+      }
+    },
+
+    async list(ws: Workspace): Promise<DomainView[]> {
+      return (await store.domains.listByWorkspace(ws.id)).map(view);
+    },
+
+    async show(ws: Workspace, name: string): Promise<DomainView> {
+      return view(await find(ws, name));
+    },
+
+    async verify(ws: Workspace, name: string): Promise<{ view: DomainView; passed: boolean }> {
+      const r = await check(await find(ws, name));
+      return { view: view(r.domain), passed: r.passed };
+    },
+
+    async remove(ws: Workspace, name: string, opts: { force?: boolean } = {}): Promise<{ id: string; domain: string; addresses_removed: number }> {
+      const d = await find(ws, name);
+      const addresses = (await store.addresses.listByWorkspace(ws.id)).filter((a) => a.domain_id === d.id);
+      if (addresses.length && !opts.force) {
+        throw new SvcError('conflict', `domain ${d.domain} has ${addresses.length} address(es); remove them first or use --force`);
+      }
+      await store.domains.remove(ws.id, d.id);
+      return { id: d.id, domain: d.domain, addresses_removed: addresses.length };
+    },
+
+    /** The daemon's periodic re-check: every domain, a few at a time. Returns how many passed. */
+    async recheckAll(concurrency = 8): Promise<{ checked: number; passed: number; failed: number }> {
+      const all = await store.domains.listAll();
+      let next = 0;
+      const out = { checked: 0, passed: 0, failed: 0 };
+      const worker = async () => {
+        while (next < all.length) {
+          const d = all[next++]!;
+          try {
+            const r = await check(d);
+            out.checked++;
+            if (r.passed) out.passed++;
+          } catch (e) {
+            out.failed++;
+            deps.log.warn(`re-check of ${d.domain} failed: ${(e as Error).message}`);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, all.length) }, worker));
+      return out;
+    },
+  };
+}
+
+export type DomainService = ReturnType<typeof domainService>;
