@@ -1,8 +1,9 @@
 // `npm run bench [-- SECTION...]`: prints figures; nothing here passes or fails.
 import { foundation } from './foundation.js';
 import { postgres } from './postgres.js';
+import { domains } from './domains.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation, postgres };
+const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains };
 const wanted = process.argv.slice(2);
 for (const name of wanted.length ? wanted : Object.keys(sections)) {
   const run = sections[name];

@@ -6,14 +6,22 @@ import { Context } from './context.js';
 import { commands, nouns } from './registry.js';
 import type { Io } from './output.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-
-const singular = (noun: string) => noun.replace(/es$/, (m, i: number) => (noun.slice(0, i).endsWith('ss') ? m : 'e')).replace(/s$/, '');
+/** package.json sits one level up from commands/ in the source tree, two from dist/commands/. */
+function version(): string {
+  for (const rel of ['../../package.json', '../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version: string }).version;
+    } catch {
+      /* try the next */
+    }
+  }
+  return 'unknown';
+}
 
 export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)[number], args: string[], opts: Record<string, unknown>) => Promise<void>): Command {
   const program = new Command('svc')
     .description('svc: self-hosted transactional email (REST API, SMTP relay, inbound MX, webhooks)')
-    .version(pkg.version, '-V, --version')
+    .version(version(), '-V, --version')
     .option('--store <url>', 'file:DIR or postgres://... (SVC_STORE, default file:./svc-data)')
     .option('--workspace <name>', 'workspace for workspace-scoped commands (SVC_WORKSPACE)')
     .option('--json', 'print exactly one JSON document on stdout')
@@ -21,6 +29,11 @@ export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)
     .option('--pg-pool-size <n>', 'postgres: connections per process (SVC_PG_POOL_SIZE, default 10)')
     .option('--pg-statement-timeout <ms>', 'postgres: statement timeout (SVC_PG_STATEMENT_TIMEOUT, default 10000)')
     .option('--pg-connect-timeout <ms>', 'postgres: connect timeout (SVC_PG_CONNECT_TIMEOUT, default 3000)')
+    .option('--service-domain <domain>', 'the {service_domain} of the SPF include (SVC_SERVICE_DOMAIN, default svc.localhost)')
+    .option('--mx-host <host>', 'the {mx_host} domains point MX at (SVC_MX_HOST, default mx.SERVICE_DOMAIN)')
+    .option('--dns-server <list>', 'IP[:port],... for DNS checks and MX look-ups (SVC_DNS_SERVERS, default the system resolvers)')
+    .option('--dns-timeout <ms>', 'per-try DNS timeout (SVC_DNS_TIMEOUT, default 2000)')
+    .option('--upgrade-url <url>', 'upgrade_url of quota refusals (SVC_UPGRADE_URL, default BASE_URL/upgrade)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showSuggestionAfterError(true);
@@ -31,7 +44,9 @@ export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)
     if (spec.noun) {
       let group = groups.get(spec.noun);
       if (!group) {
-        group = program.command(spec.noun).alias(singular(spec.noun)).description(nouns[spec.noun] ?? spec.noun);
+        const noun = nouns[spec.noun];
+        if (!noun) throw new Error(`noun ${spec.noun} is not in commands/registry.ts`);
+        group = program.command(spec.noun).alias(noun.singular).description(noun.summary);
         group.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
         groups.set(spec.noun, group);
       }
@@ -59,8 +74,10 @@ export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }): Promise<number> {
   let code = 0;
   let debug = argv.includes('--debug');
+  let json = argv.includes('--json');
   const program = buildProgram(io, async (ctx, spec, args, opts) => {
     debug = Boolean(opts.debug);
+    json = Boolean(opts.json);
     code = (await spec.run(ctx, args, opts)) ?? 0;
   });
   try {
@@ -71,6 +88,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
       return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(e.code) ? 0 : 2;
     }
     const message = e instanceof Error ? e.message : String(e);
+    // With --json a refusal that has a body (a quota) prints it as the one document.
+    if (json && isSvcError(e) && e.details) io.stdout.write(JSON.stringify({ error: e.message, ...e.details }, null, 2) + '\n');
     io.stderr.write(`svc: ${message.split('\n')[0]}\n`);
     if (debug && e instanceof Error && e.stack) io.stderr.write(e.stack + '\n');
     return isSvcError(e) ? e.spec.exit : 1;

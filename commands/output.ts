@@ -39,16 +39,19 @@ export class Output {
     this.io.stderr.write(text + '\n');
   }
 
-  table(rows: Array<Record<string, unknown>>, columns: string[]): void {
+  table<T extends object>(rows: readonly T[], columns: string[]): void {
     if (rows.length === 0) {
       this.note('(none)');
       return;
     }
     const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v));
-    const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-    const fmt = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+    const get = (r: T, c: string) => (r as Record<string, unknown>)[c];
+    // Colour codes take no room on screen.
+    const width = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
+    const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => width(cell(get(r, c))))));
+    const fmt = (vals: string[]) => vals.map((v, i) => v + ' '.repeat(Math.max(0, widths[i]! - width(v)))).join('  ').trimEnd();
     this.line(this.color.bold(fmt(columns.map((c) => c.toUpperCase()))));
-    for (const r of rows) this.line(fmt(columns.map((c) => cell(r[c]))));
+    for (const r of rows) this.line(fmt(columns.map((c) => cell(get(r, c)))));
   }
 
   /** key: value lines for one record. */

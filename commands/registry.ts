@@ -8,10 +8,42 @@ import workspacesSetPlan from './workspaces/set-plan.js';
 import keysCreate from './keys/create.js';
 import keysList from './keys/list.js';
 import keysRevoke from './keys/revoke.js';
+import domainsAdd from './domains/add.js';
+import domainsList from './domains/list.js';
+import domainsShow from './domains/show.js';
+import domainsVerify from './domains/verify.js';
+import domainsRemove from './domains/remove.js';
+import addressesAdd from './addresses/add.js';
+import addressesList from './addresses/list.js';
+import addressesDisable from './addresses/disable.js';
+import addressesEnable from './addresses/enable.js';
+import addressesRemove from './addresses/remove.js';
 
-export const nouns: Record<string, string> = {
-  workspaces: 'workspaces (tenants) and their plans',
-  keys: "the workspace's API keys",
+/** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
+export const nouns: Record<string, { summary: string; singular: string }> = {
+  workspaces: { summary: 'workspaces (tenants) and their plans', singular: 'workspace' },
+  keys: { summary: "the workspace's API keys", singular: 'key' },
+  domains: { summary: 'sending domains and their DNS verification', singular: 'domain' },
+  addresses: { summary: 'registered From addresses', singular: 'address' },
 };
 
-export const commands: CommandSpec[] = [serve, migrate, workspacesCreate, workspacesList, workspacesSetPlan, keysCreate, keysList, keysRevoke];
+export const commands: CommandSpec[] = [
+  serve,
+  migrate,
+  workspacesCreate,
+  workspacesList,
+  workspacesSetPlan,
+  keysCreate,
+  keysList,
+  keysRevoke,
+  domainsAdd,
+  domainsList,
+  domainsShow,
+  domainsVerify,
+  domainsRemove,
+  addressesAdd,
+  addressesList,
+  addressesDisable,
+  addressesEnable,
+  addressesRemove,
+];

@@ -11,15 +11,13 @@ export default {
     { flags: '--relay-port <port>', description: 'SMTP relay port (SVC_RELAY_PORT, default 2525)' },
     { flags: '--mx-port <port>', description: 'inbound MX port (SVC_MX_PORT, default 2526)' },
     { flags: '--base-url <url>', description: 'public URL for tracking and unsubscribe links (SVC_BASE_URL)' },
-    { flags: '--service-domain <domain>', description: 'the {service_domain} of the SPF include (SVC_SERVICE_DOMAIN)' },
-    { flags: '--mx-host <host>', description: 'the {mx_host} domains point MX at (SVC_MX_HOST)' },
     { flags: '--outbound <mode>', description: 'direct, or smtp://[user:pass@]host:port (SVC_OUTBOUND)' },
-    { flags: '--dns-server <list>', description: 'host[:port],... for DNS checks and MX look-ups (SVC_DNS_SERVERS)' },
     { flags: '--tls-cert <file>', description: 'STARTTLS certificate (SVC_TLS_CERT)' },
     { flags: '--tls-key <file>', description: 'STARTTLS key (SVC_TLS_KEY)' },
     { flags: '--allow-insecure-webhooks', description: 'allow http:// and private webhook targets (development only)' },
     { flags: '--body-limit <size>', description: 'largest REST request body, e.g. 1mb (SVC_BODY_LIMIT, default 1mb)' },
     { flags: '--migrate', description: 'postgres: apply pending schema migrations before serving' },
+    { flags: '--domain-recheck <seconds>', description: "how often every domain's records are re-checked; 0 = never (SVC_DOMAIN_RECHECK, default 3600)" },
   ],
   async run(ctx) {
     const config = ctx.config();

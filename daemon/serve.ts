@@ -12,6 +12,7 @@ import type { Store } from '../src/store/types.js';
 import { socketPath } from '../src/store/file/admin-protocol.js';
 import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
+import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 
 export interface Listener {
   /** api, relay, mx: the word scripts look for in the ready line. */
@@ -23,6 +24,7 @@ export interface Listener {
 export interface Daemon {
   service: Service;
   listeners: Listener[];
+  workers: Worker[];
   url(name: string): string;
   close(): Promise<void>;
 }
@@ -89,11 +91,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     listeners.push({ name: 'api', url: apiUrl, close: () => api.close() });
     stops.push(() => api.close());
 
+    const workers: Worker[] = [domainRecheck(service, config.domainRecheckSeconds, log)];
+    for (const w of workers) stops.push(() => w.stop());
+
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
     ready = true;
     return {
       service,
       listeners,
+      workers,
       url: (name) => {
         const l = listeners.find((x) => x.name === name);
         if (!l) throw new Error(`no listener ${name}`);

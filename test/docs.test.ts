@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { commands } from '../commands/registry.js';
+import { buildProgram } from '../commands/main.js';
 import { errorKinds } from '../src/errors.js';
 
 const man = readFileSync(new URL('../man/svc.1', import.meta.url), 'utf8');
@@ -22,6 +23,14 @@ test('every option of every command is in the man page', () => {
       const flag = /--[a-z-]+/.exec(o.flags)![0].replace(/-/g, '\\-');
       assert.ok(man.includes(flag), `man page lacks ${o.flags}`);
     }
+  }
+});
+
+test('every global option is in the man page and the README', () => {
+  const io = { stdout: { write() {} }, stderr: { write() {} }, env: {}, cwd: '/' };
+  for (const o of buildProgram(io, async () => {}).options) {
+    assert.ok(man.includes(o.long!.replace(/-/g, '\\-')), `man page lacks ${o.long}`);
+    if (o.long !== '--help') assert.ok(readme.includes(o.long!), `README lacks ${o.long}`);
   }
 });
 

@@ -2,7 +2,7 @@
 // from fixtures/dns/*.zone. Zone lines: `NAME TYPE VALUE` under `$ORIGIN`, @ for the origin; TXT
 // values are quoted strings (several = one record split in pieces); `NAME SERVFAIL` answers
 // SERVFAIL and `NAME SILENT` never answers (a timeout). {{var}} is filled per origin, so a test can
-// publish the token and key svc just made. A string over 255 bytes is split as providers do.
+// publish the token and key svc just made; a line whose {{vars}} are not set yet is not served. A string over 255 bytes is split as providers do.
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -69,9 +69,12 @@ export class FixtureDns {
     return `127.0.0.1:${this.port}`;
   }
 
-  #render(origin: string, text: string): string {
+  /** A line whose placeholders are not all set is not published (yet): null. */
+  #render(origin: string, text: string): string | null {
     const vars = this.vars.get(origin) ?? {};
-    return text.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => vars[k] ?? `{{${k}}}`);
+    let missing = false;
+    const out = text.replace(/\{\{(\w+)\}\}/g, (_m, k: string) => vars[k] ?? ((missing = true), ''));
+    return missing ? null : out;
   }
 
   /** The answer to one question, or null for no answer at all (SILENT). */
@@ -92,6 +95,7 @@ export class FixtureDns {
     const answers: dnsPacket.Answer[] = [];
     for (const l of lines.filter((x) => x.type === q.type)) {
       const value = this.#render(origin, l.value);
+      if (value === null) continue;
       if (l.type === 'TXT') answers.push({ type: 'TXT', name: q.name, ttl: 60, class: 'IN', data: quoted(value).flatMap(split255) });
       else if (l.type === 'MX') {
         const [prio, exchange] = value.split(/\s+/);

@@ -1,0 +1,122 @@
+// `svc domains ...` and `svc addresses ...` as a CI script runs them: real DNS on loopback, --json,
+// exit codes (0 verified, 3 not yet), --wait and --watch.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { svc, json, SVC } from '../helpers/cli.js';
+import { tmpDir } from '../helpers/tmp.js';
+import { fixtureDns } from '../helpers/dns-server.js';
+import { publish } from '../helpers/domains.js';
+
+async function setup(t: { after(fn: () => unknown): void }, plan = 'pro') {
+  const dns = await fixtureDns(t);
+  const dir = await tmpDir(t);
+  const base = ['--store', `file:${dir}`, '--dns-server', dns.server, '--dns-timeout', '200'];
+  json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', plan, '--json']));
+  return { dns, base };
+}
+
+test('domains add/verify/show --json: the CONTRACT.md document and exit 0 only when DNS is right', async (t) => {
+  const { dns, base } = await setup(t);
+  const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
+  assert.deepEqual(Object.keys(added).filter((k) => ['id', 'domain', 'status', 'records'].includes(k)).sort(), ['domain', 'id', 'records', 'status']);
+  assert.equal(added.status, 'pending');
+  assert.equal(added.records.length, 5);
+  for (const r of added.records) assert.deepEqual(Object.keys(r).sort(), ['fqdn', 'name', 'note', 'purpose', 'status', 'type', 'value']);
+  assert.deepEqual(added.records.map((r: any) => r.name), ['_svc', '@', '@', 'svc1._domainkey', '_dmarc']);
+
+  const before = await svc([...base, 'domains', 'verify', 'good.test', '--json']);
+  assert.equal(before.code, 3);
+  const doc = JSON.parse(before.stdout);
+  // Only the DMARC record, which needs nothing from svc, is there before publishing.
+  assert.deepEqual(doc.records.map((r: any) => r.status), ['Waiting', 'Waiting', 'Waiting', 'Waiting', 'Verified']);
+  assert.equal(doc.status, 'pending');
+
+  publish(dns, 'good.test', added.records);
+  const after = await svc([...base, 'domains', 'verify', 'good.test', '--json']);
+  assert.equal(after.code, 0, after.stderr);
+  assert.equal(JSON.parse(after.stdout).status, 'verified');
+  const shown = json(await svc([...base, 'domains', 'show', 'good.test', '--json']));
+  assert.deepEqual(shown.records.map((r: any) => r.status), Array(5).fill('Verified'));
+  assert.equal(shown.history.length, 9);
+  const list = json(await svc([...base, 'domains', 'list', '--json']));
+  assert.deepEqual(list.map((d: any) => [d.domain, d.status]), [['good.test', 'verified']]);
+  assert.ok(!JSON.stringify([added, shown, list]).includes('PRIVATE'));
+
+  // DNS breaks later: verify exits 3 again; the domain stays verified; the change shows.
+  dns.setVars('good.test', { token: 'gone' });
+  const broken = await svc([...base, 'domains', 'verify', 'good.test']);
+  assert.equal(broken.code, 3);
+  assert.match(broken.stdout, /Problem\s+ownership/);
+  const human = await svc([...base, 'domain', 'show', 'good.test']);
+  assert.match(human.stdout, /ownership {2}Verified -> Problem/);
+});
+
+test('bad domain names and unknown domains: clear errors, nothing stored', async (t) => {
+  const { base } = await setup(t);
+  for (const bad of ['192.0.2.1', 'localhost', 'svc.localhost', 'bad_name.test']) {
+    const r = await svc([...base, 'domains', 'add', bad]);
+    assert.equal(r.code, 2, `${bad}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+  }
+  const idn = json(await svc([...base, 'domains', 'add', 'bücher.test', '--json']));
+  assert.equal(idn.domain, 'xn--bcher-kva.test');
+  assert.equal((await svc([...base, 'domains', 'verify', 'other.test'])).code, 1);
+  assert.deepEqual(json(await svc([...base, 'domains', 'list', '--json'])).map((d: any) => d.domain), ['xn--bcher-kva.test']);
+});
+
+test('--wait polls until the records appear', async (t) => {
+  const { dns, base } = await setup(t);
+  const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
+  const run = svc([...base, 'domains', 'verify', 'good.test', '--wait', '30', '--json']);
+  // Published while the command is waiting.
+  setTimeout(() => publish(dns, 'good.test', added.records), 300);
+  const r = await run;
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /waiting for ownership, mx, spf, dkim;/);
+  assert.equal(JSON.parse(r.stdout).status, 'verified');
+  // --wait that runs out: exit 3.
+  json(await svc([...base, 'domains', 'add', 'missing.test', '--json']));
+  assert.equal((await svc([...base, 'domains', 'verify', 'missing.test', '--wait', '1'])).code, 3);
+  assert.equal((await svc([...base, 'domains', 'verify', 'missing.test', '--wait', 'soon'])).code, 2);
+});
+
+test('--watch re-runs the checks until all five pass', async (t) => {
+  const { dns, base } = await setup(t);
+  const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
+  const child = spawn(process.execPath, [SVC, ...base, 'domains', 'verify', 'good.test', '--watch', '--interval', '0.2'], { env: { ...process.env, NO_COLOR: '1', CI: '1' } });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const code = new Promise<number | null>((r) => child.on('exit', r));
+  setTimeout(() => publish(dns, 'good.test', added.records), 500);
+  assert.equal(await code, 0, out);
+  assert.match(out, /good\.test verified/);
+});
+
+test('addresses add/list/disable/enable/remove and the plan limit with its body', async (t) => {
+  const { base } = await setup(t, 'trial');
+  json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
+  const a = json(await svc([...base, 'addresses', 'add', 'Hello@good.test', '--json']));
+  assert.deepEqual([a.address, a.status], ['hello@good.test', 'active']);
+  assert.deepEqual(Object.keys(a).sort(), ['address', 'id', 'status']);
+  assert.equal((await svc([...base, 'addresses', 'add', 'x@elsewhere.test'])).code, 2);
+  assert.equal((await svc([...base, 'addresses', 'add', 'hello@good.test'])).code, 1);
+  assert.equal(json(await svc([...base, 'addresses', 'disable', 'hello@good.test', '--json'])).status, 'disabled');
+  assert.equal(json(await svc([...base, 'address', 'enable', a.id, '--json'])).status, 'active');
+  json(await svc([...base, 'addresses', 'add', 'b@good.test', '--json']));
+  json(await svc([...base, 'addresses', 'add', 'c@good.test', '--json']));
+  const over = await svc([...base, 'addresses', 'add', 'd@good.test', '--json']);
+  assert.equal(over.code, 1);
+  assert.match(over.stderr, /trial plan allows 3 addresses/);
+  const body = JSON.parse(over.stdout);
+  assert.deepEqual([body.code, body.kind, body.limit, body.used], ['quota_exceeded', 'addresses', 3, 3]);
+  assert.ok(body.upgrade_url);
+  const domainOver = await svc([...base, 'domains', 'add', 'split.test']);
+  assert.equal(domainOver.code, 1);
+  assert.match(domainOver.stderr, /trial plan allows 1 domain/);
+  assert.deepEqual(json(await svc([...base, 'addresses', 'list', '--json'])).map((x: any) => x.address), ['hello@good.test', 'b@good.test', 'c@good.test']);
+  assert.equal(json(await svc([...base, 'addresses', 'remove', 'b@good.test', '--json'])).address, 'b@good.test');
+  assert.equal((await svc([...base, 'domains', 'remove', 'good.test'])).code, 1);
+  assert.equal(json(await svc([...base, 'domains', 'remove', 'good.test', '--force', '--json'])).addresses_removed, 2);
+});
