@@ -13,6 +13,8 @@ import { socketPath } from '../src/store/file/admin-protocol.js';
 import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
+import { deliveryWorker } from './workers/delivery.js';
+import { retentionWorker } from './workers/retention.js';
 
 export interface Listener {
   /** api, relay, mx: the word scripts look for in the ready line. */
@@ -40,6 +42,8 @@ export interface DaemonOptions {
   baseUrlDerived: boolean;
   /** Postgres: apply pending migrations at start (`svc serve --migrate`). */
   migrate?: boolean;
+  /** Run the delivery loop (tests that drive delivery by hand with a moved clock turn it off). */
+  deliver?: boolean;
 }
 
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -60,27 +64,29 @@ async function checkStore(store: Store, log: Log): Promise<void> {
 export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const config = { ...opts.config };
   const { log } = opts;
-  const stops: Array<() => Promise<void>> = [];
+  // Stopped in this order: listeners stop accepting, workers drain, then the admin socket and the
+  // store close (each list in reverse order of starting).
+  const stops = { listeners: [] as Array<() => Promise<void>>, workers: [] as Array<() => Promise<void>>, base: [] as Array<() => Promise<void>> };
   const listeners: Listener[] = [];
   let ready = false;
   const close = async () => {
     ready = false;
-    // Reverse order: listeners stop accepting first, the store closes last.
-    for (const stop of stops.reverse()) {
-      await stop().catch((e: Error) => log.error(`while stopping: ${e.message}`));
+    for (const list of [stops.listeners, stops.workers, stops.base]) {
+      for (const stop of list.reverse()) await stop().catch((e: Error) => log.error(`while stopping: ${e.message}`));
+      list.length = 0;
     }
-    stops.length = 0;
   };
 
   try {
     const store: Store = await openStore(config.store, { role: 'serve', log, migrate: opts.migrate ?? false, check: false });
-    stops.push(() => store.close());
+    stops.base.push(() => store.close());
     await checkStore(store, log);
     if (config.store.kind === 'file') {
       const admin = await startAdminSocket(socketPath(config.store.dir), store, log);
-      stops.push(() => admin.close());
+      stops.base.push(() => admin.close());
     }
-    const service = createService({ store, config, clock: opts.clock, random: opts.random, log });
+    const hooks: { queued?: () => void } = {};
+    const service = createService({ store, config, clock: opts.clock, random: opts.random, log, hooks });
 
     const api = await buildApi(service, { ready: () => ready });
     await api.listen({ host: config.host, port: config.apiPort });
@@ -89,10 +95,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const apiUrl = `http://${hostInUrl(config.host)}:${port}`;
     if (opts.baseUrlDerived) config.baseUrl = apiUrl;
     listeners.push({ name: 'api', url: apiUrl, close: () => api.close() });
-    stops.push(() => api.close());
+    stops.listeners.push(() => api.close());
 
-    const workers: Worker[] = [domainRecheck(service, config.domainRecheckSeconds, log)];
-    for (const w of workers) stops.push(() => w.stop());
+    const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
+    hooks.queued = delivery.poke;
+    const workers: Worker[] = [delivery, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
+    for (const w of workers) stops.workers.push(() => w.stop());
 
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
     ready = true;

@@ -50,11 +50,21 @@ export interface Config {
   dnsTimeoutMs: number;
   /** How often the daemon re-checks every domain's records; 0 turns it off. */
   domainRecheckSeconds: number;
+  /** Port of direct MX delivery (25 on the internet). */
+  directPort: number;
+  /** Connect, greeting and idle timeout of outbound SMTP. */
+  smtpTimeoutMs: number;
+  /** How long temporary failures are retried before a message bounces. */
+  retryWindowSeconds: number;
+  /** Outbound jobs handed off at once by one daemon. */
+  deliveryConcurrency: number;
+  /** Messages older than this many days are removed by the daemon. */
+  retentionDays: number;
 }
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -207,6 +217,11 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     upgradeUrl: upgradeUrl ? parseHttpUrl('--upgrade-url', upgradeUrl) : `${baseUrl}/upgrade`,
     dnsTimeoutMs: parseCount('--dns-timeout', pick(flags.dnsTimeout, 'SVC_DNS_TIMEOUT') ?? '2000', 1, 60_000),
     domainRecheckSeconds: parseCount('--domain-recheck', pick(flags.domainRecheck, 'SVC_DOMAIN_RECHECK') ?? '3600', 0, 7 * 86_400),
+    directPort: parseCount('--direct-port', pick(flags.directPort, 'SVC_DIRECT_PORT') ?? '25', 1, 65535),
+    smtpTimeoutMs: parseCount('--smtp-timeout', pick(flags.smtpTimeout, 'SVC_SMTP_TIMEOUT') ?? '60000', 100, 600_000),
+    retryWindowSeconds: parseCount('--retry-window', pick(flags.retryWindow, 'SVC_RETRY_WINDOW') ?? '14400', 0, 30 * 86_400),
+    deliveryConcurrency: parseCount('--delivery-concurrency', pick(flags.deliveryConcurrency, 'SVC_DELIVERY_CONCURRENCY') ?? '32', 1, 1000),
+    retentionDays: parseCount('--retention-days', pick(flags.retentionDays, 'SVC_RETENTION_DAYS') ?? '30', 1, 3650),
   };
 }
 

@@ -10,4 +10,6 @@ export interface Deps {
   random: Random;
   config: Config;
   log: Log;
+  /** Who to tell when work arrives (the daemon's workers), so they need not wait for their next poll. */
+  hooks?: { queued?: () => void };
 }

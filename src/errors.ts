@@ -35,6 +35,12 @@ export const errorKinds = {
     smtp: '535 5.7.8 Authentication credentials invalid (missing send scope)',
     exit: 1,
   },
+  /** A request the spec refuses with a 400 and its own text (POST /emails rules). */
+  invalid_request: { message: 'invalid request', http: 400, smtp: '550 5.6.0 Message refused', exit: 2 },
+  /** From is not an active registered address on a verified domain of the workspace. */
+  sender_not_authorized: { message: 'sender not authorized', http: 403, smtp: '553 5.7.1 Sender not authorized', exit: 1 },
+  /** Allowed for the key, refused for the workspace (trial rules). */
+  forbidden: { message: 'forbidden', http: 403, smtp: '550 5.7.1 Sending not allowed for this workspace', exit: 1 },
   not_found: { message: 'not found', http: 404, smtp: null, exit: 1 },
   conflict: { message: 'already exists', http: 409, smtp: null, exit: 1 },
   /** Count quotas (domains, addresses, seats, contacts): spec.md "Errors", 402, app only. */

@@ -1,14 +1,20 @@
 // The service: every rule of spec.md, built from injected dependencies (DESIGN.md). Transports and
 // commands call it; it knows nothing of HTTP, SMTP or the command line.
 import type { Deps } from './deps.js';
+import type { Workspace } from './store/types.js';
 import { workspaceService } from './workspaces/workspaces.js';
 import { keyService } from './auth/keys.js';
 import { authenticateKey, type Principal } from './auth/authenticate.js';
 import { domainService } from './domains/domains.js';
 import { addressService } from './addresses/addresses.js';
 import type { DnsClient } from './domains/dns.js';
+import { sendPipeline } from './send/pipeline.js';
+import { parseSendRequest } from './send/validate.js';
+import { messageLog } from './messages/log.js';
+import { suppressionService } from './suppressions/suppressions.js';
 
 export function createService(deps: Deps & { dns?: DnsClient }) {
+  const send = sendPipeline(deps);
   return {
     deps,
     store: deps.store,
@@ -16,6 +22,11 @@ export function createService(deps: Deps & { dns?: DnsClient }) {
     keys: keyService(deps),
     domains: domainService(deps, deps.dns),
     addresses: addressService(deps),
+    /** The one pipeline; `sendJson` applies POST /emails' body rules first. */
+    send,
+    sendJson: (ws: Workspace, body: unknown) => send(ws, parseSendRequest(body), { source: 'api' }),
+    messages: messageLog(deps),
+    suppressions: suppressionService(deps),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

@@ -7,6 +7,7 @@ import { registerErrors } from './errors.js';
 import { registerAuth } from './auth.js';
 import { meRoutes } from './routes/me.js';
 import { healthRoutes } from './routes/health.js';
+import { emailRoutes } from './routes/emails.js';
 
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
@@ -36,5 +37,6 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   registerAuth(app, service);
   healthRoutes(app, service, opts.ready ?? (() => true));
   meRoutes(app, service);
+  emailRoutes(app, service);
   return app;
 }

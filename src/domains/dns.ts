@@ -14,6 +14,8 @@ export interface DnsClient {
   /** Each TXT record with its character-strings joined (providers split long values). */
   txt(name: string): Promise<Lookup<string>>;
   mx(name: string): Promise<Lookup<MxRecord>>;
+  /** IPv4 addresses, else IPv6 ones. */
+  addresses(name: string): Promise<Lookup<string>>;
 }
 
 const NOT_FOUND = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
@@ -49,5 +51,10 @@ export function dnsClient(opts: DnsOptions): DnsClient {
   return {
     txt: (name) => ask(async () => (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''))),
     mx: (name) => ask(() => resolver.resolveMx(name)),
+    addresses: async (name) => {
+      const v4 = await ask(() => resolver.resolve4(name));
+      if (!v4.ok || v4.records.length) return v4;
+      return ask(() => resolver.resolve6(name));
+    },
   };
 }

@@ -91,6 +91,7 @@ export interface DomainStore {
   /** Every domain of every workspace (the daemon's periodic re-check). */
   listAll(): Promise<Domain[]>;
   get(workspaceId: string, domain: string): Promise<Domain | null>;
+  byId(id: string): Promise<Domain | null>;
   /** The workspace that has this domain verified, if any. */
   verifiedBy(domain: string): Promise<string | null>;
   /**
@@ -123,6 +124,159 @@ export interface AddressStore {
   remove(workspaceId: string, id: string): Promise<boolean>;
 }
 
+export type MessageStatus = 'queued' | 'sent' | 'bounced';
+export type MessageSource = 'api' | 'relay' | 'broadcast' | 'sequence';
+export type RecipientKind = 'to' | 'cc' | 'bcc';
+
+/** One record per recipient (spec.md "Message"). */
+export interface Message {
+  id: string;
+  workspace_id: string;
+  /** The send it belongs to: its content, shared by all its recipients. */
+  content_id: string;
+  source: MessageSource;
+  /** Bare sender address. */
+  from: string;
+  to: string;
+  kind: RecipientKind;
+  subject: string;
+  status: MessageStatus;
+  open_count: number;
+  click_count: number;
+  reply_count: number;
+  first_open_after_seconds: number | null;
+  /** Message-ID header without angle brackets. */
+  message_id: string;
+  error: string | null;
+  created_at: string;
+  sent_at: string | null;
+  opened_at: string | null;
+  clicked_at: string | null;
+  replied_at: string | null;
+  bounced_at: string | null;
+}
+
+/** What one send composes from, stored once for all its recipients. */
+export interface SendContent {
+  id: string;
+  workspace_id: string;
+  source: MessageSource;
+  from: string;
+  from_name: string | null;
+  domain_id: string;
+  /** Recipients shown in To: and Cc: (bcc never appear). */
+  to: Array<{ name: string | null; address: string }>;
+  cc: Array<{ name: string | null; address: string }>;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  message_id: string;
+  /** Notes for the log, e.g. "2 attachments dropped" (relay). */
+  notes: string[];
+  created_at: string;
+}
+
+/**
+ * One hand-off: the recipients of one send on one domain, delivered in one SMTP transaction.
+ * Claimed with a lease, so a crashed worker's jobs are taken by another once the lease ends.
+ */
+export interface OutboundJob {
+  id: string;
+  workspace_id: string;
+  content_id: string;
+  /** Recipient domain (ASCII). */
+  domain: string;
+  message_ids: string[];
+  /** Token of the open-tracking pixel in this copy. */
+  open_token: string;
+  attempts: number;
+  next_attempt_at: string;
+  created_at: string;
+  last_error: string | null;
+}
+
+export type WebhookEvent = 'message.sent' | 'message.bounced' | 'message.opened' | 'message.clicked';
+
+/** A state change that must reach webhooks, written in the same store call as the change. */
+export interface OutboxEvent {
+  id: string;
+  workspace_id: string;
+  event: WebhookEvent;
+  message_id: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface Suppression {
+  workspace_id: string;
+  /** Lowercase. */
+  address: string;
+  reason: 'bounce' | 'unsubscribe' | 'manual';
+  detail: string | null;
+  created_at: string;
+}
+
+export interface AcceptBatch {
+  content: SendContent;
+  messages: Message[];
+  jobs: OutboundJob[];
+  events: OutboxEvent[];
+}
+
+export type MessagePatch = Pick<Message, 'id'> & Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at'>>;
+
+/** The outcome of one attempt at a job, stored in one call. */
+export interface JobOutcome {
+  updates: MessagePatch[];
+  events: OutboxEvent[];
+  suppressions: Suppression[];
+  /** Recipients to try again, and when; absent when the job is finished. */
+  retry?: { message_ids: string[]; next_attempt_at: string; last_error: string };
+}
+
+export interface MessageQuery {
+  status?: MessageStatus;
+  /** Case-insensitive substring of the recipient. */
+  recipient?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface MessageStore {
+  /** The records of a send, its content, its jobs and events: all or nothing, durable on return. */
+  accept(batch: AcceptBatch): Promise<void>;
+  get(workspaceId: string, id: string): Promise<Message | null>;
+  /** Newest first. */
+  list(workspaceId: string, q: MessageQuery): Promise<{ data: Message[]; total: number }>;
+  byIds(ids: string[]): Promise<Message[]>;
+  content(id: string): Promise<SendContent | null>;
+  /** Removes messages (and their contents and finished jobs) created before `before`; returns how many. */
+  purge(before: string): Promise<number>;
+}
+
+export interface QueueStore {
+  /** Up to `max` jobs due at `now`, leased to `owner` until now + leaseMs. */
+  claim(owner: string, now: string, leaseMs: number, max: number): Promise<OutboundJob[]>;
+  /** Records an attempt's outcome and finishes or reschedules the job, in one call. */
+  complete(jobId: string, outcome: JobOutcome): Promise<void>;
+  /** Jobs not finished (queued or in flight). */
+  depth(): Promise<number>;
+}
+
+export interface OutboxStore {
+  /** Oldest first; the webhook dispatcher reads here. */
+  pending(limit: number): Promise<OutboxEvent[]>;
+}
+
+export interface SuppressionStore {
+  list(workspaceId: string): Promise<Suppression[]>;
+  /** Adds or keeps the first entry; returns the entry in force. */
+  add(s: Suppression): Promise<Suppression>;
+  remove(workspaceId: string, address: string): Promise<boolean>;
+  /** Which of these (lowercase) addresses are suppressed. */
+  find(workspaceId: string, addresses: string[]): Promise<Suppression[]>;
+}
+
 export interface WorkspaceStore {
   /** Throws SvcError conflict when the name is taken. */
   create(ws: Workspace): Promise<Workspace>;
@@ -145,6 +299,10 @@ export interface StoreGroups {
   keys: KeyStore;
   domains: DomainStore;
   addresses: AddressStore;
+  messages: MessageStore;
+  queue: QueueStore;
+  outbox: OutboxStore;
+  suppressions: SuppressionStore;
 }
 
 export interface Store extends StoreGroups {
@@ -162,6 +320,10 @@ export interface Store extends StoreGroups {
 export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGroups[G], true> } = {
   workspaces: { create: true, list: true, getByName: true, setPlan: true },
   keys: { create: true, listByWorkspace: true, findByHash: true, revoke: true },
-  domains: { create: true, listByWorkspace: true, listAll: true, get: true, verifiedBy: true, saveCheck: true, remove: true },
+  domains: { create: true, listByWorkspace: true, listAll: true, get: true, byId: true, verifiedBy: true, saveCheck: true, remove: true },
   addresses: { create: true, listByWorkspace: true, get: true, setStatus: true, remove: true },
+  messages: { accept: true, get: true, list: true, byIds: true, content: true, purge: true },
+  queue: { claim: true, complete: true, depth: true },
+  outbox: { pending: true },
+  suppressions: { list: true, add: true, remove: true, find: true },
 };

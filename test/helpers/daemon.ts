@@ -16,7 +16,7 @@ export interface TestDaemon {
 
 export async function startTestDaemon(
   t: { after(fn: () => unknown): void },
-  opts: { store?: StoreLocation; clock?: Clock; env?: Record<string, string> } = {},
+  opts: { store?: StoreLocation; clock?: Clock; env?: Record<string, string>; deliver?: boolean } = {},
 ): Promise<TestDaemon> {
   const store = opts.store ?? { kind: 'file' as const, dir: await tmpDir(t) };
   const config = { ...loadConfig({ apiPort: '0', relayPort: '0', mxPort: '0' }, opts.env ?? {}), store };
@@ -28,6 +28,7 @@ export async function startTestDaemon(
     log: lineLog((l) => logs.push(l)),
     ready: () => {},
     baseUrlDerived: true,
+    deliver: opts.deliver ?? true,
   });
   t.after(() => daemon.close());
   const { service } = daemon;

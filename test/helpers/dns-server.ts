@@ -99,7 +99,7 @@ export class FixtureDns {
       if (l.type === 'TXT') answers.push({ type: 'TXT', name: q.name, ttl: 60, class: 'IN', data: quoted(value).flatMap(split255) });
       else if (l.type === 'MX') {
         const [prio, exchange] = value.split(/\s+/);
-        answers.push({ type: 'MX', name: q.name, ttl: 60, class: 'IN', data: { preference: Number(prio), exchange: exchange! } });
+        answers.push({ type: 'MX', name: q.name, ttl: 60, class: 'IN', data: { preference: Number(prio), exchange: exchange === '.' ? '' : exchange! } });
       } else if (l.type === 'A') answers.push({ type: 'A', name: q.name, ttl: 60, class: 'IN', data: value });
     }
     return dnsPacket.encode({ ...reply, answers });

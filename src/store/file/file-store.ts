@@ -12,6 +12,7 @@ import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyS
 import { countLimitReached } from '../../workspaces/quota.js';
 import { DurableJsonFile } from './durable-json.js';
 import { StoreLock, unwritable, type LockRole } from './lock.js';
+import { FileMailStore } from './mail-store.js';
 
 export const DATA_FILE = 'svc.json';
 
@@ -36,6 +37,7 @@ export class FileStore implements Store {
   #wsById = new Map<string, Workspace>();
   #wsByName = new Map<string, Workspace>();
   #keyByHash = new Map<string, ApiKey>();
+  #mail!: FileMailStore;
   #closed = false;
 
   private constructor(
@@ -60,6 +62,7 @@ export class FileStore implements Store {
     const store = new FileStore(dir, new DurableJsonFile<Doc>(join(dir, DATA_FILE)), lock);
     try {
       await store.#load();
+      store.#mail = await FileMailStore.open(dir);
     } catch (e) {
       await lock.release();
       throw e;
@@ -219,6 +222,11 @@ export class FileStore implements Store {
       const d = this.#db.data.domains.find((x) => x.workspace_id === workspaceId && x.domain === domain);
       return d ? copy(d) : null;
     },
+    byId: async (id) => {
+      this.#open();
+      const d = this.#db.data.domains.find((x) => x.id === id);
+      return d ? copy(d) : null;
+    },
     verifiedBy: async (domain) => {
       this.#open();
       return this.#db.data.domains.find((x) => x.domain === domain && x.status === 'verified')?.workspace_id ?? null;
@@ -292,6 +300,19 @@ export class FileStore implements Store {
     },
   };
 
+  get messages() {
+    return this.#mail.messages;
+  }
+  get queue() {
+    return this.#mail.queue;
+  }
+  get outbox() {
+    return this.#mail.outbox;
+  }
+  get suppressions() {
+    return this.#mail.suppressions;
+  }
+
   async health(): Promise<void> {
     this.#open();
   }
@@ -300,6 +321,7 @@ export class FileStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     await this.#adapter.settled();
+    await this.#mail.close();
     await this.#lock.release();
   }
 }

@@ -1,5 +1,6 @@
 // Day-partitioned journals for the file store's high-volume records (messages, events, webhook
-// deliveries): one JSON line per record version in DIR/<name>/<YYYY-MM-DD>.jsonl. An append costs
+// deliveries): one JSON line per record version in DIR/<name>/<YYYY-MM-DD>.jsonl (or another
+// partition name, for a journal that is never dropped). An append costs
 // what it writes, never a rewrite of what is there, and concurrent appends share one write and one
 // fsync (group commit). Old days are dropped whole, which is how retention works.
 import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
@@ -8,7 +9,8 @@ import { SvcError } from '../../errors.js';
 import { GroupCommit } from './group-commit.js';
 import { syncDir } from './durable-json.js';
 
-const DAY = /^(\d{4}-\d{2}-\d{2})\.jsonl$/;
+const PARTITION = /^([a-z0-9][a-z0-9-]*)\.jsonl$/;
+const PARTITION_NAME = /^[a-z0-9][a-z0-9-]*$/;
 
 /** The UTC day of an ISO timestamp, the partition a record lives in. */
 export const dayOf = (iso: string): string => iso.slice(0, 10);
@@ -57,7 +59,7 @@ export class Journal<T> {
 
   /** Appends records to their day's partition; resolves once they are on disk. */
   append(partition: string, records: readonly T[]): Promise<void> {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
+    if (!PARTITION_NAME.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
     if (records.length === 0) return Promise.resolve();
     const lines = this.#pending.get(partition) ?? [];
     for (const r of records) lines.push(JSON.stringify(r) + '\n');
@@ -67,7 +69,7 @@ export class Journal<T> {
 
   /** Oldest first. */
   async partitions(): Promise<string[]> {
-    return (await readdir(this.dir)).flatMap((n) => DAY.exec(n)?.[1] ?? []).sort();
+    return (await readdir(this.dir)).flatMap((n) => PARTITION.exec(n)?.[1] ?? []).sort();
   }
 
   /**

@@ -14,6 +14,7 @@ import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyS
 import { countLimitReached, type CountKind } from '../../workspaces/quota.js';
 import { mapPgError } from './errors.js';
 import { KeyCache, INVALIDATE_CHANNEL } from './key-cache.js';
+import { pgMailStores } from './pg-mail.js';
 import { assertSchemaCurrent, migrate, type MigrateResult } from './migrations.js';
 
 export interface PgOptions {
@@ -146,7 +147,17 @@ export class PgStore implements Store {
   #schemaOk = false;
   #checking: Promise<void> | null = null;
 
+  readonly messages;
+  readonly queue;
+  readonly outbox;
+  readonly suppressions;
+
   private constructor(loc: PostgresLocation, opts: PgOptions) {
+    const mail = pgMailStores({ rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) });
+    this.messages = mail.messages;
+    this.queue = mail.queue;
+    this.outbox = mail.outbox;
+    this.suppressions = mail.suppressions;
     this.#loc = loc;
     this.#pool = createPool(loc, opts.log);
     this.#migrate = opts.migrate ?? false;
@@ -323,6 +334,10 @@ export class PgStore implements Store {
     listAll: async () => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains ORDER BY seq`, [])).map(toDomain),
     get: async (workspaceId, domain) => {
       const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain]);
+      return r ? toDomain(r) : null;
+    },
+    byId: async (id) => {
+      const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
       return r ? toDomain(r) : null;
     },
     verifiedBy: async (domain) => {

@@ -149,6 +149,8 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.equal((await store.domains.listAll()).length, 3);
     assert.equal((await store.domains.get(a.id, 'example.com'))?.dkim_private_key, da.dkim_private_key);
     assert.equal(await store.domains.get(a.id, 'nope.com'), null);
+    assert.equal((await store.domains.byId(da.id))?.domain, 'example.com');
+    assert.equal(await store.domains.byId(randomUUID()), null);
 
     // A check that does not pass records statuses and history, and leaves the domain pending.
     const c1 = await store.domains.saveCheck(db.id, check('2026-01-02T00:00:00.000Z', false));

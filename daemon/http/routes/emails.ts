@@ -1,0 +1,23 @@
+// POST /api/v2/emails (scope send) and the message log (read or send; a 403 names read).
+import type { FastifyInstance } from 'fastify';
+import type { Service } from '../../../src/service.js';
+import { principalOf } from '../auth.js';
+
+const readOrSend = { anyOf: ['read', 'send'], named: 'read' } as const;
+
+export function emailRoutes(app: FastifyInstance, service: Service): void {
+  app.post('/api/v2/emails', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req, reply) => {
+    const result = await service.sendJson(principalOf(req).workspace, req.body);
+    return reply.code(202).send(result);
+  });
+
+  app.get<{ Querystring: Record<string, string> }>('/api/v2/messages', { config: { scope: readOrSend } }, async (req) =>
+    service.messages.list(principalOf(req).workspace, req.query),
+  );
+
+  app.get<{ Params: { id: string } }>('/api/v2/messages/:id', { config: { scope: readOrSend } }, async (req) => service.messages.get(principalOf(req).workspace, req.params.id));
+
+  app.get<{ Params: { id: string } }>('/api/v2/messages/:id/events', { config: { scope: readOrSend } }, async (req) =>
+    service.messages.events(principalOf(req).workspace, req.params.id),
+  );
+}

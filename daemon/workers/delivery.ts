@@ -1,0 +1,99 @@
+// The delivery worker: claims due jobs from the store-backed queue (with a lease, so a crash never
+// loses one: another worker takes it when the lease ends) and hands them off, up to the configured
+// concurrency at once. Woken at once when a send is accepted; otherwise it polls.
+import { hostname } from 'node:os';
+import type { Service } from '../../src/service.js';
+import { Deliverer } from '../../src/send/deliver.js';
+import { DkimSigner } from '../../src/send/dkim.js';
+import { deliveryService } from '../../src/send/delivery.js';
+import { DEFAULT_RETRY } from '../../src/send/outcome.js';
+import { dnsClient } from '../../src/domains/dns.js';
+import type { Worker } from './domain-recheck.js';
+
+/** A job whose worker vanished is taken by another after this long. */
+export const LEASE_MS = 5 * 60_000;
+const IDLE_POLL_MS = 100;
+
+export interface DeliveryWorker extends Worker {
+  poke(): void;
+}
+
+export function deliveryWorker(service: Service, opts: { start: boolean } = { start: true }): DeliveryWorker {
+  const { store, clock, random, log, config } = service.deps;
+  const deliverer = new Deliverer({
+    outbound: config.outbound,
+    dns: dnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
+    directPort: config.directPort,
+    heloName: config.mxHost,
+    timeoutMs: config.smtpTimeoutMs,
+    maxConnectionsPerHost: 5,
+  });
+  const delivery = deliveryService(service.deps, { deliverer, signer: new DkimSigner(), retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 } });
+  const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
+  const inflight = new Set<Promise<void>>();
+  let stopped = false;
+  let wake: (() => void) | null = null;
+
+  const start = (job: Parameters<typeof delivery.run>[0]) => {
+    const p = delivery
+      .run(job)
+      .catch((e: Error) => log.error(`delivery: job ${job.id}: ${e.message}`))
+      .finally(() => inflight.delete(p));
+    inflight.add(p);
+  };
+
+  const claim = async (max: number) => store.queue.claim(owner, clock.now().toISOString(), LEASE_MS, max);
+
+  const loop = async () => {
+    while (!stopped) {
+      const free = config.deliveryConcurrency - inflight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          const jobs = await claim(free);
+          claimed = jobs.length;
+          for (const j of jobs) start(j);
+        } catch (e) {
+          log.warn(`delivery: cannot claim jobs: ${(e as Error).message}`);
+        }
+      }
+      if (stopped) break;
+      if (free <= 0) await Promise.race(inflight);
+      else if (claimed === 0) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, IDLE_POLL_MS);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    }
+  };
+  const running = opts.start ? loop() : Promise.resolve();
+
+  return {
+    name: 'delivery',
+    poke: () => wake?.(),
+    /** Hands off everything due now and waits for it (tests move the clock, then call this). */
+    async runOnce() {
+      for (;;) {
+        const jobs = await claim(config.deliveryConcurrency);
+        if (!jobs.length) break;
+        for (const j of jobs) start(j);
+        await Promise.all(inflight);
+      }
+      await Promise.all(inflight);
+    },
+    async stop() {
+      stopped = true;
+      wake?.();
+      await running;
+      // Work in flight finishes (or times out); anything not finished keeps its lease and is
+      // handed off again after a restart.
+      await Promise.all(inflight);
+      deliverer.close();
+    },
+  };
+}

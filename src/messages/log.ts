@@ -1,0 +1,99 @@
+// The message log (spec.md "GET /api/v2/messages", "Message", "Message event").
+import { SvcError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import type { Message, MessageStatus, Workspace } from '../store/types.js';
+
+export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'sent', 'bounced'];
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 500;
+
+/** Every field of spec.md "Message". */
+export function messageView(m: Message) {
+  return {
+    id: m.id,
+    tenant_id: m.workspace_id,
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    status: m.status,
+    open_count: m.open_count,
+    click_count: m.click_count,
+    reply_count: m.reply_count,
+    engagement_score: m.open_count + 5 * m.click_count + 10 * m.reply_count,
+    first_open_after_seconds: m.first_open_after_seconds,
+    message_id: m.message_id,
+    error: m.error,
+    created_at: m.created_at,
+    sent_at: m.sent_at,
+    opened_at: m.opened_at,
+    clicked_at: m.clicked_at,
+    replied_at: m.replied_at,
+    bounced_at: m.bounced_at,
+  };
+}
+
+/** The list-item subset of spec.md. */
+export function messageListItem(m: Message) {
+  return {
+    id: m.id,
+    tenant_id: m.workspace_id,
+    message_id: m.message_id,
+    from: m.from,
+    to: m.to,
+    subject: m.subject,
+    status: m.status,
+    open_count: m.open_count,
+    click_count: m.click_count,
+    created_at: m.created_at,
+    sent_at: m.sent_at,
+    opened_at: m.opened_at,
+  };
+}
+
+export interface ListQuery {
+  status?: string | undefined;
+  recipient?: string | undefined;
+  limit?: string | number | undefined;
+  offset?: string | number | undefined;
+}
+
+function wholeNumber(name: string, v: string | number | undefined, dflt: number, min: number): number {
+  if (v === undefined || v === '') return dflt;
+  const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < min) throw new SvcError('invalid_request', `invalid query: ${name} must be a whole number of at least ${min}`);
+  return n;
+}
+
+export function messageLog({ store }: Deps) {
+  return {
+    async list(ws: Workspace, q: ListQuery) {
+      if (q.status !== undefined && !MESSAGE_STATUSES.includes(q.status as MessageStatus)) {
+        throw new SvcError('invalid_request', `invalid query: status must be ${MESSAGE_STATUSES.join(', ')}`);
+      }
+      // Larger pages are cut to the maximum rather than refused (spec: maximum 500).
+      const limit = Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE);
+      const offset = wholeNumber('offset', q.offset, 0, 0);
+      const recipient = q.recipient?.trim() || undefined;
+      const r = await store.messages.list(ws.id, { status: q.status as MessageStatus | undefined, recipient, limit, offset });
+      return { data: r.data.map(messageListItem), total: r.total };
+    },
+
+    async get(ws: Workspace, id: string) {
+      const m = await store.messages.get(ws.id, id);
+      if (!m) throw new SvcError('not_found', 'message not found');
+      return messageView(m);
+    },
+
+    /** Open, click and reply events arrive with tracking and the inbox; until then a message has none. */
+    async events(ws: Workspace, id: string) {
+      await this.get(ws, id);
+      return { data: [] as unknown[], total: 0 };
+    },
+
+    purgeOlderThan(days: number, now: Date) {
+      return store.messages.purge(new Date(now.getTime() - days * 86_400_000).toISOString());
+    },
+  };
+}
+
+export type MessageLog = ReturnType<typeof messageLog>;

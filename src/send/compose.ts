@@ -1,0 +1,57 @@
+// Composes the copy of a send that one delivery job hands off (nodemailer's MailComposer): From with
+// its display name, To and Cc (never Bcc; `undisclosed-recipients:;` when nobody is shown), RFC 2047
+// subjects, Date, Message-ID, an HTML fragment wrapped into a document with the open-tracking
+// pixel, a text part generated from the HTML when none was given. Links are left as they are.
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { convert } from 'html-to-text';
+import type { OutboundJob, SendContent } from '../store/types.js';
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A full HTML document: a fragment gets <html>, <head> and <body> around it. */
+export function wrapHtml(html: string, subject: string): string {
+  if (/<html[\s>]/i.test(html)) return html;
+  return `<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width">\n<title>${escapeHtml(subject)}</title>\n</head>\n<body>\n${html}\n</body>\n</html>\n`;
+}
+
+export const pixelUrl = (baseUrl: string, token: string) => `${baseUrl}/t/o/${token}.gif`;
+
+/** Puts the 1x1 open-tracking image just before </body> (or at the end). */
+export function addPixel(html: string, url: string): string {
+  const img = `<img src="${escapeHtml(url)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px">`;
+  const at = html.toLowerCase().lastIndexOf('</body>');
+  return at < 0 ? html + img : html.slice(0, at) + img + html.slice(at);
+}
+
+export function textFromHtml(html: string): string {
+  return convert(html, { wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+}
+
+export interface Composed {
+  raw: Buffer;
+  envelope: { from: string; to: string[] };
+}
+
+export async function compose(content: SendContent, job: OutboundJob, recipients: string[], baseUrl: string): Promise<Composed> {
+  const html = content.html === null ? null : addPixel(wrapHtml(content.html, content.subject), pixelUrl(baseUrl, job.open_token));
+  const text = content.text ?? (content.html !== null ? textFromHtml(content.html) : null);
+  const shown = (list: SendContent['to']) => list.map((p) => (p.name ? { name: p.name, address: p.address } : p.address));
+  const mail = new MailComposer({
+    from: content.from_name ? { name: content.from_name, address: content.from } : content.from,
+    ...(content.to.length ? { to: shown(content.to) } : {}),
+    ...(content.cc.length ? { cc: shown(content.cc) } : {}),
+    subject: content.subject,
+    date: new Date(content.created_at),
+    messageId: `<${content.message_id}>`,
+    ...(text !== null ? { text } : {}),
+    ...(html !== null ? { html } : {}),
+    // Nothing in a message may make the composer read a file or fetch a URL.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  const built = await mail.compile().build();
+  // Mail for bcc (or cc) only shows the empty group, as spec.md asks. nodemailer would quote the
+  // group name, so the line is ours, written before signing; it carries no input.
+  const raw = content.to.length ? built : Buffer.concat([Buffer.from('To: undisclosed-recipients:;\r\n'), built]);
+  return { raw, envelope: { from: content.from, to: recipients } };
+}

@@ -1,0 +1,46 @@
+// One hand-off of one job: compose the copy, sign it with the domain's key, deliver it, and store
+// the outcome (statuses, events, suppressions, or the retry) in one store call.
+import type { Deps } from '../deps.js';
+import type { OutboundJob } from '../store/types.js';
+import { compose } from './compose.js';
+import type { Deliverer, RecipientResult } from './deliver.js';
+import type { DkimSigner } from './dkim.js';
+import { outcomeOf, type RetryPolicy } from './outcome.js';
+
+export interface DeliveryDeps {
+  deliverer: Deliverer;
+  signer: DkimSigner;
+  retry: RetryPolicy;
+}
+
+export function deliveryService(deps: Deps, d: DeliveryDeps) {
+  const { store, clock, random, log, config } = deps;
+
+  async function attempt(job: OutboundJob, to: string[]): Promise<RecipientResult[]> {
+    const content = await store.messages.content(job.content_id);
+    const domain = content ? await store.domains.byId(content.domain_id) : null;
+    if (!content) return to.map((address) => ({ address, outcome: 'permanent' as const, response: 'svc: the content of this send is gone' }));
+    if (!domain) return to.map((address) => ({ address, outcome: 'permanent' as const, response: `svc: the sending domain was removed before hand-off` }));
+    const composed = await compose(content, job, to, config.baseUrl);
+    const raw = d.signer.shouldSign(domain) ? await d.signer.sign(composed.raw, domain) : composed.raw;
+    return d.deliverer.deliver(job.domain, composed.envelope, raw);
+  }
+
+  return {
+    /** Tries one claimed job and records what happened. */
+    async run(job: OutboundJob): Promise<void> {
+      const messages = await store.messages.byIds(job.message_ids);
+      let results: RecipientResult[];
+      try {
+        results = await attempt(job, messages.map((m) => m.to));
+      } catch (e) {
+        // A failure of ours (compose, sign): try again later rather than lose or bounce the mail.
+        log.error(`delivery of job ${job.id} failed: ${(e as Error).message}`);
+        results = messages.map((m) => ({ address: m.to, outcome: 'temporary' as const, response: `svc: ${(e as Error).message}` }));
+      }
+      await store.queue.complete(job.id, outcomeOf(job, messages, results, clock.now(), d.retry, random));
+    },
+  };
+}
+
+export type DeliveryService = ReturnType<typeof deliveryService>;

@@ -1,0 +1,54 @@
+// What an attempt's per-recipient results mean (spec.md "Message status", issue 5): accepted →
+// sent + message.sent; permanent rejection → bounced with the server's reply + message.bounced +
+// suppression; temporary failure → tried again with backoff, until the retry window is over →
+// bounced without suppression.
+import type { Random } from '../clock.js';
+import type { JobOutcome, Message, OutboundJob } from '../store/types.js';
+import type { RecipientResult } from './deliver.js';
+import { bouncedEvent, sentEvent } from './pipeline.js';
+
+export interface RetryPolicy {
+  /** How long after the first attempt temporary failures are still retried. */
+  windowMs: number;
+  /** First delay; doubles per attempt, up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { windowMs: 4 * 3600_000, baseDelayMs: 30_000, maxDelayMs: 30 * 60_000 };
+
+/** Delay before attempt n+1 (n = attempts so far), with ±20% jitter so retries do not herd. */
+export function retryDelay(policy: RetryPolicy, attempts: number, random: Random): number {
+  const base = Math.min(policy.baseDelayMs * 2 ** attempts, policy.maxDelayMs);
+  const jitter = 0.8 + (random.bytes(2).readUInt16BE(0) / 0xffff) * 0.4;
+  return Math.round(base * jitter);
+}
+
+export function outcomeOf(job: OutboundJob, messages: Message[], results: RecipientResult[], now: Date, policy: RetryPolicy, random: Random): JobOutcome {
+  const at = now.toISOString();
+  const byAddress = new Map(results.map((r) => [r.address.toLowerCase(), r]));
+  const out: JobOutcome = { updates: [], events: [], suppressions: [] };
+  const again: string[] = [];
+  let lastError = '';
+  const giveUp = now.getTime() - Date.parse(job.created_at) >= policy.windowMs;
+  for (const m of messages) {
+    const r = byAddress.get(m.to.toLowerCase()) ?? { address: m.to, outcome: 'temporary' as const, response: 'no result for this recipient' };
+    if (r.outcome === 'sent') {
+      out.updates.push({ id: m.id, status: 'sent', sent_at: at });
+      out.events.push(sentEvent(random.uuid(), { ...m, status: 'sent' }, at));
+    } else if (r.outcome === 'permanent' || giveUp) {
+      const error = r.outcome === 'permanent' ? r.response : `gave up after ${job.attempts + 1} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
+      const bounced = { ...m, status: 'bounced' as const, error };
+      out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at });
+      out.events.push(bouncedEvent(random.uuid(), bounced, at));
+      if (r.outcome === 'permanent') out.suppressions.push({ workspace_id: m.workspace_id, address: m.to.toLowerCase(), reason: 'bounce', detail: r.response.slice(0, 200), created_at: at });
+    } else {
+      again.push(m.id);
+      lastError = r.response;
+    }
+  }
+  if (again.length) {
+    out.retry = { message_ids: again, next_attempt_at: new Date(now.getTime() + retryDelay(policy, job.attempts, random)).toISOString(), last_error: lastError };
+  }
+  return out;
+}

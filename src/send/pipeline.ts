@@ -1,0 +1,128 @@
+// The one pipeline (DESIGN.md): POST /emails, the relay's DATA, broadcasts and sequence steps all
+// create their per-recipient message records here. Validate → sender → suppression → (quota) →
+// records, jobs and events in one store call → 202. Delivery (compose, DKIM, hand-off) follows in
+// the delivery worker.
+import type { Deps } from '../deps.js';
+import type { Message, MessageSource, OutboundJob, OutboxEvent, RecipientKind, SendContent, Workspace } from '../store/types.js';
+import { authorizeSender } from './sender.js';
+import type { Party, SendRequest } from './validate.js';
+
+export interface SendResult {
+  /** The first recipient's message id. */
+  id: string;
+  status: 'queued';
+  queued: true;
+  tracking_url: string;
+  recipient_count: number;
+}
+
+export interface SendOptions {
+  source: MessageSource;
+  /** Notes kept with the content (for example "attachments dropped" from the relay). */
+  notes?: string[];
+}
+
+export function sendPipeline(deps: Deps) {
+  const { store, clock, random } = deps;
+
+  return async function send(ws: Workspace, req: SendRequest, opts: SendOptions): Promise<SendResult> {
+    const domain = await authorizeSender(store, ws, req.from.address);
+    const now = clock.now().toISOString();
+
+    // One record per distinct recipient; an address listed twice gets one copy (first kind wins).
+    const seen = new Set<string>();
+    const recipients: Array<Party & { kind: RecipientKind }> = [];
+    for (const [kind, list] of [['to', req.to], ['cc', req.cc], ['bcc', req.bcc]] as const) {
+      for (const p of list) {
+        const key = p.address.toLowerCase();
+        if (seen.has(key)) continue;
+        seen.add(key);
+        recipients.push({ ...p, kind });
+      }
+    }
+    const suppressed = new Map((await store.suppressions.find(ws.id, [...seen])).map((s) => [s.address, s]));
+
+    const fromDomain = req.from.address.slice(req.from.address.lastIndexOf('@') + 1);
+    const content: SendContent = {
+      id: random.uuid(),
+      workspace_id: ws.id,
+      source: opts.source,
+      from: req.from.address,
+      from_name: req.from.name,
+      domain_id: domain.id,
+      to: req.to,
+      cc: req.cc,
+      subject: req.subject,
+      html: req.html,
+      text: req.text,
+      message_id: `${random.uuid()}@${fromDomain}`,
+      notes: opts.notes ?? [],
+      created_at: now,
+    };
+    const messages: Message[] = [];
+    const events: OutboxEvent[] = [];
+    const byDomain = new Map<string, string[]>();
+    for (const r of recipients) {
+      const s = suppressed.get(r.address.toLowerCase());
+      const m: Message = {
+        id: random.uuid(),
+        workspace_id: ws.id,
+        content_id: content.id,
+        source: opts.source,
+        from: req.from.address,
+        to: r.address,
+        kind: r.kind,
+        subject: req.subject,
+        status: s ? 'bounced' : 'queued',
+        open_count: 0,
+        click_count: 0,
+        reply_count: 0,
+        first_open_after_seconds: null,
+        message_id: content.message_id,
+        error: s ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})` : null,
+        created_at: now,
+        sent_at: null,
+        opened_at: null,
+        clicked_at: null,
+        replied_at: null,
+        bounced_at: s ? now : null,
+      };
+      messages.push(m);
+      if (s) {
+        events.push(bouncedEvent(random.uuid(), m, now));
+        continue;
+      }
+      const rcptDomain = r.address.slice(r.address.lastIndexOf('@') + 1).toLowerCase();
+      const group = byDomain.get(rcptDomain);
+      if (group) group.push(m.id);
+      else byDomain.set(rcptDomain, [m.id]);
+    }
+    const jobs: OutboundJob[] = [...byDomain].map(([d, ids]) => ({
+      id: random.uuid(),
+      workspace_id: ws.id,
+      content_id: content.id,
+      domain: d,
+      message_ids: ids,
+      open_token: random.bytes(18).toString('base64url'),
+      attempts: 0,
+      next_attempt_at: now,
+      created_at: now,
+      last_error: null,
+    }));
+    await store.messages.accept({ content, messages, jobs, events });
+    if (jobs.length) deps.hooks?.queued?.();
+    const first = messages[0]!;
+    return { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };
+  };
+}
+
+/** Webhook payloads (spec.md "Events"): message_id is the id the API returns; no recipient. */
+export function sentEvent(id: string, m: Message, at: string): OutboxEvent {
+  return { id, workspace_id: m.workspace_id, event: 'message.sent', message_id: m.id, payload: { message_id: m.id, from: m.from, subject: m.subject }, created_at: at };
+}
+
+export function bouncedEvent(id: string, m: Message, at: string): OutboxEvent {
+  return { id, workspace_id: m.workspace_id, event: 'message.bounced', message_id: m.id, payload: { message_id: m.id, from: m.from, subject: m.subject, error: m.error }, created_at: at };
+}
+
+export type Send = ReturnType<typeof sendPipeline>;

@@ -1,0 +1,29 @@
+// Who may send (spec.md "Prerequisites for sending" 2, "Limits" trial rule): the From address must be
+// an active registered address on a verified domain of the workspace; a trial workspace's domain
+// must also pass SPF, DKIM and DMARC.
+import { SvcError } from '../errors.js';
+import type { Domain, Store, Workspace } from '../store/types.js';
+import { passes } from '../domains/records.js';
+
+export async function authorizeSender(store: Store, ws: Workspace, address: string): Promise<Domain> {
+  const lower = address.toLowerCase();
+  const domainName = lower.slice(lower.lastIndexOf('@') + 1);
+  const [domain, registered] = await Promise.all([store.domains.get(ws.id, domainName), store.addresses.get(ws.id, lower)]);
+  if (!registered || registered.status !== 'active' || !domain || domain.status !== 'verified') {
+    const why = !domain
+      ? `${domainName} is not a domain of this account: add and verify the domain first.`
+      : domain.status !== 'verified'
+        ? `The domain ${domainName} is not verified yet: verify the domain first.`
+        : registered?.status === 'disabled'
+          ? `The domain ${domainName} is verified, but this address is disabled: enable it.`
+          : `The domain ${domainName} is verified: add the address.`;
+    throw new SvcError('sender_not_authorized', `from address '${address}' is not registered for this account. ${why}`);
+  }
+  if (ws.plan === 'trial') {
+    const failing = (domain.records ?? []).filter((r) => ['spf', 'dkim', 'dmarc'].includes(r.purpose) && !passes(r.status)).map((r) => r.purpose.toUpperCase());
+    if (domain.records === null || failing.length) {
+      throw new SvcError('forbidden', `trial workspaces send only once SPF, DKIM and DMARC of ${domainName} pass${failing.length ? ` (failing: ${failing.join(', ')})` : ''}: run svc domains verify ${domainName}`);
+    }
+  }
+  return domain;
+}

@@ -1,0 +1,218 @@
+// The file store's high-volume side: messages, their contents, the outbound queue, the webhook
+// outbox and suppressions. Every change is one line in a day-partitioned journal (mail/DAY.jsonl),
+// so a send's records, jobs and events are written together or not at all (a torn last line is
+// cut on recovery), an append never rewrites what is there, and old days are dropped whole. The
+// current state lives in memory, rebuilt from the journal when the store opens.
+import { join } from 'node:path';
+import { SvcError } from '../../errors.js';
+import type {
+  AcceptBatch,
+  JobOutcome,
+  Message,
+  MessageQuery,
+  MessageStore,
+  OutboundJob,
+  OutboxEvent,
+  OutboxStore,
+  QueueStore,
+  SendContent,
+  Suppression,
+  SuppressionStore,
+} from '../types.js';
+import { dayOf, Journal } from './journal.js';
+
+type Line =
+  | { t: 'accept'; at: string; content: SendContent; messages: Message[]; jobs: OutboundJob[]; events: OutboxEvent[] }
+  | { t: 'outcome'; at: string; job_id: string; outcome: JobOutcome };
+
+type SuppressionLine = { t: 'add'; s: Suppression } | { t: 'remove'; workspace_id: string; address: string };
+
+interface Lease {
+  owner: string;
+  until: number;
+}
+
+const copy = <T>(v: T): T => structuredClone(v);
+const SUPPRESSIONS = 'all';
+
+export class FileMailStore {
+  #messages = new Map<string, Message>();
+  /** Per workspace, in the order created: lists read it backwards (newest first). */
+  #byWorkspace = new Map<string, Message[]>();
+  /** Contents of sends with unfinished jobs (what delivery needs), and how many jobs need each. */
+  #contents = new Map<string, SendContent>();
+  #contentUsers = new Map<string, number>();
+  #jobs = new Map<string, OutboundJob>();
+  #leases = new Map<string, Lease>();
+  #outbox: OutboxEvent[] = [];
+  #suppressions = new Map<string, Map<string, Suppression>>();
+
+  private constructor(
+    private readonly mail: Journal<Line>,
+    private readonly suppressionLog: Journal<SuppressionLine>,
+    private readonly now: () => Date,
+  ) {}
+
+  static async open(dir: string, now: () => Date = () => new Date()): Promise<FileMailStore> {
+    const store = new FileMailStore(await Journal.open<Line>(join(dir, 'mail')), await Journal.open<SuppressionLine>(join(dir, 'suppressions')), now);
+    for (const l of await store.suppressionLog.read(SUPPRESSIONS)) store.#applySuppression(l);
+    for (const day of await store.mail.partitions()) for (const line of await store.mail.read(day)) store.#apply(line);
+    return store;
+  }
+
+  #apply(line: Line): void {
+    if (line.t === 'accept') {
+      this.#contents.set(line.content.id, line.content);
+      this.#contentUsers.set(line.content.id, line.jobs.length);
+      for (const m of line.messages) {
+        this.#messages.set(m.id, m);
+        let list = this.#byWorkspace.get(m.workspace_id);
+        if (!list) this.#byWorkspace.set(m.workspace_id, (list = []));
+        list.push(m);
+      }
+      for (const j of line.jobs) this.#jobs.set(j.id, j);
+      this.#outbox.push(...line.events);
+      return;
+    }
+    const { outcome } = line;
+    for (const u of outcome.updates) {
+      const m = this.#messages.get(u.id);
+      if (m) Object.assign(m, u);
+    }
+    this.#outbox.push(...outcome.events);
+    const job = this.#jobs.get(line.job_id);
+    this.#leases.delete(line.job_id);
+    if (!job) return;
+    if (outcome.retry) {
+      job.message_ids = outcome.retry.message_ids;
+      job.next_attempt_at = outcome.retry.next_attempt_at;
+      job.last_error = outcome.retry.last_error;
+      job.attempts++;
+    } else {
+      this.#jobs.delete(job.id);
+      const users = (this.#contentUsers.get(job.content_id) ?? 1) - 1;
+      if (users > 0) this.#contentUsers.set(job.content_id, users);
+      else {
+        this.#contentUsers.delete(job.content_id);
+        this.#contents.delete(job.content_id);
+      }
+    }
+  }
+
+  #applySuppression(l: SuppressionLine): void {
+    if (l.t === 'add') {
+      let ws = this.#suppressions.get(l.s.workspace_id);
+      if (!ws) this.#suppressions.set(l.s.workspace_id, (ws = new Map()));
+      if (!ws.has(l.s.address)) ws.set(l.s.address, l.s);
+    } else {
+      this.#suppressions.get(l.workspace_id)?.delete(l.address);
+    }
+  }
+
+  /** Durable first, then visible: a worker never hands off what a crash could take back. */
+  async #write(line: Line): Promise<void> {
+    await this.mail.append(dayOf(line.at), [line]);
+    this.#apply(line);
+  }
+
+  readonly messages: MessageStore = {
+    accept: async (batch: AcceptBatch) => {
+      await this.#write({ t: 'accept', at: batch.content.created_at, ...copy(batch) });
+    },
+    get: async (workspaceId, id) => {
+      const m = this.#messages.get(id);
+      return m && m.workspace_id === workspaceId ? copy(m) : null;
+    },
+    list: async (workspaceId, q: MessageQuery) => {
+      const all = this.#byWorkspace.get(workspaceId) ?? [];
+      const needle = q.recipient?.toLowerCase();
+      const data: Message[] = [];
+      let total = 0;
+      for (let i = all.length - 1; i >= 0; i--) {
+        const m = all[i]!;
+        if (q.status && m.status !== q.status) continue;
+        if (needle && !m.to.toLowerCase().includes(needle)) continue;
+        if (total >= q.offset && data.length < q.limit) data.push(copy(m));
+        total++;
+      }
+      return { data, total };
+    },
+    byIds: async (ids) => ids.flatMap((id) => (this.#messages.has(id) ? [copy(this.#messages.get(id)!)] : [])),
+    content: async (id) => {
+      const c = this.#contents.get(id);
+      return c ? copy(c) : null;
+    },
+    purge: async (before) => {
+      const cutoff = dayOf(before);
+      let removed = 0;
+      for (const day of await this.mail.partitions()) {
+        if (day >= cutoff) break;
+        for (const l of await this.mail.read(day)) {
+          if (l.t !== 'accept') continue;
+          for (const m of l.messages) {
+            if (this.#messages.delete(m.id)) removed++;
+          }
+        }
+        await this.mail.drop(day);
+      }
+      for (const [ws, list] of this.#byWorkspace) this.#byWorkspace.set(ws, list.filter((m) => this.#messages.has(m.id)));
+      return removed;
+    },
+  };
+
+  readonly queue: QueueStore = {
+    claim: async (owner, now, leaseMs, max) => {
+      const t = Date.parse(now);
+      const out: OutboundJob[] = [];
+      for (const j of this.#jobs.values()) {
+        if (out.length >= max) break;
+        if (Date.parse(j.next_attempt_at) > t) continue;
+        const lease = this.#leases.get(j.id);
+        if (lease && lease.until > t) continue;
+        this.#leases.set(j.id, { owner, until: t + leaseMs });
+        out.push(copy(j));
+      }
+      return out;
+    },
+    complete: async (jobId, outcome) => {
+      if (!this.#jobs.has(jobId)) throw new SvcError('not_found', `job ${jobId} is not pending`);
+      // Suppressions go to their own journal (they outlive the day), and first: a crash before the
+      // outcome line leaves the job to be tried again, which adds them again, harmlessly.
+      for (const s of outcome.suppressions) await this.suppressions.add(s);
+      await this.#write({ t: 'outcome', at: this.now().toISOString(), job_id: jobId, outcome: copy({ ...outcome, suppressions: [] }) });
+    },
+    depth: async () => this.#jobs.size,
+  };
+
+  readonly outbox: OutboxStore = {
+    pending: async (limit) => copy(this.#outbox.slice(0, limit)),
+  };
+
+  readonly suppressions: SuppressionStore = {
+    list: async (workspaceId) => copy([...(this.#suppressions.get(workspaceId)?.values() ?? [])]),
+    add: async (s) => {
+      const existing = this.#suppressions.get(s.workspace_id)?.get(s.address);
+      if (existing) return copy(existing);
+      const line: SuppressionLine = { t: 'add', s: copy(s) };
+      await this.suppressionLog.append(SUPPRESSIONS, [line]);
+      this.#applySuppression(line);
+      return copy(s);
+    },
+    remove: async (workspaceId, address) => {
+      if (!this.#suppressions.get(workspaceId)?.has(address)) return false;
+      const line: SuppressionLine = { t: 'remove', workspace_id: workspaceId, address };
+      await this.suppressionLog.append(SUPPRESSIONS, [line]);
+      this.#applySuppression(line);
+      return true;
+    },
+    find: async (workspaceId, addresses) => {
+      const ws = this.#suppressions.get(workspaceId);
+      return ws ? addresses.flatMap((a) => (ws.has(a) ? [copy(ws.get(a)!)] : [])) : [];
+    },
+  };
+
+  async close(): Promise<void> {
+    await this.mail.close();
+    await this.suppressionLog.close();
+  }
+}

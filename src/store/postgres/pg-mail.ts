@@ -1,0 +1,264 @@
+// The Postgres side of messages, contents, the outbound queue, the outbox and suppressions. A send's
+// records, jobs and events go in one transaction; the queue is claimed with FOR UPDATE SKIP LOCKED
+// and a lease, so several daemons never hand the same job off at once and a crashed one's jobs are
+// taken again when its lease ends.
+import type pg from 'pg';
+import type {
+  JobOutcome,
+  Message,
+  MessageStore,
+  OutboundJob,
+  OutboxEvent,
+  OutboxStore,
+  QueueStore,
+  SendContent,
+  Suppression,
+  SuppressionStore,
+} from '../types.js';
+
+export interface PgDb {
+  rows<R extends pg.QueryResultRow>(text: string, values: unknown[], name?: string): Promise<R[]>;
+  tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;
+}
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
+  reply_count, first_open_after_seconds, message_id, error, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at`;
+
+interface MessageRow {
+  id: string;
+  workspace_id: string;
+  content_id: string;
+  source: Message['source'];
+  from_addr: string;
+  to_addr: string;
+  kind: Message['kind'];
+  subject: string;
+  status: Message['status'];
+  open_count: number;
+  click_count: number;
+  reply_count: number;
+  first_open_after_seconds: number | null;
+  message_id: string;
+  error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+  opened_at: Date | null;
+  clicked_at: Date | null;
+  replied_at: Date | null;
+  bounced_at: Date | null;
+}
+
+const toMessage = (r: MessageRow): Message => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  content_id: r.content_id,
+  source: r.source,
+  from: r.from_addr,
+  to: r.to_addr,
+  kind: r.kind,
+  subject: r.subject,
+  status: r.status,
+  open_count: r.open_count,
+  click_count: r.click_count,
+  reply_count: r.reply_count,
+  first_open_after_seconds: r.first_open_after_seconds,
+  message_id: r.message_id,
+  error: r.error,
+  created_at: r.created_at.toISOString(),
+  sent_at: iso(r.sent_at),
+  opened_at: iso(r.opened_at),
+  clicked_at: iso(r.clicked_at),
+  replied_at: iso(r.replied_at),
+  bounced_at: iso(r.bounced_at),
+});
+
+interface JobRow {
+  id: string;
+  workspace_id: string;
+  content_id: string;
+  domain: string;
+  message_ids: string[];
+  open_token: string;
+  attempts: number;
+  next_attempt_at: Date;
+  created_at: Date;
+  last_error: string | null;
+}
+
+const toJob = (r: JobRow): OutboundJob => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  content_id: r.content_id,
+  domain: r.domain,
+  message_ids: r.message_ids,
+  open_token: r.open_token,
+  attempts: r.attempts,
+  next_attempt_at: r.next_attempt_at.toISOString(),
+  created_at: r.created_at.toISOString(),
+  last_error: r.last_error,
+});
+
+const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error';
+
+interface SuppressionRow {
+  workspace_id: string;
+  address: string;
+  reason: Suppression['reason'];
+  detail: string | null;
+  created_at: Date;
+}
+const toSuppression = (r: SuppressionRow): Suppression => ({ workspace_id: r.workspace_id, address: r.address, reason: r.reason, detail: r.detail, created_at: r.created_at.toISOString() });
+
+async function insertEvents(c: pg.PoolClient, events: OutboxEvent[]): Promise<void> {
+  if (!events.length) return;
+  await c.query(
+    `INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
+     SELECT id, workspace_id, event, message_id, payload, created_at
+       FROM jsonb_to_recordset($1) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz)`,
+    [JSON.stringify(events)],
+  );
+}
+
+export function pgMailStores(db: PgDb): { messages: MessageStore; queue: QueueStore; outbox: OutboxStore; suppressions: SuppressionStore } {
+  const messages: MessageStore = {
+    accept: (batch) =>
+      db.tx(async (c) => {
+        const k = batch.content;
+        await c.query(
+          `INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+          [k.id, k.workspace_id, k.source, k.from, k.from_name, k.domain_id, JSON.stringify(k.to), JSON.stringify(k.cc), k.subject, k.html, k.text, k.message_id, JSON.stringify(k.notes), k.created_at],
+        );
+        await c.query(
+          `INSERT INTO messages (${MESSAGE_COLS})
+           SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
+                  first_open_after_seconds, message_id, error, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at
+             FROM jsonb_to_recordset($1) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
+                  subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
+                  error text, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
+                  bounced_at timestamptz)`,
+          [JSON.stringify(batch.messages)],
+        );
+        if (batch.jobs.length) {
+          await c.query(
+            `INSERT INTO outbound_jobs (${JOB_COLS})
+             SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error
+               FROM jsonb_to_recordset($1) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
+                    attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text)`,
+            [JSON.stringify(batch.jobs)],
+          );
+        }
+        await insertEvents(c, batch.events);
+      }),
+    get: async (workspaceId, id) => {
+      const [r] = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'message_get');
+      return r ? toMessage(r) : null;
+    },
+    list: async (workspaceId, q) => {
+      const where = ['workspace_id = $1'];
+      const values: unknown[] = [workspaceId];
+      if (q.status) {
+        values.push(q.status);
+        where.push(`status = $${values.length}`);
+      }
+      if (q.recipient) {
+        values.push(`%${q.recipient.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+        where.push(`lower(to_addr) LIKE $${values.length}`);
+      }
+      const [{ n }] = (await db.rows<{ n: string }>(`SELECT count(*) AS n FROM messages WHERE ${where.join(' AND ')}`, values)) as [{ n: string }];
+      const rows = await db.rows<MessageRow>(
+        `SELECT ${MESSAGE_COLS} FROM messages WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
+        [...values, q.limit, q.offset],
+      );
+      return { data: rows.map(toMessage), total: Number(n) };
+    },
+    byIds: async (ids) => (await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE id = ANY($1) ORDER BY seq`, [ids])).map(toMessage),
+    content: async (id) => {
+      const [r] = await db.rows<{ id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc']; subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date }>(
+        `SELECT * FROM send_contents WHERE id = $1`,
+        [id],
+        'content_get',
+      );
+      if (!r) return null;
+      return { id: r.id, workspace_id: r.workspace_id, source: r.source, from: r.from_addr, from_name: r.from_name, domain_id: r.domain_id, to: r.to_list, cc: r.cc_list, subject: r.subject, html: r.html, text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString() };
+    },
+    purge: async (before) =>
+      db.tx(async (c) => {
+        const r = await c.query(`DELETE FROM messages WHERE created_at < $1`, [before]);
+        await c.query(`DELETE FROM send_contents s WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM outbound_jobs j WHERE j.content_id = s.id)`, [before]);
+        return r.rowCount ?? 0;
+      }),
+  };
+
+  const queue: QueueStore = {
+    claim: async (owner, now, leaseMs, max) => {
+      const until = new Date(Date.parse(now) + leaseMs).toISOString();
+      const rows = await db.rows<JobRow>(
+        `UPDATE outbound_jobs SET lease_owner = $1, lease_until = $3
+          WHERE id IN (SELECT id FROM outbound_jobs
+                        WHERE next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
+                        ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+          RETURNING ${JOB_COLS}`,
+        [owner, now, until, max],
+        'queue_claim',
+      );
+      return rows.map(toJob);
+    },
+    complete: (jobId, outcome: JobOutcome) =>
+      db.tx(async (c) => {
+        const job = (await c.query<{ content_id: string }>(`SELECT content_id FROM outbound_jobs WHERE id = $1 FOR UPDATE`, [jobId])).rows[0];
+        if (!job) return;
+        if (outcome.updates.length) {
+          await c.query(
+            `UPDATE messages m SET status = COALESCE(u.status, m.status), error = COALESCE(u.error, m.error),
+                    sent_at = COALESCE(u.sent_at, m.sent_at), bounced_at = COALESCE(u.bounced_at, m.bounced_at)
+               FROM jsonb_to_recordset($1) AS u(id text, status text, error text, sent_at timestamptz, bounced_at timestamptz)
+              WHERE m.id = u.id`,
+            [JSON.stringify(outcome.updates)],
+          );
+        }
+        await insertEvents(c, outcome.events);
+        for (const s of outcome.suppressions) {
+          await c.query(`INSERT INTO suppressions (workspace_id, address, reason, detail, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`, [s.workspace_id, s.address, s.reason, s.detail, s.created_at]);
+        }
+        if (outcome.retry) {
+          await c.query(
+            `UPDATE outbound_jobs SET message_ids = $2, next_attempt_at = $3, last_error = $4, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL WHERE id = $1`,
+            [jobId, JSON.stringify(outcome.retry.message_ids), outcome.retry.next_attempt_at, outcome.retry.last_error],
+          );
+        } else {
+          await c.query(`DELETE FROM outbound_jobs WHERE id = $1`, [jobId]);
+          await c.query(`DELETE FROM send_contents WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM outbound_jobs WHERE content_id = $1)`, [job.content_id]);
+        }
+      }),
+    depth: async () => Number((await db.rows<{ n: string }>(`SELECT count(*) AS n FROM outbound_jobs`, []))[0]!.n),
+  };
+
+  const outbox: OutboxStore = {
+    pending: async (limit) =>
+      (await db.rows<{ id: string; workspace_id: string; event: OutboxEvent['event']; message_id: string; payload: Record<string, unknown>; created_at: Date }>(
+        `SELECT id, workspace_id, event, message_id, payload, created_at FROM outbox_events ORDER BY seq LIMIT $1`,
+        [limit],
+      )).map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
+  };
+
+  const suppressions: SuppressionStore = {
+    list: async (workspaceId) => (await db.rows<SuppressionRow>(`SELECT * FROM suppressions WHERE workspace_id = $1 ORDER BY created_at, address`, [workspaceId])).map(toSuppression),
+    add: async (s) => {
+      const [r] = await db.rows<SuppressionRow>(
+        `WITH ins AS (INSERT INTO suppressions (workspace_id, address, reason, detail, created_at) VALUES ($1, $2, $3, $4, $5)
+                       ON CONFLICT DO NOTHING RETURNING *)
+         SELECT * FROM ins UNION ALL SELECT * FROM suppressions WHERE workspace_id = $1 AND address = $2 LIMIT 1`,
+        [s.workspace_id, s.address, s.reason, s.detail, s.created_at],
+      );
+      return toSuppression(r!);
+    },
+    remove: async (workspaceId, address) => (await db.rows(`DELETE FROM suppressions WHERE workspace_id = $1 AND address = $2 RETURNING address`, [workspaceId, address])).length > 0,
+    find: async (workspaceId, addresses) =>
+      addresses.length ? (await db.rows<SuppressionRow>(`SELECT * FROM suppressions WHERE workspace_id = $1 AND address = ANY($2)`, [workspaceId, addresses], 'suppression_find')).map(toSuppression) : [],
+  };
+
+  return { messages, queue, outbox, suppressions };
+}

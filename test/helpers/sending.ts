@@ -1,0 +1,68 @@
+// A daemon ready to send: fixture DNS with a verified sender domain (acme.test) and recipient
+// domains whose MX is the test's sink, a registered address and a key.
+import type { Clock } from '../../src/clock.js';
+import { fixtureDns, type FixtureDns } from './dns-server.js';
+import { publish } from './domains.js';
+import { sink, type Sink } from './sink.js';
+import { startTestDaemon, type TestDaemon } from './daemon.js';
+import type { StoreLocation } from '../../src/config.js';
+import type { Workspace } from '../../src/store/types.js';
+
+export interface Sending extends Omit<TestDaemon, "key"> {
+  dns: FixtureDns;
+  sink: Sink;
+  ws: Workspace;
+  key: string;
+  post(body: unknown, key?: string): Promise<{ status: number; body: any; headers: Headers }>;
+  get(path: string, key?: string): Promise<{ status: number; body: any }>;
+}
+
+export async function sending(
+  t: { after(fn: () => unknown): void },
+  opts: { plan?: string; clock?: Clock; env?: Record<string, string>; store?: StoreLocation; deliver?: boolean } = {},
+): Promise<Sending> {
+  const dns = await fixtureDns(t);
+  const s = await sink(t);
+  const d = await startTestDaemon(t, {
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.store ? { store: opts.store } : {}),
+    deliver: opts.deliver ?? true,
+    env: { SVC_DNS_SERVERS: dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.port), SVC_SMTP_TIMEOUT: '2000', ...opts.env },
+  });
+  const { service } = d.daemon;
+  const ws = await service.workspaces.create('acme', opts.plan ?? 'scale');
+  const domain = await service.domains.add(ws, 'acme.test');
+  publish(dns, 'acme.test', domain.records);
+  const v = await service.domains.verify(ws, 'acme.test');
+  if (!v.passed) throw new Error(`acme.test did not verify: ${JSON.stringify(v.view.records)}`);
+  await service.addresses.add(ws, 'hello@acme.test');
+  const key = (await service.keys.create(ws, { scopes: 'send,read' })).key;
+  const call = async (method: string, path: string, body: unknown, k: string) => {
+    const r = await fetch(`${d.api}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${k}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await r.text();
+    return { status: r.status, body: text ? JSON.parse(text) : null, headers: r.headers };
+  };
+  return {
+    ...d,
+    dns,
+    sink: s,
+    ws,
+    key,
+    post: (body, k = key) => call('POST', '/api/v2/emails', body, k),
+    get: (path, k = key) => call('GET', path, undefined, k),
+  };
+}
+
+/** Polls the message until it leaves `queued` (delivery runs in the daemon's worker). */
+export async function settled(s: Sending, id: string): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const r = await s.get(`/api/v2/messages/${id}`);
+    if (r.status === 200 && r.body.status !== 'queued') return r.body;
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  throw new Error(`message ${id} still queued`);
+}

@@ -1,0 +1,120 @@
+// A sink SMTP server for tests: accepts mail like a recipient's MX (STARTTLS offered, with
+// smtp-server's own certificate), keeps every message raw with its envelope, and can be told to
+// refuse a recipient (5xx), defer (4xx) a number of times, or never answer.
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { Resolver } from 'node:dns/promises';
+import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
+
+export interface Received {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  secure: boolean;
+  user: string | undefined;
+}
+
+type Rule = (rcpt: string) => { code: number; message: string } | null;
+
+export class Sink {
+  readonly received: Received[] = [];
+  rcptRules: Rule[] = [];
+  /** Delay before answering DATA, to keep messages in flight. */
+  dataDelayMs = 0;
+  silent = false;
+  #server!: SMTPServer;
+  #waiters: Array<{ n: number; resolve: () => void }> = [];
+  port = 0;
+
+  constructor(private readonly extra: Partial<SMTPServerOptions> = {}) {}
+
+  async start(): Promise<this> {
+    this.#server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: this.extra.onAuth ? [] : ['AUTH'],
+      logger: false,
+      size: 50 * 1024 * 1024,
+      ...this.extra,
+      onConnect: (_session, cb) => {
+        if (!this.silent) cb();
+      },
+      onRcptTo: (address, _session, cb) => {
+        for (const rule of this.rcptRules) {
+          const r = rule(address.address);
+          if (r) {
+            const err = new Error(r.message) as Error & { responseCode: number };
+            err.responseCode = r.code;
+            return cb(err);
+          }
+        }
+        cb();
+      },
+      onData: (stream, session, cb) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          const finish = () => {
+            this.received.push({
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: session.envelope.rcptTo.map((r) => r.address),
+              raw: Buffer.concat(chunks),
+              secure: session.secure,
+              user: session.user as string | undefined,
+            });
+            this.#waiters = this.#waiters.filter((w) => (this.received.length >= w.n ? (w.resolve(), false) : true));
+            cb();
+          };
+          if (this.dataDelayMs) setTimeout(finish, this.dataDelayMs);
+          else finish();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', () => resolve()));
+    this.port = (this.#server.server.address() as { port: number }).port;
+    return this;
+  }
+
+  /** Resolves once n messages have arrived in all. */
+  waitFor(n: number): Promise<void> {
+    if (this.received.length >= n) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ n, resolve }));
+  }
+
+  /** Refuses this recipient at RCPT with code and text, `times` times (default always). */
+  refuse(address: string, code: number, message: string, times = Infinity): void {
+    let left = times;
+    this.rcptRules.push((rcpt) => (rcpt.toLowerCase() === address.toLowerCase() && left-- > 0 ? { code, message } : null));
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+export async function sink(t: { after(fn: () => unknown): void }, extra: Partial<SMTPServerOptions> = {}): Promise<Sink> {
+  const s = await new Sink(extra).start();
+  t.after(() => s.stop());
+  return s;
+}
+
+/** DKIM-verifies a message with mailauth, public keys looked up in the given DNS server. */
+export async function verifyDkim(raw: Buffer, dnsServer: string) {
+  const resolver = new Resolver({ timeout: 1000, tries: 1 });
+  resolver.setServers([dnsServer]);
+  const r = await dkimVerify(raw, {
+    resolver: (name: string, type: string) => (type === 'TXT' ? resolver.resolveTxt(name) : resolver.resolve(name, type as 'A')) as Promise<never>,
+  });
+  return r.results;
+}
+
+/** The header block of a raw message, unfolded, as name → values. */
+export function headers(raw: Buffer): Map<string, string[]> {
+  const head = raw.toString('utf8').split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
+  const out = new Map<string, string[]>();
+  for (const line of head.split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i < 0) continue;
+    const k = line.slice(0, i).toLowerCase();
+    out.set(k, [...(out.get(k) ?? []), line.slice(i + 1).trim()]);
+  }
+  return out;
+}
