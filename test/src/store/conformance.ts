@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Address, ApiKey, Domain, DomainCheck, Store, Workspace } from '../../../src/store/types.js';
+import type { AcceptBatch, Address, ApiKey, Domain, DomainCheck, Message, Store, Workspace } from '../../../src/store/types.js';
 import { isSvcError } from '../../../src/errors.js';
 
 export interface Backend<B> {
@@ -56,6 +56,40 @@ const check = (at: string, verify: boolean, changes = 1): DomainCheck => ({
   checked_at: at,
   verify,
 });
+
+/** A send of `to` at time `at`: content, one message per recipient, one job for them all. */
+function batch(workspace_id: string, to: string[], at: string): AcceptBatch {
+  const content_id = randomUUID();
+  const messages: Message[] = to.map((addr) => ({
+    id: randomUUID(),
+    workspace_id,
+    content_id,
+    source: 'api',
+    from: 'hello@acme.test',
+    to: addr,
+    kind: 'to',
+    subject: 'Hi',
+    status: 'queued',
+    open_count: 0,
+    click_count: 0,
+    reply_count: 0,
+    first_open_after_seconds: null,
+    message_id: `${content_id}@acme.test`,
+    error: null,
+    created_at: at,
+    sent_at: null,
+    opened_at: null,
+    clicked_at: null,
+    replied_at: null,
+    bounced_at: null,
+  }));
+  return {
+    content: { id: content_id, workspace_id, source: 'api', from: 'hello@acme.test', from_name: 'Acme', domain_id: randomUUID(), to: to.map((address) => ({ name: null, address })), cc: [], subject: 'Hi', html: '<p>x</p>', text: null, message_id: `${content_id}@acme.test`, notes: [], created_at: at },
+    messages,
+    jobs: [{ id: randomUUID(), workspace_id, content_id, domain: 'rcpt.test', message_ids: messages.map((m) => m.id), open_token: 'tok', attempts: 0, next_attempt_at: at, created_at: at, last_error: null }],
+    events: [],
+  };
+}
 
 const rejectsWith = (p: Promise<unknown>, kind: string) => assert.rejects(p, (e) => isSvcError(e) && e.kind === kind);
 
@@ -195,6 +229,106 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.domains.listByWorkspace(a.id), []);
   });
 
+  test(`${backend.name}: messages: accept, get, list newest first with filters and paging, contents`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b = await store.workspaces.create(ws('beta'));
+    const b1 = batch(a.id, ['Jane@Rcpt.test', 'bob@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    const b2 = batch(a.id, ['carol@other.test'], '2026-01-01T11:00:00.000Z');
+    await store.messages.accept(b1);
+    await store.messages.accept(b2);
+    await store.messages.accept(batch(b.id, ['jane@rcpt.test'], '2026-01-01T12:00:00.000Z'));
+    const all = await store.messages.list(a.id, { limit: 100, offset: 0 });
+    assert.equal(all.total, 3);
+    assert.deepEqual(all.data.map((m) => m.to), ['carol@other.test', 'bob@rcpt.test', 'Jane@Rcpt.test']);
+    assert.deepEqual(all.data[0], b2.messages[0]);
+    const page = await store.messages.list(a.id, { limit: 1, offset: 1 });
+    assert.deepEqual([page.total, page.data.map((m) => m.to)], [3, ['bob@rcpt.test']]);
+    assert.deepEqual((await store.messages.list(a.id, { recipient: 'JANE', limit: 100, offset: 0 })).data.map((m) => m.to), ['Jane@Rcpt.test']);
+    assert.equal((await store.messages.list(a.id, { recipient: '%', limit: 100, offset: 0 })).total, 0);
+    assert.equal((await store.messages.list(a.id, { status: 'sent', limit: 100, offset: 0 })).total, 0);
+    assert.equal((await store.messages.get(a.id, b1.messages[0]!.id))?.to, 'Jane@Rcpt.test');
+    assert.equal(await store.messages.get(b.id, b1.messages[0]!.id), null, 'another workspace sees nothing');
+    assert.deepEqual((await store.messages.byIds([b1.messages[1]!.id, 'nope'])).map((m) => m.to), ['bob@rcpt.test']);
+    assert.deepEqual(await store.messages.content(b1.content.id), b1.content);
+    assert.equal(await store.messages.content('nope'), null);
+  });
+
+  test(`${backend.name}: queue: claim what is due under a lease, complete or reschedule, in one call`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b1 = batch(a.id, ['jane@rcpt.test', 'gone@rcpt.test', 'slow@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    const later = batch(a.id, ['x@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    later.jobs[0]!.next_attempt_at = '2026-01-01T12:00:00.000Z';
+    await store.messages.accept(b1);
+    await store.messages.accept(later);
+    assert.equal(await store.queue.depth(), 2);
+    const now = '2026-01-01T10:00:01.000Z';
+    const claimed = await store.queue.claim('w1', now, 60_000, 10);
+    assert.deepEqual(claimed.map((j) => j.id), [b1.jobs[0]!.id]);
+    assert.deepEqual(claimed[0]!.message_ids, b1.jobs[0]!.message_ids);
+    // Leased: another worker gets nothing until the lease ends.
+    assert.deepEqual(await store.queue.claim('w2', now, 60_000, 10), []);
+    const stolen = await store.queue.claim('w2', '2026-01-01T10:01:02.000Z', 60_000, 10);
+    assert.deepEqual(stolen.map((j) => j.id), [b1.jobs[0]!.id]);
+    const [jane, gone, slow] = b1.messages as [Message, Message, Message];
+    await store.queue.complete(b1.jobs[0]!.id, {
+      updates: [
+        { id: jane.id, status: 'sent', sent_at: now },
+        { id: gone.id, status: 'bounced', error: '550 no', bounced_at: now },
+      ],
+      events: [
+        { id: randomUUID(), workspace_id: a.id, event: 'message.sent', message_id: jane.id, payload: { message_id: jane.id }, created_at: now },
+        { id: randomUUID(), workspace_id: a.id, event: 'message.bounced', message_id: gone.id, payload: { message_id: gone.id }, created_at: now },
+      ],
+      suppressions: [{ workspace_id: a.id, address: 'gone@rcpt.test', reason: 'bounce', detail: '550 no', created_at: now }],
+      retry: { message_ids: [slow.id], next_attempt_at: '2026-01-01T10:30:00.000Z', last_error: '451 later' },
+    });
+    const byId = new Map((await store.messages.byIds(b1.messages.map((m) => m.id))).map((m) => [m.id, m]));
+    assert.deepEqual([byId.get(jane.id)?.status, byId.get(jane.id)?.sent_at], ['sent', now]);
+    assert.deepEqual([byId.get(gone.id)?.status, byId.get(gone.id)?.error, byId.get(gone.id)?.bounced_at], ['bounced', '550 no', now]);
+    assert.equal(byId.get(slow.id)?.status, 'queued');
+    assert.deepEqual((await store.outbox.pending(10)).map((e) => e.event), ['message.sent', 'message.bounced']);
+    assert.deepEqual((await store.suppressions.find(a.id, ['gone@rcpt.test', 'jane@rcpt.test'])).map((x) => x.address), ['gone@rcpt.test']);
+    // The rescheduled job holds only the recipient left, once due, with its lease gone.
+    assert.deepEqual(await store.queue.claim('w1', '2026-01-01T10:29:00.000Z', 60_000, 10), []);
+    const retried = await store.queue.claim('w1', '2026-01-01T10:30:00.000Z', 60_000, 10);
+    assert.deepEqual([retried[0]?.message_ids, retried[0]?.attempts, retried[0]?.last_error], [[slow.id], 1, '451 later']);
+    await store.queue.complete(retried[0]!.id, { updates: [{ id: slow.id, status: 'sent', sent_at: '2026-01-01T10:30:01.000Z' }], events: [], suppressions: [] });
+    assert.equal(await store.queue.depth(), 1);
+    // The content stays while the send has unfinished jobs only.
+    assert.equal(await store.messages.content(b1.content.id), null);
+    assert.ok(await store.messages.content(later.content.id));
+  });
+
+  test(`${backend.name}: suppressions: add once, list, find, remove`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b = await store.workspaces.create(ws('beta'));
+    const first = await store.suppressions.add({ workspace_id: a.id, address: 'x@y.test', reason: 'bounce', detail: '550', created_at: '2026-01-01T00:00:00.000Z' });
+    const again = await store.suppressions.add({ workspace_id: a.id, address: 'x@y.test', reason: 'manual', detail: null, created_at: '2026-01-02T00:00:00.000Z' });
+    assert.deepEqual(again, first);
+    await store.suppressions.add({ workspace_id: a.id, address: 'z@y.test', reason: 'manual', detail: null, created_at: '2026-01-03T00:00:00.000Z' });
+    assert.deepEqual((await store.suppressions.list(a.id)).map((x) => x.address), ['x@y.test', 'z@y.test']);
+    assert.deepEqual(await store.suppressions.list(b.id), []);
+    assert.deepEqual(await store.suppressions.find(b.id, ['x@y.test']), []);
+    assert.equal(await store.suppressions.remove(a.id, 'x@y.test'), true);
+    assert.equal(await store.suppressions.remove(a.id, 'x@y.test'), false);
+    assert.deepEqual((await store.suppressions.find(a.id, ['x@y.test', 'z@y.test'])).map((x) => x.address), ['z@y.test']);
+  });
+
+  test(`${backend.name}: purge removes messages created before a time`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const old = batch(a.id, ['old@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    await store.messages.accept(old);
+    await store.queue.complete(old.jobs[0]!.id, { updates: [{ id: old.messages[0]!.id, status: 'sent', sent_at: '2026-01-01T10:00:01.000Z' }], events: [], suppressions: [] });
+    await store.messages.accept(batch(a.id, ['new@rcpt.test'], '2026-02-01T10:00:00.000Z'));
+    assert.equal(await store.messages.purge('2026-01-15T00:00:00.000Z'), 1);
+    assert.deepEqual((await store.messages.list(a.id, { limit: 10, offset: 0 })).data.map((m) => m.to), ['new@rcpt.test']);
+    assert.equal(await store.messages.get(a.id, old.messages[0]!.id), null);
+  });
+
   test(`${backend.name}: what was written is there after a reopen`, async (t) => {
     const { b, store } = await fresh(t);
     const a = await store.workspaces.create(ws('acme'));
@@ -206,5 +340,16 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await again.workspaces.list(), [a]);
     assert.equal((await again.keys.findByHash(k.hash))?.key.revoked_at, '2026-01-02T00:00:00.000Z');
     await again.health();
+    // The send pipeline's records too: a queued job, a message, a suppression.
+    const sent = batch(a.id, ['keep@rcpt.test'], '2026-01-05T00:00:00.000Z');
+    await again.messages.accept(sent);
+    await again.suppressions.add({ workspace_id: a.id, address: 's@y.test', reason: 'manual', detail: null, created_at: '2026-01-05T00:00:00.000Z' });
+    await again.close();
+    const third = await backend.open(b);
+    t.after(() => third.close());
+    assert.equal((await third.messages.get(a.id, sent.messages[0]!.id))?.to, 'keep@rcpt.test');
+    assert.equal(await third.queue.depth(), 1);
+    assert.deepEqual((await third.queue.claim('w', '2026-01-05T00:00:01.000Z', 1000, 5)).map((j) => j.id), [sent.jobs[0]!.id]);
+    assert.equal((await third.suppressions.list(a.id)).length, 1);
   });
 }
