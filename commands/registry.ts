@@ -18,6 +18,11 @@ import addressesList from './addresses/list.js';
 import addressesDisable from './addresses/disable.js';
 import addressesEnable from './addresses/enable.js';
 import addressesRemove from './addresses/remove.js';
+import messagesList from './messages/list.js';
+import messagesShow from './messages/show.js';
+import suppressionsList from './suppressions/list.js';
+import suppressionsAdd from './suppressions/add.js';
+import suppressionsRemove from './suppressions/remove.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -25,6 +30,8 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   keys: { summary: "the workspace's API keys", singular: 'key' },
   domains: { summary: 'sending domains and their DNS verification', singular: 'domain' },
   addresses: { summary: 'registered From addresses', singular: 'address' },
+  messages: { summary: 'the message log', singular: 'message' },
+  suppressions: { summary: 'the workspace suppression list', singular: 'suppression' },
 };
 
 export const commands: CommandSpec[] = [
@@ -46,4 +53,9 @@ export const commands: CommandSpec[] = [
   addressesDisable,
   addressesEnable,
   addressesRemove,
+  messagesList,
+  messagesShow,
+  suppressionsList,
+  suppressionsAdd,
+  suppressionsRemove,
 ];

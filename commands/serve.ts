@@ -17,6 +17,11 @@ export default {
     { flags: '--allow-insecure-webhooks', description: 'allow http:// and private webhook targets (development only)' },
     { flags: '--body-limit <size>', description: 'largest REST request body, e.g. 1mb (SVC_BODY_LIMIT, default 1mb)' },
     { flags: '--migrate', description: 'postgres: apply pending schema migrations before serving' },
+    { flags: '--direct-port <port>', description: 'port of direct MX delivery (SVC_DIRECT_PORT, default 25)' },
+    { flags: '--smtp-timeout <ms>', description: 'outbound SMTP connect/greeting/idle timeout (SVC_SMTP_TIMEOUT, default 60000)' },
+    { flags: '--retry-window <seconds>', description: 'retry temporary failures this long, then bounce (SVC_RETRY_WINDOW, default 14400)' },
+    { flags: '--delivery-concurrency <n>', description: 'hand-offs at once (SVC_DELIVERY_CONCURRENCY, default 32)' },
+    { flags: '--retention-days <days>', description: 'remove messages older than this (SVC_RETENTION_DAYS, default 30)' },
     { flags: '--domain-recheck <seconds>', description: "how often every domain's records are re-checked; 0 = never (SVC_DOMAIN_RECHECK, default 3600)" },
   ],
   async run(ctx) {

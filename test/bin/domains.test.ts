@@ -120,3 +120,18 @@ test('addresses add/list/disable/enable/remove and the plan limit with its body'
   assert.equal((await svc([...base, 'domains', 'remove', 'good.test'])).code, 1);
   assert.equal(json(await svc([...base, 'domains', 'remove', 'good.test', '--force', '--json'])).addresses_removed, 2);
 });
+
+test('messages list/show and suppressions list/add/remove from the command line', async (t) => {
+  const { base } = await setup(t);
+  const empty = await svc([...base, 'messages', 'list', '--json']);
+  assert.deepEqual(json(empty), []);
+  assert.equal((await svc([...base, 'messages', 'list', '--status', 'lost'])).code, 2);
+  assert.equal((await svc([...base, 'message', 'show', 'nope'])).code, 1);
+  const added = json(await svc([...base, 'suppressions', 'add', 'Bounce@Example.org', '--json']));
+  assert.deepEqual([added.address, added.reason], ['bounce@example.org', 'manual']);
+  const list = json(await svc([...base, 'suppressions', 'list', '--json']));
+  assert.deepEqual(list.map((x: any) => Object.keys(x).filter((k) => ['address', 'reason', 'created_at'].includes(k)).length), [3]);
+  assert.equal(json(await svc([...base, 'suppression', 'remove', 'bounce@example.org', '--json'])).removed, true);
+  assert.equal((await svc([...base, 'suppressions', 'remove', 'bounce@example.org'])).code, 1);
+  assert.equal((await svc([...base, 'suppressions', 'add', 'not-an-address'])).code, 2);
+});

@@ -1,0 +1,12 @@
+import type { CommandSpec } from '../spec.js';
+
+export default {
+  noun: 'suppressions',
+  verb: 'list',
+  summary: 'the workspace suppression list: addresses never mailed',
+  async run(ctx) {
+    const service = await ctx.service();
+    const all = await service.suppressions.list(await ctx.workspace());
+    ctx.out.result(all, () => ctx.out.table(all, ['address', 'reason', 'created_at', 'detail']));
+  },
+} satisfies CommandSpec;

@@ -1,0 +1,54 @@
+// A daemon killed with SIGKILL while 500 accepted messages are queued: after a restart all 500
+// reach the sink, and none twice except those in flight at the crash.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { svc, json, serve } from '../helpers/cli.js';
+import { tmpDir } from '../helpers/tmp.js';
+import { fixtureDns } from '../helpers/dns-server.js';
+import { publish } from '../helpers/domains.js';
+import { headers, sink } from '../helpers/sink.js';
+
+const CONCURRENCY = 8;
+
+test('SIGKILL with 500 queued: all delivered after restart, duplicates only for those in flight', async (t) => {
+  const dns = await fixtureDns(t);
+  const s = await sink(t);
+  // Slow at first, so most of the 500 are still queued when the daemon dies.
+  s.dataDelayMs = 300;
+  const dir = await tmpDir(t);
+  const base = ['--store', `file:${dir}`, '--dns-server', dns.server];
+  json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'scale', '--json']));
+  const domain = json(await svc([...base, 'domains', 'add', 'acme.test', '--json']));
+  publish(dns, 'acme.test', domain.records);
+  assert.equal((await svc([...base, 'domains', 'verify', 'acme.test'])).code, 0);
+  json(await svc([...base, 'addresses', 'add', 'hello@acme.test', '--json']));
+  const key = json(await svc([...base, 'keys', 'create', '--json'])).key as string;
+  const flags = [...base, '--direct-port', String(s.port), '--delivery-concurrency', String(CONCURRENCY), '--smtp-timeout', '5000'];
+
+  const d1 = await serve(flags);
+  t.after(() => d1.stop('SIGKILL'));
+  const post = (i: number) =>
+    fetch(`${d1.urls.api}/api/v2/emails`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ from: 'hello@acme.test', to: [`r${i}@rcpt.test`], subject: `n${i}`, body_text: 'x' }),
+    }).then((r) => r.status);
+  const statuses: number[] = [];
+  for (let i = 0; i < 500; i += 25) statuses.push(...(await Promise.all(Array.from({ length: 25 }, (_, k) => post(i + k)))));
+  assert.deepEqual([...new Set(statuses)], [202]);
+  await d1.stop('SIGKILL');
+  const atCrash = s.received.length;
+  assert.ok(atCrash < 500, `only ${atCrash} had arrived when the daemon died`);
+
+  s.dataDelayMs = 0;
+  const d2 = await serve(flags);
+  t.after(() => d2.stop('SIGKILL'));
+  const unique = () => new Set(s.received.map((r) => headers(r.raw).get('subject')![0])).size;
+  for (let i = 0; i < 600 && unique() < 500; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(unique(), 500, 'every accepted message arrived');
+  const duplicates = s.received.length - 500;
+  assert.ok(duplicates <= CONCURRENCY, `${duplicates} duplicates, at most the ${CONCURRENCY} in flight`);
+  const list = await fetch(`${d2.urls.api}/api/v2/messages?status=sent&limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<{ total: number }>);
+  assert.equal(list.total, 500);
+  assert.equal(await d2.stop(), 0);
+});
