@@ -45,7 +45,7 @@ export function startServer(args: string[], env: Record<string, string> = {}): P
 }
 
 export async function load(opts: autocannon.Options): Promise<autocannon.Result> {
-  return autocannon({ duration: 5, connections: 50, ...opts });
+  return autocannon({ connections: 50, ...(opts.amount ? {} : { duration: 5 }), ...opts });
 }
 
 export function report(name: string, figures: Record<string, string | number>): void {

@@ -2,8 +2,9 @@
 import { foundation } from './foundation.js';
 import { postgres } from './postgres.js';
 import { domains } from './domains.js';
+import { send, sendE2E } from './send.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains };
+const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, e2e: sendE2E };
 const wanted = process.argv.slice(2);
 for (const name of wanted.length ? wanted : Object.keys(sections)) {
   const run = sections[name];

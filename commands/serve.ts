@@ -21,7 +21,9 @@ export default {
     { flags: '--smtp-timeout <ms>', description: 'outbound SMTP connect/greeting/idle timeout (SVC_SMTP_TIMEOUT, default 60000)' },
     { flags: '--retry-window <seconds>', description: 'retry temporary failures this long, then bounce (SVC_RETRY_WINDOW, default 14400)' },
     { flags: '--delivery-concurrency <n>', description: 'hand-offs at once (SVC_DELIVERY_CONCURRENCY, default 32)' },
+    { flags: '--compose-threads <n>', description: 'threads that compose and DKIM-sign (SVC_COMPOSE_THREADS, default the cores, at most 4; 0 = none)' },
     { flags: '--retention-days <days>', description: 'remove messages older than this (SVC_RETENTION_DAYS, default 30)' },
+    { flags: '--no-delivery', description: 'accept and queue only; other daemons on the same Postgres hand off' },
     { flags: '--domain-recheck <seconds>', description: "how often every domain's records are re-checked; 0 = never (SVC_DOMAIN_RECHECK, default 3600)" },
   ],
   async run(ctx) {
@@ -35,6 +37,7 @@ export default {
       ready: (line) => ctx.io.stdout.write(line + '\n'),
       baseUrlDerived: baseUrlIsDerived(ctx.flags, ctx.io.env),
       migrate: ctx.flags.migrate === true,
+      deliver: (ctx.flags as { delivery?: boolean }).delivery !== false,
     });
     await new Promise<void>((resolve) => {
       const stop = (signal: string) => {

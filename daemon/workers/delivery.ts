@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import type { Service } from '../../src/service.js';
 import { Deliverer } from '../../src/send/deliver.js';
-import { DkimSigner } from '../../src/send/dkim.js';
+import { ComposePool } from '../../src/send/compose-pool.js';
 import { deliveryService } from '../../src/send/delivery.js';
 import { DEFAULT_RETRY } from '../../src/send/outcome.js';
 import { dnsClient } from '../../src/domains/dns.js';
@@ -28,7 +28,8 @@ export function deliveryWorker(service: Service, opts: { start: boolean } = { st
     timeoutMs: config.smtpTimeoutMs,
     maxConnectionsPerHost: 5,
   });
-  const delivery = deliveryService(service.deps, { deliverer, signer: new DkimSigner(), retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 } });
+  const composer = new ComposePool(config.composeThreads);
+  const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 } });
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const inflight = new Set<Promise<void>>();
   let stopped = false;
@@ -94,6 +95,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean } = { st
       // handed off again after a restart.
       await Promise.all(inflight);
       deliverer.close();
+      await composer.close();
     },
   };
 }

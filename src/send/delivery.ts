@@ -2,14 +2,13 @@
 // the outcome (statuses, events, suppressions, or the retry) in one store call.
 import type { Deps } from '../deps.js';
 import type { OutboundJob } from '../store/types.js';
-import { compose } from './compose.js';
+import type { ComposePool } from './compose-pool.js';
 import type { Deliverer, RecipientResult } from './deliver.js';
-import type { DkimSigner } from './dkim.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
 
 export interface DeliveryDeps {
   deliverer: Deliverer;
-  signer: DkimSigner;
+  composer: ComposePool;
   retry: RetryPolicy;
 }
 
@@ -21,9 +20,8 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
     const domain = content ? await store.domains.byId(content.domain_id) : null;
     if (!content) return to.map((address) => ({ address, outcome: 'permanent' as const, response: 'svc: the content of this send is gone' }));
     if (!domain) return to.map((address) => ({ address, outcome: 'permanent' as const, response: `svc: the sending domain was removed before hand-off` }));
-    const composed = await compose(content, job, to, config.baseUrl);
-    const raw = d.signer.shouldSign(domain) ? await d.signer.sign(composed.raw, domain) : composed.raw;
-    return d.deliverer.deliver(job.domain, composed.envelope, raw);
+    const raw = await d.composer.run({ content, job, recipients: to, baseUrl: config.baseUrl, domain });
+    return d.deliverer.deliver(job.domain, { from: content.from, to }, raw);
   }
 
   return {

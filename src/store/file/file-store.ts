@@ -26,8 +26,15 @@ interface Doc {
 
 const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [] });
 
-// Callers get copies, so nothing outside can change the in-memory state without a write.
-const copy = <T>(v: T): T => structuredClone(v);
+// Callers get copies, so nothing outside can change the in-memory state without a write. The
+// records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
+function copy<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(copy) as T;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = copy(x);
+  return out as T;
+}
 
 export class FileStore implements Store {
   readonly describe: string;

@@ -32,7 +32,13 @@ interface Lease {
   until: number;
 }
 
-const copy = <T>(v: T): T => structuredClone(v);
+// Copies in, copies out: nobody outside can change the in-memory state. Hand-written because these
+// records are on the hot path and structuredClone costs more than the rest of a store call.
+const copyMessage = (m: Message): Message => ({ ...m });
+const copyContent = (c: SendContent): SendContent => ({ ...c, to: c.to.map((p) => ({ ...p })), cc: c.cc.map((p) => ({ ...p })), notes: [...c.notes] });
+const copyJob = (j: OutboundJob): OutboundJob => ({ ...j, message_ids: [...j.message_ids] });
+const copyEvent = (e: OutboxEvent): OutboxEvent => ({ ...e, payload: { ...e.payload } });
+const copySuppression = (s: Suppression): Suppression => ({ ...s });
 const SUPPRESSIONS = 'all';
 
 export class FileMailStore {
@@ -117,11 +123,18 @@ export class FileMailStore {
 
   readonly messages: MessageStore = {
     accept: async (batch: AcceptBatch) => {
-      await this.#write({ t: 'accept', at: batch.content.created_at, ...copy(batch) });
+      await this.#write({
+        t: 'accept',
+        at: batch.content.created_at,
+        content: copyContent(batch.content),
+        messages: batch.messages.map(copyMessage),
+        jobs: batch.jobs.map(copyJob),
+        events: batch.events.map(copyEvent),
+      });
     },
     get: async (workspaceId, id) => {
       const m = this.#messages.get(id);
-      return m && m.workspace_id === workspaceId ? copy(m) : null;
+      return m && m.workspace_id === workspaceId ? copyMessage(m) : null;
     },
     list: async (workspaceId, q: MessageQuery) => {
       const all = this.#byWorkspace.get(workspaceId) ?? [];
@@ -132,15 +145,15 @@ export class FileMailStore {
         const m = all[i]!;
         if (q.status && m.status !== q.status) continue;
         if (needle && !m.to.toLowerCase().includes(needle)) continue;
-        if (total >= q.offset && data.length < q.limit) data.push(copy(m));
+        if (total >= q.offset && data.length < q.limit) data.push(copyMessage(m));
         total++;
       }
       return { data, total };
     },
-    byIds: async (ids) => ids.flatMap((id) => (this.#messages.has(id) ? [copy(this.#messages.get(id)!)] : [])),
+    byIds: async (ids) => ids.flatMap((id) => (this.#messages.has(id) ? [copyMessage(this.#messages.get(id)!)] : [])),
     content: async (id) => {
       const c = this.#contents.get(id);
-      return c ? copy(c) : null;
+      return c ? copyContent(c) : null;
     },
     purge: async (before) => {
       const cutoff = dayOf(before);
@@ -170,7 +183,7 @@ export class FileMailStore {
         const lease = this.#leases.get(j.id);
         if (lease && lease.until > t) continue;
         this.#leases.set(j.id, { owner, until: t + leaseMs });
-        out.push(copy(j));
+        out.push(copyJob(j));
       }
       return out;
     },
@@ -179,24 +192,30 @@ export class FileMailStore {
       // Suppressions go to their own journal (they outlive the day), and first: a crash before the
       // outcome line leaves the job to be tried again, which adds them again, harmlessly.
       for (const s of outcome.suppressions) await this.suppressions.add(s);
-      await this.#write({ t: 'outcome', at: this.now().toISOString(), job_id: jobId, outcome: copy({ ...outcome, suppressions: [] }) });
+      const copied: JobOutcome = {
+        updates: outcome.updates.map((u) => ({ ...u })),
+        events: outcome.events.map(copyEvent),
+        suppressions: [],
+        ...(outcome.retry ? { retry: { ...outcome.retry, message_ids: [...outcome.retry.message_ids] } } : {}),
+      };
+      await this.#write({ t: 'outcome', at: this.now().toISOString(), job_id: jobId, outcome: copied });
     },
     depth: async () => this.#jobs.size,
   };
 
   readonly outbox: OutboxStore = {
-    pending: async (limit) => copy(this.#outbox.slice(0, limit)),
+    pending: async (limit) => this.#outbox.slice(0, limit).map(copyEvent),
   };
 
   readonly suppressions: SuppressionStore = {
-    list: async (workspaceId) => copy([...(this.#suppressions.get(workspaceId)?.values() ?? [])]),
+    list: async (workspaceId) => [...(this.#suppressions.get(workspaceId)?.values() ?? [])].map(copySuppression),
     add: async (s) => {
       const existing = this.#suppressions.get(s.workspace_id)?.get(s.address);
-      if (existing) return copy(existing);
-      const line: SuppressionLine = { t: 'add', s: copy(s) };
+      if (existing) return copySuppression(existing);
+      const line: SuppressionLine = { t: 'add', s: copySuppression(s) };
       await this.suppressionLog.append(SUPPRESSIONS, [line]);
       this.#applySuppression(line);
-      return copy(s);
+      return copySuppression(s);
     },
     remove: async (workspaceId, address) => {
       if (!this.#suppressions.get(workspaceId)?.has(address)) return false;
@@ -207,7 +226,7 @@ export class FileMailStore {
     },
     find: async (workspaceId, addresses) => {
       const ws = this.#suppressions.get(workspaceId);
-      return ws ? addresses.flatMap((a) => (ws.has(a) ? [copy(ws.get(a)!)] : [])) : [];
+      return ws ? addresses.flatMap((a) => (ws.has(a) ? [copySuppression(ws.get(a)!)] : [])) : [];
     },
   };
 

@@ -1,0 +1,203 @@
+// Issue 5 benchmarks, on each backend: POST /emails accepted/s (one recipient, 10 KB HTML,
+// 50 connections), the same with 200,000 messages already stored, and end-to-end messages/s from
+// accepted to received by a loopback sink, DKIM-signed, beside this machine's RSA-2048 signing
+// rate on two threads measured in the same run; and the daemon's peak RSS under that load.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
+import { FixtureDns } from '../test/helpers/dns-server.js';
+import { publish } from '../test/helpers/domains.js';
+import { createService } from '../src/service.js';
+import { openStore } from '../src/store/open.js';
+import { loadConfig, type StoreLocation } from '../src/config.js';
+import { systemClock, systemRandom } from '../src/clock.js';
+import { silentLog } from '../src/log.js';
+import type { Message, Store } from '../src/store/types.js';
+import { SVC, load, report, startServer, svcSync } from './lib.js';
+
+const databaseUrl = process.env.DATABASE_URL || 'postgres://localhost:5432/test';
+const HTML = `<h1>Newsletter</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. <a href="https://example.com">Read more</a></p>'.repeat(80)}`.slice(0, 10_240);
+
+/** RSA-2048 signatures per second on two threads with a cached KeyObject. */
+async function rsaRate(seconds = 2): Promise<number> {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const { generateKeyPairSync, sign } = require('node:crypto');
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const data = Buffer.alloc(200, 1);
+    const end = Date.now() + workerData * 1000; let n = 0;
+    while (Date.now() < end) { sign('sha256', data, privateKey); n++; }
+    parentPort.postMessage(n);`;
+  const counts = await Promise.all([0, 1].map(() => new Promise<number>((res) => new Worker(code, { eval: true, workerData: seconds }).once('message', res))));
+  return counts.reduce((a, b) => a + b, 0) / seconds;
+}
+
+interface Backend {
+  name: string;
+  fresh(): Promise<{ store: string; cleanup(): void }>;
+}
+
+const backends: Backend[] = [
+  {
+    name: 'file store',
+    async fresh() {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+      return { store: `file:${dir}`, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 'postgres',
+    async fresh() {
+      const u = new URL(databaseUrl);
+      const schema = `svc_bench_${randomBytes(4).toString('hex')}`;
+      u.searchParams.set('schema', schema);
+      svcSync(['--store', u.toString(), 'migrate']);
+      return {
+        store: u.toString(),
+        cleanup: () => void spawn('psql', [databaseUrl, '-qc', `DROP SCHEMA IF EXISTS ${schema} CASCADE`]),
+      };
+    },
+  },
+];
+
+/** A workspace with acme.test verified against a fixture DNS, a registered address and a key. */
+async function prepare(storeUrl: string, dns: FixtureDns): Promise<string> {
+  const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
+  const store = await openStore(loc, { role: 'admin', log: silentLog });
+  try {
+    const service = createService({ store, config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc }, clock: systemClock, random: systemRandom, log: silentLog });
+    const ws = await service.workspaces.create('bench', 'scale');
+    const d = await service.domains.add(ws, 'acme.test');
+    publish(dns, 'acme.test', d.records);
+    if (!(await service.domains.verify(ws, 'acme.test')).passed) throw new Error('acme.test did not verify');
+    await service.addresses.add(ws, 'hello@acme.test');
+    return (await service.keys.create(ws, { scopes: 'send,read' })).key;
+  } finally {
+    await store.close();
+  }
+}
+
+/** 200,000 message records straight into the store, 1,000 per send. */
+async function fill(storeUrl: string, n: number): Promise<void> {
+  const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
+  const store: Store = await openStore(loc, { role: 'admin', log: silentLog });
+  try {
+    const ws = (await store.workspaces.getByName('bench'))!;
+    const domain = (await store.domains.listByWorkspace(ws.id))[0]!;
+    const at = new Date().toISOString();
+    for (let done = 0; done < n; done += 1000) {
+      const content_id = randomUUID();
+      const messages: Message[] = Array.from({ length: 1000 }, (_, i) => ({
+        id: randomUUID(), workspace_id: ws.id, content_id, source: 'api', from: 'hello@acme.test', to: `old${done + i}@rcpt.test`, kind: 'bcc', subject: 'old',
+        status: 'sent', open_count: 0, click_count: 0, reply_count: 0, first_open_after_seconds: null, message_id: `${content_id}@acme.test`, error: null,
+        created_at: at, sent_at: at, opened_at: null, clicked_at: null, replied_at: null, bounced_at: null,
+      }));
+      await store.messages.accept({
+        content: { id: content_id, workspace_id: ws.id, source: 'api', from: 'hello@acme.test', from_name: null, domain_id: domain.id, to: [], cc: [], subject: 'old', html: null, text: 'x', message_id: `${content_id}@acme.test`, notes: [], created_at: at },
+        messages,
+        jobs: [],
+        events: [],
+      });
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+const post = (key: string) => ({
+  method: 'POST' as const,
+  headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  body: JSON.stringify({ from: 'Acme <hello@acme.test>', to: ['jane@rcpt.test'], subject: 'Bench', body_html: HTML }),
+});
+
+async function acceptRate(storeUrl: string, key: string, label: string): Promise<number> {
+  const daemon = await startServer([SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+  try {
+    const url = `${daemon.url}/api/v2/emails`;
+    await load({ url, duration: 1, ...post(key) });
+    const r = await load({ url, ...post(key) });
+    if (r.non2xx || r.errors) throw new Error(`POST /emails: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    report(`  accept (${label})`, { accepted_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99 });
+    return r.requests.average;
+  } finally {
+    await daemon.stop();
+  }
+}
+
+async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rate: number; rssMb: number }> {
+  const sinkProc = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let count = 0;
+  const port = await new Promise<number>((resolve) => {
+    createInterface({ input: sinkProc.stdout! }).on('line', (l) => {
+      const [k, v] = l.split(' ');
+      if (k === 'port') resolve(Number(v));
+      if (k === 'count') count = Number(v);
+    });
+  });
+  const prof = process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : [];
+  const daemon = await startServer([...prof, SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64']);
+  try {
+    const t0 = Date.now();
+    const r = await load({ url: `${daemon.url}/api/v2/emails`, amount: n, ...post(key) });
+    if (r.non2xx) throw new Error(`${r.non2xx} non-2xx`);
+    while (count < n && Date.now() - t0 < 120_000) await new Promise((res) => setTimeout(res, 50));
+    const seconds = (Date.now() - t0) / 1000;
+    const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    const cpu = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
+    if (process.env.SVC_BENCH_CPU) report('  cpu seconds', { wall: seconds, daemon: cpu(daemon.child.pid!), sink: cpu(sinkProc.pid!), bench: process.cpuUsage().user / 1e6 });
+    if (count < n) throw new Error(`only ${count} of ${n} arrived`);
+    return { rate: n / seconds, rssMb: rss };
+  } finally {
+    await daemon.stop();
+    sinkProc.kill();
+  }
+}
+
+export async function sendE2E(): Promise<void> {
+  const dns = await new FixtureDns().load(['sending.zone']).start();
+  const e2e = await backends[Number(process.env.B ?? 0)]!.fresh();
+  try {
+    const key = await prepare(e2e.store, dns);
+    const r = await endToEnd(e2e.store, key, 3000);
+    report('  end-to-end', { messages_per_s: Math.round(r.rate), daemon_peak_rss_mb: Math.round(r.rssMb) });
+  } finally {
+    e2e.cleanup();
+    await dns.stop();
+  }
+}
+
+export async function send(): Promise<void> {
+  const rsa = await rsaRate();
+  report('RSA-2048 signatures, 2 threads', { per_s: Math.round(rsa) });
+  for (const b of backends) {
+    const dns = await new FixtureDns().load(['sending.zone']).start();
+    report(b.name, {});
+    try {
+      const empty = await b.fresh();
+      try {
+        const key = await prepare(empty.store, dns);
+        const base = await acceptRate(empty.store, key, 'empty store');
+        await fill(empty.store, 200_000);
+        const full = await acceptRate(empty.store, key, '200,000 messages stored');
+        report('  accept ratio full/empty', { ratio: full / base, target: '>= 0.8; >= 2,000/s' });
+      } finally {
+        empty.cleanup();
+      }
+      const e2e = await b.fresh();
+      try {
+        const key = await prepare(e2e.store, dns);
+        const r = await endToEnd(e2e.store, key, 3000);
+        report('  end-to-end, DKIM-signed', { messages_per_s: Math.round(r.rate), of_rsa_rate: r.rate / rsa, target: '>= 0.33', daemon_peak_rss_mb: Math.round(r.rssMb), rss_target_mb: 300 });
+      } finally {
+        e2e.cleanup();
+      }
+    } finally {
+      await dns.stop();
+    }
+  }
+}

@@ -1,0 +1,21 @@
+// A compose-and-sign thread: the CPU-heavy part of a hand-off (HTML to text, MIME, DKIM) runs here,
+// off the daemon's event loop, on the machine's other cores.
+import { parentPort } from 'node:worker_threads';
+import { compose } from './compose.js';
+import { DkimSigner } from './dkim.js';
+import type { ComposeTask } from './compose-pool.js';
+
+const signer = new DkimSigner();
+
+parentPort!.on('message', async (task: ComposeTask) => {
+  try {
+    const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
+    const raw = task.domain && signer.shouldSign(task.domain) ? await signer.sign(composed.raw, task.domain) : composed.raw;
+    // Copied into a buffer of its own so that it can be handed over without another copy.
+    const out = new Uint8Array(raw.length);
+    out.set(raw);
+    parentPort!.postMessage({ id: task.id, raw: out }, [out.buffer]);
+  } catch (e) {
+    parentPort!.postMessage({ id: task.id, error: (e as Error).message });
+  }
+});
