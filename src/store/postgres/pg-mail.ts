@@ -123,35 +123,39 @@ async function insertEvents(c: pg.PoolClient, events: OutboxEvent[]): Promise<vo
 
 export function pgMailStores(db: PgDb): { messages: MessageStore; queue: QueueStore; outbox: OutboxStore; suppressions: SuppressionStore } {
   const messages: MessageStore = {
-    accept: (batch) =>
-      db.tx(async (c) => {
-        const k = batch.content;
-        await c.query(
-          `INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-          [k.id, k.workspace_id, k.source, k.from, k.from_name, k.domain_id, JSON.stringify(k.to), JSON.stringify(k.cc), k.subject, k.html, k.text, k.message_id, JSON.stringify(k.notes), k.created_at],
-        );
-        await c.query(
-          `INSERT INTO messages (${MESSAGE_COLS})
+    // One statement, so one round trip and atomic without BEGIN/COMMIT: the send's content, its
+    // records, its jobs and its events.
+    accept: async (batch) => {
+      const k = batch.content;
+      await db.rows(
+        `WITH content AS (
+           INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)),
+         msgs AS (
+           INSERT INTO messages (${MESSAGE_COLS})
            SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
                   first_open_after_seconds, message_id, error, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at
-             FROM jsonb_to_recordset($1) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
+             FROM jsonb_to_recordset($15) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
                   subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
                   error text, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
-                  bounced_at timestamptz)`,
-          [JSON.stringify(batch.messages)],
-        );
-        if (batch.jobs.length) {
-          await c.query(
-            `INSERT INTO outbound_jobs (${JOB_COLS})
-             SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error
-               FROM jsonb_to_recordset($1) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
-                    attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text)`,
-            [JSON.stringify(batch.jobs)],
-          );
-        }
-        await insertEvents(c, batch.events);
-      }),
+                  bounced_at timestamptz)),
+         jobs AS (
+           INSERT INTO outbound_jobs (${JOB_COLS})
+           SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error
+             FROM jsonb_to_recordset($16) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
+                  attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text)),
+         events AS (
+           INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
+           SELECT id, workspace_id, event, message_id, payload, created_at
+             FROM jsonb_to_recordset($17) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz))
+         SELECT 1`,
+        [
+          k.id, k.workspace_id, k.source, k.from, k.from_name, k.domain_id, JSON.stringify(k.to), JSON.stringify(k.cc), k.subject, k.html, k.text, k.message_id, JSON.stringify(k.notes), k.created_at,
+          JSON.stringify(batch.messages), JSON.stringify(batch.jobs), JSON.stringify(batch.events),
+        ],
+        'messages_accept',
+      );
+    },
     get: async (workspaceId, id) => {
       const [r] = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'message_get');
       return r ? toMessage(r) : null;

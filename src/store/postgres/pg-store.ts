@@ -146,6 +146,9 @@ export class PgStore implements Store {
   readonly #cache: KeyCache | null;
   #schemaOk = false;
   #checking: Promise<void> | null = null;
+  #active = 0;
+  #closing = false;
+  #idle: (() => void) | null = null;
 
   readonly messages;
   readonly queue;
@@ -199,17 +202,37 @@ export class PgStore implements Store {
     }
   }
 
-  async #rows<R extends pg.QueryResultRow>(text: string, values: unknown[], name?: string): Promise<R[]> {
-    if (!this.#schemaOk) await this.ready();
+  /**
+   * Counts store calls in flight, so close() lets them finish: a request whose client went away
+   * is still running its store call when the daemon stops.
+   */
+  async #tracked<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#closing) throw new SvcError('store_unavailable', 'store is closing');
+    this.#active++;
     try {
-      return (await this.#pool.query<R>(name ? { name, text, values } : { text, values })).rows;
-    } catch (e) {
-      throw mapPgError(e);
+      return await fn();
+    } finally {
+      if (--this.#active === 0) this.#idle?.();
     }
   }
 
+  #rows<R extends pg.QueryResultRow>(text: string, values: unknown[], name?: string): Promise<R[]> {
+    return this.#tracked(async () => {
+      if (!this.#schemaOk) await this.ready();
+      try {
+        return (await this.#pool.query<R>(name ? { name, text, values } : { text, values })).rows;
+      } catch (e) {
+        throw mapPgError(e);
+      }
+    });
+  }
+
   /** Runs `fn` in one transaction on one connection; errors roll back and come out mapped. */
-  async #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#tracked(() => this.#inTx(fn));
+  }
+
+  async #inTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     if (!this.#schemaOk) await this.ready();
     let client: pg.PoolClient;
     try {
@@ -404,6 +427,16 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Calls in flight finish first, and so do calls that requests already past the closed
+    // listeners still make (bounded by the statement timeout); then the pool ends.
+    const deadline = Date.now() + this.#loc.statementTimeoutMs + 2_000;
+    while (this.#active > 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        this.#idle = resolve;
+        setTimeout(resolve, 50).unref();
+      });
+    }
+    this.#closing = true;
     await this.#cache?.close();
     await this.#pool.end().catch(() => {});
   }
