@@ -23,16 +23,21 @@ export function svcSync(args: string[], env: Record<string, string> = {}): strin
 }
 
 /** Starts a server process and resolves with its API URL once it printed its ready line. */
-export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; lines: string[]; stop(): Promise<void> }> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: string[] = [];
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /api listening on (\S+)/.exec(line);
-      if (m)
+      lines.push(line);
+      // The daemon prints the API line first and the relay's after it: wait for the last listener.
+      const m = /api listening on (\S+)/.exec(lines.join('\n'));
+      const all = !args.includes('serve') || lines.some((l) => / relay listening /.test(l));
+      if (m && all)
         resolve({
           url: m[1]!,
           child,
+          lines,
           stop: () =>
             new Promise((r) => {
               child.removeAllListeners('exit');

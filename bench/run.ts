@@ -3,8 +3,9 @@ import { foundation } from './foundation.js';
 import { postgres } from './postgres.js';
 import { domains } from './domains.js';
 import { send, sendE2E } from './send.js';
+import { relay } from './relay.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, e2e: sendE2E };
+const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, e2e: sendE2E };
 const wanted = process.argv.slice(2);
 for (const name of wanted.length ? wanted : Object.keys(sections)) {
   const run = sections[name];

@@ -66,7 +66,7 @@ const backends: Backend[] = [
 ];
 
 /** A workspace with acme.test verified against a fixture DNS, a registered address and a key. */
-async function prepare(storeUrl: string, dns: FixtureDns): Promise<string> {
+export async function prepare(storeUrl: string, dns: FixtureDns): Promise<string> {
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
   const store = await openStore(loc, { role: 'admin', log: silentLog });
   try {
@@ -94,7 +94,7 @@ async function fill(storeUrl: string, n: number): Promise<void> {
       const content_id = randomUUID();
       const messages: Message[] = Array.from({ length: 1000 }, (_, i) => ({
         id: randomUUID(), workspace_id: ws.id, content_id, source: 'api', from: 'hello@acme.test', to: `old${done + i}@rcpt.test`, kind: 'bcc', subject: 'old',
-        status: 'sent', open_count: 0, click_count: 0, reply_count: 0, first_open_after_seconds: null, message_id: `${content_id}@acme.test`, error: null,
+        status: 'sent', open_count: 0, click_count: 0, reply_count: 0, first_open_after_seconds: null, message_id: `${content_id}@acme.test`, error: null, notes: [],
         created_at: at, sent_at: at, opened_at: null, clicked_at: null, replied_at: null, bounced_at: null,
       }));
       await store.messages.accept({

@@ -3,9 +3,14 @@
 import { SMTPServer } from 'smtp-server';
 
 let count = 0;
+// `--auth`: accepts any AUTH PLAIN/LOGIN, as the ceiling for the relay benchmark.
+const auth = process.argv.includes('--auth');
 const server = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['AUTH', 'STARTTLS'],
+  authOptional: !auth,
+  allowInsecureAuth: true,
+  disabledCommands: auth ? ['STARTTLS'] : ['AUTH', 'STARTTLS'],
+  onAuth: (_a, _s, cb) => cb(null, { user: 'bench' }),
+  size: 25 * 1024 * 1024,
   logger: false,
   onData(stream, _session, cb) {
     stream.on('data', () => {});

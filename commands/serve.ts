@@ -23,6 +23,7 @@ export default {
     { flags: '--delivery-concurrency <n>', description: 'hand-offs at once (SVC_DELIVERY_CONCURRENCY, default 32)' },
     { flags: '--compose-threads <n>', description: 'threads that compose and DKIM-sign (SVC_COMPOSE_THREADS, default the cores, at most 4; 0 = none)' },
     { flags: '--retention-days <days>', description: 'remove messages older than this (SVC_RETENTION_DAYS, default 30)' },
+    { flags: '--relay-connection-limit <seconds>', description: 'relay connections are closed after this long (SVC_RELAY_CONNECTION_LIMIT, default 300)' },
     { flags: '--no-delivery', description: 'accept and queue only; other daemons on the same Postgres hand off' },
     { flags: '--domain-recheck <seconds>', description: "how often every domain's records are re-checked; 0 = never (SVC_DOMAIN_RECHECK, default 3600)" },
   ],

@@ -12,6 +12,8 @@ import type { Store } from '../src/store/types.js';
 import { socketPath } from '../src/store/file/admin-protocol.js';
 import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
+import { DEFAULT_RELAY, startRelay } from './relay.js';
+import { tlsIdentity } from '../src/relay/tls.js';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { retentionWorker } from './workers/retention.js';
@@ -96,6 +98,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     if (opts.baseUrlDerived) config.baseUrl = apiUrl;
     listeners.push({ name: 'api', url: apiUrl, close: () => api.close() });
     stops.listeners.push(() => api.close());
+
+    const relay = await startRelay(service, {
+      ...DEFAULT_RELAY,
+      host: config.host,
+      port: config.relayPort,
+      tls: await tlsIdentity(service.deps),
+      maxConnectionMs: config.relayConnectionSeconds * 1000,
+    });
+    listeners.push({ name: 'relay', url: relay.url, close: relay.close });
+    stops.listeners.push(relay.close);
 
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
     hooks.queued = delivery.poke;

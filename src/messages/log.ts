@@ -23,6 +23,7 @@ export function messageView(m: Message) {
     first_open_after_seconds: m.first_open_after_seconds,
     message_id: m.message_id,
     error: m.error,
+    notes: m.notes,
     created_at: m.created_at,
     sent_at: m.sent_at,
     opened_at: m.opened_at,

@@ -79,6 +79,7 @@ export function sendPipeline(deps: Deps) {
         reply_count: 0,
         first_open_after_seconds: null,
         message_id: content.message_id,
+        notes: opts.notes ?? [],
         error: s ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})` : null,
         created_at: now,
         sent_at: null,

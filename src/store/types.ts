@@ -148,6 +148,8 @@ export interface Message {
   /** Message-ID header without angle brackets. */
   message_id: string;
   error: string | null;
+  /** What the service changed or dropped on the way in (the relay drops attachments). */
+  notes: string[];
   created_at: string;
   sent_at: string | null;
   opened_at: string | null;
@@ -277,6 +279,19 @@ export interface SuppressionStore {
   find(workspaceId: string, addresses: string[]): Promise<Suppression[]>;
 }
 
+/** The STARTTLS certificate made once when the operator gives none (relay and MX). */
+export interface TlsIdentity {
+  cert: string;
+  key: string;
+  created_at: string;
+}
+
+export interface TlsStore {
+  get(): Promise<TlsIdentity | null>;
+  /** Keeps the first identity saved; returns the one in force (two daemons starting at once agree). */
+  saveIfAbsent(t: TlsIdentity): Promise<TlsIdentity>;
+}
+
 export interface WorkspaceStore {
   /** Throws SvcError conflict when the name is taken. */
   create(ws: Workspace): Promise<Workspace>;
@@ -303,6 +318,7 @@ export interface StoreGroups {
   queue: QueueStore;
   outbox: OutboxStore;
   suppressions: SuppressionStore;
+  tls: TlsStore;
 }
 
 export interface Store extends StoreGroups {
@@ -326,4 +342,5 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   queue: { claim: true, complete: true, depth: true },
   outbox: { pending: true },
   suppressions: { list: true, add: true, remove: true, find: true },
+  tls: { get: true, saveIfAbsent: true },
 };

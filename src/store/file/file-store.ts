@@ -8,7 +8,7 @@ import { Low } from 'lowdb';
 import { SvcError } from '../../errors.js';
 import type { Plan } from '../../workspaces/plans.js';
 import { HISTORY_LIMIT } from '../types.js';
-import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, Store, Workspace, WorkspaceStore } from '../types.js';
+import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, Store, TlsIdentity, TlsStore, Workspace, WorkspaceStore } from '../types.js';
 import { countLimitReached } from '../../workspaces/quota.js';
 import { DurableJsonFile } from './durable-json.js';
 import { StoreLock, unwritable, type LockRole } from './lock.js';
@@ -22,9 +22,10 @@ interface Doc {
   keys: ApiKey[];
   domains: Domain[];
   addresses: Address[];
+  tls: TlsIdentity | null;
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [] });
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], tls: null });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -92,6 +93,7 @@ export class FileStore implements Store {
     // Collections added after a store was created start empty.
     doc.domains ??= [];
     doc.addresses ??= [];
+    doc.tls ??= null;
     if (doc.version !== 1 || !Array.isArray(doc.workspaces) || !Array.isArray(doc.keys) || !Array.isArray(doc.domains) || !Array.isArray(doc.addresses)) {
       throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not an svc store (version ${String(doc.version)}); it was left untouched`);
     }
@@ -304,6 +306,21 @@ export class FileStore implements Store {
       if (this.#db.data.addresses.length === before) return false;
       await this.#commit();
       return true;
+    },
+  };
+
+  readonly tls: TlsStore = {
+    get: async () => {
+      this.#open();
+      return this.#db.data.tls ? copy(this.#db.data.tls) : null;
+    },
+    saveIfAbsent: async (t) => {
+      this.#open();
+      if (!this.#db.data.tls) {
+        this.#db.data.tls = { cert: t.cert, key: t.key, created_at: t.created_at };
+        await this.#commit();
+      }
+      return copy(this.#db.data.tls!);
     },
   };
 

@@ -24,7 +24,7 @@ export interface PgDb {
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
-  reply_count, first_open_after_seconds, message_id, error, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at`;
+  reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at`;
 
 interface MessageRow {
   id: string;
@@ -42,6 +42,7 @@ interface MessageRow {
   first_open_after_seconds: number | null;
   message_id: string;
   error: string | null;
+  notes: string[];
   created_at: Date;
   sent_at: Date | null;
   opened_at: Date | null;
@@ -66,6 +67,7 @@ const toMessage = (r: MessageRow): Message => ({
   first_open_after_seconds: r.first_open_after_seconds,
   message_id: r.message_id,
   error: r.error,
+  notes: r.notes,
   created_at: r.created_at.toISOString(),
   sent_at: iso(r.sent_at),
   opened_at: iso(r.opened_at),
@@ -134,10 +136,10 @@ export function pgMailStores(db: PgDb): { messages: MessageStore; queue: QueueSt
          msgs AS (
            INSERT INTO messages (${MESSAGE_COLS})
            SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
-                  first_open_after_seconds, message_id, error, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at
+                  first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at
              FROM jsonb_to_recordset($15) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
                   subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
-                  error text, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
+                  error text, notes jsonb, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
                   bounced_at timestamptz)),
          jobs AS (
            INSERT INTO outbound_jobs (${JOB_COLS})

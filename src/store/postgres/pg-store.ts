@@ -10,7 +10,7 @@ import type { Log } from '../../log.js';
 import type { Plan } from '../../workspaces/plans.js';
 import type { Scope } from '../../auth/scopes.js';
 import { HISTORY_LIMIT } from '../types.js';
-import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, RecordChange, RecordCheck, Store, Workspace, WorkspaceStore } from '../types.js';
+import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, RecordChange, RecordCheck, Store, TlsStore, Workspace, WorkspaceStore } from '../types.js';
 import { countLimitReached, type CountKind } from '../../workspaces/quota.js';
 import { mapPgError } from './errors.js';
 import { KeyCache, INVALIDATE_CHANNEL } from './key-cache.js';
@@ -415,6 +415,17 @@ export class PgStore implements Store {
       return r ? toAddress(r) : null;
     },
     remove: async (workspaceId, id) => (await this.#rows(`DELETE FROM addresses WHERE workspace_id = $1 AND id = $2 RETURNING id`, [workspaceId, id])).length > 0,
+  };
+
+  readonly tls: TlsStore = {
+    get: async () => {
+      const [r] = await this.#rows<{ cert: string; key: string; created_at: Date }>(`SELECT cert, key, created_at FROM tls_identity WHERE id = 1`, []);
+      return r ? { cert: r.cert, key: r.key, created_at: r.created_at.toISOString() } : null;
+    },
+    saveIfAbsent: async (t) => {
+      await this.#rows(`INSERT INTO tls_identity (id, cert, key, created_at) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING`, [t.cert, t.key, t.created_at]);
+      return (await this.tls.get())!;
+    },
   };
 
   async health(): Promise<void> {

@@ -76,6 +76,7 @@ function batch(workspace_id: string, to: string[], at: string): AcceptBatch {
     first_open_after_seconds: null,
     message_id: `${content_id}@acme.test`,
     error: null,
+    notes: [],
     created_at: at,
     sent_at: null,
     opened_at: null,
@@ -315,6 +316,18 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.suppressions.remove(a.id, 'x@y.test'), true);
     assert.equal(await store.suppressions.remove(a.id, 'x@y.test'), false);
     assert.deepEqual((await store.suppressions.find(a.id, ['x@y.test', 'z@y.test'])).map((x) => x.address), ['z@y.test']);
+  });
+
+  test(`${backend.name}: the TLS identity is saved once and kept`, async (t) => {
+    const { b, store } = await fresh(t);
+    assert.equal(await store.tls.get(), null);
+    const first = await store.tls.saveIfAbsent({ cert: 'CERT-1', key: 'KEY-1', created_at: '2026-01-01T00:00:00.000Z' });
+    const second = await store.tls.saveIfAbsent({ cert: 'CERT-2', key: 'KEY-2', created_at: '2026-01-02T00:00:00.000Z' });
+    assert.deepEqual(second, first);
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    assert.equal((await again.tls.get())?.cert, 'CERT-1');
   });
 
   test(`${backend.name}: purge removes messages created before a time`, async (t) => {

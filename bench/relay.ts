@@ -1,0 +1,52 @@
+// Issue 6 benchmark: relay messages/s (10 KB messages, 20 concurrent authenticated sessions,
+// accepted to "250 OK: queued") next to a bare smtp-server that accepts and discards the same load,
+// driven by the same client in the same run. Target: at least 50% of that ceiling.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import nodemailer from 'nodemailer';
+import { FixtureDns } from '../test/helpers/dns-server.js';
+import { SVC, report, startServer } from './lib.js';
+import { prepare } from './send.js';
+
+const TEXT = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt.\n'.repeat(112).slice(0, 10_240);
+
+/** Sends n messages over 20 pooled authenticated connections; messages per second. */
+async function drive(port: number, key: string, n: number): Promise<number> {
+  const t = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, pool: true, maxConnections: 20, maxMessages: Infinity, auth: { user: 'bench', pass: key } });
+  const send = () => t.sendMail({ from: 'hello@acme.test', to: 'jane@rcpt.test', subject: 'Bench', text: TEXT });
+  await Promise.all(Array.from({ length: 40 }, send));
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: n }, send));
+  const rate = n / ((performance.now() - t0) / 1000);
+  t.close();
+  return rate;
+}
+
+export async function relay(): Promise<void> {
+  const sink = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url)), '--auth'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => createInterface({ input: sink.stdout! }).on('line', (l) => l.startsWith('port ') && resolve(Number(l.slice(5)))));
+  const bare = await drive(port, 'any', 2000);
+  sink.kill();
+  report('bare smtp-server, accept and discard', { messages_per_s: Math.round(bare), sessions: 20 });
+
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const dns = await new FixtureDns().load(['sending.zone']).start();
+  try {
+    const key = await prepare(`file:${dir}`, dns);
+    const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+    try {
+      const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
+      const rate = await drive(relayPort, key, 2000);
+      report('svc relay, accepted and queued (file store)', { messages_per_s: Math.round(rate), of_ceiling: rate / bare, target: '>= 0.5' });
+    } finally {
+      await daemon.stop();
+    }
+  } finally {
+    await dns.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,227 @@
+// The SMTP relay on port 2525 (spec.md "SMTP relay"): smtp-server speaks the protocol; every
+// decision is src/relay's. Hardening smtp-server does not do by itself: DATA with bare LF/CR is
+// refused, SIZE is enforced at MAIL FROM and DATA, at most 1,000 recipients, a connection that
+// fails AUTH a few times is closed and its address throttled, connections end after 5 minutes, and
+// nothing sent before STARTTLS survives into the TLS session.
+import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
+import type { Socket } from 'node:net';
+import type { Service } from '../src/service.js';
+import type { Principal } from '../src/auth/authenticate.js';
+import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, RelayError, relayService } from '../src/relay/relay.js';
+import { isSvcError, toSvcError } from '../src/errors.js';
+import { rewriteReply } from './relay-replies.js';
+
+export interface RelayOptions {
+  host: string;
+  port: number;
+  tls: { cert: string; key: string };
+  /** A connection is closed after this long (spec: 5 minutes). */
+  maxConnectionMs: number;
+  /** Failed AUTH attempts on one connection before it is closed. */
+  maxAuthFailures: number;
+  /** Failed AUTH attempts from one address within authThrottleMs before it is refused for that long. */
+  maxAuthFailuresPerAddress: number;
+  authThrottleMs: number;
+}
+
+export const DEFAULT_RELAY: Omit<RelayOptions, 'host' | 'port' | 'tls'> = {
+  maxConnectionMs: 5 * 60_000,
+  maxAuthFailures: 3,
+  maxAuthFailuresPerAddress: 10,
+  authThrottleMs: 10 * 60_000,
+};
+
+interface Connection {
+  id: string;
+  session: SMTPServerSession;
+  send(code: number, data?: string | string[], context?: string | false): void;
+  close(): void;
+  _socket: Socket;
+}
+
+interface State {
+  principal: Principal | null;
+  authFailures: number;
+  rcpts: number;
+  timer: NodeJS.Timeout;
+}
+
+/** An smtp-server whose replies go through our table and whose connections we can close. */
+class RelayServer extends SMTPServer {
+  onConnection: (c: Connection) => void = () => {};
+  override connect(socket: Socket, socketOptions: unknown): void {
+    const before = new Set((this as unknown as { connections: Set<Connection> }).connections);
+    (SMTPServer.prototype as unknown as { connect(s: Socket, o: unknown): void }).connect.call(this, socket, socketOptions);
+    for (const c of (this as unknown as { connections: Set<Connection> }).connections) if (!before.has(c)) this.onConnection(c);
+  }
+}
+
+const fail = (err: RelayError | string, callback: (e: Error) => void) => {
+  const reply = typeof err === 'string' ? err : err.reply;
+  const m = /^(\d{3}) (.*)$/.exec(reply)!;
+  const e = new Error(m[2]) as Error & { responseCode: number };
+  e.responseCode = Number(m[1]);
+  callback(e);
+};
+
+export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void> }> {
+  const { log, clock } = service.deps;
+  const relay = relayService(service.deps, service.send);
+  const states = new Map<string, State>();
+  const connections = new Map<string, Connection>();
+  const failuresByAddress = new Map<string, number[]>();
+
+  const recentFailures = (ip: string) => {
+    const since = clock.now().getTime() - opts.authThrottleMs;
+    const list = (failuresByAddress.get(ip) ?? []).filter((t) => t > since);
+    failuresByAddress.set(ip, list);
+    return list;
+  };
+  const hangUp = (id: string, reply: string) => {
+    const c = connections.get(id);
+    if (!c) return;
+    const m = /^(\d{3}) (.*)$/.exec(reply)!;
+    c.send(Number(m[1]), m[2]);
+    c.close();
+  };
+  /** Maps a failure of ours to its reply; anything unexpected is the spec's 451. */
+  const replyFor = (e: unknown): RelayError => {
+    if (e instanceof RelayError) return e;
+    const err = toSvcError(e);
+    if (!(isSvcError(e) && e.kind !== 'internal')) log.error(`relay: ${err.message}`);
+    return new RelayError(err.spec.smtp ?? '451 4.3.0 Queue failure, retry later', err.message);
+  };
+
+  const server = new RelayServer({
+    name: service.deps.config.mxHost,
+    secure: false,
+    key: opts.tls.key,
+    cert: opts.tls.cert,
+    minVersion: 'TLSv1.2',
+    authMethods: ['PLAIN', 'LOGIN'],
+    // The spec accepts AUTH before STARTTLS for now.
+    allowInsecureAuth: true,
+    authOptional: false,
+    size: RELAY_MAX_SIZE,
+    // Our replies carry their own enhanced codes (relay-replies.ts).
+    hideENHANCEDSTATUSCODES: true,
+    hideDSN: true,
+    hideREQUIRETLS: true,
+    disabledCommands: [],
+    logger: false,
+    socketTimeout: opts.maxConnectionMs,
+    onConnect(session, callback) {
+      if (recentFailures(session.remoteAddress).length >= opts.maxAuthFailuresPerAddress) {
+        return fail('421 4.7.0 Too many failed logins from your address, try again later', callback);
+      }
+      callback();
+    },
+    onAuth(auth: SMTPServerAuthentication, session, callback) {
+      const state = states.get(session.id);
+      relay.authenticate(auth.password ?? '').then(
+        (p) => {
+          if (state) state.principal = p;
+          // The key is never the user name of the session: only the workspace is kept.
+          callback(null, { user: p.workspace.name });
+        },
+        (e: unknown) => {
+          const err = replyFor(e);
+          recentFailures(session.remoteAddress).push(clock.now().getTime());
+          if (state && ++state.authFailures >= opts.maxAuthFailures) {
+            fail(err, callback);
+            setImmediate(() => hangUp(session.id, '421 4.7.0 Too many failed authentication attempts, closing connection'));
+            return;
+          }
+          fail(err, callback);
+        },
+      );
+    },
+    onMailFrom(address, session, callback) {
+      const state = states.get(session.id);
+      if (!state?.principal) return fail('530 5.7.0 Authentication required', callback);
+      const args = address.args as Record<string, string> | false;
+      const size = Number((args && args.SIZE) || 0);
+      if (size > RELAY_MAX_SIZE) return fail('552 5.3.4 Message too big: 25 MB at most', callback);
+      state.rcpts = 0;
+      relay.checkSender(state.principal.workspace, address.address).then(
+        () => callback(),
+        (e: unknown) => fail(replyFor(e), callback),
+      );
+    },
+    onRcptTo(address, session, callback) {
+      const state = states.get(session.id);
+      if (!state) return fail('451 4.3.0 Queue failure, retry later', callback);
+      if (state.rcpts >= RELAY_MAX_RECIPIENTS) return fail('452 4.5.3 Too many recipients', callback);
+      try {
+        relay.checkRecipient(address.address);
+      } catch (e) {
+        return fail(replyFor(e), callback);
+      }
+      state.rcpts++;
+      callback();
+    },
+    onData(stream, session, callback) {
+      const state = states.get(session.id);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (c: Buffer) => {
+        size += c.length;
+        // Past the limit nothing more is kept; the rest is read and dropped.
+        if (size <= RELAY_MAX_SIZE) chunks.push(c);
+      });
+      stream.on('error', () => {});
+      stream.on('end', () => {
+        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > RELAY_MAX_SIZE) return fail('552 5.3.4 Message too big: 25 MB at most', callback);
+        if (!state?.principal || !session.envelope.mailFrom) return fail('503 5.5.1 Bad sequence of commands', callback);
+        const rcpts = session.envelope.rcptTo.map((r) => r.address);
+        relay.submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, Buffer.concat(chunks)).then(
+          // smtp-server replies 250 with this text.
+          () => callback(null, '2.0.0 OK: queued'),
+          (e: unknown) => fail(replyFor(e), callback),
+        );
+      });
+    },
+    onClose(session) {
+      const state = states.get(session.id);
+      if (state) clearTimeout(state.timer);
+      states.delete(session.id);
+      connections.delete(session.id);
+    },
+  });
+
+  server.onConnection = (c) => {
+    connections.set(c.id, c);
+    const send = c.send.bind(c);
+    // The one table of relay replies: smtp-server's own texts become the spec's.
+    c.send = (code, data, context) => {
+      const r = rewriteReply(code, data, context);
+      send(r.code, r.data, false);
+    };
+    states.set(c.id, {
+      principal: null,
+      authFailures: 0,
+      rcpts: 0,
+      timer: setTimeout(() => hangUp(c.id, '421 4.4.2 Connection time limit reached, closing'), opts.maxConnectionMs),
+    });
+    // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
+    c._socket.once('close', () => {
+      if (c.session?.envelope?.mailFrom && (c as unknown as { _dataStream?: unknown })._dataStream) log.info(`relay: 554 5.6.0 connection broke during DATA (${c.id}); nothing queued`);
+    });
+  };
+  server.on('error', (e) => log.warn(`relay: ${e.message}`));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const addr = server.server.address() as { port: number };
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `smtp://${host}:${addr.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of states.values()) clearTimeout(s.timer);
+        server.close(() => resolve());
+      }),
+  };
+}

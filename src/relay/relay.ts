@@ -1,0 +1,110 @@
+// The SMTP relay's rules (spec.md "SMTP relay"), free of the protocol: who may log in, who may send,
+// how a message becomes a send. daemon/relay.ts speaks SMTP and maps these errors to replies.
+import PostalMime from 'postal-mime';
+import { SvcError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../auth/authenticate.js';
+import { authenticateKey } from '../auth/authenticate.js';
+import { hasScope } from '../auth/scopes.js';
+import type { Workspace } from '../store/types.js';
+import { parseMailbox } from '../mail/address.js';
+import { authorizeSender } from '../send/sender.js';
+import type { Send, SendResult } from '../send/pipeline.js';
+import type { Party, SendRequest } from '../send/validate.js';
+
+export const RELAY_MAX_SIZE = 25 * 1024 * 1024;
+export const RELAY_MAX_RECIPIENTS = 1000;
+
+/** Relay refusals, each with the reply the spec gives it. */
+export class RelayError extends Error {
+  constructor(
+    readonly reply: string,
+    message?: string,
+  ) {
+    super(message ?? reply);
+  }
+}
+
+const NO_CRLF = /[\r\n]+/g;
+
+/** Bare LF or bare CR in message data: refused, never normalised (one message must stay one). */
+export function hasBareLineBreak(raw: Buffer): boolean {
+  for (let i = raw.indexOf(0x0a); i !== -1; i = raw.indexOf(0x0a, i + 1)) if (i === 0 || raw[i - 1] !== 0x0d) return true;
+  for (let i = raw.indexOf(0x0d); i !== -1; i = raw.indexOf(0x0d, i + 1)) if (raw[i + 1] !== 0x0a) return true;
+  return false;
+}
+
+export function relayService(deps: Deps, send: Send) {
+  const { store } = deps;
+
+  return {
+    /** AUTH: the password is an API key with scope send; the username is ignored. */
+    async authenticate(password: string): Promise<Principal> {
+      let p: Principal;
+      try {
+        p = await authenticateKey(store, password);
+      } catch (e) {
+        if (e instanceof SvcError && e.kind === 'invalid_key_format') throw new RelayError('535 5.7.8 Authentication credentials invalid (not an API key)');
+        if (e instanceof SvcError && e.kind === 'invalid_key') throw new RelayError('535 5.7.8 Authentication credentials invalid (invalid or revoked key)');
+        throw e;
+      }
+      if (!hasScope(p.scopes, 'send')) throw new RelayError('535 5.7.8 Authentication credentials invalid (missing send scope)');
+      return p;
+    },
+
+    /** MAIL FROM: an active registered address on a verified domain of the workspace. */
+    async checkSender(ws: Workspace, address: string): Promise<string> {
+      const m = parseMailbox(address);
+      if ('error' in m) throw new RelayError('501 5.5.4 Invalid sender address');
+      try {
+        await authorizeSender(store, ws, m.address);
+      } catch (e) {
+        if (e instanceof SvcError && (e.kind === 'sender_not_authorized' || e.kind === 'forbidden')) throw new RelayError('553 5.7.1 Sender not authorized', e.message);
+        throw e;
+      }
+      return m.address;
+    },
+
+    checkRecipient(address: string): string {
+      const m = parseMailbox(address);
+      if ('error' in m) throw new RelayError('501 5.5.4 Invalid recipient address');
+      return m.address;
+    },
+
+    /**
+     * DATA: the message becomes a send. Recipients named in To: or Cc: are shown there, every other
+     * one is bcc; Subject: is the subject; text and HTML parts are the body (multipart/alternative
+     * is parsed, attachments are dropped and noted). From:, Bcc:, Reply-To:, display names and
+     * custom headers are ignored.
+     */
+    async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer): Promise<SendResult> {
+      if (hasBareLineBreak(raw)) throw new RelayError('554 5.6.0 Message refused: bare LF or CR in message data');
+      const mail = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+      const listed = new Set(
+        [...(mail.to ?? []), ...(mail.cc ?? [])]
+          .flatMap((a) => ('group' in a && a.group ? a.group : [a]))
+          .map((a) => (a as { address?: string }).address?.toLowerCase())
+          .filter((a): a is string => !!a),
+      );
+      const inHeader = (field: 'to' | 'cc') =>
+        new Set(((mail[field] ?? []) as Array<{ address?: string; group?: Array<{ address?: string }> }>).flatMap((a) => a.group ?? [a]).map((a) => a.address?.toLowerCase()));
+      const to = inHeader('to');
+      const cc = inHeader('cc');
+      const party = (address: string): Party => ({ name: null, address });
+      const req: SendRequest = {
+        from: party(from),
+        to: recipients.filter((r) => to.has(r.toLowerCase())).map(party),
+        cc: recipients.filter((r) => !to.has(r.toLowerCase()) && cc.has(r.toLowerCase())).map(party),
+        bcc: recipients.filter((r) => !listed.has(r.toLowerCase())).map(party),
+        // A decoded subject can carry line breaks (in encoded words); they never reach a header.
+        subject: (mail.subject ?? '').replace(NO_CRLF, ' ').slice(0, 998),
+        html: mail.html ?? null,
+        text: mail.text ?? (mail.html ? null : ''),
+      };
+      const notes = mail.attachments?.length ? [`${mail.attachments.length} attachment(s) dropped by the relay`] : [];
+      return send(ws, req, { source: 'relay', notes });
+    },
+  };
+}
+
+export type RelayService = ReturnType<typeof relayService>;

@@ -1,0 +1,272 @@
+// The SMTP relay over real sockets: every reply code of the spec, the hardening, the mapping of a
+// message to a send, and three real clients (raw socket, nodemailer, Python's smtplib).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, spawn } from 'node:child_process';
+import nodemailer from 'nodemailer';
+import { sending, settled, type Sending } from '../helpers/sending.js';
+import { RawSmtp, plain } from '../helpers/smtp-client.js';
+import { headers, verifyDkim } from '../helpers/sink.js';
+
+async function relay(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}) {
+  const s = await sending(t, { env });
+  return { s, url: s.daemon.url('relay') };
+}
+
+async function authed(s: Sending, url: string, key = s.key) {
+  const { client } = await RawSmtp.open(url);
+  await client.cmd('EHLO client.test');
+  assert.equal(await client.cmd(`AUTH PLAIN ${plain(key)}`), '235 2.7.0 Authentication successful');
+  return client;
+}
+
+const crlf = (s: string) => s.replace(/\r?\n/g, '\r\n');
+
+test('reply codes: greeting, EHLO, AUTH, MAIL, RCPT, DATA, RSET, NOOP, QUIT', async (t) => {
+  const { s, url } = await relay(t);
+  const { client, greeting } = await RawSmtp.open(url);
+  assert.match(greeting[0]!, /^220 /);
+  const ehlo = await client.cmd('EHLO client.test');
+  for (const cap of ['AUTH PLAIN LOGIN', 'STARTTLS', 'SIZE 26214400', 'PIPELINING']) assert.ok(ehlo.includes(cap), cap);
+  assert.equal(await client.cmd('MAIL FROM:<hello@acme.test>'), '530 5.7.0 Authentication required');
+  assert.equal(await client.cmd('BOGUS'), '502 5.5.2 Unknown command');
+  assert.equal(await client.cmd('AUTH CRAM-MD5'), '504 5.5.4 Authentication mechanism not supported: use PLAIN or LOGIN');
+  assert.equal(await client.cmd('AUTH PLAIN %%%'), '501 5.5.2 Invalid base64 in AUTH argument');
+  assert.equal(await client.cmd(`AUTH PLAIN ${plain('not-a-key')}`), '535 5.7.8 Authentication credentials invalid (not an API key)');
+  client.destroy();
+
+  const readOnly = (await s.daemon.service.keys.create(s.ws, { scopes: 'read' })).key;
+  const c2 = (await RawSmtp.open(url)).client;
+  await c2.cmd('EHLO x');
+  assert.equal(await c2.cmd(`AUTH PLAIN ${plain('svc_' + 'f'.repeat(48))}`), '535 5.7.8 Authentication credentials invalid (invalid or revoked key)');
+  assert.equal(await c2.cmd(`AUTH PLAIN ${plain(readOnly)}`), '535 5.7.8 Authentication credentials invalid (missing send scope)');
+  // AUTH LOGIN, the username ignored.
+  assert.match(await c2.cmd('AUTH LOGIN'), /^334 /);
+  assert.match(await c2.cmd(Buffer.from('whoever').toString('base64')), /^334 /);
+  assert.equal(await c2.cmd(Buffer.from(s.key).toString('base64')), '235 2.7.0 Authentication successful');
+  assert.equal(await c2.cmd('RCPT TO:<jane@rcpt.test>'), '503 5.5.1 Commands out of order: need MAIL command');
+  assert.equal(await c2.cmd('MAIL FROM:hello@acme.test'), '501 5.5.4 Invalid FROM or TO address: angle brackets expected');
+  assert.equal(await c2.cmd('MAIL FROM:<nobody@acme.test>'), '553 5.7.1 Sender not authorized');
+  assert.match(await c2.cmd('MAIL FROM:<hello@acme.test>'), /^250 /);
+  assert.equal(await c2.cmd('RCPT TO:jane@rcpt.test'), '501 5.5.4 Invalid FROM or TO address: angle brackets expected');
+  assert.match(await c2.cmd('RCPT TO:<jane@rcpt.test>'), /^250 /);
+  assert.match(await c2.cmd('NOOP'), /^250 /);
+  assert.match(await c2.cmd('RSET'), /^250 /);
+  assert.match(await c2.cmd('DATA'), /^503 5\.5\.1 Commands out of order: need (MAIL|RCPT) command$/);
+  await c2.cmd('MAIL FROM:<hello@acme.test>');
+  await c2.cmd('RCPT TO:<jane@rcpt.test>');
+  assert.match(await c2.cmd('DATA'), /^354 /);
+  assert.equal(await c2.cmd(crlf('Subject: hi\nTo: jane@rcpt.test\n\nhello\n.')), '250 2.0.0 OK: queued');
+  assert.match(await c2.cmd('QUIT'), /^221 /);
+  const m = (await s.get('/api/v2/messages?recipient=jane')).body.data[0];
+  assert.equal(m.subject, 'hi');
+  assert.equal((await settled(s, m.id)).status, 'sent');
+});
+
+test('1,001 recipients: the last gets 452 4.5.3; SIZE over 25 MB at MAIL and a 26 MB DATA get 552 5.3.4', async (t) => {
+  const { s, url } = await relay(t);
+  const c = await authed(s, url);
+  assert.equal(await c.cmd('MAIL FROM:<hello@acme.test> SIZE=30000000'), '552 5.3.4 Message too big: 25 MB at most');
+  assert.match(await c.cmd('MAIL FROM:<hello@acme.test> SIZE=1000'), /^250 /);
+  let last = '';
+  for (let i = 0; i < 1000; i++) {
+    last = await c.cmd(`RCPT TO:<r${i}@rcpt.test>`);
+    assert.match(last, /^250 /, `rcpt ${i}`);
+  }
+  assert.equal(await c.cmd('RCPT TO:<one-too-many@rcpt.test>'), '452 4.5.3 Too many recipients');
+  await c.cmd('RSET');
+  await c.cmd('MAIL FROM:<hello@acme.test>');
+  await c.cmd('RCPT TO:<big@rcpt.test>');
+  assert.match(await c.cmd('DATA'), /^354 /);
+  const line = 'x'.repeat(998) + '\r\n';
+  const r = c.reply();
+  c.write('Subject: big\r\n\r\n');
+  const chunk = line.repeat(1024);
+  for (let sent = 0; sent < 26 * 1024 * 1024; sent += chunk.length) c.write(chunk);
+  c.write('.\r\n');
+  assert.equal((await r).join('\n'), '552 5.3.4 Message too big: 25 MB at most');
+  assert.equal((await s.get('/api/v2/messages')).body.total, 0);
+});
+
+test('bare LF in DATA is refused, never split into a second message (smuggling)', async (t) => {
+  const { s, url } = await relay(t);
+  const c = await authed(s, url);
+  await c.cmd('MAIL FROM:<hello@acme.test>');
+  await c.cmd('RCPT TO:<jane@rcpt.test>');
+  await c.cmd('DATA');
+  const smuggled = 'Subject: one\r\n\r\nfirst\n.\nMAIL FROM:<hello@acme.test>\nRCPT TO:<victim@rcpt.test>\nDATA\nSubject: two\n\nsecond\r\n.';
+  assert.equal(await c.cmd(smuggled), '554 5.6.0 Message refused: bare LF or CR in message data');
+  assert.match(await c.cmd('NOOP'), /^250 /, 'the session goes on; nothing else was read as commands');
+  assert.equal((await s.get('/api/v2/messages')).body.total, 0);
+  await c.cmd('MAIL FROM:<hello@acme.test>');
+  await c.cmd('RCPT TO:<jane@rcpt.test>');
+  await c.cmd('DATA');
+  assert.equal(await c.cmd('Subject: x\r\n\r\nbare CR\rhere\r\n.'), '554 5.6.0 Message refused: bare LF or CR in message data');
+});
+
+test('failed AUTH: the connection is closed with 421 after 3 tries; an address that keeps failing is refused', async (t) => {
+  const { s, url } = await relay(t);
+  const c = (await RawSmtp.open(url)).client;
+  await c.cmd('EHLO x');
+  for (let i = 0; i < 2; i++) assert.match(await c.cmd(`AUTH PLAIN ${plain('svc_' + '0'.repeat(48))}`), /^535 /);
+  const third = c.reply();
+  const closing = c.reply();
+  c.write(`AUTH PLAIN ${plain('svc_' + '0'.repeat(48))}\r\n`);
+  assert.match((await third).join(), /^535 /);
+  assert.equal((await closing).join(), '421 4.7.0 Too many failed authentication attempts, closing connection');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.ok(c.closed);
+  // Three connections of three failures, then ten failures from this address: refused at connect.
+  for (let k = 0; k < 3; k++) {
+    const x = (await RawSmtp.open(url)).client;
+    await x.cmd('EHLO x');
+    for (let i = 0; i < 3; i++) await x.cmd(`AUTH PLAIN ${plain('svc_' + '0'.repeat(48))}`);
+    x.destroy();
+  }
+  const refused = await RawSmtp.open(url);
+  assert.equal(refused.greeting.join(), '421 4.7.0 Too many failed logins from your address, try again later');
+  assert.ok(!s.logs.join('').includes(s.key));
+});
+
+test('STARTTLS then AUTH; bytes pipelined before STARTTLS do not survive into TLS', async (t) => {
+  const { s, url } = await relay(t);
+  const c = (await RawSmtp.open(url)).client;
+  await c.cmd('EHLO x');
+  assert.match(await c.starttls(), /^220 /);
+  assert.ok(c.secure);
+  const ehlo = await c.cmd('EHLO x');
+  assert.ok(ehlo.includes('AUTH PLAIN LOGIN') && !ehlo.includes('STARTTLS'));
+  assert.equal(await c.cmd(`AUTH PLAIN ${plain(s.key)}`), '235 2.7.0 Authentication successful');
+
+  // Plaintext "NOOP " sent right behind STARTTLS, then "EHLO x" inside TLS: it must be read as an
+  // EHLO (the plaintext was dropped), never as "NOOP EHLO x".
+  const d = (await RawSmtp.open(url)).client;
+  await d.cmd('EHLO x');
+  assert.match(await d.starttls('NOOP '), /^220 /);
+  const inside = await d.cmd('EHLO x');
+  assert.ok(inside.includes('AUTH PLAIN LOGIN'), inside);
+  d.destroy();
+});
+
+test('mapping: To/Cc shown, other RCPTs bcc; multipart parsed; attachments dropped and noted; DKIM-signed', async (t) => {
+  const { s, url } = await relay(t);
+  const c = await authed(s, url);
+  await c.cmd('MAIL FROM:<hello@acme.test>');
+  for (const r of ['jane@rcpt.test', 'bob@rcpt.test', 'hidden@rcpt.test']) await c.cmd(`RCPT TO:<${r}>`);
+  await c.cmd('DATA');
+  const msg = crlf(`From: "Spoofed" <ceo@evil.test>
+Reply-To: phish@evil.test
+To: Jane <jane@rcpt.test>
+Cc: bob@rcpt.test
+Bcc: hidden@rcpt.test
+X-Custom: dropped
+Subject: =?UTF-8?B?R3LDvMOfZQ==?=
+MIME-Version: 1.0
+Content-Type: multipart/mixed; boundary="mix"
+
+--mix
+Content-Type: multipart/alternative; boundary="alt"
+
+--alt
+Content-Type: text/plain; charset=utf-8
+
+Plain words
+--alt
+Content-Type: text/html; charset=utf-8
+
+<p>HTML words</p>
+--alt--
+--mix
+Content-Type: application/pdf; name="a.pdf"
+Content-Disposition: attachment; filename="a.pdf"
+Content-Transfer-Encoding: base64
+
+JVBERi0xLjQK
+--mix--
+.`);
+  assert.equal(await c.cmd(msg), '250 2.0.0 OK: queued');
+  await s.sink.waitFor(1);
+  const got = s.sink.received[0]!;
+  assert.deepEqual(got.to.sort(), ['bob@rcpt.test', 'hidden@rcpt.test', 'jane@rcpt.test']);
+  const h = headers(got.raw);
+  const raw = got.raw.toString();
+  assert.equal(h.get('from')![0], 'hello@acme.test');
+  assert.equal(h.get('to')![0], 'jane@rcpt.test');
+  assert.equal(h.get('cc')![0], 'bob@rcpt.test');
+  for (const gone of ['bcc', 'reply-to', 'x-custom']) assert.ok(!h.has(gone), gone);
+  assert.ok(!raw.includes('hidden@rcpt.test') && !raw.includes('evil.test') && !raw.includes('a.pdf'));
+  assert.match(raw, /Plain words/);
+  assert.match(raw, /HTML words/);
+  assert.equal((await verifyDkim(got.raw, s.dns.server))[0]!.status.result, 'pass');
+  const logged = (await s.get('/api/v2/messages?recipient=hidden')).body.data[0];
+  const full = (await s.get(`/api/v2/messages/${logged.id}`)).body;
+  assert.equal(full.subject, 'Grüße');
+  assert.deepEqual(full.notes, ['1 attachment(s) dropped by the relay']);
+});
+
+test('nodemailer client: STARTTLS, AUTH LOGIN, a message delivered', async (t) => {
+  const { s, url } = await relay(t);
+  const port = Number(new URL(url).port);
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, auth: { user: 'app', pass: s.key }, authMethod: 'LOGIN', tls: { rejectUnauthorized: false } });
+  const info = await transport.sendMail({ from: 'hello@acme.test', to: 'jane@rcpt.test', bcc: 'secret@rcpt.test', subject: 'via nodemailer', text: 'hi', html: '<b>hi</b>' });
+  assert.match(info.response, /^250 2\.0\.0 OK: queued/);
+  await s.sink.waitFor(1);
+  assert.deepEqual(s.sink.received[0]!.to.sort(), ['jane@rcpt.test', 'secret@rcpt.test']);
+  assert.ok(!s.sink.received[0]!.raw.toString().includes('secret@rcpt.test'));
+  transport.close();
+});
+
+const python = spawnSync('python3', ['--version']).status === 0;
+test('Python smtplib client: starttls, login, sendmail', { skip: python ? false : 'python3 is not on this machine' }, async (t) => {
+  const { s, url } = await relay(t);
+  const port = new URL(url).port;
+  const script = `
+import smtplib, ssl, sys
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+s = smtplib.SMTP('127.0.0.1', ${port}, timeout=10)
+s.ehlo(); s.starttls(context=ctx); s.ehlo()
+s.login('anyone', sys.argv[1])
+code, msg = s.mail('hello@acme.test'); assert code == 250
+s.rcpt('jane@rcpt.test')
+code, msg = s.data('Subject: from python\\r\\nTo: jane@rcpt.test\\r\\n\\r\\nhello from smtplib\\r\\n')
+print(code, msg.decode())
+s.quit()
+`;
+  const child = spawn('python3', ['-c', script, s.key]);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  assert.equal(await new Promise((r) => child.on('exit', r)), 0, out);
+  assert.match(out, /^250 2\.0\.0 OK: queued/);
+  await s.sink.waitFor(1);
+  assert.match(headers(s.sink.received[0]!.raw).get('subject')![0]!, /from python/);
+});
+
+test('revocation takes effect on the next AUTH; a message accepted before is delivered', async (t) => {
+  const { s, url } = await relay(t);
+  const key = (await s.daemon.service.keys.create(s.ws, { scopes: 'send' }));
+  const c = await authed(s, url, key.key);
+  await c.cmd('MAIL FROM:<hello@acme.test>');
+  await c.cmd('RCPT TO:<jane@rcpt.test>');
+  await c.cmd('DATA');
+  assert.equal(await c.cmd('Subject: before\r\n\r\nx\r\n.'), '250 2.0.0 OK: queued');
+  await s.daemon.service.keys.revoke(s.ws, key.id);
+  const d = (await RawSmtp.open(url)).client;
+  await d.cmd('EHLO x');
+  assert.equal(await d.cmd(`AUTH PLAIN ${plain(key.key)}`), '535 5.7.8 Authentication credentials invalid (invalid or revoked key)');
+  await s.sink.waitFor(1);
+});
+
+test('a connection that breaks during DATA queues nothing; connections end after the time limit', async (t) => {
+  const { s, url } = await relay(t, { SVC_RELAY_CONNECTION_LIMIT: '1' });
+  const c = await authed(s, url);
+  await c.cmd('MAIL FROM:<hello@acme.test>');
+  await c.cmd('RCPT TO:<jane@rcpt.test>');
+  await c.cmd('DATA');
+  c.write('Subject: half\r\n\r\nsome of the body');
+  c.destroy();
+  const d = (await RawSmtp.open(url)).client;
+  await d.cmd('EHLO x');
+  assert.equal((await d.reply()).join(), '421 4.4.2 Connection time limit reached, closing');
+  assert.equal((await s.get('/api/v2/messages')).body.total, 0);
+});

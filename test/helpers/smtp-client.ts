@@ -1,0 +1,89 @@
+// A raw SMTP client for exact reply codes: one command, one full reply (all its lines).
+import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+
+export class RawSmtp {
+  #socket: Socket | TLSSocket;
+  #buf = '';
+  #waiting: Array<(lines: string[]) => void> = [];
+  closed = false;
+
+  private constructor(socket: Socket) {
+    this.#socket = socket;
+    this.#listen(socket);
+  }
+
+  static async open(url: string): Promise<{ client: RawSmtp; greeting: string[] }> {
+    const u = new URL(url);
+    const socket = connect(Number(u.port), u.hostname);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('error', reject);
+    });
+    const client = new RawSmtp(socket);
+    return { client, greeting: await client.reply() };
+  }
+
+  #listen(s: Socket | TLSSocket): void {
+    s.on('data', (d: Buffer) => {
+      this.#buf += d.toString('utf8');
+      for (;;) {
+        const lines = this.#buf.split('\r\n');
+        const done = lines.findIndex((l) => /^\d{3} /.test(l) || /^\d{3}$/.test(l));
+        if (done < 0) break;
+        this.#buf = lines.slice(done + 1).join('\r\n');
+        this.#waiting.shift()?.(lines.slice(0, done + 1));
+      }
+    });
+    s.on('close', () => {
+      this.closed = true;
+      for (const w of this.#waiting.splice(0)) w([]);
+    });
+    s.on('error', () => {});
+  }
+
+  /** The next full reply ([] when the connection closed first). */
+  reply(): Promise<string[]> {
+    return new Promise((resolve) => {
+      if (this.closed) return resolve([]);
+      this.#waiting.push(resolve);
+    });
+  }
+
+  /** Sends raw bytes (no CRLF added). */
+  write(data: string | Buffer): void {
+    this.#socket.write(data);
+  }
+
+  async cmd(line: string): Promise<string> {
+    const r = this.reply();
+    this.#socket.write(line + '\r\n');
+    return (await r).join('\n');
+  }
+
+  /** STARTTLS, optionally with plaintext bytes pipelined right behind it (an injection attempt). */
+  async starttls(pipelined = ''): Promise<string> {
+    const r = await this.cmd('STARTTLS' + (pipelined ? '\r\n' + pipelined : '').replace(/\r\n$/, ''));
+    if (!r.startsWith('220')) return r;
+    const plain = this.#socket as Socket;
+    plain.removeAllListeners('data');
+    const secure = tlsConnect({ socket: plain, rejectUnauthorized: false, minVersion: 'TLSv1.2' });
+    await new Promise<void>((resolve, reject) => {
+      secure.once('secureConnect', () => resolve());
+      secure.once('error', reject);
+    });
+    this.#socket = secure;
+    this.#listen(secure);
+    return r;
+  }
+
+  get secure(): boolean {
+    return 'encrypted' in this.#socket;
+  }
+
+  destroy(): void {
+    this.#socket.destroy();
+  }
+}
+
+export const plain = (key: string, user = 'anything') => Buffer.from(`\0${user}\0${key}`).toString('base64');
