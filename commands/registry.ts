@@ -5,6 +5,7 @@ import migrate from './migrate.js';
 import workspacesCreate from './workspaces/create.js';
 import workspacesList from './workspaces/list.js';
 import workspacesSetPlan from './workspaces/set-plan.js';
+import workspacesUsage from './workspaces/usage.js';
 import keysCreate from './keys/create.js';
 import keysList from './keys/list.js';
 import keysRevoke from './keys/revoke.js';
@@ -40,6 +41,7 @@ export const commands: CommandSpec[] = [
   workspacesCreate,
   workspacesList,
   workspacesSetPlan,
+  workspacesUsage,
   keysCreate,
   keysList,
   keysRevoke,

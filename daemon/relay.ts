@@ -157,8 +157,15 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       } catch (e) {
         return fail(replyFor(e), callback);
       }
-      state.rcpts++;
-      callback();
+      // The envelope so far already over the send quota: refused here, temporarily.
+      relay.remainingQuota(state.principal!.workspace).then(
+        (left) => {
+          if (state.rcpts + 1 > left) return fail('452 4.5.3 Sending limit reached for this workspace; try again after the quota resets', callback);
+          state.rcpts++;
+          callback();
+        },
+        (e: unknown) => fail(replyFor(e), callback),
+      );
     },
     onData(stream, session, callback) {
       const state = states.get(session.id);

@@ -65,11 +65,13 @@ export interface Config {
   composeThreads: number;
   /** A relay connection is closed after this long (spec: 5 minutes). */
   relayConnectionSeconds: number;
+  /** Requests per minute per API key on /api/v2 (spec: 60, sliding window). */
+  rateLimit: number;
 }
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'relayConnectionLimit', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'relayConnectionLimit' | 'rateLimit', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -227,6 +229,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     retryWindowSeconds: parseCount('--retry-window', pick(flags.retryWindow, 'SVC_RETRY_WINDOW') ?? '14400', 0, 30 * 86_400),
     deliveryConcurrency: parseCount('--delivery-concurrency', pick(flags.deliveryConcurrency, 'SVC_DELIVERY_CONCURRENCY') ?? '32', 1, 1000),
     retentionDays: parseCount('--retention-days', pick(flags.retentionDays, 'SVC_RETENTION_DAYS') ?? '30', 1, 3650),
+    rateLimit: parseCount('--rate-limit', pick(flags.rateLimit, 'SVC_RATE_LIMIT') ?? '60', 1, 1_000_000),
     relayConnectionSeconds: parseCount('--relay-connection-limit', pick(flags.relayConnectionLimit, 'SVC_RELAY_CONNECTION_LIMIT') ?? '300', 1, 86_400),
     composeThreads: parseCount('--compose-threads', pick(flags.composeThreads, 'SVC_COMPOSE_THREADS') ?? String(Math.min(4, availableParallelism())), 0, 64),
   };

@@ -42,6 +42,8 @@ export const errorKinds = {
   /** Allowed for the key, refused for the workspace (trial rules). */
   forbidden: { message: 'forbidden', http: 403, smtp: '550 5.7.1 Sending not allowed for this workspace', exit: 1 },
   not_found: { message: 'not found', http: 404, smtp: null, exit: 1 },
+  rate_limited: { message: 'rate limit exceeded', http: 429, smtp: null, exit: 1 },
+  idempotency_unavailable: { message: 'idempotency store unavailable, please retry (nothing sent)', http: 503, smtp: null, exit: 1 },
   conflict: { message: 'already exists', http: 409, smtp: null, exit: 1 },
   /** Count quotas (domains, addresses, seats, contacts): spec.md "Errors", 402, app only. */
   plan_limit: { message: 'plan limit reached', http: 402, smtp: null, exit: 1 },
@@ -62,11 +64,14 @@ export class SvcError extends Error {
   readonly kind: ErrorKindName;
   /** Extra fields of the error body (a quota refusal's kind, limit, used...). */
   readonly details: Record<string, unknown> | undefined;
-  constructor(kind: ErrorKindName, message?: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+  /** Response headers that go with it over HTTP (Retry-After of a rate limit). */
+  readonly headers: Record<string, string> | undefined;
+  constructor(kind: ErrorKindName, message?: string, options?: { cause?: unknown; details?: Record<string, unknown>; headers?: Record<string, string> }) {
     super(message ?? errorKinds[kind].message, options);
     this.kind = kind;
     this.name = 'SvcError';
     this.details = options?.details;
+    this.headers = options?.headers;
   }
   get spec(): ErrorKind {
     return errorKinds[this.kind];

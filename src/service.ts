@@ -12,9 +12,12 @@ import { sendPipeline } from './send/pipeline.js';
 import { parseSendRequest } from './send/validate.js';
 import { messageLog } from './messages/log.js';
 import { suppressionService } from './suppressions/suppressions.js';
+import { idempotentSend } from './send/idempotent.js';
+import { rateLimiter } from './auth/rate-limit.js';
 
 export function createService(deps: Deps & { dns?: DnsClient }) {
   const send = sendPipeline(deps);
+  const idempotent = idempotentSend(deps);
   return {
     deps,
     store: deps.store,
@@ -24,7 +27,10 @@ export function createService(deps: Deps & { dns?: DnsClient }) {
     addresses: addressService(deps),
     /** The one pipeline; `sendJson` applies POST /emails' body rules first. */
     send,
-    sendJson: (ws: Workspace, body: unknown) => send(ws, parseSendRequest(body), { source: 'api' }),
+    /** POST /api/v2/emails: the body's rules, then the send, once per Idempotency-Key. */
+    sendJson: (ws: Workspace, body: unknown, idempotencyKey?: string) =>
+      idempotent(ws, idempotencyKey, (claim) => send(ws, parseSendRequest(body), { source: 'api', idempotency: claim })),
+    rateLimit: rateLimiter(deps),
     messages: messageLog(deps),
     suppressions: suppressionService(deps),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),

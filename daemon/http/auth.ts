@@ -22,6 +22,8 @@ export function registerAuth(app: FastifyInstance, service: Service): void {
     const rule = req.routeOptions.config.scope;
     if (rule === undefined) return;
     const principal = await service.authenticate(bearerToken(req.headers.authorization));
+    // Every request of a valid key counts against its rate limit, a refused scope included.
+    await service.rateLimit(principal);
     if (rule !== 'any') requireScope(principal.scopes, rule);
     req.principal = principal;
   });

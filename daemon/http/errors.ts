@@ -16,6 +16,7 @@ export function registerErrors(app: FastifyInstance, log: Log): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isSvcError(err)) {
       if (err.spec.http >= 500) log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
+      if (err.headers) reply.headers(err.headers);
       return reply.code(err.spec.http).send({ error: err.message, ...err.details });
     }
     const known = err.code ? fastifyCodes[err.code] : undefined;

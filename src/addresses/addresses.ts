@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import type { Address, Workspace } from '../store/types.js';
 import { parseMailbox } from '../mail/address.js';
 import { explainCountLimit, limitFor } from '../workspaces/quota.js';
+import { assertWritable } from '../send/pipeline.js';
 
 export interface AddressView {
   id: string;
@@ -38,6 +39,7 @@ export function addressService({ store, clock, random, config }: Deps) {
 
   return {
     async add(ws: Workspace, input: string): Promise<AddressView> {
+      assertWritable(ws, clock.now());
       const address = mailbox(input);
       const domainName = address.slice(address.lastIndexOf('@') + 1);
       const domain = await store.domains.get(ws.id, domainName);

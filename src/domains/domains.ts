@@ -3,6 +3,7 @@ import { SvcError, isSvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Domain, Workspace } from '../store/types.js';
 import { explainCountLimit, limitFor } from '../workspaces/quota.js';
+import { assertWritable } from '../send/pipeline.js';
 import { checkDomain } from './check.js';
 import { dnsClient, type DnsClient } from './dns.js';
 import { newDkimKeyPair } from './dkim-keys.js';
@@ -86,6 +87,7 @@ export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: 
     view,
 
     async add(ws: Workspace, name: string, opts: { legacyVerified?: boolean } = {}): Promise<DomainView> {
+      assertWritable(ws, clock.now());
       const domain = normalizeDomain(name, names);
       const keys = await newDkimKeyPair();
       const now = clock.now().toISOString();

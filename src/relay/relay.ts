@@ -11,6 +11,7 @@ import { parseMailbox } from '../mail/address.js';
 import { authorizeSender } from '../send/sender.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party, SendRequest } from '../send/validate.js';
+import { sendWindows } from '../workspaces/send-quota.js';
 
 export const RELAY_MAX_SIZE = 25 * 1024 * 1024;
 export const RELAY_MAX_RECIPIENTS = 1000;
@@ -65,6 +66,13 @@ export function relayService(deps: Deps, send: Send) {
       return m.address;
     },
 
+    /** How many more recipients the send quota takes now (Infinity when unlimited). */
+    async remainingQuota(ws: Workspace): Promise<number> {
+      const windows = sendWindows(ws, deps.clock.now());
+      const used = await store.usage.get(ws.id, windows.map((w) => w.key));
+      return Math.min(...windows.map((w) => (w.limit === null ? Infinity : w.limit - (used[w.key] ?? 0))));
+    },
+
     checkRecipient(address: string): string {
       const m = parseMailbox(address);
       if ('error' in m) throw new RelayError('501 5.5.4 Invalid recipient address');
@@ -102,7 +110,13 @@ export function relayService(deps: Deps, send: Send) {
         text: mail.text ?? (mail.html ? null : ''),
       };
       const notes = mail.attachments?.length ? [`${mail.attachments.length} attachment(s) dropped by the relay`] : [];
-      return send(ws, req, { source: 'relay', notes });
+      try {
+        return await send(ws, req, { source: 'relay', notes });
+      } catch (e) {
+        // Deliberately temporary (spec): the client keeps the message and tries again after the reset.
+        if (e instanceof SvcError && e.kind === 'quota_exceeded') throw new RelayError(`452 4.5.3 ${e.message}`);
+        throw e;
+      }
     },
   };
 }

@@ -5,6 +5,8 @@
 import type { Deps } from '../deps.js';
 import type { Message, MessageSource, OutboundJob, OutboxEvent, RecipientKind, SendContent, Workspace } from '../store/types.js';
 import { authorizeSender } from './sender.js';
+import { SvcError } from '../errors.js';
+import { explainSendQuota, sendWindows } from '../workspaces/send-quota.js';
 import type { Party, SendRequest } from './validate.js';
 
 export interface SendResult {
@@ -20,14 +22,29 @@ export interface SendOptions {
   source: MessageSource;
   /** Notes kept with the content (for example "attachments dropped" from the relay). */
   notes?: string[];
+  /** The Idempotency-Key claim this send completes. */
+  idempotency?: { key: string; token: string } | null;
+}
+
+const TRIAL_DAYS = 7;
+
+/** spec.md "Limits": after 7 days a trial workspace is read-only. */
+export function assertWritable(ws: Workspace, now: Date): void {
+  if (ws.plan !== 'trial') return;
+  const ends = Date.parse(ws.created_at) + TRIAL_DAYS * 86_400_000;
+  if (now.getTime() >= ends) {
+    throw new SvcError('forbidden', `the trial of workspace '${ws.name}' ended on ${new Date(ends).toISOString()}: it is read-only until it moves to a plan`);
+  }
 }
 
 export function sendPipeline(deps: Deps) {
   const { store, clock, random } = deps;
 
   return async function send(ws: Workspace, req: SendRequest, opts: SendOptions): Promise<SendResult> {
+    const at = clock.now();
+    assertWritable(ws, at);
     const domain = await authorizeSender(store, ws, req.from.address);
-    const now = clock.now().toISOString();
+    const now = at.toISOString();
 
     // One record per distinct recipient; an address listed twice gets one copy (first kind wins).
     const seen = new Set<string>();
@@ -110,10 +127,24 @@ export function sendPipeline(deps: Deps) {
       created_at: now,
       last_error: null,
     }));
-    await store.messages.accept({ content, messages, jobs, events });
-    if (jobs.length) deps.hooks?.queued?.();
     const first = messages[0]!;
-    return { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };
+    const result: SendResult = { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };
+    // Every recipient counts against the send quota; the debit, the records and the completion of
+    // the idempotency claim are one store call.
+    try {
+      await store.messages.accept({
+        content,
+        messages,
+        jobs,
+        events,
+        debit: { n: messages.length, windows: sendWindows(ws, at) },
+        ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
+      });
+    } catch (e) {
+      explainSendQuota(e, ws, deps.config.upgradeUrl);
+    }
+    if (jobs.length) deps.hooks?.queued?.();
+    return result;
   };
 }
 

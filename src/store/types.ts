@@ -218,11 +218,53 @@ export interface Suppression {
   created_at: string;
 }
 
+/** A send-quota window a send is counted in (spec.md "Plan quotas": per day and per month). */
+export interface QuotaWindow {
+  /** `day:YYYY-MM-DD` or `month:YYYY-MM`. */
+  key: string;
+  window: 'day' | 'month';
+  /** null: counted, never refused. */
+  limit: number | null;
+  resets_at: string;
+}
+
+/** What a completed idempotent request answers when it is replayed. */
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
 export interface AcceptBatch {
   content: SendContent;
   messages: Message[];
   jobs: OutboundJob[];
   events: OutboxEvent[];
+  /** Counted in these windows, or refused with quota_exceeded when one would go over. */
+  debit?: { n: number; windows: QuotaWindow[] };
+  /** Completes this claim, with the response a replay returns. */
+  idempotency?: { key: string; token: string; response: StoredResponse };
+}
+
+export type IdempotencyClaim = { state: 'claimed' } | { state: 'running' } | { state: 'completed'; response: StoredResponse };
+
+export interface IdempotencyStore {
+  /**
+   * Claims `key` for this request (`token`), unless a claim younger than `runningTtlMs` is running or
+   * a completed one younger than `ttlMs` exists; older ones are taken over.
+   */
+  claim(workspaceId: string, key: string, token: string, now: string, ttlMs: number, runningTtlMs: number): Promise<IdempotencyClaim>;
+  /** Gives a running claim back (the request failed before queueing). */
+  release(workspaceId: string, key: string, token: string): Promise<void>;
+}
+
+export interface RateLimitStore {
+  /** Counts a request in the key's sliding window; refused (not counted) when `limit` are in it. */
+  hit(keyId: string, now: string, windowMs: number, limit: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
+}
+
+export interface UsageStore {
+  /** Sends counted in each of these windows. */
+  get(workspaceId: string, windowKeys: string[]): Promise<Record<string, number>>;
 }
 
 export type MessagePatch = Pick<Message, 'id'> & Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at'>>;
@@ -319,6 +361,9 @@ export interface StoreGroups {
   outbox: OutboxStore;
   suppressions: SuppressionStore;
   tls: TlsStore;
+  idempotency: IdempotencyStore;
+  rateLimit: RateLimitStore;
+  usage: UsageStore;
 }
 
 export interface Store extends StoreGroups {
@@ -343,4 +388,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   outbox: { pending: true },
   suppressions: { list: true, add: true, remove: true, find: true },
   tls: { get: true, saveIfAbsent: true },
+  idempotency: { claim: true, release: true },
+  rateLimit: { hit: true },
+  usage: { get: true },
 };

@@ -2,7 +2,8 @@
 import { SvcError } from '../errors.js';
 import type { Workspace } from '../store/types.js';
 import type { Deps } from '../deps.js';
-import { parsePlan, type Plan } from './plans.js';
+import { parsePlan, PLAN_LIMITS, type Plan } from './plans.js';
+import { sendWindows } from './send-quota.js';
 
 // A short name: it is the `tenant` of GET /me and what operators type after --workspace.
 const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -32,6 +33,26 @@ export function workspaceService({ store, clock, random }: Deps) {
       const updated = await store.workspaces.setPlan(ws.id, parsed);
       if (!updated) throw new SvcError('not_found', `workspace '${name}' not found`);
       return updated;
+    },
+
+    /** Every quota of the plan: used, limit (null = unlimited), window and reset time where it resets. */
+    async usage(name: string) {
+      const ws = await byName(name);
+      const now = clock.now();
+      const windows = sendWindows(ws, now);
+      const used = await store.usage.get(ws.id, windows.map((w) => w.key));
+      const limits = PLAN_LIMITS[ws.plan];
+      const [domains, addresses] = await Promise.all([store.domains.listByWorkspace(ws.id), store.addresses.listByWorkspace(ws.id)]);
+      return {
+        workspace: ws.name,
+        plan: ws.plan,
+        quotas: [
+          ...windows.map((w) => ({ kind: 'api_sends', used: used[w.key] ?? 0, limit: w.limit, window: w.window, resets_at: w.resets_at })),
+          { kind: 'domains', used: domains.length, limit: limits.domains, window: null, resets_at: null },
+          { kind: 'addresses', used: addresses.length, limit: limits.addresses, window: null, resets_at: null },
+          { kind: 'contacts', used: 0, limit: limits.contacts, window: null, resets_at: null },
+        ],
+      };
     },
 
     /**

@@ -68,13 +68,19 @@ test('bad domain names and unknown domains: clear errors, nothing stored', async
 test('--wait polls until the records appear', async (t) => {
   const { dns, base } = await setup(t);
   const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
-  const run = svc([...base, 'domains', 'verify', 'good.test', '--wait', '30', '--json']);
-  // Published while the command is waiting.
-  setTimeout(() => publish(dns, 'good.test', added.records), 300);
-  const r = await run;
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /waiting for ownership, mx, spf, dkim;/);
-  assert.equal(JSON.parse(r.stdout).status, 'verified');
+  // Published once the command says it is waiting.
+  const child = spawn(process.execPath, [SVC, ...base, 'domains', 'verify', 'good.test', '--wait', '30', '--json'], { env: { ...process.env, NO_COLOR: '1' } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    if (/waiting for/.test(stderr)) publish(dns, 'good.test', added.records);
+  });
+  const code = await new Promise((r) => child.on('exit', r));
+  assert.equal(code, 0, stderr);
+  assert.match(stderr, /waiting for ownership, mx, spf, dkim;/);
+  assert.equal(JSON.parse(stdout).status, 'verified');
   // --wait that runs out: exit 3.
   json(await svc([...base, 'domains', 'add', 'missing.test', '--json']));
   assert.equal((await svc([...base, 'domains', 'verify', 'missing.test', '--wait', '1'])).code, 3);

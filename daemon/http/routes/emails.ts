@@ -7,8 +7,10 @@ const readOrSend = { anyOf: ['read', 'send'], named: 'read' } as const;
 
 export function emailRoutes(app: FastifyInstance, service: Service): void {
   app.post('/api/v2/emails', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req, reply) => {
-    const result = await service.sendJson(principalOf(req).workspace, req.body);
-    return reply.code(202).send(result);
+    const key = req.headers['idempotency-key'];
+    const r = await service.sendJson(principalOf(req).workspace, req.body, Array.isArray(key) ? key[0] : key);
+    if (r.replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.code(r.status).send(r.body);
   });
 
   app.get<{ Querystring: Record<string, string> }>('/api/v2/messages', { config: { scope: readOrSend } }, async (req) =>

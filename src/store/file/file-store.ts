@@ -336,6 +336,15 @@ export class FileStore implements Store {
   get suppressions() {
     return this.#mail.suppressions;
   }
+  get idempotency() {
+    return this.#mail.idempotency;
+  }
+  get rateLimit() {
+    return this.#mail.rateLimit;
+  }
+  get usage() {
+    return this.#mail.usage;
+  }
 
   async health(): Promise<void> {
     this.#open();

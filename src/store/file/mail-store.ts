@@ -7,6 +7,11 @@ import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
 import type {
   AcceptBatch,
+  IdempotencyClaim,
+  IdempotencyStore,
+  RateLimitStore,
+  StoredResponse,
+  UsageStore,
   JobOutcome,
   Message,
   MessageQuery,
@@ -20,9 +25,19 @@ import type {
   SuppressionStore,
 } from '../types.js';
 import { dayOf, Journal } from './journal.js';
+import { sendQuotaReached } from '../../workspaces/send-quota.js';
 
 type Line =
-  | { t: 'accept'; at: string; content: SendContent; messages: Message[]; jobs: OutboundJob[]; events: OutboxEvent[] }
+  | {
+      t: 'accept';
+      at: string;
+      content: SendContent;
+      messages: Message[];
+      jobs: OutboundJob[];
+      events: OutboxEvent[];
+      debit?: AcceptBatch['debit'];
+      idempotency?: { key: string; response: StoredResponse };
+    }
   | { t: 'outcome'; at: string; job_id: string; outcome: JobOutcome };
 
 type SuppressionLine = { t: 'add'; s: Suppression } | { t: 'remove'; workspace_id: string; address: string };
@@ -52,6 +67,12 @@ export class FileMailStore {
   #leases = new Map<string, Lease>();
   #outbox: OutboxEvent[] = [];
   #suppressions = new Map<string, Map<string, Suppression>>();
+  /** workspace → quota window → sends counted (rebuilt from the debits in accept lines). */
+  #usage = new Map<string, Map<string, number>>();
+  /** workspace\0key → claim. Running claims live in memory only: a crash loses them, and nothing was sent. */
+  #idempotency = new Map<string, { state: 'running' | 'completed'; token: string; at: number; response: StoredResponse | null }>();
+  /** API key → times of its requests in the current window, oldest first. */
+  #hits = new Map<string, number[]>();
 
   private constructor(
     private readonly mail: Journal<Line>,
@@ -78,6 +99,10 @@ export class FileMailStore {
       }
       for (const j of line.jobs) this.#jobs.set(j.id, j);
       this.#outbox.push(...line.events);
+      if (line.debit) this.#count(line.content.workspace_id, line.debit, 1);
+      if (line.idempotency) {
+        this.#idempotency.set(`${line.content.workspace_id}\0${line.idempotency.key}`, { state: 'completed', token: '', at: Date.parse(line.at), response: line.idempotency.response });
+      }
       return;
     }
     const { outcome } = line;
@@ -105,6 +130,12 @@ export class FileMailStore {
     }
   }
 
+  #count(workspaceId: string, debit: NonNullable<AcceptBatch['debit']>, sign: 1 | -1): void {
+    let ws = this.#usage.get(workspaceId);
+    if (!ws) this.#usage.set(workspaceId, (ws = new Map()));
+    for (const w of debit.windows) ws.set(w.key, (ws.get(w.key) ?? 0) + sign * debit.n);
+  }
+
   #applySuppression(l: SuppressionLine): void {
     if (l.t === 'add') {
       let ws = this.#suppressions.get(l.s.workspace_id);
@@ -123,14 +154,35 @@ export class FileMailStore {
 
   readonly messages: MessageStore = {
     accept: async (batch: AcceptBatch) => {
-      await this.#write({
+      const ws = batch.content.workspace_id;
+      const line: Line = {
         t: 'accept',
         at: batch.content.created_at,
         content: copyContent(batch.content),
         messages: batch.messages.map(copyMessage),
         jobs: batch.jobs.map(copyJob),
         events: batch.events.map(copyEvent),
-      });
+        ...(batch.debit ? { debit: { n: batch.debit.n, windows: batch.debit.windows.map((w) => ({ ...w })) } } : {}),
+        ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response } } : {}),
+      };
+      const debit = line.debit;
+      if (debit) {
+        // Checked and reserved before the write, synchronously, so concurrent sends cannot both fit.
+        const used = this.#usage.get(ws);
+        for (const w of debit.windows) {
+          const n = used?.get(w.key) ?? 0;
+          if (w.limit !== null && n + debit.n > w.limit) throw sendQuotaReached(w, n);
+        }
+        this.#count(ws, debit, 1);
+      }
+      try {
+        await this.mail.append(dayOf(line.at), [line]);
+      } catch (e) {
+        if (debit) this.#count(ws, debit, -1);
+        throw e;
+      }
+      // Counted above already; apply the rest.
+      this.#apply({ ...line, debit: undefined });
     },
     get: async (workspaceId, id) => {
       const m = this.#messages.get(id);
@@ -157,6 +209,9 @@ export class FileMailStore {
     },
     purge: async (before) => {
       const cutoff = dayOf(before);
+      // A day of this month stays on disk (its sends count in the monthly quota when the store is
+      // read again); its messages leave the log all the same.
+      const thisMonth = this.now().toISOString().slice(0, 7);
       let removed = 0;
       for (const day of await this.mail.partitions()) {
         if (day >= cutoff) break;
@@ -166,7 +221,7 @@ export class FileMailStore {
             if (this.#messages.delete(m.id)) removed++;
           }
         }
-        await this.mail.drop(day);
+        if (day.slice(0, 7) < thisMonth) await this.mail.drop(day);
       }
       for (const [ws, list] of this.#byWorkspace) this.#byWorkspace.set(ws, list.filter((m) => this.#messages.has(m.id)));
       return removed;
@@ -228,6 +283,41 @@ export class FileMailStore {
       const ws = this.#suppressions.get(workspaceId);
       return ws ? addresses.flatMap((a) => (ws.has(a) ? [copySuppression(ws.get(a)!)] : [])) : [];
     },
+  };
+
+  readonly idempotency: IdempotencyStore = {
+    claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs): Promise<IdempotencyClaim> => {
+      const id = `${workspaceId}\0${key}`;
+      const t = Date.parse(now);
+      const cur = this.#idempotency.get(id);
+      if (cur && cur.state === 'completed' && t - cur.at < ttlMs) return { state: 'completed', response: structuredClone(cur.response!) };
+      if (cur && cur.state === 'running' && t - cur.at < runningTtlMs) return { state: 'running' };
+      this.#idempotency.set(id, { state: 'running', token, at: t, response: null });
+      return { state: 'claimed' };
+    },
+    release: async (workspaceId, key, token) => {
+      const id = `${workspaceId}\0${key}`;
+      const cur = this.#idempotency.get(id);
+      if (cur?.state === 'running' && cur.token === token) this.#idempotency.delete(id);
+    },
+  };
+
+  readonly rateLimit: RateLimitStore = {
+    hit: async (keyId, now, windowMs, limit) => {
+      const t = Date.parse(now);
+      const kept = (this.#hits.get(keyId) ?? []).filter((x) => x > t - windowMs);
+      if (kept.length >= limit) {
+        this.#hits.set(keyId, kept);
+        return { allowed: false, retryAfterMs: kept[0]! + windowMs - t };
+      }
+      kept.push(t);
+      this.#hits.set(keyId, kept);
+      return { allowed: true, retryAfterMs: 0 };
+    },
+  };
+
+  readonly usage: UsageStore = {
+    get: async (workspaceId, keys) => Object.fromEntries(keys.map((k) => [k, this.#usage.get(workspaceId)?.get(k) ?? 0])),
   };
 
   async close(): Promise<void> {

@@ -19,5 +19,7 @@ export function mapPgError(e: unknown): SvcError {
   }
   if (err.code === '23505') return new SvcError('conflict', `already exists (${err.constraint ?? 'unique'})`, { cause: e });
   if (err.code === '23503') return new SvcError('not_found', `referenced record not found (${err.constraint ?? 'foreign key'})`, { cause: e });
+  // Raised by our own functions (svc_debit): the caller reads the cause.
+  if (err.code === 'P0001') return new SvcError('internal', err.message ?? 'raised', { cause: e });
   return new SvcError('internal', `postgres: ${err.message ?? String(e)}`, { cause: e });
 }

@@ -3,7 +3,14 @@
 // and a lease, so several daemons never hand the same job off at once and a crashed one's jobs are
 // taken again when its lease ends.
 import type pg from 'pg';
+import { SvcError } from '../../errors.js';
+import { sendQuotaReached } from '../../workspaces/send-quota.js';
 import type {
+  IdempotencyStore,
+  QuotaWindow,
+  RateLimitStore,
+  StoredResponse,
+  UsageStore,
   JobOutcome,
   Message,
   MessageStore,
@@ -123,16 +130,43 @@ async function insertEvents(c: pg.PoolClient, events: OutboxEvent[]): Promise<vo
   );
 }
 
-export function pgMailStores(db: PgDb): { messages: MessageStore; queue: QueueStore; outbox: OutboxStore; suppressions: SuppressionStore } {
+/** svc_debit's refusal (it aborts the statement it is in) as the store's quota error. */
+function quotaFrom(e: unknown): never {
+  type PgErr = { message?: string; detail?: string; cause?: PgErr };
+  const err = e as PgErr;
+  const pgErr: PgErr = err.cause ?? err;
+  if (pgErr.message === 'svc_quota' && pgErr.detail) {
+    const d = JSON.parse(pgErr.detail) as { window: QuotaWindow; used: number };
+    throw sendQuotaReached(d.window, d.used);
+  }
+  throw e;
+}
+
+export function pgMailStores(db: PgDb): {
+  messages: MessageStore;
+  queue: QueueStore;
+  outbox: OutboxStore;
+  suppressions: SuppressionStore;
+  idempotency: IdempotencyStore;
+  rateLimit: RateLimitStore;
+  usage: UsageStore;
+} {
   const messages: MessageStore = {
     // One statement, so one round trip and atomic without BEGIN/COMMIT: the send's content, its
     // records, its jobs and its events.
     accept: async (batch) => {
       const k = batch.content;
-      await db.rows(
-        `WITH content AS (
+      const debit = batch.debit ?? { n: 0, windows: [] };
+      const idem = batch.idempotency ?? null;
+      await db
+        .rows(
+        `WITH debit AS (SELECT svc_debit($2, $18, $19) AS n),
+         content AS (
            INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)),
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM debit),
+         idem AS (
+           UPDATE idempotency_keys SET state = 'completed', response = $22, created_at = $14
+            WHERE workspace_id = $2 AND key = $20 AND token = $21 AND EXISTS (SELECT 1 FROM debit)),
          msgs AS (
            INSERT INTO messages (${MESSAGE_COLS})
            SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
@@ -150,13 +184,15 @@ export function pgMailStores(db: PgDb): { messages: MessageStore; queue: QueueSt
            INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
            SELECT id, workspace_id, event, message_id, payload, created_at
              FROM jsonb_to_recordset($17) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz))
-         SELECT 1`,
+         SELECT n FROM debit`,
         [
           k.id, k.workspace_id, k.source, k.from, k.from_name, k.domain_id, JSON.stringify(k.to), JSON.stringify(k.cc), k.subject, k.html, k.text, k.message_id, JSON.stringify(k.notes), k.created_at,
           JSON.stringify(batch.messages), JSON.stringify(batch.jobs), JSON.stringify(batch.events),
+          debit.n, JSON.stringify(debit.windows), idem?.key ?? null, idem?.token ?? null, idem ? JSON.stringify(idem.response) : null,
         ],
         'messages_accept',
-      );
+        )
+        .catch(quotaFrom);
     },
     get: async (workspaceId, id) => {
       const [r] = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'message_get');
@@ -266,5 +302,41 @@ export function pgMailStores(db: PgDb): { messages: MessageStore; queue: QueueSt
       addresses.length ? (await db.rows<SuppressionRow>(`SELECT * FROM suppressions WHERE workspace_id = $1 AND address = ANY($2)`, [workspaceId, addresses], 'suppression_find')).map(toSuppression) : [],
   };
 
-  return { messages, queue, outbox, suppressions };
+  const idempotency: IdempotencyStore = {
+    claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs) => {
+      const t = Date.parse(now);
+      const [won] = await db.rows<{ token: string }>(
+        `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at) VALUES ($1, $2, 'running', $3, $4)
+         ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL
+          WHERE idempotency_keys.created_at < $5 OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $6)
+         RETURNING token`,
+        [workspaceId, key, token, now, new Date(t - ttlMs).toISOString(), new Date(t - runningTtlMs).toISOString()],
+        'idem_claim',
+      );
+      if (won?.token === token) return { state: 'claimed' };
+      const [cur] = await db.rows<{ state: 'running' | 'completed'; response: StoredResponse | null }>(`SELECT state, response FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`, [workspaceId, key]);
+      if (!cur) throw new SvcError('store_unavailable', 'idempotency key vanished while claiming it; retry');
+      return cur.state === 'completed' ? { state: 'completed', response: cur.response! } : { state: 'running' };
+    },
+    release: async (workspaceId, key, token) => {
+      await db.rows(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token]);
+    },
+  };
+
+  const rateLimit: RateLimitStore = {
+    hit: async (keyId, now, windowMs, limit) => {
+      const [r] = await db.rows<{ allowed: boolean; retry_after_ms: string }>(`SELECT * FROM svc_rate_hit($1, $2, $3, $4)`, [keyId, now, windowMs, limit], 'rate_hit');
+      return { allowed: r!.allowed, retryAfterMs: Number(r!.retry_after_ms) };
+    },
+  };
+
+  const usage: UsageStore = {
+    get: async (workspaceId, keys) => {
+      const rows = await db.rows<{ window_key: string; used: number }>(`SELECT window_key, used FROM send_usage WHERE workspace_id = $1 AND window_key = ANY($2)`, [workspaceId, keys]);
+      const found = new Map(rows.map((r) => [r.window_key, r.used]));
+      return Object.fromEntries(keys.map((k) => [k, found.get(k) ?? 0]));
+    },
+  };
+
+  return { messages, queue, outbox, suppressions, idempotency, rateLimit, usage };
 }

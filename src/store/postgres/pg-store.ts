@@ -154,6 +154,9 @@ export class PgStore implements Store {
   readonly queue;
   readonly outbox;
   readonly suppressions;
+  readonly idempotency;
+  readonly rateLimit;
+  readonly usage;
 
   private constructor(loc: PostgresLocation, opts: PgOptions) {
     const mail = pgMailStores({ rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) });
@@ -161,6 +164,9 @@ export class PgStore implements Store {
     this.queue = mail.queue;
     this.outbox = mail.outbox;
     this.suppressions = mail.suppressions;
+    this.idempotency = mail.idempotency;
+    this.rateLimit = mail.rateLimit;
+    this.usage = mail.usage;
     this.#loc = loc;
     this.#pool = createPool(loc, opts.log);
     this.#migrate = opts.migrate ?? false;

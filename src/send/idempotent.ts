@@ -1,0 +1,43 @@
+// spec.md "Idempotency key": claimed before queueing; a second request while the first runs → 409;
+// after completion → the original body again (200, Idempotent-Replayed); a failure before queueing
+// gives the key back; a store that cannot be reached → 503, nothing sent. Keys are per workspace and
+// remembered 24 hours.
+import { SvcError, isSvcError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import type { Workspace } from '../store/types.js';
+import type { SendResult } from './pipeline.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
+/** A claim whose request died without finishing is taken over after this long. */
+export const RUNNING_TTL_MS = 60_000;
+const MAX_KEY = 255;
+
+export type Outcome = { replayed: false; status: 202; body: SendResult } | { replayed: true; status: number; body: unknown };
+
+const unavailable = (e: unknown) => new SvcError('idempotency_unavailable', undefined, { cause: e });
+
+export function idempotentSend({ store, clock, random }: Deps) {
+  return async (ws: Workspace, key: string | undefined, run: (claim: { key: string; token: string } | null) => Promise<SendResult>): Promise<Outcome> => {
+    if (key === undefined) return { replayed: false, status: 202, body: await run(null) };
+    if (key.length === 0 || key.length > MAX_KEY || /[\u0000-\u001f\u007f]/.test(key)) {
+      throw new SvcError('invalid_request', `invalid Idempotency-Key: 1 to ${MAX_KEY} printable characters`);
+    }
+    const token = random.uuid();
+    let claim;
+    try {
+      claim = await store.idempotency.claim(ws.id, key, token, clock.now().toISOString(), IDEMPOTENCY_TTL_MS, RUNNING_TTL_MS);
+    } catch (e) {
+      if (isSvcError(e) && (e.kind === 'store_unavailable' || e.kind === 'schema_behind')) throw unavailable(e);
+      throw e;
+    }
+    if (claim.state === 'completed') return { replayed: true, status: claim.response.status === 202 ? 200 : claim.response.status, body: claim.response.body };
+    if (claim.state === 'running') throw new SvcError('conflict', 'a request with this Idempotency-Key is still in progress');
+    try {
+      return { replayed: false, status: 202, body: await run({ key, token }) };
+    } catch (e) {
+      await store.idempotency.release(ws.id, key, token).catch(() => {});
+      if (isSvcError(e) && e.kind === 'store_unavailable') throw unavailable(e);
+      throw e;
+    }
+  };
+}
