@@ -45,8 +45,8 @@ export interface Config {
   allowInsecureWebhooks: boolean;
   /** Largest REST request body in bytes; larger ones get 413 before they are buffered. */
   bodyLimit: number;
-  /** upgrade_url of quota refusals. */
-  upgradeUrl: string;
+  /** upgrade_url of quota refusals; undefined: BASE_URL/upgrade (see upgradeUrlOf). */
+  upgradeUrl: string | undefined;
   /** Per-try DNS timeout of domain checks and MX look-ups. */
   dnsTimeoutMs: number;
   /** How often the daemon re-checks every domain's records; 0 turns it off. */
@@ -221,7 +221,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     tlsKey: tlsKey ? resolve(cwd, tlsKey) : undefined,
     allowInsecureWebhooks: flags.allowInsecureWebhooks === true || truthy(env.SVC_ALLOW_INSECURE_WEBHOOKS),
     bodyLimit: parseSize('--body-limit', pick(flags.bodyLimit, 'SVC_BODY_LIMIT') ?? String(DEFAULT_BODY_LIMIT)),
-    upgradeUrl: upgradeUrl ? parseHttpUrl('--upgrade-url', upgradeUrl) : `${baseUrl}/upgrade`,
+    upgradeUrl: upgradeUrl ? parseHttpUrl('--upgrade-url', upgradeUrl) : undefined,
     dnsTimeoutMs: parseCount('--dns-timeout', pick(flags.dnsTimeout, 'SVC_DNS_TIMEOUT') ?? '2000', 1, 60_000),
     domainRecheckSeconds: parseCount('--domain-recheck', pick(flags.domainRecheck, 'SVC_DOMAIN_RECHECK') ?? '3600', 0, 7 * 86_400),
     directPort: parseCount('--direct-port', pick(flags.directPort, 'SVC_DIRECT_PORT') ?? '25', 1, 65535),
@@ -234,6 +234,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     composeThreads: parseCount('--compose-threads', pick(flags.composeThreads, 'SVC_COMPOSE_THREADS') ?? String(Math.min(4, availableParallelism())), 0, 64),
   };
 }
+
+/** The upgrade_url of quota refusals: the operator's, else under the (possibly derived) base URL. */
+export const upgradeUrlOf = (c: Pick<Config, 'upgradeUrl' | 'baseUrl'>): string => c.upgradeUrl ?? `${c.baseUrl}/upgrade`;
 
 /** True when the base URL was derived from host and port rather than given. */
 export function baseUrlIsDerived(flags: ConfigFlags, env: NodeJS.ProcessEnv): boolean {

@@ -1,5 +1,6 @@
 // Registered addresses: exact mailboxes on a domain of the workspace (spec.md "Prerequisites for
 // sending" 2). A From address must be an active one on a verified domain.
+import { upgradeUrlOf } from '../config.js';
 import { SvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Address, Workspace } from '../store/types.js';
@@ -53,7 +54,7 @@ export function addressService({ store, clock, random, config }: Deps) {
         );
         return toView(a, domain.domain);
       } catch (e) {
-        explainCountLimit(e, ws, config.upgradeUrl);
+        explainCountLimit(e, ws, upgradeUrlOf(config));
       }
     },
 

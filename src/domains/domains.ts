@@ -1,4 +1,5 @@
 // Domains of a workspace and their verification (spec.md "Prerequisites for sending", issue 4).
+import { upgradeUrlOf } from '../config.js';
 import { SvcError, isSvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Domain, Workspace } from '../store/types.js';
@@ -113,7 +114,7 @@ export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: 
         );
         return view(d);
       } catch (e) {
-        explainCountLimit(e, ws, config.upgradeUrl);
+        explainCountLimit(e, ws, upgradeUrlOf(config));
       }
     },
 

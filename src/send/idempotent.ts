@@ -18,8 +18,9 @@ const unavailable = (e: unknown) => new SvcError('idempotency_unavailable', unde
 
 export function idempotentSend({ store, clock, random }: Deps) {
   return async (ws: Workspace, key: string | undefined, run: (claim: { key: string; token: string } | null) => Promise<SendResult>): Promise<Outcome> => {
-    if (key === undefined) return { replayed: false, status: 202, body: await run(null) };
-    if (key.length === 0 || key.length > MAX_KEY || /[\u0000-\u001f\u007f]/.test(key)) {
+    // No header, or an empty one: no idempotency.
+    if (key === undefined || key === '') return { replayed: false, status: 202, body: await run(null) };
+    if (key.length > MAX_KEY || /[\u0000-\u001f\u007f]/.test(key)) {
       throw new SvcError('invalid_request', `invalid Idempotency-Key: 1 to ${MAX_KEY} printable characters`);
     }
     const token = random.uuid();

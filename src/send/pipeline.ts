@@ -2,6 +2,7 @@
 // create their per-recipient message records here. Validate → sender → suppression → (quota) →
 // records, jobs and events in one store call → 202. Delivery (compose, DKIM, hand-off) follows in
 // the delivery worker.
+import { upgradeUrlOf } from '../config.js';
 import type { Deps } from '../deps.js';
 import type { Message, MessageSource, OutboundJob, OutboxEvent, RecipientKind, SendContent, Workspace } from '../store/types.js';
 import { authorizeSender } from './sender.js';
@@ -141,7 +142,7 @@ export function sendPipeline(deps: Deps) {
         ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
       });
     } catch (e) {
-      explainSendQuota(e, ws, deps.config.upgradeUrl);
+      explainSendQuota(e, ws, upgradeUrlOf(deps.config));
     }
     if (jobs.length) deps.hooks?.queued?.();
     return result;

@@ -68,6 +68,8 @@ export class Sink {
         });
       },
     });
+    // A sender that dies mid-session (the crash test kills it) resets its connection: not an error here.
+    this.#server.on('error', () => {});
     await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', () => resolve()));
     this.port = (this.#server.server.address() as { port: number }).port;
     return this;
