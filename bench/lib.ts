@@ -25,7 +25,7 @@ export function svcSync(args: string[], env: Record<string, string> = {}): strin
 /** Starts a server process and resolves with its API URL once it printed its ready line. */
 export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; lines: string[]; stop(): Promise<void> }> {
   // Benchmarks measure throughput: the per-key rate limit is out of the way.
-  const child = spawn(process.execPath, args, { env: { ...process.env, SVC_RATE_LIMIT: '100000000', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { env: { ...process.env, SVC_RATE_LIMIT: '1000000', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

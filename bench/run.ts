@@ -2,12 +2,13 @@
 import { foundation } from './foundation.js';
 import { postgres } from './postgres.js';
 import { domains } from './domains.js';
-import { send, sendE2E } from './send.js';
+import { send, sendE2E, idempotencyCost } from './send.js';
 import { relay } from './relay.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, e2e: sendE2E };
+const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, idempotency: idempotencyCost, e2e: sendE2E };
 const wanted = process.argv.slice(2);
-for (const name of wanted.length ? wanted : Object.keys(sections)) {
+// e2e is the end-to-end part of `send` alone, for quick runs; the default runs everything once.
+for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e')) {
   const run = sections[name];
   if (!run) {
     process.stderr.write(`unknown bench section ${name} (have: ${Object.keys(sections).join(', ')})\n`);

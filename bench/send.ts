@@ -82,6 +82,24 @@ export async function prepare(storeUrl: string, dns: FixtureDns): Promise<string
   }
 }
 
+/** Issue 7: the added cost of an Idempotency-Key (claim + completion) per POST /emails, each backend. */
+export async function idempotencyCost(): Promise<void> {
+  for (const b of backends.filter((x) => !process.env.SVC_BENCH_BACKENDS || process.env.SVC_BENCH_BACKENDS.includes(x.name.split(' ')[0]!))) {
+    const dns = await new FixtureDns().load(['sending.zone']).start();
+    const st = await b.fresh();
+    try {
+      const key = await prepare(st.store, dns);
+      report(b.name, {});
+      const plain = await acceptRate(st.store, key, 'no Idempotency-Key');
+      const keyed = await acceptRate(st.store, key, 'a new Idempotency-Key each', { idempotent: true });
+      report('  idempotency cost', { slower_by: `${(100 * (1 - keyed / plain)).toFixed(1)}%`, target: '< 15%', note: 'both with the rate limit counted' });
+    } finally {
+      st.cleanup();
+      await dns.stop();
+    }
+  }
+}
+
 /** 200,000 message records straight into the store, 1,000 per send. */
 async function fill(storeUrl: string, n: number): Promise<void> {
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
@@ -115,12 +133,15 @@ const post = (key: string) => ({
   body: JSON.stringify({ from: 'Acme <hello@acme.test>', to: ['jane@rcpt.test'], subject: 'Bench', body_html: HTML }),
 });
 
-async function acceptRate(storeUrl: string, key: string, label: string): Promise<number> {
+async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
   const daemon = await startServer([SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
   try {
     const url = `${daemon.url}/api/v2/emails`;
-    await load({ url, duration: 1, ...post(key) });
-    const r = await load({ url, ...post(key) });
+    const req = post(key);
+    // A fresh Idempotency-Key per request: autocannon puts a new id where [<id>] stands.
+    const request = opts.idempotent ? { ...req, headers: { ...req.headers, 'idempotency-key': '[<id>]' }, idReplacement: true } : req;
+    await load({ url, duration: 1, ...request });
+    const r = await load({ url, ...request });
     if (r.non2xx || r.errors) throw new Error(`POST /emails: ${r.non2xx} non-2xx, ${r.errors} errors`);
     report(`  accept (${label})`, { accepted_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99 });
     return r.requests.average;
