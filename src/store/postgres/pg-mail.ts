@@ -160,10 +160,11 @@ export function pgMailStores(db: PgDb): {
       const idem = batch.idempotency ?? null;
       await db
         .rows(
-        `WITH debit AS (SELECT svc_debit($2, $18, $19) AS n),
-         content AS (
+        `WITH content AS (
            INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14 FROM debit),
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id),
+         -- After the content: the workspace's quota rows are locked from here to the commit only.
+         debit AS (SELECT svc_debit($2, $18, $19) AS n FROM content),
          idem AS (
            UPDATE idempotency_keys SET state = 'completed', response = $22, created_at = $14
             WHERE workspace_id = $2 AND key = $20 AND token = $21 AND EXISTS (SELECT 1 FROM debit)),
