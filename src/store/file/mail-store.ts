@@ -56,6 +56,16 @@ const copyEvent = (e: OutboxEvent): OutboxEvent => ({ ...e, payload: { ...e.payl
 const copySuppression = (s: Suppression): Suppression => ({ ...s });
 const SUPPRESSIONS = 'all';
 
+/** Milliseconds until enough of the oldest seconds leave the window for one more request. */
+function retryAfter(buckets: Map<number, number>, total: number, limit: number, sec: number, span: number): number {
+  let left = total;
+  for (const s of [...buckets.keys()].sort((a, b) => a - b)) {
+    left -= buckets.get(s)!;
+    if (left < limit) return (s + span - sec) * 1000;
+  }
+  return span * 1000;
+}
+
 export class FileMailStore {
   #messages = new Map<string, Message>();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
@@ -71,8 +81,8 @@ export class FileMailStore {
   #usage = new Map<string, Map<string, number>>();
   /** workspace\0key → claim. Running claims live in memory only: a crash loses them, and nothing was sent. */
   #idempotency = new Map<string, { state: 'running' | 'completed'; token: string; at: number; response: StoredResponse | null }>();
-  /** API key → times of its requests in the current window, oldest first. */
-  #hits = new Map<string, number[]>();
+  /** API key → requests per second (epoch second → count) within the window: O(window) per hit, whatever the limit. */
+  #hits = new Map<string, Map<number, number>>();
 
   private constructor(
     private readonly mail: Journal<Line>,
@@ -304,14 +314,17 @@ export class FileMailStore {
 
   readonly rateLimit: RateLimitStore = {
     hit: async (keyId, now, windowMs, limit) => {
-      const t = Date.parse(now);
-      const kept = (this.#hits.get(keyId) ?? []).filter((x) => x > t - windowMs);
-      if (kept.length >= limit) {
-        this.#hits.set(keyId, kept);
-        return { allowed: false, retryAfterMs: kept[0]! + windowMs - t };
+      const sec = Math.floor(Date.parse(now) / 1000);
+      const span = Math.ceil(windowMs / 1000);
+      let buckets = this.#hits.get(keyId);
+      if (!buckets) this.#hits.set(keyId, (buckets = new Map()));
+      let total = 0;
+      for (const [s, n] of buckets) {
+        if (s <= sec - span) buckets.delete(s);
+        else total += n;
       }
-      kept.push(t);
-      this.#hits.set(keyId, kept);
+      if (total >= limit) return { allowed: false, retryAfterMs: retryAfter(buckets, total, limit, sec, span) };
+      buckets.set(sec, (buckets.get(sec) ?? 0) + 1);
       return { allowed: true, retryAfterMs: 0 };
     },
   };

@@ -1,0 +1,43 @@
+-- The rate limit counted per second (issue 7): a sliding window of one-second buckets costs the
+-- same whatever the limit, where a list of request times grew with it.
+DROP FUNCTION svc_rate_hit(text, timestamptz, bigint, int);
+DROP TABLE rate_windows;
+
+CREATE TABLE rate_buckets (
+  key_id text    NOT NULL,
+  sec    bigint  NOT NULL,
+  n      integer NOT NULL,
+  PRIMARY KEY (key_id, sec)
+);
+
+-- One request of p_key at p_now: allowed and counted while fewer than p_limit fall in the window
+-- of p_window_ms; otherwise refused with the milliseconds until enough old seconds leave it. The
+-- advisory lock makes the requests of one key (from any daemon) take turns.
+CREATE FUNCTION svc_rate_hit(p_key text, p_now timestamptz, p_window_ms bigint, p_limit int)
+RETURNS TABLE (allowed boolean, retry_after_ms bigint) LANGUAGE plpgsql AS $$
+DECLARE
+  now_sec bigint := floor(extract(epoch FROM p_now));
+  span bigint := ceil(p_window_ms / 1000.0);
+  total bigint;
+  left_n bigint;
+  b record;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('svc_rate:' || p_key));
+  DELETE FROM rate_buckets WHERE key_id = p_key AND sec <= now_sec - span;
+  SELECT coalesce(sum(n), 0) INTO total FROM rate_buckets WHERE key_id = p_key;
+  IF total < p_limit THEN
+    INSERT INTO rate_buckets (key_id, sec, n) VALUES (p_key, now_sec, 1)
+      ON CONFLICT (key_id, sec) DO UPDATE SET n = rate_buckets.n + 1;
+    RETURN QUERY SELECT true, 0::bigint;
+    RETURN;
+  END IF;
+  left_n := total;
+  FOR b IN SELECT sec, n FROM rate_buckets WHERE key_id = p_key ORDER BY sec LOOP
+    left_n := left_n - b.n;
+    IF left_n < p_limit THEN
+      RETURN QUERY SELECT false, ((b.sec + span - now_sec) * 1000)::bigint;
+      RETURN;
+    END IF;
+  END LOOP;
+  RETURN QUERY SELECT false, (span * 1000)::bigint;
+END $$;
