@@ -258,8 +258,11 @@ export interface IdempotencyStore {
 }
 
 export interface RateLimitStore {
-  /** Counts a request in the key's sliding window; refused (not counted) when `limit` are in it. */
-  hit(keyId: string, now: string, windowMs: number, limit: number): Promise<{ allowed: boolean; retryAfterMs: number }>;
+  /**
+   * Counts up to `want` requests in the key's sliding window, as many as fit under `limit`;
+   * `granted` 0 means refused, with the time until a slot frees.
+   */
+  hit(keyId: string, now: string, windowMs: number, limit: number, want: number): Promise<{ granted: number; retryAfterMs: number }>;
 }
 
 export interface UsageStore {

@@ -313,7 +313,7 @@ export class FileMailStore {
   };
 
   readonly rateLimit: RateLimitStore = {
-    hit: async (keyId, now, windowMs, limit) => {
+    hit: async (keyId, now, windowMs, limit, want) => {
       const sec = Math.floor(Date.parse(now) / 1000);
       const span = Math.ceil(windowMs / 1000);
       let buckets = this.#hits.get(keyId);
@@ -323,9 +323,10 @@ export class FileMailStore {
         if (s <= sec - span) buckets.delete(s);
         else total += n;
       }
-      if (total >= limit) return { allowed: false, retryAfterMs: retryAfter(buckets, total, limit, sec, span) };
-      buckets.set(sec, (buckets.get(sec) ?? 0) + 1);
-      return { allowed: true, retryAfterMs: 0 };
+      if (total >= limit) return { granted: 0, retryAfterMs: retryAfter(buckets, total, limit, sec, span) };
+      const granted = Math.min(want, limit - total);
+      buckets.set(sec, (buckets.get(sec) ?? 0) + granted);
+      return { granted, retryAfterMs: 0 };
     },
   };
 

@@ -325,9 +325,9 @@ export function pgMailStores(db: PgDb): {
   };
 
   const rateLimit: RateLimitStore = {
-    hit: async (keyId, now, windowMs, limit) => {
-      const [r] = await db.rows<{ allowed: boolean; retry_after_ms: string }>(`SELECT * FROM svc_rate_hit($1, $2, $3, $4)`, [keyId, now, windowMs, limit], 'rate_hit');
-      return { allowed: r!.allowed, retryAfterMs: Number(r!.retry_after_ms) };
+    hit: async (keyId, now, windowMs, limit, want) => {
+      const [r] = await db.rows<{ granted: number; retry_after_ms: string }>(`SELECT * FROM svc_rate_hit($1, $2, $3, $4, $5)`, [keyId, now, windowMs, limit, want], 'rate_hit');
+      return { granted: r!.granted, retryAfterMs: Number(r!.retry_after_ms) };
     },
   };
 

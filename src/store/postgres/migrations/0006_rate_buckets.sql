@@ -10,11 +10,11 @@ CREATE TABLE rate_buckets (
   PRIMARY KEY (key_id, sec)
 );
 
--- One request of p_key at p_now: allowed and counted while fewer than p_limit fall in the window
--- of p_window_ms; otherwise refused with the milliseconds until enough old seconds leave it. The
--- advisory lock makes the requests of one key (from any daemon) take turns.
-CREATE FUNCTION svc_rate_hit(p_key text, p_now timestamptz, p_window_ms bigint, p_limit int)
-RETURNS TABLE (allowed boolean, retry_after_ms bigint) LANGUAGE plpgsql AS $$
+-- Up to p_want requests of p_key at p_now: as many as fit under p_limit in the window of
+-- p_window_ms are counted and granted; none fit: refused with the milliseconds until enough old
+-- seconds leave it. The advisory lock makes the calls for one key (from any daemon) take turns.
+CREATE FUNCTION svc_rate_hit(p_key text, p_now timestamptz, p_window_ms bigint, p_limit int, p_want int)
+RETURNS TABLE (granted integer, retry_after_ms bigint) LANGUAGE plpgsql AS $$
 DECLARE
   now_sec bigint := floor(extract(epoch FROM p_now));
   span bigint := ceil(p_window_ms / 1000.0);
@@ -26,18 +26,18 @@ BEGIN
   DELETE FROM rate_buckets WHERE key_id = p_key AND sec <= now_sec - span;
   SELECT coalesce(sum(n), 0) INTO total FROM rate_buckets WHERE key_id = p_key;
   IF total < p_limit THEN
-    INSERT INTO rate_buckets (key_id, sec, n) VALUES (p_key, now_sec, 1)
-      ON CONFLICT (key_id, sec) DO UPDATE SET n = rate_buckets.n + 1;
-    RETURN QUERY SELECT true, 0::bigint;
+    INSERT INTO rate_buckets (key_id, sec, n) VALUES (p_key, now_sec, least(p_want, p_limit - total))
+      ON CONFLICT (key_id, sec) DO UPDATE SET n = rate_buckets.n + EXCLUDED.n;
+    RETURN QUERY SELECT least(p_want, p_limit - total)::integer, 0::bigint;
     RETURN;
   END IF;
   left_n := total;
   FOR b IN SELECT sec, n FROM rate_buckets WHERE key_id = p_key ORDER BY sec LOOP
     left_n := left_n - b.n;
     IF left_n < p_limit THEN
-      RETURN QUERY SELECT false, ((b.sec + span - now_sec) * 1000)::bigint;
+      RETURN QUERY SELECT 0, ((b.sec + span - now_sec) * 1000)::bigint;
       RETURN;
     END IF;
   END LOOP;
-  RETURN QUERY SELECT false, (span * 1000)::bigint;
+  RETURN QUERY SELECT 0, (span * 1000)::bigint;
 END $$;
