@@ -17,15 +17,35 @@ const LEASE_MS = 1000;
 
 export function rateLimiter({ store, clock, config }: Deps) {
   const leases = new Map<string, { left: number; until: number }>();
+  // One block request per key at a time: requests that find the block empty wait for it.
+  const fetching = new Map<string, Promise<void>>();
   const block = Math.max(1, Math.floor(config.rateLimit / 100));
-  return async (p: Principal): Promise<void> => {
-    const now = clock.now();
-    const lease = leases.get(p.key.id);
-    if (lease && lease.left > 0 && lease.until > now.getTime()) {
+  const take = (keyId: string, now: number) => {
+    const lease = leases.get(keyId);
+    if (lease && lease.left > 0 && lease.until > now) {
       lease.left--;
-      return;
+      return true;
     }
-    const r = await store.rateLimit.hit(p.key.id, now.toISOString(), RATE_WINDOW_MS, config.rateLimit, block);
+    return false;
+  };
+  return async (p: Principal): Promise<void> => {
+    if (block > 1) {
+      while (!take(p.key.id, clock.now().getTime())) {
+        const pending = fetching.get(p.key.id);
+        if (!pending) break;
+        await pending;
+      }
+      if (take(p.key.id, clock.now().getTime())) return;
+    }
+    const now = clock.now();
+    const call = store.rateLimit.hit(p.key.id, now.toISOString(), RATE_WINDOW_MS, config.rateLimit, block);
+    if (block > 1) fetching.set(p.key.id, call.then(() => {}, () => {}));
+    let r;
+    try {
+      r = await call;
+    } finally {
+      fetching.delete(p.key.id);
+    }
     if (r.granted > 1) leases.set(p.key.id, { left: r.granted - 1, until: now.getTime() + LEASE_MS });
     else leases.delete(p.key.id);
     if (r.granted === 0) {
