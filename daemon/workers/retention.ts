@@ -1,4 +1,4 @@
-// Removes messages older than --retention-days (default 30), once an hour.
+// Removes messages older than --retention-days (default 30), soon after start and then hourly.
 import type { Service } from '../../src/service.js';
 import type { Worker } from './domain-recheck.js';
 
@@ -9,16 +9,21 @@ export function retentionWorker(service: Service): Worker {
     const removed = await service.messages.purgeOlderThan(config.retentionDays, clock.now());
     if (removed) log.info(`retention: removed ${removed} messages older than ${config.retentionDays} days`);
   };
-  const timer = setInterval(() => {
+  const tick = () => {
     running ??= runOnce()
       .catch((e: Error) => log.warn(`retention: ${e.message}`))
       .finally(() => (running = null));
-  }, 3600_000);
+  };
+  // Once soon after start (a file store reads back days kept for the monthly quota), then hourly.
+  const first = setTimeout(tick, 5_000);
+  first.unref();
+  const timer = setInterval(tick, 3600_000);
   timer.unref();
   return {
     name: 'retention',
     runOnce,
     async stop() {
+      clearTimeout(first);
       clearInterval(timer);
       await running;
     },
