@@ -34,7 +34,3 @@ export class ManualClock implements Clock {
     this.#ms = new Date(to).getTime();
   }
 }
-
-export function isoNow(clock: Clock): string {
-  return clock.now().toISOString();
-}

@@ -50,7 +50,6 @@ export const errorKinds = {
   /** Send quotas: 429 with code quota_exceeded; the relay defers with 452. */
   quota_exceeded: { message: 'quota exceeded', http: 429, smtp: '452 4.5.3 Sending limit reached', exit: 1 },
   body_too_large: { message: 'request body too large', http: 413, smtp: null, exit: 1 },
-  unsupported_media_type: { message: 'invalid body', http: 400, smtp: null, exit: 1 },
   store_locked: { message: 'store is locked by another process', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   store_corrupt: { message: 'store data file cannot be read', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   schema_behind: { message: 'postgres schema is behind: run svc migrate', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },

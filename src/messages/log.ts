@@ -33,22 +33,12 @@ export function messageView(m: Message) {
   };
 }
 
-/** The list-item subset of spec.md. */
+const LIST_FIELDS = ['id', 'tenant_id', 'message_id', 'from', 'to', 'subject', 'status', 'open_count', 'click_count', 'created_at', 'sent_at', 'opened_at'] as const;
+
+/** The list-item subset of spec.md, taken from the full view so the two never disagree. */
 export function messageListItem(m: Message) {
-  return {
-    id: m.id,
-    tenant_id: m.workspace_id,
-    message_id: m.message_id,
-    from: m.from,
-    to: m.to,
-    subject: m.subject,
-    status: m.status,
-    open_count: m.open_count,
-    click_count: m.click_count,
-    created_at: m.created_at,
-    sent_at: m.sent_at,
-    opened_at: m.opened_at,
-  };
+  const v = messageView(m);
+  return Object.fromEntries(LIST_FIELDS.map((f) => [f, v[f]])) as Pick<ReturnType<typeof messageView>, (typeof LIST_FIELDS)[number]>;
 }
 
 export interface ListQuery {
