@@ -133,8 +133,11 @@ const post = (key: string) => ({
   body: JSON.stringify({ from: 'Acme <hello@acme.test>', to: ['jane@rcpt.test'], subject: 'Bench', body_html: HTML }),
 });
 
+/** SVC_BENCH_PROF=DIR: the daemon writes V8 CPU profiles (one per thread) into DIR. */
+const profile = () => (process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : []);
+
 async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
-  const daemon = await startServer([SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+  const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
   try {
     const url = `${daemon.url}/api/v2/emails`;
     const req = post(key);
@@ -160,8 +163,7 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
       if (k === 'count') count = Number(v);
     });
   });
-  const prof = process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : [];
-  const daemon = await startServer([...prof, SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64']);
+  const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64']);
   try {
     const t0 = Date.now();
     const r = await load({ url: `${daemon.url}/api/v2/emails`, amount: n, ...post(key) });
