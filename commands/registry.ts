@@ -24,6 +24,16 @@ import messagesShow from './messages/show.js';
 import suppressionsList from './suppressions/list.js';
 import suppressionsAdd from './suppressions/add.js';
 import suppressionsRemove from './suppressions/remove.js';
+import webhooksAdd from './webhooks/add.js';
+import webhooksList from './webhooks/list.js';
+import webhooksRemove from './webhooks/remove.js';
+import webhooksDisable from './webhooks/disable.js';
+import webhooksEnable from './webhooks/enable.js';
+import webhooksRotateSecret from './webhooks/rotate-secret.js';
+import webhooksDeliveries from './webhooks/deliveries.js';
+import webhooksReplay from './webhooks/replay.js';
+import webhooksTest from './webhooks/test.js';
+import webhooksTail from './webhooks/tail.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -33,6 +43,7 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   addresses: { summary: 'registered From addresses', singular: 'address' },
   messages: { summary: 'the message log', singular: 'message' },
   suppressions: { summary: 'the workspace suppression list', singular: 'suppression' },
+  webhooks: { summary: 'webhook endpoints, the delivery log, replays', singular: 'webhook' },
 };
 
 export const commands: CommandSpec[] = [
@@ -60,4 +71,14 @@ export const commands: CommandSpec[] = [
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,
+  webhooksAdd,
+  webhooksList,
+  webhooksRemove,
+  webhooksDisable,
+  webhooksEnable,
+  webhooksRotateSecret,
+  webhooksDeliveries,
+  webhooksReplay,
+  webhooksTest,
+  webhooksTail,
 ];

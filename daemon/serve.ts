@@ -17,6 +17,8 @@ import { tlsIdentity } from '../src/relay/tls.js';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { retentionWorker } from './workers/retention.js';
+import { webhookWorker } from './workers/webhooks.js';
+import type { Deps } from '../src/deps.js';
 
 export interface Listener {
   /** api, relay, mx: the word scripts look for in the ready line. */
@@ -44,7 +46,7 @@ export interface DaemonOptions {
   baseUrlDerived: boolean;
   /** Postgres: apply pending migrations at start (`svc serve --migrate`). */
   migrate?: boolean;
-  /** Run the delivery loop (tests that drive delivery by hand with a moved clock turn it off). */
+  /** Run the delivery and webhook loops (tests that drive them by hand with a moved clock turn them off). */
   deliver?: boolean;
 }
 
@@ -87,7 +89,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       const admin = await startAdminSocket(socketPath(config.store.dir), store, log);
       stops.base.push(() => admin.close());
     }
-    const hooks: { queued?: () => void } = {};
+    const hooks: NonNullable<Deps['hooks']> = {};
     const service = createService({ store, config, clock: opts.clock, random: opts.random, log, hooks });
 
     const api = await buildApi(service, { ready: () => ready });
@@ -111,7 +113,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
     hooks.queued = delivery.poke;
-    const workers: Worker[] = [delivery, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
+    const webhooks = webhookWorker(service, { start: opts.deliver ?? true });
+    hooks.outboxed = webhooks.poke;
+    const workers: Worker[] = [delivery, webhooks, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
     for (const w of workers) stops.workers.push(() => w.stop());
 
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);

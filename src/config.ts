@@ -67,11 +67,15 @@ export interface Config {
   relayConnectionSeconds: number;
   /** Requests per minute per API key on /api/v2 (spec: 60, sliding window). */
   rateLimit: number;
+  /** How long a webhook attempt waits for its answer (spec: 8 seconds). */
+  webhookTimeoutMs: number;
+  /** Webhook attempts in flight at once in one daemon. */
+  webhookConcurrency: number;
 }
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'relayConnectionLimit' | 'rateLimit', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'relayConnectionLimit' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -231,6 +235,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     retentionDays: parseCount('--retention-days', pick(flags.retentionDays, 'SVC_RETENTION_DAYS') ?? '30', 1, 3650),
     rateLimit: parseCount('--rate-limit', pick(flags.rateLimit, 'SVC_RATE_LIMIT') ?? '60', 1, 1_000_000),
     relayConnectionSeconds: parseCount('--relay-connection-limit', pick(flags.relayConnectionLimit, 'SVC_RELAY_CONNECTION_LIMIT') ?? '300', 1, 86_400),
+    webhookTimeoutMs: parseCount('--webhook-timeout', pick(flags.webhookTimeout, 'SVC_WEBHOOK_TIMEOUT') ?? '8000', 1, 600_000),
+    webhookConcurrency: parseCount('--webhook-concurrency', pick(flags.webhookConcurrency, 'SVC_WEBHOOK_CONCURRENCY') ?? '64', 1, 10_000),
     composeThreads: parseCount('--compose-threads', pick(flags.composeThreads, 'SVC_COMPOSE_THREADS') ?? String(Math.min(4, availableParallelism())), 0, 64),
   };
 }

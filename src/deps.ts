@@ -11,5 +11,5 @@ export interface Deps {
   config: Config;
   log: Log;
   /** Who to tell when work arrives (the daemon's workers), so they need not wait for their next poll. */
-  hooks?: { queued?: () => void };
+  hooks?: { queued?: () => void; outboxed?: () => void };
 }

@@ -14,6 +14,7 @@ import { messageLog } from './messages/log.js';
 import { suppressionService } from './suppressions/suppressions.js';
 import { idempotentSend } from './send/idempotent.js';
 import { rateLimiter } from './auth/rate-limit.js';
+import { webhookService } from './webhooks/webhooks.js';
 
 export function createService(deps: Deps & { dns?: DnsClient }) {
   const send = sendPipeline(deps);
@@ -33,6 +34,7 @@ export function createService(deps: Deps & { dns?: DnsClient }) {
     rateLimit: rateLimiter(deps),
     messages: messageLog(deps),
     suppressions: suppressionService(deps),
+    webhooks: webhookService(deps),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

@@ -1,4 +1,5 @@
-// Removes messages older than --retention-days (default 30), soon after start and then hourly.
+// Removes messages and webhook delivery log rows older than --retention-days (default 30), soon
+// after start and then hourly.
 import type { Service } from '../../src/service.js';
 import type { Worker } from './domain-recheck.js';
 
@@ -8,6 +9,8 @@ export function retentionWorker(service: Service): Worker {
   const runOnce = async () => {
     const removed = await service.messages.purgeOlderThan(config.retentionDays, clock.now());
     if (removed) log.info(`retention: removed ${removed} messages older than ${config.retentionDays} days`);
+    const attempts = await service.store.webhooks.purge(new Date(clock.now().getTime() - config.retentionDays * 86_400_000).toISOString());
+    if (attempts) log.info(`retention: removed ${attempts} webhook delivery log rows older than ${config.retentionDays} days`);
   };
   const tick = () => {
     running ??= runOnce()

@@ -36,7 +36,9 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
         log.error(`delivery of job ${job.id} failed: ${(e as Error).message}`);
         results = messages.map((m) => ({ address: m.to, outcome: 'temporary' as const, response: `svc: ${(e as Error).message}` }));
       }
-      await store.queue.complete(job.id, outcomeOf(job, messages, results, clock.now(), d.retry, random));
+      const outcome = outcomeOf(job, messages, results, clock.now(), d.retry, random);
+      await store.queue.complete(job.id, outcome);
+      if (outcome.events.length) deps.hooks?.outboxed?.();
     },
   };
 }

@@ -145,6 +145,7 @@ export function sendPipeline(deps: Deps) {
       explainSendQuota(e, ws, upgradeUrlOf(deps.config));
     }
     if (jobs.length) deps.hooks?.queued?.();
+    if (events.length) deps.hooks?.outboxed?.();
     return result;
   };
 }

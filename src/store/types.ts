@@ -311,8 +311,110 @@ export interface QueueStore {
 }
 
 export interface OutboxStore {
-  /** Oldest first; the webhook dispatcher reads here. */
+  /** Events not yet dispatched to webhook endpoints, oldest first. */
   pending(limit: number): Promise<OutboxEvent[]>;
+}
+
+/** A customer's webhook target (spec.md "Events"). */
+export interface WebhookEndpoint {
+  id: string;
+  workspace_id: string;
+  url: string;
+  /** Event names, or `message.*` for every message event. */
+  events: string[];
+  /** `whsec_...`: kept as is, since every delivery is signed with it. */
+  secret: string;
+  status: 'enabled' | 'disabled';
+  disabled_reason: string | null;
+  /** When its current run of failed attempts began; null after a success. */
+  failing_since: string | null;
+  created_at: string;
+  secret_rotated_at: string | null;
+}
+
+/** One event on its way to one endpoint: retried until delivered or out of attempts. */
+export interface WebhookJob {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  /** The outbox event (the same for every endpoint it went to). */
+  event_id: string;
+  event: string;
+  message_id: string;
+  /** The body fields but timestamp, which is set at each sending. */
+  payload: Record<string, unknown>;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  next_attempt_at: string;
+  created_at: string;
+}
+
+/** One row of the delivery log: one attempt to deliver one event to one endpoint. */
+export interface WebhookAttempt {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  /** The job it was made for; null for test events and replays. */
+  job_id: string | null;
+  event_id: string;
+  event: string;
+  message_id: string;
+  payload: Record<string, unknown>;
+  kind: 'event' | 'replay' | 'test';
+  /** 1 for the first attempt of a job. */
+  attempt: number;
+  ok: boolean;
+  status_code: number | null;
+  error: string | null;
+  /** The first 2 KB of the response body. */
+  response: string;
+  duration_ms: number;
+  attempted_at: string;
+}
+
+/** What one attempt changes, stored together: the log row, the job, the endpoint. */
+export interface AttemptRecord {
+  attempt: WebhookAttempt;
+  job?: { id: string; state: WebhookJob['state']; attempts: number; next_attempt_at: string };
+  /** Disables the endpoint with this reason (a 410, or days of failures). */
+  disable?: string;
+}
+
+export interface AttemptQuery {
+  endpoint_id?: string;
+  failed?: boolean;
+  /** Attempts at or after this time. */
+  since?: string;
+  limit: number;
+}
+
+export interface WebhookEndpointStore {
+  create(e: WebhookEndpoint): Promise<WebhookEndpoint>;
+  listByWorkspace(workspaceId: string): Promise<WebhookEndpoint[]>;
+  get(workspaceId: string, id: string): Promise<WebhookEndpoint | null>;
+  update(workspaceId: string, id: string, patch: Partial<Pick<WebhookEndpoint, 'status' | 'disabled_reason' | 'secret' | 'secret_rotated_at'>>): Promise<WebhookEndpoint | null>;
+  /** Removes the endpoint and its pending jobs; its delivery log stays. */
+  remove(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export interface WebhookStore {
+  /**
+   * Takes up to `limit` outbox events not yet dispatched, makes a job for every enabled endpoint
+   * subscribed to each (that existed when the event happened), and marks them dispatched, in one
+   * call; returns how many events were taken and jobs made.
+   */
+  fanOut(now: string, limit: number): Promise<{ events: number; jobs: number }>;
+  /** Up to `max` due jobs of enabled endpoints, leased to `owner`, each with its endpoint. */
+  claim(owner: string, now: string, leaseMs: number, max: number): Promise<Array<{ job: WebhookJob; endpoint: WebhookEndpoint }>>;
+  /** Logs attempts and applies what they change, in one call. */
+  record(records: AttemptRecord[]): Promise<void>;
+  /** The delivery log, newest first. */
+  attempts(workspaceId: string, q: AttemptQuery): Promise<WebhookAttempt[]>;
+  attempt(workspaceId: string, id: string): Promise<WebhookAttempt | null>;
+  /** Jobs not finished. */
+  depth(): Promise<number>;
+  /** Removes log rows and finished jobs older than `before`; returns the log rows removed. */
+  purge(before: string): Promise<number>;
 }
 
 export interface SuppressionStore {
@@ -362,6 +464,8 @@ export interface StoreGroups {
   messages: MessageStore;
   queue: QueueStore;
   outbox: OutboxStore;
+  endpoints: WebhookEndpointStore;
+  webhooks: WebhookStore;
   suppressions: SuppressionStore;
   tls: TlsStore;
   idempotency: IdempotencyStore;
@@ -389,6 +493,8 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   messages: { accept: true, get: true, list: true, byIds: true, content: true, purge: true },
   queue: { claim: true, complete: true, depth: true },
   outbox: { pending: true },
+  endpoints: { create: true, listByWorkspace: true, get: true, update: true, remove: true },
+  webhooks: { fanOut: true, claim: true, record: true, attempts: true, attempt: true, depth: true, purge: true },
   suppressions: { list: true, add: true, remove: true, find: true },
   tls: { get: true, saveIfAbsent: true },
   idempotency: { claim: true, release: true },

@@ -39,6 +39,17 @@ export function pgLocation(url: string, overrides: Partial<PostgresLocation> = {
   return { ...loc, ...overrides };
 }
 
+/** A fresh schema with every migration applied, as a store location. */
+export async function migratedPg(t: { after(fn: () => unknown): void }): Promise<PostgresLocation> {
+  const loc = pgLocation(await freshSchemaUrl(t));
+  const { PgStore } = await import('../../src/store/postgres/pg-store.js');
+  const { silentLog } = await import('../../src/log.js');
+  const store = PgStore.create(loc, { log: silentLog });
+  await store.migrate();
+  await store.close();
+  return loc;
+}
+
 /** A TCP proxy to the test Postgres that a test can cut and restore, to play an outage. */
 export async function pgProxy(t: { after(fn: () => unknown): void }) {
   const target = new URL(TEST_DATABASE_URL!);

@@ -8,11 +8,12 @@ import { Low } from 'lowdb';
 import { SvcError } from '../../errors.js';
 import type { Plan } from '../../workspaces/plans.js';
 import { HISTORY_LIMIT } from '../types.js';
-import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, Store, TlsIdentity, TlsStore, Workspace, WorkspaceStore } from '../types.js';
+import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, Store, TlsIdentity, TlsStore, WebhookEndpoint, WebhookEndpointStore, WebhookStore, Workspace, WorkspaceStore } from '../types.js';
 import { countLimitReached } from '../../workspaces/quota.js';
 import { DurableJsonFile } from './durable-json.js';
 import { StoreLock, unwritable, type LockRole } from './lock.js';
 import { FileMailStore } from './mail-store.js';
+import { fileWebhookStores } from './webhook-store.js';
 
 export const DATA_FILE = 'svc.json';
 
@@ -22,10 +23,11 @@ interface Doc {
   keys: ApiKey[];
   domains: Domain[];
   addresses: Address[];
+  webhook_endpoints: WebhookEndpoint[];
   tls: TlsIdentity | null;
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], tls: null });
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], tls: null });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -46,6 +48,7 @@ export class FileStore implements Store {
   #wsByName = new Map<string, Workspace>();
   #keyByHash = new Map<string, ApiKey>();
   #mail!: FileMailStore;
+  #webhooks!: { endpoints: WebhookEndpointStore; webhooks: WebhookStore };
   #closed = false;
 
   private constructor(
@@ -71,6 +74,17 @@ export class FileStore implements Store {
     try {
       await store.#load();
       store.#mail = await FileMailStore.open(dir);
+      store.#webhooks = fileWebhookStores(
+        {
+          all: () => store.#db.data.webhook_endpoints,
+          replace: (list) => {
+            store.#db.data.webhook_endpoints = list;
+          },
+          commit: () => store.#commit(),
+          open: () => store.#open(),
+        },
+        store.#mail,
+      );
     } catch (e) {
       await lock.release();
       throw e;
@@ -93,8 +107,9 @@ export class FileStore implements Store {
     // Collections added after a store was created start empty.
     doc.domains ??= [];
     doc.addresses ??= [];
+    doc.webhook_endpoints ??= [];
     doc.tls ??= null;
-    if (doc.version !== 1 || !Array.isArray(doc.workspaces) || !Array.isArray(doc.keys) || !Array.isArray(doc.domains) || !Array.isArray(doc.addresses)) {
+    if (doc.version !== 1 || !Array.isArray(doc.workspaces) || !Array.isArray(doc.keys) || !Array.isArray(doc.domains) || !Array.isArray(doc.addresses) || !Array.isArray(doc.webhook_endpoints)) {
       throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not an svc store (version ${String(doc.version)}); it was left untouched`);
     }
     this.#wsById = new Map(doc.workspaces.map((w) => [w.id, w]));
@@ -335,6 +350,12 @@ export class FileStore implements Store {
   }
   get suppressions() {
     return this.#mail.suppressions;
+  }
+  get endpoints() {
+    return this.#webhooks.endpoints;
+  }
+  get webhooks() {
+    return this.#webhooks.webhooks;
   }
   get idempotency() {
     return this.#mail.idempotency;

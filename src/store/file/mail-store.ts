@@ -25,6 +25,7 @@ import type {
   SuppressionStore,
 } from '../types.js';
 import { dayOf, Journal } from './journal.js';
+import { isWebhookLine, WebhookState, type WebhookLine } from './webhook-state.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
 
 type Line =
@@ -38,7 +39,8 @@ type Line =
       debit?: AcceptBatch['debit'];
       idempotency?: { key: string; response: StoredResponse };
     }
-  | { t: 'outcome'; at: string; job_id: string; outcome: JobOutcome };
+  | { t: 'outcome'; at: string; job_id: string; outcome: JobOutcome }
+  | WebhookLine;
 
 type SuppressionLine = { t: 'add'; s: Suppression } | { t: 'remove'; workspace_id: string; address: string };
 
@@ -75,7 +77,9 @@ export class FileMailStore {
   #contentUsers = new Map<string, number>();
   #jobs = new Map<string, OutboundJob>();
   #leases = new Map<string, Lease>();
-  #outbox: OutboxEvent[] = [];
+  /** Events not yet dispatched to webhook endpoints, oldest first. */
+  #outbox = new Map<string, OutboxEvent>();
+  readonly webhooks = new WebhookState();
   #suppressions = new Map<string, Map<string, Suppression>>();
   /** workspace → quota window → sends counted (rebuilt from the debits in accept lines). */
   #usage = new Map<string, Map<string, number>>();
@@ -93,11 +97,29 @@ export class FileMailStore {
   static async open(dir: string, now: () => Date = () => new Date()): Promise<FileMailStore> {
     const store = new FileMailStore(await Journal.open<Line>(join(dir, 'mail')), await Journal.open<SuppressionLine>(join(dir, 'suppressions')), now);
     for (const l of await store.suppressionLog.read(SUPPRESSIONS)) store.#applySuppression(l);
-    for (const day of await store.mail.partitions()) for (const line of await store.mail.read(day)) store.#apply(line);
+    // Days are named by the time each line carries, which is not always one clock (a test's moved
+    // clock, the wall clock): an event's dispatch mark may be read before the event, so marks are
+    // applied again once everything is read.
+    const dispatched = new Set<string>();
+    const dropped = new Set<string>();
+    for (const day of await store.mail.partitions()) {
+      for (const line of await store.mail.read(day)) {
+        if (line.t === 'wh_fanout') for (const id of line.event_ids) dispatched.add(id);
+        if (line.t === 'wh_drop') dropped.add(line.endpoint_id);
+        store.#apply(line);
+      }
+    }
+    for (const id of dispatched) store.#outbox.delete(id);
+    for (const id of dropped) store.webhooks.apply({ t: 'wh_drop', at: '', endpoint_id: id });
     return store;
   }
 
   #apply(line: Line): void {
+    if (isWebhookLine(line)) {
+      if (line.t === 'wh_fanout') for (const id of line.event_ids) this.#outbox.delete(id);
+      this.webhooks.apply(line);
+      return;
+    }
     if (line.t === 'accept') {
       this.#contents.set(line.content.id, line.content);
       this.#contentUsers.set(line.content.id, line.jobs.length);
@@ -108,7 +130,7 @@ export class FileMailStore {
         list.push(m);
       }
       for (const j of line.jobs) this.#jobs.set(j.id, j);
-      this.#outbox.push(...line.events);
+      for (const e of line.events) this.#outbox.set(e.id, e);
       if (line.debit) this.#count(line.content.workspace_id, line.debit, 1);
       if (line.idempotency) {
         this.#idempotency.set(`${line.content.workspace_id}\0${line.idempotency.key}`, { state: 'completed', token: '', at: Date.parse(line.at), response: line.idempotency.response });
@@ -120,7 +142,7 @@ export class FileMailStore {
       const m = this.#messages.get(u.id);
       if (m) Object.assign(m, u);
     }
-    this.#outbox.push(...outcome.events);
+    for (const e of outcome.events) this.#outbox.set(e.id, e);
     const job = this.#jobs.get(line.job_id);
     this.#leases.delete(line.job_id);
     if (!job) return;
@@ -157,6 +179,10 @@ export class FileMailStore {
   }
 
   /** Durable first, then visible: a worker never hands off what a crash could take back. */
+  async write(line: WebhookLine): Promise<void> {
+    await this.#write(line);
+  }
+
   async #write(line: Line): Promise<void> {
     await this.mail.append(dayOf(line.at), [line]);
     this.#apply(line);
@@ -269,7 +295,14 @@ export class FileMailStore {
   };
 
   readonly outbox: OutboxStore = {
-    pending: async (limit) => this.#outbox.slice(0, limit).map(copyEvent),
+    pending: async (limit) => {
+      const out: OutboxEvent[] = [];
+      for (const e of this.#outbox.values()) {
+        if (out.length >= limit) break;
+        out.push(copyEvent(e));
+      }
+      return out;
+    },
   };
 
   readonly suppressions: SuppressionStore = {

@@ -282,7 +282,7 @@ export function pgMailStores(db: PgDb): {
   const outbox: OutboxStore = {
     pending: async (limit) =>
       (await db.rows<{ id: string; workspace_id: string; event: OutboxEvent['event']; message_id: string; payload: Record<string, unknown>; created_at: Date }>(
-        `SELECT id, workspace_id, event, message_id, payload, created_at FROM outbox_events ORDER BY seq LIMIT $1`,
+        `SELECT id, workspace_id, event, message_id, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1`,
         [limit],
       )).map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
   };

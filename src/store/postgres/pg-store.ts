@@ -14,6 +14,7 @@ import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyS
 import { countLimitReached, type CountKind } from '../../workspaces/quota.js';
 import { mapPgError } from './errors.js';
 import { KeyCache, INVALIDATE_CHANNEL } from './key-cache.js';
+import { pgWebhookStores } from './pg-webhooks.js';
 import { pgMailStores } from './pg-mail.js';
 import { assertSchemaCurrent, migrate, type MigrateResult } from './migrations.js';
 
@@ -153,6 +154,8 @@ export class PgStore implements Store {
   readonly messages;
   readonly queue;
   readonly outbox;
+  readonly endpoints;
+  readonly webhooks;
   readonly suppressions;
   readonly idempotency;
   readonly rateLimit;
@@ -163,6 +166,9 @@ export class PgStore implements Store {
     this.messages = mail.messages;
     this.queue = mail.queue;
     this.outbox = mail.outbox;
+    const hooks = pgWebhookStores({ rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) });
+    this.endpoints = hooks.endpoints;
+    this.webhooks = hooks.webhooks;
     this.suppressions = mail.suppressions;
     this.idempotency = mail.idempotency;
     this.rateLimit = mail.rateLimit;

@@ -1,0 +1,227 @@
+// The Postgres side of webhooks: endpoints, the jobs that carry outbox events to them (claimed with
+// FOR UPDATE SKIP LOCKED and a lease, so several daemons never send one job at once) and the
+// delivery log. Fan-out takes undispatched outbox events and marks them in the same statement.
+import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookEndpointStore, WebhookJob, WebhookStore } from '../types.js';
+import type { PgDb } from './pg-mail.js';
+
+const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+
+const ENDPOINT_COLS = 'id, workspace_id, url, events, secret, status, disabled_reason, failing_since, created_at, secret_rotated_at';
+
+interface EndpointRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  events: string[];
+  secret: string;
+  status: WebhookEndpoint['status'];
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  created_at: Date;
+  secret_rotated_at: Date | null;
+}
+
+const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  url: r.url,
+  events: r.events,
+  secret: r.secret,
+  status: r.status,
+  disabled_reason: r.disabled_reason,
+  failing_since: iso(r.failing_since),
+  created_at: r.created_at.toISOString(),
+  secret_rotated_at: iso(r.secret_rotated_at),
+});
+
+const JOB_COLS = 'id, workspace_id, endpoint_id, event_id, event, message_id, payload, attempts, next_attempt_at, created_at';
+
+interface JobRow {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  message_id: string;
+  payload: Record<string, unknown>;
+  attempts: number;
+  next_attempt_at: Date;
+  created_at: Date;
+}
+
+const toJob = (r: JobRow): WebhookJob => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  endpoint_id: r.endpoint_id,
+  event_id: r.event_id,
+  event: r.event,
+  message_id: r.message_id,
+  payload: r.payload,
+  state: 'pending',
+  attempts: r.attempts,
+  next_attempt_at: r.next_attempt_at.toISOString(),
+  created_at: r.created_at.toISOString(),
+});
+
+const ATTEMPT_COLS = 'id, workspace_id, endpoint_id, job_id, event_id, event, message_id, payload, kind, attempt, ok, status_code, error, response, duration_ms, attempted_at';
+
+type AttemptRow = Omit<WebhookAttempt, 'attempted_at'> & { attempted_at: Date };
+const toAttempt = (r: AttemptRow): WebhookAttempt => ({ ...r, attempted_at: r.attempted_at.toISOString() });
+
+/**
+ * Per endpoint, where its run of failures stands after these attempts (in order): null after a
+ * success, else when the trailing failures began (kept as is when the run started earlier).
+ */
+function failingAfter(records: AttemptRecord[]): Array<{ id: string; ok: boolean; since: string }> {
+  const by = new Map<string, { ok: boolean; since: string }>();
+  for (const { attempt: a } of records) {
+    const cur = by.get(a.endpoint_id);
+    by.set(a.endpoint_id, a.ok ? { ok: true, since: a.attempted_at } : { ok: false, since: cur && !cur.ok ? cur.since : a.attempted_at });
+  }
+  return [...by].map(([id, v]) => ({ id, ...v }));
+}
+
+export function pgWebhookStores(db: PgDb): { endpoints: WebhookEndpointStore; webhooks: WebhookStore } {
+  const endpoints: WebhookEndpointStore = {
+    create: async (e) => {
+      const [r] = await db.rows<EndpointRow>(
+        `INSERT INTO webhook_endpoints (${ENDPOINT_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9) RETURNING ${ENDPOINT_COLS}`,
+        [e.id, e.workspace_id, e.url, e.events, e.secret, e.status, e.disabled_reason, e.created_at, e.secret_rotated_at],
+      );
+      return toEndpoint(r!);
+    },
+    listByWorkspace: async (workspaceId) =>
+      (await db.rows<EndpointRow>(`SELECT ${ENDPOINT_COLS} FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toEndpoint),
+    get: async (workspaceId, id) => {
+      const [r] = await db.rows<EndpointRow>(`SELECT ${ENDPOINT_COLS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+      return r ? toEndpoint(r) : null;
+    },
+    update: async (workspaceId, id, patch) => {
+      const [r] = await db.rows<EndpointRow>(
+        `UPDATE webhook_endpoints SET
+            status = COALESCE($3, status),
+            disabled_reason = CASE WHEN $3::text = 'enabled' THEN NULL WHEN $4::text IS NOT NULL THEN $4 ELSE disabled_reason END,
+            secret = COALESCE($5, secret),
+            secret_rotated_at = COALESCE($6, secret_rotated_at)
+          WHERE workspace_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLS}`,
+        [workspaceId, id, patch.status ?? null, patch.disabled_reason ?? null, patch.secret ?? null, patch.secret_rotated_at ?? null],
+      );
+      return r ? toEndpoint(r) : null;
+    },
+    remove: async (workspaceId, id) => {
+      const r = await db.rows(`DELETE FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2 RETURNING id`, [workspaceId, id]);
+      return r.length > 0;
+    },
+  };
+
+  const webhooks: WebhookStore = {
+    fanOut: async (now, limit) => {
+      const [r] = await db.rows<{ events: number; jobs: number }>(
+        `WITH ev AS (
+           SELECT id, workspace_id, event, message_id, payload, created_at FROM outbox_events
+            WHERE dispatched_at IS NULL ORDER BY seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+         mark AS (UPDATE outbox_events o SET dispatched_at = $1 FROM ev WHERE o.id = ev.id),
+         ins AS (
+           INSERT INTO webhook_jobs (${JOB_COLS})
+           SELECT gen_random_uuid()::text, ev.workspace_id, ep.id, ev.id, ev.event, ev.message_id, ev.payload, 0, $1, $1
+             FROM ev JOIN webhook_endpoints ep
+               ON ep.workspace_id = ev.workspace_id AND ep.status = 'enabled' AND ep.created_at <= ev.created_at
+              AND (ev.event = ANY (ep.events) OR (ev.event LIKE 'message.%' AND 'message.*' = ANY (ep.events)))
+           RETURNING 1)
+         SELECT (SELECT count(*) FROM ev)::int AS events, (SELECT count(*) FROM ins)::int AS jobs`,
+        [now, limit],
+        'webhook_fanout',
+      );
+      return r!;
+    },
+    claim: async (owner, now, leaseMs, max) => {
+      const until = new Date(Date.parse(now) + leaseMs).toISOString();
+      const rows = await db.rows<JobRow & { ep: EndpointRow & { created_at: string; failing_since: string | null; secret_rotated_at: string | null } }>(
+        `WITH c AS (
+           UPDATE webhook_jobs SET lease_owner = $1, lease_until = $3
+            WHERE id IN (SELECT j.id FROM webhook_jobs j JOIN webhook_endpoints ep ON ep.id = j.endpoint_id AND ep.status = 'enabled'
+                          WHERE j.next_attempt_at <= $2 AND (j.lease_until IS NULL OR j.lease_until <= $2)
+                          ORDER BY j.next_attempt_at LIMIT $4 FOR UPDATE OF j SKIP LOCKED)
+            RETURNING ${JOB_COLS})
+         SELECT c.*, to_jsonb(ep) AS ep FROM c JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`,
+        [owner, now, until, max],
+        'webhook_claim',
+      );
+      return rows.map((r) => ({
+        job: toJob(r),
+        endpoint: toEndpoint({
+          ...r.ep,
+          created_at: new Date(r.ep.created_at),
+          failing_since: r.ep.failing_since ? new Date(r.ep.failing_since) : null,
+          secret_rotated_at: r.ep.secret_rotated_at ? new Date(r.ep.secret_rotated_at) : null,
+        }),
+      }));
+    },
+    record: async (records) => {
+      if (!records.length) return;
+      const attempts = records.map((r) => r.attempt);
+      const jobs = records.flatMap((r) => (r.job ? [r.job] : []));
+      const failing = failingAfter(records);
+      const disabled = records.flatMap((r) => (r.disable ? [{ id: r.attempt.endpoint_id, reason: r.disable }] : []));
+      await db.tx(async (c) => {
+        await c.query({
+          name: 'webhook_log',
+          text: `INSERT INTO webhook_attempts (${ATTEMPT_COLS})
+                 SELECT ${ATTEMPT_COLS} FROM jsonb_to_recordset($1) AS a(id text, workspace_id text, endpoint_id text, job_id text, event_id text, event text,
+                        message_id text, payload jsonb, kind text, attempt int, ok boolean, status_code int, error text, response text, duration_ms int, attempted_at timestamptz)`,
+          values: [JSON.stringify(attempts)],
+        });
+        if (jobs.some((j) => j.state !== 'pending')) {
+          await c.query({ name: 'webhook_jobs_done', text: `DELETE FROM webhook_jobs WHERE id = ANY ($1)`, values: [jobs.filter((j) => j.state !== 'pending').map((j) => j.id)] });
+        }
+        if (jobs.some((j) => j.state === 'pending')) {
+          await c.query({
+            name: 'webhook_jobs_retry',
+            text: `UPDATE webhook_jobs j SET attempts = u.attempts, next_attempt_at = u.next_attempt_at, lease_owner = NULL, lease_until = NULL
+                     FROM jsonb_to_recordset($1) AS u(id text, attempts int, next_attempt_at timestamptz) WHERE j.id = u.id`,
+            values: [JSON.stringify(jobs.filter((j) => j.state === 'pending'))],
+          });
+        }
+        // Written only when it changes: a healthy endpoint's row is not touched per delivery.
+        await c.query({
+          name: 'webhook_failing',
+          text: `UPDATE webhook_endpoints e SET failing_since = CASE WHEN u.ok THEN NULL ELSE u.since END
+                   FROM jsonb_to_recordset($1) AS u(id text, ok boolean, since timestamptz)
+                  WHERE e.id = u.id AND ((u.ok AND e.failing_since IS NOT NULL) OR (NOT u.ok AND e.failing_since IS NULL))`,
+          values: [JSON.stringify(failing)],
+        });
+        for (const d of disabled) {
+          await c.query(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled'`, [d.id, d.reason]);
+        }
+      });
+    },
+    attempts: async (workspaceId, q) => {
+      const where = ['workspace_id = $1'];
+      const values: unknown[] = [workspaceId];
+      if (q.endpoint_id) {
+        values.push(q.endpoint_id);
+        where.push(`endpoint_id = $${values.length}`);
+      }
+      if (q.failed) where.push('NOT ok');
+      if (q.since) {
+        values.push(q.since);
+        where.push(`attempted_at >= $${values.length}`);
+      }
+      values.push(q.limit);
+      const rows = await db.rows<AttemptRow>(`SELECT ${ATTEMPT_COLS} FROM webhook_attempts WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`, values);
+      return rows.map(toAttempt);
+    },
+    attempt: async (workspaceId, id) => {
+      const [r] = await db.rows<AttemptRow>(`SELECT ${ATTEMPT_COLS} FROM webhook_attempts WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+      return r ? toAttempt(r) : null;
+    },
+    depth: async () => Number((await db.rows<{ n: string }>(`SELECT count(*) AS n FROM webhook_jobs`, []))[0]!.n),
+    purge: async (before) =>
+      db.tx(async (c) => {
+        await c.query(`DELETE FROM outbox_events WHERE dispatched_at IS NOT NULL AND created_at < $1`, [before]);
+        return (await c.query(`DELETE FROM webhook_attempts WHERE attempted_at < $1`, [before])).rowCount ?? 0;
+      }),
+  };
+
+  return { endpoints, webhooks };
+}

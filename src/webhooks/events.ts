@@ -1,0 +1,26 @@
+// Event names of spec.md "Events" and what an endpoint subscribes to.
+import { SvcError } from '../errors.js';
+
+/** Events the service sends. */
+export const SENT_EVENTS = ['message.sent', 'message.bounced', 'message.opened', 'message.clicked'] as const;
+/** May be subscribed to, never sent (spec.md). */
+export const RESERVED_EVENTS = ['message.delivered', 'message.complained', 'message.unsubscribed'] as const;
+/** Every message event, now and later: the default subscription. */
+export const ALL_MESSAGE_EVENTS = 'message.*';
+
+const KNOWN = new Set<string>([...SENT_EVENTS, ...RESERVED_EVENTS, ALL_MESSAGE_EVENTS]);
+
+/** `--events a,b`: known names, deduplicated, in the order given; none given = `message.*`. */
+export function parseEvents(raw: string | undefined): string[] {
+  if (raw === undefined) return [ALL_MESSAGE_EVENTS];
+  const names = [...new Set(raw.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (!names.length) throw new SvcError('invalid_argument', 'events: name at least one event');
+  for (const n of names) {
+    if (!KNOWN.has(n)) throw new SvcError('invalid_argument', `unknown event '${n}' (known: ${[...KNOWN].join(', ')})`);
+  }
+  return names.includes(ALL_MESSAGE_EVENTS) ? [ALL_MESSAGE_EVENTS] : names;
+}
+
+export function endpointWants(subscribed: string[], event: string): boolean {
+  return subscribed.includes(event) || (event.startsWith('message.') && subscribed.includes(ALL_MESSAGE_EVENTS));
+}

@@ -1,0 +1,169 @@
+// Webhook endpoints and the delivery log as operators use them (`svc webhooks ...`): add (the
+// secret shown once), list, remove, disable/enable, rotate the secret; read the log, replay one
+// attempt or every failed one, send a test event.
+import { SvcError } from '../errors.js';
+import type { Deps } from '../deps.js';
+import type { AttemptQuery, WebhookAttempt, WebhookEndpoint, Workspace } from '../store/types.js';
+import { parseEvents } from './events.js';
+import { checkTarget, resolverFor } from './guard.js';
+import { WebhookSender } from './sender.js';
+import { newSecret } from './sign.js';
+import { deliverOnce } from './dispatch.js';
+
+export type EndpointView = {
+  id: string;
+  url: string;
+  events: string[];
+  status: WebhookEndpoint['status'];
+  disabled_reason: string | null;
+  failing_since: string | null;
+  created_at: string;
+  secret_rotated_at: string | null;
+};
+
+const endpointView = (e: WebhookEndpoint): EndpointView => ({
+  id: e.id,
+  url: e.url,
+  events: e.events,
+  status: e.status,
+  disabled_reason: e.disabled_reason,
+  failing_since: e.failing_since,
+  created_at: e.created_at,
+  secret_rotated_at: e.secret_rotated_at,
+});
+
+/** A row of the delivery log as shown (`svc webhooks deliveries`): the payload stays inside. */
+export const attemptView = (a: WebhookAttempt) => ({
+  id: a.id,
+  endpoint_id: a.endpoint_id,
+  event: a.event,
+  message_id: a.message_id,
+  kind: a.kind,
+  attempt: a.attempt,
+  ok: a.ok,
+  status_code: a.status_code,
+  error: a.error,
+  response: a.response,
+  duration_ms: a.duration_ms,
+  attempted_at: a.attempted_at,
+  event_id: a.event_id,
+  job_id: a.job_id,
+});
+
+export type AttemptView = ReturnType<typeof attemptView>;
+
+/** Replays run this many at once. */
+const REPLAY_PARALLEL = 8;
+
+export function webhookService(deps: Deps) {
+  const { store, clock, random, config } = deps;
+
+  const sender = () =>
+    new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowInsecure: config.allowInsecureWebhooks, resolve: resolverFor(config.dnsServers, config.dnsTimeoutMs), connections: REPLAY_PARALLEL });
+
+  async function endpoint(ws: Workspace, id: string): Promise<WebhookEndpoint> {
+    const e = await store.endpoints.get(ws.id, id);
+    if (!e) throw new SvcError('not_found', `webhook endpoint ${id} not found`);
+    return e;
+  }
+
+  async function update(ws: Workspace, id: string, patch: Parameters<typeof store.endpoints.update>[2]): Promise<WebhookEndpoint> {
+    const e = await store.endpoints.update(ws.id, id, patch);
+    if (!e) throw new SvcError('not_found', `webhook endpoint ${id} not found`);
+    return e;
+  }
+
+  /** Sends each (one sender, a few at a time) and logs every attempt. */
+  async function sendAll(ws: Workspace, items: Array<{ endpoint: WebhookEndpoint; from: Pick<WebhookAttempt, 'event' | 'event_id' | 'message_id' | 'payload'>; kind: 'replay' | 'test' }>): Promise<AttemptView[]> {
+    const s = sender();
+    try {
+      const out: AttemptView[] = new Array(items.length);
+      let next = 0;
+      const lane = async () => {
+        while (next < items.length) {
+          const i = next++;
+          const it = items[i]!;
+          const { attempt } = await deliverOnce(deps, s, it.endpoint, { ...it.from, kind: it.kind, job_id: null, attempt: 1 });
+          await store.webhooks.record([{ attempt }]);
+          out[i] = attemptView(attempt);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(REPLAY_PARALLEL, items.length) }, lane));
+      return out;
+    } finally {
+      await s.close();
+    }
+  }
+
+  return {
+    async add(ws: Workspace, url: string, events?: string): Promise<EndpointView & { secret: string }> {
+      const target = checkTarget(url, config.allowInsecureWebhooks);
+      const e = await store.endpoints.create({
+        id: random.uuid(),
+        workspace_id: ws.id,
+        url: target.url.toString(),
+        events: parseEvents(events),
+        secret: newSecret(random),
+        status: 'enabled',
+        disabled_reason: null,
+        failing_since: null,
+        created_at: clock.now().toISOString(),
+        secret_rotated_at: null,
+      });
+      return { ...endpointView(e), secret: e.secret };
+    },
+    async list(ws: Workspace): Promise<EndpointView[]> {
+      return (await store.endpoints.listByWorkspace(ws.id)).map(endpointView);
+    },
+    async remove(ws: Workspace, id: string) {
+      if (!(await store.endpoints.remove(ws.id, id))) throw new SvcError('not_found', `webhook endpoint ${id} not found`);
+      return { id, removed: true };
+    },
+    async disable(ws: Workspace, id: string): Promise<EndpointView> {
+      return endpointView(await update(ws, id, { status: 'disabled', disabled_reason: 'disabled by an operator' }));
+    },
+    async enable(ws: Workspace, id: string): Promise<EndpointView> {
+      return endpointView(await update(ws, id, { status: 'enabled', disabled_reason: null }));
+    },
+    /** A new secret, shown once; the old one stops signing at once. */
+    async rotateSecret(ws: Workspace, id: string) {
+      const e = await update(ws, id, { secret: newSecret(random), secret_rotated_at: clock.now().toISOString() });
+      return { id: e.id, secret: e.secret, secret_rotated_at: e.secret_rotated_at };
+    },
+    async deliveries(ws: Workspace, q: AttemptQuery): Promise<AttemptView[]> {
+      if (q.endpoint_id) await endpoint(ws, q.endpoint_id);
+      return (await store.webhooks.attempts(ws.id, q)).map(attemptView);
+    },
+    /** spec.md: a message.sent with test: true and a message_id starting test_. */
+    async test(ws: Workspace, endpointId: string): Promise<AttemptView> {
+      const e = await endpoint(ws, endpointId);
+      const id = `test_${random.bytes(12).toString('hex')}`;
+      const payload = { message_id: id, from: `test@${config.serviceDomain}`, subject: 'svc test event', test: true };
+      const [a] = await sendAll(ws, [{ endpoint: e, from: { event: 'message.sent', event_id: id, message_id: id, payload }, kind: 'test' }]);
+      return a!;
+    },
+    /** Sends that attempt's event again, freshly signed and timestamped; a new attempt is logged. */
+    async replay(ws: Workspace, attemptId: string): Promise<AttemptView> {
+      const a = await store.webhooks.attempt(ws.id, attemptId);
+      if (!a) throw new SvcError('not_found', `delivery ${attemptId} not found`);
+      const [r] = await sendAll(ws, [{ endpoint: await endpoint(ws, a.endpoint_id), from: a, kind: 'replay' }]);
+      return r!;
+    },
+    /**
+     * Every event whose latest attempt since `since` failed, once per endpoint (an event that
+     * failed five times is sent once; one delivered since is left alone).
+     */
+    async replayFailed(ws: Workspace, since: string): Promise<AttemptView[]> {
+      const recent = await store.webhooks.attempts(ws.id, { since, limit: 100_000 });
+      const latest = new Map<string, WebhookAttempt>();
+      for (const a of recent) if (!latest.has(`${a.endpoint_id}\0${a.event_id}`)) latest.set(`${a.endpoint_id}\0${a.event_id}`, a);
+      const failed = [...latest.values()].filter((a) => !a.ok).reverse();
+      const endpoints = new Map((await store.endpoints.listByWorkspace(ws.id)).map((e) => [e.id, e]));
+      const items = failed.flatMap((a) => {
+        const e = endpoints.get(a.endpoint_id);
+        return e ? [{ endpoint: e, from: a, kind: 'replay' as const }] : [];
+      });
+      return sendAll(ws, items);
+    },
+  };
+}
