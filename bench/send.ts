@@ -42,7 +42,7 @@ interface Backend {
   fresh(): Promise<{ store: string; cleanup(): void }>;
 }
 
-const backends: Backend[] = [
+export const backends: Backend[] = [
   {
     name: 'file store',
     async fresh() {

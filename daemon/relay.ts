@@ -98,6 +98,9 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     key: opts.tls.key,
     cert: opts.tls.cert,
     minVersion: 'TLSv1.2',
+    // On shutdown, sessions get 5 s to finish (smtp-server's default is 30) before 421: nothing
+    // unacknowledged is lost, a client retries, and a stop is not held up by idle clients.
+    closeTimeout: 5_000,
     authMethods: ['PLAIN', 'LOGIN'],
     // The spec accepts AUTH before STARTTLS for now.
     allowInsecureAuth: true,

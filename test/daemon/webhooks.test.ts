@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { sending, settled, type Sending } from '../helpers/sending.js';
 import { receiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { json, svc } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { SVC, json, svc } from '../helpers/cli.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { TEST_DATABASE_URL, migratedPg } from '../helpers/pg.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry.js';
@@ -68,7 +70,12 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       'an endpoint filtered to one event gets only that one',
     );
 
-    const log = await s.daemon.service.webhooks.deliveries(s.ws, { limit: 10 });
+    // Attempts are logged in batches, just after the answers arrive.
+    let log = await s.daemon.service.webhooks.deliveries(s.ws, { limit: 10 });
+    for (let i = 0; i < 100 && log.length < 3; i++) {
+      await new Promise((res) => setTimeout(res, 20));
+      log = await s.daemon.service.webhooks.deliveries(s.ws, { limit: 10 });
+    }
     assert.equal(log.length, 3);
     assert.ok(log.every((a) => a.ok && a.status_code === 200 && a.response === 'ok' && a.kind === 'event' && a.attempt === 1));
   });
@@ -88,6 +95,12 @@ test('svc webhooks add/list/test/deliveries/replay from the command line, on a r
   assert.deepEqual(listed.map((e: any) => e.id), [added.id]);
   assert.equal('secret' in listed[0], false, 'list never shows secrets');
 
+  // `tail` piped: one JSON object per attempt as it happens.
+  const tail = spawn(process.execPath, [SVC, '--store', store, '--workspace', 'acme', 'webhooks', 'tail', '--json', '--since', new Date(Date.now() - 1000).toISOString()], { env: { ...process.env, ...INSECURE }, stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => tail.kill());
+  const tailed: any[] = [];
+  createInterface({ input: tail.stdout }).on('line', (l) => tailed.push(JSON.parse(l)));
+
   const tested = json(await cli('webhooks', 'test', added.id));
   assert.equal(tested.status_code, 200);
   const [first] = await r.waitFor(1);
@@ -102,6 +115,10 @@ test('svc webhooks add/list/test/deliveries/replay from the command line, on a r
   const [, second] = await r.waitFor(2);
   assert.equal(second!.verified, true);
   assert.equal(second!.body.message_id, first!.body.message_id);
+
+  for (let i = 0; i < 100 && tailed.length < 2; i++) await new Promise((res) => setTimeout(res, 50));
+  assert.deepEqual(tailed.map((a) => [a.id, a.kind, a.status_code]), [[tested.id, 'test', 200], [replayed.id, 'replay', 200]]);
+  tail.kill();
 
   const log = json(await cli('webhooks', 'deliveries', '--endpoint', added.id));
   assert.deepEqual(log.map((a: any) => a.kind), ['replay', 'test']);
