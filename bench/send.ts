@@ -134,7 +134,7 @@ const post = (key: string) => ({
 });
 
 /** SVC_BENCH_PROF=DIR: the daemon writes V8 CPU profiles (one per thread) into DIR. */
-const profile = () => (process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : []);
+export const profile = () => (process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : []);
 
 async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
   const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);

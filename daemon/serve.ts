@@ -46,8 +46,10 @@ export interface DaemonOptions {
   baseUrlDerived: boolean;
   /** Postgres: apply pending migrations at start (`svc serve --migrate`). */
   migrate?: boolean;
-  /** Run the delivery and webhook loops (tests that drive them by hand with a moved clock turn them off). */
+  /** Run the delivery loop (`--no-delivery` and tests that drive it by hand turn it off). */
   deliver?: boolean;
+  /** Run the webhook loop (tests that drive it by hand with a moved clock turn it off). */
+  dispatch?: boolean;
 }
 
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -113,7 +115,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
     hooks.queued = delivery.poke;
-    const webhooks = webhookWorker(service, { start: opts.deliver ?? true });
+    const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
     hooks.outboxed = webhooks.poke;
     const workers: Worker[] = [delivery, webhooks, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
     for (const w of workers) stops.workers.push(() => w.stop());

@@ -32,6 +32,11 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
   let stopped = false;
   let wake: (() => void) | null = null;
   let poked = true;
+  // Jobs are claimed in batches of up to four times the concurrency and wait here for a slot: one
+  // store call per batch, not one per finished attempt. Their lease (5 minutes) outlasts the wait
+  // even when every attempt runs into the timeout.
+  const capacity = config.webhookConcurrency * 4;
+  const ready: Array<{ job: WebhookJob; endpoint: WebhookEndpoint }> = [];
 
   // Finished attempts wait here for the next write; while one write runs, the next batch gathers.
   let done: AttemptRecord[] = [];
@@ -65,9 +70,17 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
       .catch((e: Error) => log.error(`webhooks: job ${job.id}: ${e.message}`))
       .finally(() => {
         inflight.delete(p);
+        fill();
         wake?.();
       });
     inflight.add(p);
+  };
+
+  const fill = () => {
+    while (inflight.size < config.webhookConcurrency && ready.length) {
+      const next = ready.shift()!;
+      start(next.job, next.endpoint);
+    }
   };
 
   const pass = async (): Promise<number> => {
@@ -75,10 +88,12 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
       poked = false;
       await dispatcher.fanOut();
     }
-    const free = config.webhookConcurrency - inflight.size;
-    if (free <= 0) return 0;
-    const claimed = await store.webhooks.claim(owner, clock.now().toISOString(), LEASE_MS, free);
-    for (const c of claimed) start(c.job, c.endpoint);
+    const room = capacity - inflight.size - ready.length;
+    // A batch at a time (unless idle), claimed before the slots run dry.
+    if (room < config.webhookConcurrency && inflight.size + ready.length > 0) return 0;
+    const claimed = await store.webhooks.claim(owner, clock.now().toISOString(), LEASE_MS, room);
+    ready.push(...claimed);
+    fill();
     return claimed.length;
   };
 
@@ -97,7 +112,9 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
         log.warn(`webhooks: ${(e as Error).message}`);
       }
       if (stopped) break;
-      if (claimed > 0 && inflight.size < config.webhookConcurrency) continue;
+      // Woken while busy: go again now rather than at the next poll.
+      if (poked) continue;
+      if (claimed > 0 && capacity - inflight.size - ready.length >= config.webhookConcurrency) continue;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, IDLE_POLL_MS);
         wake = () => {
@@ -119,17 +136,18 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
     /** Fans out and sends everything due now, and records it (tests move the clock, then call this). */
     async runOnce() {
       poked = true;
-      while ((await pass()) > 0) await Promise.all(inflight);
-      await Promise.all(inflight);
+      while ((await pass()) > 0) while (inflight.size) await Promise.all(inflight);
+      while (inflight.size) await Promise.all(inflight);
       await settle();
     },
     async stop() {
       stopped = true;
       wake?.();
       await running;
-      // Attempts in flight finish (within the timeout) and are recorded; the rest keep their
-      // leases and are sent after a restart.
-      await Promise.all(inflight);
+      // Attempts in flight finish (within the timeout) and are recorded; claimed jobs not started
+      // keep their leases and are sent when those end (after a restart, within 5 minutes).
+      ready.length = 0;
+      while (inflight.size) await Promise.all(inflight);
       await settle();
       await sender.close();
     },

@@ -30,6 +30,8 @@ export async function startTestDaemon(
     ready: () => {},
     baseUrlDerived: true,
     deliver: opts.deliver ?? true,
+    // Tests that hand off by hand send webhooks by hand too.
+    dispatch: opts.deliver ?? true,
   });
   t.after(() => daemon.close());
   const { service } = daemon;

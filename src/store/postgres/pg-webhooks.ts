@@ -163,37 +163,35 @@ export function pgWebhookStores(db: PgDb): { endpoints: WebhookEndpointStore; we
       const jobs = records.flatMap((r) => (r.job ? [r.job] : []));
       const failing = failingAfter(records);
       const disabled = records.flatMap((r) => (r.disable ? [{ id: r.attempt.endpoint_id, reason: r.disable }] : []));
-      await db.tx(async (c) => {
-        await c.query({
-          name: 'webhook_log',
-          text: `INSERT INTO webhook_attempts (${ATTEMPT_COLS})
-                 SELECT ${ATTEMPT_COLS} FROM jsonb_to_recordset($1) AS a(id text, workspace_id text, endpoint_id text, job_id text, event_id text, event text,
-                        message_id text, payload jsonb, kind text, attempt int, ok boolean, status_code int, error text, response text, duration_ms int, attempted_at timestamptz)`,
-          values: [JSON.stringify(attempts)],
-        });
-        if (jobs.some((j) => j.state !== 'pending')) {
-          await c.query({ name: 'webhook_jobs_done', text: `DELETE FROM webhook_jobs WHERE id = ANY ($1)`, values: [jobs.filter((j) => j.state !== 'pending').map((j) => j.id)] });
-        }
-        if (jobs.some((j) => j.state === 'pending')) {
-          await c.query({
-            name: 'webhook_jobs_retry',
-            text: `UPDATE webhook_jobs j SET attempts = u.attempts, next_attempt_at = u.next_attempt_at, lease_owner = NULL, lease_until = NULL
-                     FROM jsonb_to_recordset($1) AS u(id text, attempts int, next_attempt_at timestamptz) WHERE j.id = u.id`,
-            values: [JSON.stringify(jobs.filter((j) => j.state === 'pending'))],
-          });
-        }
-        // Written only when it changes: a healthy endpoint's row is not touched per delivery.
-        await c.query({
-          name: 'webhook_failing',
-          text: `UPDATE webhook_endpoints e SET failing_since = CASE WHEN u.ok THEN NULL ELSE u.since END
-                   FROM jsonb_to_recordset($1) AS u(id text, ok boolean, since timestamptz)
-                  WHERE e.id = u.id AND ((u.ok AND e.failing_since IS NOT NULL) OR (NOT u.ok AND e.failing_since IS NULL))`,
-          values: [JSON.stringify(failing)],
-        });
-        for (const d of disabled) {
-          await c.query(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $2 WHERE id = $1 AND status = 'enabled'`, [d.id, d.reason]);
-        }
-      });
+      // One statement (atomic without BEGIN/COMMIT, one round trip): the log rows, the jobs
+      // finished or rescheduled, the endpoints' failure runs (written only when they change, so a
+      // healthy endpoint's row is not touched per delivery) and the endpoints disabled.
+      await db.rows(
+        `WITH logged AS (
+           INSERT INTO webhook_attempts (${ATTEMPT_COLS})
+           SELECT ${ATTEMPT_COLS} FROM jsonb_to_recordset($1) AS a(id text, workspace_id text, endpoint_id text, job_id text, event_id text, event text,
+                  message_id text, payload jsonb, kind text, attempt int, ok boolean, status_code int, error text, response text, duration_ms int, attempted_at timestamptz)),
+         finished AS (DELETE FROM webhook_jobs WHERE id = ANY ($2::text[])),
+         retried AS (
+           UPDATE webhook_jobs j SET attempts = u.attempts, next_attempt_at = u.next_attempt_at, lease_owner = NULL, lease_until = NULL
+             FROM jsonb_to_recordset($3) AS u(id text, attempts int, next_attempt_at timestamptz) WHERE j.id = u.id),
+         failing AS (
+           UPDATE webhook_endpoints e SET failing_since = CASE WHEN u.ok THEN NULL ELSE u.since END,
+                  status = CASE WHEN d.reason IS NOT NULL THEN 'disabled' ELSE e.status END,
+                  disabled_reason = CASE WHEN d.reason IS NOT NULL AND e.status = 'enabled' THEN d.reason ELSE e.disabled_reason END
+             FROM jsonb_to_recordset($4) AS u(id text, ok boolean, since timestamptz)
+             LEFT JOIN jsonb_to_recordset($5) AS d(id text, reason text) ON d.id = u.id
+            WHERE e.id = u.id AND (d.reason IS NOT NULL OR (u.ok AND e.failing_since IS NOT NULL) OR (NOT u.ok AND e.failing_since IS NULL)))
+         SELECT 1`,
+        [
+          JSON.stringify(attempts),
+          jobs.filter((j) => j.state !== 'pending').map((j) => j.id),
+          JSON.stringify(jobs.filter((j) => j.state === 'pending')),
+          JSON.stringify(failing),
+          JSON.stringify(disabled),
+        ],
+        'webhook_record',
+      );
     },
     attempts: async (workspaceId, q) => {
       const where = ['workspace_id = $1'];
