@@ -9,6 +9,7 @@ import { deliveryService } from '../../src/send/delivery.js';
 import { DEFAULT_RETRY } from '../../src/send/outcome.js';
 import { dnsClient } from '../../src/domains/dns.js';
 import type { Worker } from './domain-recheck.js';
+import { Waker } from './waker.js';
 
 /** A job whose worker vanished is taken by another after this long. */
 export const LEASE_MS = 5 * 60_000;
@@ -33,7 +34,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean } = { st
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const inflight = new Set<Promise<void>>();
   let stopped = false;
-  let wake: (() => void) | null = null;
+  const waker = new Waker();
 
   const start = (job: Parameters<typeof delivery.run>[0]) => {
     const p = delivery
@@ -61,14 +62,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean } = { st
       if (stopped) break;
       if (free <= 0) await Promise.race(inflight);
       else if (claimed === 0) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, IDLE_POLL_MS);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        wake = null;
+        await waker.sleep(IDLE_POLL_MS);
       }
     }
   };
@@ -76,7 +70,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean } = { st
 
   return {
     name: 'delivery',
-    poke: () => wake?.(),
+    poke: () => waker.wake(),
     /** Hands off everything due now and waits for it (tests move the clock, then call this). */
     async runOnce() {
       for (;;) {
@@ -89,7 +83,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean } = { st
     },
     async stop() {
       stopped = true;
-      wake?.();
+      waker.wake();
       await running;
       // Work in flight finishes (or times out); anything not finished keeps its lease and is
       // handed off again after a restart.

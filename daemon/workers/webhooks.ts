@@ -9,6 +9,7 @@ import { webhookDispatcher } from '../../src/webhooks/dispatch.js';
 import { resolverFor } from '../../src/webhooks/guard.js';
 import { WebhookSender } from '../../src/webhooks/sender.js';
 import type { Worker } from './domain-recheck.js';
+import { Waker } from './waker.js';
 
 /** Longer than any attempt (the timeout) plus recording: a job is not sent twice while in flight. */
 const LEASE_MS = 5 * 60_000;
@@ -30,7 +31,7 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const inflight = new Set<Promise<void>>();
   let stopped = false;
-  let wake: (() => void) | null = null;
+  const waker = new Waker();
   let poked = true;
   // Jobs are claimed in batches of up to four times the concurrency and wait here for a slot: one
   // store call per batch, not one per finished attempt. Their lease (5 minutes) outlasts the wait
@@ -71,7 +72,7 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
       .finally(() => {
         inflight.delete(p);
         fill();
-        wake?.();
+        waker.wake();
       });
     inflight.add(p);
   };
@@ -115,14 +116,7 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
       // Woken while busy: go again now rather than at the next poll.
       if (poked) continue;
       if (claimed > 0 && capacity - inflight.size - ready.length >= config.webhookConcurrency) continue;
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, IDLE_POLL_MS);
-        wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      wake = null;
+      await waker.sleep(IDLE_POLL_MS);
     }
   };
   const running = opts.start ? loop() : Promise.resolve();
@@ -131,7 +125,7 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
     name: 'webhooks',
     poke: () => {
       poked = true;
-      wake?.();
+      waker.wake();
     },
     /** Fans out and sends everything due now, and records it (tests move the clock, then call this). */
     async runOnce() {
@@ -142,7 +136,7 @@ export function webhookWorker(service: Service, opts: { start: boolean } = { sta
     },
     async stop() {
       stopped = true;
-      wake?.();
+      waker.wake();
       await running;
       // Attempts in flight finish (within the timeout) and are recorded; claimed jobs not started
       // keep their leases and are sent when those end (after a restart, within 5 minutes).
