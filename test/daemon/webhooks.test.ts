@@ -297,3 +297,31 @@ test('an endpoint failing every delivery for three days is disabled, with a log 
   assert.ok(ep!.failing_since);
   assert.ok(s.logs.some((l) => l.includes(`endpoint ${e.id}`) && l.includes('disabled')));
 });
+
+test('replay --failed --since: each event whose latest attempt failed is sent once more', async (t) => {
+  const { s, clock, deliver, hooks } = await manual(t);
+  const r = await receiver(t);
+  r.now = () => Math.floor(clock.now().getTime() / 1000);
+  const e = await endpoint(s, r);
+  const since = clock.now().toISOString();
+  // Two events: the first fails twice, the second fails once and then is delivered by its retry.
+  r.answers = [{ status: 500 }, { status: 500 }];
+  await s.post(mail('jane@rcpt.test', 'first'));
+  await s.post(mail('jane@rcpt.test', 'second'));
+  await deliver();
+  await hooks();
+  r.answers = [{ status: 502 }];
+  clock.advance(7_000);
+  await hooks();
+  const log = await s.daemon.service.webhooks.deliveries(s.ws, { endpoint_id: e.id, limit: 10 });
+  assert.deepEqual(log.map((a) => a.ok).sort(), [false, false, false, true]);
+  const stillFailing = log.find((a) => !a.ok && a.status_code === 502)!;
+
+  const replayed = await s.daemon.service.webhooks.replayFailed(s.ws, since);
+  assert.deepEqual(replayed.map((a) => [a.kind, a.ok, a.message_id]), [['replay', true, stillFailing.message_id]]);
+  assert.deepEqual(await s.daemon.service.webhooks.replayFailed(s.ws, since), [], 'nothing failed is left');
+
+  const usage = await svc(['--store', `file:${(s.daemon.service.deps.config.store as { dir: string }).dir}`, 'webhooks', 'replay', '--failed']);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /--failed --since TIME/);
+});
