@@ -43,6 +43,8 @@ interface State {
   principal: Principal | null;
   authFailures: number;
   rcpts: number;
+  /** The send quota left, read once per transaction (at its first RCPT), not once per recipient. */
+  quotaLeft: Promise<number> | null;
   timer: NodeJS.Timeout;
 }
 
@@ -146,6 +148,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       const size = Number((args && args.SIZE) || 0);
       if (size > RELAY_MAX_SIZE) return fail('552 5.3.4 Message too big: 25 MB at most', callback);
       state.rcpts = 0;
+      state.quotaLeft = null;
       relay.checkSender(state.principal.workspace, address.address).then(
         () => callback(),
         (e: unknown) => fail(replyFor(e), callback),
@@ -161,13 +164,18 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
         return fail(replyFor(e), callback);
       }
       // The envelope so far already over the send quota: refused here, temporarily.
-      relay.remainingQuota(state.principal!.workspace).then(
+      state.quotaLeft ??= relay.remainingQuota(state.principal!.workspace);
+      state.quotaLeft.then(
         (left) => {
           if (state.rcpts + 1 > left) return fail('452 4.5.3 Sending limit reached for this workspace; try again after the quota resets', callback);
           state.rcpts++;
           callback();
         },
-        (e: unknown) => fail(replyFor(e), callback),
+        (e: unknown) => {
+          // Not kept: the next RCPT reads again.
+          state.quotaLeft = null;
+          fail(replyFor(e), callback);
+        },
       );
     },
     onData(stream, session, callback) {
@@ -211,6 +219,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       principal: null,
       authFailures: 0,
       rcpts: 0,
+      quotaLeft: null,
       timer: setTimeout(() => hangUp(c.id, '421 4.4.2 Connection time limit reached, closing'), opts.maxConnectionMs),
     });
     // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
