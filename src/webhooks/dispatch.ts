@@ -81,7 +81,8 @@ export function webhookDispatcher(deps: Deps, sender: WebhookSender) {
       } else if (endpoint.failing_since && now.getTime() - Date.parse(endpoint.failing_since) >= DISABLE_AFTER_MS) {
         rec.disable = `every delivery failed since ${endpoint.failing_since}`;
       }
-      if (rec.disable) log.warn(`webhooks: endpoint ${endpoint.id} (${endpoint.url}) disabled: ${rec.disable}`);
+      // The host only: a URL may carry credentials, and logs are read by more people than secrets.
+      if (rec.disable) log.warn(`webhooks: endpoint ${endpoint.id} (${new URL(endpoint.url).host}) disabled: ${rec.disable}`);
       return rec;
     },
   };
