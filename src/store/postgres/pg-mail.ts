@@ -3,6 +3,7 @@
 // and a lease, so several daemons never hand the same job off at once and a crashed one's jobs are
 // taken again when its lease ends.
 import type pg from 'pg';
+import { AcceptBatcher } from './accept-batch.js';
 import { SvcError } from '../../errors.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
 import type {
@@ -151,16 +152,19 @@ export function pgMailStores(db: PgDb): {
   rateLimit: RateLimitStore;
   usage: UsageStore;
 } {
+  // Concurrent sends share a transaction (accept-batch.ts).
+  const accepts = new AcceptBatcher({ one: (s) => db.rows(s.text, s.values, s.name).then(() => {}), tx: (fn) => db.tx(fn) });
+
   const messages: MessageStore = {
-    // One statement, so one round trip and atomic without BEGIN/COMMIT: the send's content, its
-    // records, its jobs and its events.
+    // One statement, atomic on its own: the send's content, its records, its jobs and its events.
     accept: async (batch) => {
       const k = batch.content;
       const debit = batch.debit ?? { n: 0, windows: [] };
       const idem = batch.idempotency ?? null;
-      await db
-        .rows(
-        `WITH content AS (
+      await accepts
+        .run({
+          name: 'messages_accept',
+          text: `WITH content AS (
            INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id),
          -- After the content: the workspace's quota rows are locked from here to the commit only.
@@ -186,13 +190,12 @@ export function pgMailStores(db: PgDb): {
            SELECT id, workspace_id, event, message_id, payload, created_at
              FROM jsonb_to_recordset($17) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz))
          SELECT n FROM debit`,
-        [
+          values: [
           k.id, k.workspace_id, k.source, k.from, k.from_name, k.domain_id, JSON.stringify(k.to), JSON.stringify(k.cc), k.subject, k.html, k.text, k.message_id, JSON.stringify(k.notes), k.created_at,
           JSON.stringify(batch.messages), JSON.stringify(batch.jobs), JSON.stringify(batch.events),
           debit.n, JSON.stringify(debit.windows), idem?.key ?? null, idem?.token ?? null, idem ? JSON.stringify(idem.response) : null,
-        ],
-        'messages_accept',
-        )
+          ],
+        })
         .catch(quotaFrom);
     },
     get: async (workspaceId, id) => {

@@ -13,14 +13,14 @@ import { HISTORY_LIMIT } from '../types.js';
 import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, RecordChange, RecordCheck, Store, TlsStore, Workspace, WorkspaceStore } from '../types.js';
 import { countLimitReached, type CountKind } from '../../workspaces/quota.js';
 import { mapPgError } from './errors.js';
-import { KeyCache, INVALIDATE_CHANNEL } from './key-cache.js';
+import { LookupCache, INVALIDATE_CHANNEL } from './lookup-cache.js';
 import { pgWebhookStores } from './pg-webhooks.js';
 import { pgMailStores } from './pg-mail.js';
 import { assertSchemaCurrent, migrate, type MigrateResult } from './migrations.js';
 
 export interface PgOptions {
   log: Log;
-  /** Cache key look-ups, invalidated by LISTEN/NOTIFY (the daemon; admin commands need no cache). */
+  /** Cache key, domain and address look-ups, invalidated by LISTEN/NOTIFY (the daemon; admin commands need no cache). */
   cacheKeys?: boolean;
   /** Apply pending migrations instead of refusing a schema that is behind (`svc serve --migrate`). */
   migrate?: boolean;
@@ -144,7 +144,7 @@ export class PgStore implements Store {
   readonly #pool: pg.Pool;
   readonly #loc: PostgresLocation;
   readonly #migrate: boolean;
-  readonly #cache: KeyCache | null;
+  readonly #cache: LookupCache | null;
   #schemaOk = false;
   #checking: Promise<void> | null = null;
   #active = 0;
@@ -177,7 +177,7 @@ export class PgStore implements Store {
     this.#pool = createPool(loc, opts.log);
     this.#migrate = opts.migrate ?? false;
     this.describe = describeStore(loc);
-    this.#cache = opts.cacheKeys ? new KeyCache(() => new pg.Client(connectionConfig(loc)), opts.log) : null;
+    this.#cache = opts.cacheKeys ? new LookupCache(() => new pg.Client(connectionConfig(loc)), opts.log) : null;
     this.#cache?.start();
   }
 
@@ -237,6 +237,35 @@ export class PgStore implements Store {
         throw mapPgError(e);
       }
     });
+  }
+
+  /** A cached look-up (the daemon's), or the store's answer, kept unless something changed meanwhile. */
+  async #cached<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const hit = this.#cache?.get<T>(key);
+    if (hit !== undefined) return hit;
+    const generation = this.#cache?.generation ?? 0;
+    const value = await read();
+    this.#cache?.set(key, value, generation);
+    return value;
+  }
+
+  /** A write to domains or addresses: every daemon's cached sender look-ups go (this one's at once). */
+  async #senderWrite<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.#cache?.invalidateAll();
+    }
+  }
+
+  #senderTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.#senderWrite(() =>
+      this.#tx(async (c) => {
+        const out = await fn(c);
+        await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', 'senders')`);
+        return out;
+      }),
+    );
   }
 
   /** Runs `fn` in one transaction on one connection; errors roll back and come out mapped. */
@@ -325,7 +354,7 @@ export class PgStore implements Store {
     },
     listByWorkspace: async (workspaceId) => (await this.#rows<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toKey),
     findByHash: async (hash): Promise<KeyOwner | null> => {
-      const cached = this.#cache?.get(hash);
+      const cached = this.#cache?.get<KeyOwner>(`key:${hash}`);
       if (cached) return cached;
       const generation = this.#cache?.generation ?? 0;
       // The hot path of every API request that misses the cache: one prepared statement.
@@ -339,7 +368,7 @@ export class PgStore implements Store {
       );
       if (!r) return null;
       const owner = { key: toKey(r), workspace: { id: r.workspace_id, name: r.w_name, plan: r.w_plan, created_at: r.w_created_at.toISOString() } };
-      this.#cache?.set(hash, owner, generation);
+      this.#cache?.set(`key:${hash}`, owner, generation);
       return owner;
     },
     revoke: async (workspaceId, id, at) => {
@@ -355,7 +384,7 @@ export class PgStore implements Store {
 
   readonly domains: DomainStore = {
     create: async (d, limit) =>
-      this.#tx(async (c) => {
+      this.#senderTx(async (c) => {
         await this.#underLimit(c, d.workspace_id, 'domains', 'domains', limit);
         const r = await c.query<DomainRow>(
           `INSERT INTO domains (${DOMAIN_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
@@ -367,10 +396,11 @@ export class PgStore implements Store {
       }),
     listByWorkspace: async (workspaceId) => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toDomain),
     listAll: async () => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains ORDER BY seq`, [])).map(toDomain),
-    get: async (workspaceId, domain) => {
-      const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain]);
-      return r ? toDomain(r) : null;
-    },
+    get: async (workspaceId, domain) =>
+      this.#cached(`domain:${workspaceId}\0${domain}`, async () => {
+        const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain], 'domain_get');
+        return r ? toDomain(r) : null;
+      }),
     byId: async (id) => {
       const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
       return r ? toDomain(r) : null;
@@ -380,7 +410,7 @@ export class PgStore implements Store {
       return r?.workspace_id ?? null;
     },
     saveCheck: async (id, check) =>
-      this.#tx(async (c) => {
+      this.#senderTx(async (c) => {
         const cur = (await c.query<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1 FOR UPDATE`, [id])).rows[0];
         if (!cur) throw new SvcError('not_found', 'domain not found');
         const verifyNow = check.verify && cur.status !== 'verified';
@@ -400,12 +430,15 @@ export class PgStore implements Store {
           throw e;
         }
       }),
-    remove: async (workspaceId, id) => (await this.#rows(`DELETE FROM domains WHERE workspace_id = $1 AND id = $2 RETURNING id`, [workspaceId, id])).length > 0,
+    remove: async (workspaceId, id) =>
+      this.#senderWrite(
+        async () => (await this.#rows(`WITH d AS (DELETE FROM domains WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT d.id, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM d`, [workspaceId, id])).length > 0,
+      ),
   };
 
   readonly addresses: AddressStore = {
     create: async (a, limit) =>
-      this.#tx(async (c) => {
+      this.#senderTx(async (c) => {
         await this.#underLimit(c, a.workspace_id, 'addresses', 'addresses', limit);
         const dom = await c.query('SELECT 1 FROM domains WHERE id = $1 AND workspace_id = $2', [a.domain_id, a.workspace_id]);
         if (dom.rowCount === 0) throw new SvcError('not_found', 'domain not found');
@@ -418,15 +451,24 @@ export class PgStore implements Store {
         return toAddress(r.rows[0]);
       }),
     listByWorkspace: async (workspaceId) => (await this.#rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toAddress),
-    get: async (workspaceId, address) => {
-      const [r] = await this.#rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 AND address = $2`, [workspaceId, address]);
-      return r ? toAddress(r) : null;
-    },
-    setStatus: async (workspaceId, id, status) => {
-      const [r] = await this.#rows<AddressRow>(`UPDATE addresses SET status = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${ADDRESS_COLS}`, [workspaceId, id, status]);
-      return r ? toAddress(r) : null;
-    },
-    remove: async (workspaceId, id) => (await this.#rows(`DELETE FROM addresses WHERE workspace_id = $1 AND id = $2 RETURNING id`, [workspaceId, id])).length > 0,
+    get: async (workspaceId, address) =>
+      this.#cached(`address:${workspaceId}\0${address}`, async () => {
+        const [r] = await this.#rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 AND address = $2`, [workspaceId, address], 'address_get');
+        return r ? toAddress(r) : null;
+      }),
+    setStatus: async (workspaceId, id, status) =>
+      this.#senderWrite(async () => {
+        const [r] = await this.#rows<AddressRow>(
+          `WITH u AS (UPDATE addresses SET status = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${ADDRESS_COLS})
+           SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM u`,
+          [workspaceId, id, status],
+        );
+        return r ? toAddress(r) : null;
+      }),
+    remove: async (workspaceId, id) =>
+      this.#senderWrite(
+        async () => (await this.#rows(`WITH d AS (DELETE FROM addresses WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT d.id, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM d`, [workspaceId, id])).length > 0,
+      ),
   };
 
   readonly tls: TlsStore = {

@@ -470,6 +470,24 @@ export function storeConformance<B>(backend: Backend<B>): void {
     void elsewhere;
   });
 
+  test(`${backend.name}: concurrent sends debit the quota exactly: those that fit are kept, the rest refused whole`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const at = '2026-01-01T10:00:00.000Z';
+    const windows = [
+      { key: 'day:2026-01-01', window: 'day' as const, limit: 15, resets_at: '2026-01-02T00:00:00.000Z' },
+      { key: 'month:2026-01', window: 'month' as const, limit: null, resets_at: '2026-02-01T00:00:00.000Z' },
+    ];
+    const sends = Array.from({ length: 20 }, (_, i) => ({ ...batch(a.id, [`r${i}@rcpt.test`], at), debit: { n: 1, windows } }));
+    const results = await Promise.allSettled(sends.map((b) => store.messages.accept(b)));
+    const kept = results.filter((r) => r.status === 'fulfilled').length;
+    assert.equal(kept, 15);
+    for (const r of results) if (r.status === 'rejected') assert.ok(isSvcError(r.reason) && r.reason.kind === 'quota_exceeded', String(r.reason));
+    assert.deepEqual(await store.usage.get(a.id, ['day:2026-01-01', 'month:2026-01']), { 'day:2026-01-01': 15, 'month:2026-01': 15 });
+    assert.equal((await store.messages.list(a.id, { limit: 100, offset: 0 })).total, 15, 'a refused send leaves no records');
+    assert.equal(await store.queue.depth(), 15);
+  });
+
   test(`${backend.name}: what was written is there after a reopen`, async (t) => {
     const { b, store } = await fresh(t);
     const a = await store.workspaces.create(ws('acme'));

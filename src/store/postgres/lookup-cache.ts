@@ -1,11 +1,12 @@
-// The daemon's cache of API key look-ups on Postgres. Every request authenticates; a round trip to
-// Postgres for each one would cap the API far below the file store. Entries are dropped when
-// Postgres says so: a revoke or a workspace change sends NOTIFY svc_invalidate in the same
-// statement, and every daemon LISTENs. The cache is used only while that LISTEN connection is up
-// (else every look-up goes to Postgres), and a look-up that raced with an invalidation is not kept.
+// The daemon's cache of hot look-ups on Postgres: API keys (every request authenticates) and the
+// sender's domain and address (every send checks them). A round trip to Postgres for each would cap
+// the API far below the file store. Entries are dropped when Postgres says so: a revoke, a workspace,
+// domain or address change sends NOTIFY svc_invalidate in the same statement or transaction, and
+// every daemon LISTENs; a daemon's own writes also drop its entries at once. The cache is used only
+// while that LISTEN connection is up (else every look-up goes to Postgres), and a look-up that raced
+// with an invalidation is not kept.
 import pg from 'pg';
 import type { Log } from '../../log.js';
-import type { KeyOwner } from '../types.js';
 
 export const INVALIDATE_CHANNEL = 'svc_invalidate';
 const MAX_ENTRIES = 10_000;
@@ -13,11 +14,11 @@ const MAX_ENTRIES = 10_000;
 const TTL_MS = 60_000;
 
 interface Entry {
-  owner: KeyOwner;
+  value: unknown;
   at: number;
 }
 
-export class KeyCache {
+export class LookupCache {
   #entries = new Map<string, Entry>();
   #client: pg.Client | null = null;
   #listening = false;
@@ -40,26 +41,32 @@ export class KeyCache {
     return this.#generation;
   }
 
-  get(hash: string): KeyOwner | undefined {
+  /** A copy of the cached value (which may be null: "there is none"), or undefined on a miss. */
+  get<T>(key: string): T | undefined {
     if (!this.#listening) return undefined;
-    const e = this.#entries.get(hash);
+    const e = this.#entries.get(key);
     if (!e) return undefined;
     if (Date.now() - e.at > TTL_MS) {
-      this.#entries.delete(hash);
+      this.#entries.delete(key);
       return undefined;
     }
-    return structuredClone(e.owner);
+    return structuredClone(e.value) as T;
   }
 
-  set(hash: string, owner: KeyOwner, generation: number): void {
+  set(key: string, value: unknown, generation: number): void {
     if (!this.#listening || generation !== this.#generation) return;
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(hash, { owner: structuredClone(owner), at: Date.now() });
+    this.#entries.set(key, { value: structuredClone(value), at: Date.now() });
+  }
+
+  /** After a write of this daemon's own: nothing cached before it is used again. */
+  invalidateAll(): void {
+    this.#invalidate(undefined);
   }
 
   #invalidate(payload: string | undefined): void {
     this.#generation++;
-    if (payload?.startsWith('key:')) this.#entries.delete(payload.slice(4));
+    if (payload?.startsWith('key:')) this.#entries.delete(payload);
     else this.#entries.clear();
   }
 
@@ -74,7 +81,7 @@ export class KeyCache {
       this.#invalidate(undefined);
       client.end().catch(() => {});
       if (this.#closed) return;
-      this.log.warn(`postgres: key cache off until LISTEN reconnects (${why})`);
+      this.log.warn(`postgres: look-up cache off until LISTEN reconnects (${why})`);
       this.#retry = setTimeout(() => void this.#listen(), this.#backoffMs);
       this.#backoffMs = Math.min(this.#backoffMs * 2, 10_000);
     };

@@ -1,4 +1,4 @@
-// The daemon's key cache on Postgres: it really caches, NOTIFY from a revoke in another process
+// The daemon's look-up cache on Postgres (keys, domains, addresses): it really caches, NOTIFY from another process
 // drops the entry, and with its LISTEN connection gone it steps aside rather than serve stale keys.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,5 +49,42 @@ if (TEST_DATABASE_URL) {
     await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN svc_invalidate%' AND datname = current_database()`);
     await sql.query(`UPDATE api_keys SET name = 'after-kill' WHERE id = $1`, [key.id]);
     assert.ok(await until(async () => (await daemon.keys.findByHash(key.hash))?.key.name === 'after-kill'), 'no stale answer while LISTEN is down');
+  });
+}
+
+if (TEST_DATABASE_URL) {
+  test('postgres sender cache: domains and addresses cached; changes from any process are seen', async (t) => {
+    const url = await freshSchemaUrl(t);
+    const loc = pgLocation(url);
+    const writer = PgStore.create(loc, { log: silentLog });
+    await writer.migrate();
+    const daemon = PgStore.create(loc, { log: silentLog, cacheKeys: true });
+    const sql = createPool(loc, silentLog);
+    t.after(async () => {
+      await Promise.all([writer.close(), daemon.close(), sql.end()]);
+    });
+    const at = new Date().toISOString();
+    const ws = await writer.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: at });
+    const d = await writer.domains.create(
+      { id: randomUUID(), workspace_id: ws.id, domain: 'acme.test', status: 'verified', token: 't', dkim_public_key: 'P', dkim_private_key: 'K', legacy: false, dkim_verified: true, records: null, history: [], created_at: at, verified_at: at, checked_at: null },
+      null,
+    );
+    // Not there yet: "none" is cached too, and an add from another process ends that.
+    let round = 0;
+    assert.ok(await until(async () => {
+      await daemon.addresses.get(ws.id, `x${round}@acme.test`);
+      await sql.query(`INSERT INTO addresses (id, workspace_id, domain_id, address, status, created_at) VALUES ($1, $2, $3, $4, 'active', now())`, [randomUUID(), ws.id, d.id, `x${round}@acme.test`]);
+      return (await daemon.addresses.get(ws.id, `x${round++}@acme.test`)) === null;
+    }), 'look-ups are served from the cache');
+    const a = await writer.addresses.create({ id: randomUUID(), workspace_id: ws.id, domain_id: d.id, address: 'hello@acme.test', status: 'active', created_at: at }, null);
+    assert.ok(await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'active'), 'an added address is seen');
+    await writer.addresses.setStatus(ws.id, a.id, 'disabled');
+    assert.ok(await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'disabled'), 'a disabled address is seen');
+    assert.equal((await daemon.domains.get(ws.id, 'acme.test'))?.status, 'verified');
+    await writer.domains.remove(ws.id, d.id);
+    assert.ok(await until(async () => (await daemon.domains.get(ws.id, 'acme.test')) === null), 'a removed domain is seen');
+    // The daemon's own writes are seen by it at once.
+    const d2 = await daemon.domains.create({ ...d, id: randomUUID() }, null);
+    assert.equal((await daemon.domains.get(ws.id, 'acme.test'))?.id, d2.id);
   });
 }
