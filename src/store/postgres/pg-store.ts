@@ -401,10 +401,12 @@ export class PgStore implements Store {
         const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain], 'domain_get');
         return r ? toDomain(r) : null;
       }),
-    byId: async (id) => {
-      const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
-      return r ? toDomain(r) : null;
-    },
+    // Every hand-off reads its sending domain (for the DKIM key).
+    byId: async (id) =>
+      this.#cached(`domain-id:${id}`, async () => {
+        const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
+        return r ? toDomain(r) : null;
+      }),
     verifiedBy: async (domain) => {
       const [r] = await this.#rows<{ workspace_id: string }>(`SELECT workspace_id FROM domains WHERE domain = $1 AND status = 'verified'`, [domain]);
       return r?.workspace_id ?? null;
