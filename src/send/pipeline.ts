@@ -3,8 +3,9 @@
 // records, jobs and events in one store call → 202. Delivery (compose, DKIM, hand-off) follows in
 // the delivery worker.
 import { upgradeUrlOf } from '../config.js';
+import { isSuppressedRefusal } from '../suppressions/refusal.js';
 import type { Deps } from '../deps.js';
-import type { Message, MessageSource, OutboundJob, OutboxEvent, RecipientKind, SendContent, Workspace } from '../store/types.js';
+import type { Message, MessageSource, OutboundJob, OutboxEvent, RecipientKind, SendContent, Suppression, Workspace } from '../store/types.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
 import { explainSendQuota, sendWindows } from '../workspaces/send-quota.js';
@@ -58,95 +59,104 @@ export function sendPipeline(deps: Deps) {
         recipients.push({ ...p, kind });
       }
     }
-    const suppressed = new Map((await store.suppressions.find(ws.id, [...seen])).map((s) => [s.address, s]));
-
-    const fromDomain = req.from.address.slice(req.from.address.lastIndexOf('@') + 1);
-    const content: SendContent = {
-      id: random.uuid(),
-      workspace_id: ws.id,
-      source: opts.source,
-      from: req.from.address,
-      from_name: req.from.name,
-      domain_id: domain.id,
-      to: req.to,
-      cc: req.cc,
-      subject: req.subject,
-      html: req.html,
-      text: req.text,
-      message_id: `${random.uuid()}@${fromDomain}`,
-      notes: opts.notes ?? [],
-      created_at: now,
-    };
-    const messages: Message[] = [];
-    const events: OutboxEvent[] = [];
-    const byDomain = new Map<string, string[]>();
-    for (const r of recipients) {
-      const s = suppressed.get(r.address.toLowerCase());
-      const m: Message = {
+    // Suppressed recipients are recorded bounced, never handed off. The store checks the list in
+    // the accept itself (one round trip in the usual case); only when it names someone is the list
+    // read and the send built again with them marked.
+    let suppressed = new Map<string, Suppression>();
+    for (let round = 0; ; round++) {
+      const fromDomain = req.from.address.slice(req.from.address.lastIndexOf('@') + 1);
+      const content: SendContent = {
+        id: random.uuid(),
+        workspace_id: ws.id,
+        source: opts.source,
+        from: req.from.address,
+        from_name: req.from.name,
+        domain_id: domain.id,
+        to: req.to,
+        cc: req.cc,
+        subject: req.subject,
+        html: req.html,
+        text: req.text,
+        message_id: `${random.uuid()}@${fromDomain}`,
+        notes: opts.notes ?? [],
+        created_at: now,
+      };
+      const messages: Message[] = [];
+      const events: OutboxEvent[] = [];
+      const byDomain = new Map<string, string[]>();
+      for (const r of recipients) {
+        const s = suppressed.get(r.address.toLowerCase());
+        const m: Message = {
+          id: random.uuid(),
+          workspace_id: ws.id,
+          content_id: content.id,
+          source: opts.source,
+          from: req.from.address,
+          to: r.address,
+          kind: r.kind,
+          subject: req.subject,
+          status: s ? 'bounced' : 'queued',
+          open_count: 0,
+          click_count: 0,
+          reply_count: 0,
+          first_open_after_seconds: null,
+          message_id: content.message_id,
+          notes: opts.notes ?? [],
+          error: s ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})` : null,
+          created_at: now,
+          sent_at: null,
+          opened_at: null,
+          clicked_at: null,
+          replied_at: null,
+          bounced_at: s ? now : null,
+        };
+        messages.push(m);
+        if (s) {
+          events.push(bouncedEvent(random.uuid(), m, now));
+          continue;
+        }
+        const rcptDomain = r.address.slice(r.address.lastIndexOf('@') + 1).toLowerCase();
+        const group = byDomain.get(rcptDomain);
+        if (group) group.push(m.id);
+        else byDomain.set(rcptDomain, [m.id]);
+      }
+      const jobs: OutboundJob[] = [...byDomain].map(([d, ids]) => ({
         id: random.uuid(),
         workspace_id: ws.id,
         content_id: content.id,
-        source: opts.source,
-        from: req.from.address,
-        to: r.address,
-        kind: r.kind,
-        subject: req.subject,
-        status: s ? 'bounced' : 'queued',
-        open_count: 0,
-        click_count: 0,
-        reply_count: 0,
-        first_open_after_seconds: null,
-        message_id: content.message_id,
-        notes: opts.notes ?? [],
-        error: s ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})` : null,
+        domain: d,
+        message_ids: ids,
+        open_token: random.bytes(18).toString('base64url'),
+        attempts: 0,
+        next_attempt_at: now,
         created_at: now,
-        sent_at: null,
-        opened_at: null,
-        clicked_at: null,
-        replied_at: null,
-        bounced_at: s ? now : null,
-      };
-      messages.push(m);
-      if (s) {
-        events.push(bouncedEvent(random.uuid(), m, now));
-        continue;
+        last_error: null,
+      }));
+      const first = messages[0]!;
+      const result: SendResult = { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };
+      // Every recipient counts against the send quota; the debit, the records and the completion
+      // of the idempotency claim are one store call.
+      try {
+        await store.messages.accept({
+          content,
+          messages,
+          jobs,
+          events,
+          debit: { n: messages.length, windows: sendWindows(ws, at) },
+          ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
+          unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
+        });
+      } catch (e) {
+        if (isSuppressedRefusal(e) && round < 3) {
+          suppressed = new Map((await store.suppressions.find(ws.id, [...seen])).map((x) => [x.address, x]));
+          continue;
+        }
+        explainSendQuota(e, ws, upgradeUrlOf(deps.config));
       }
-      const rcptDomain = r.address.slice(r.address.lastIndexOf('@') + 1).toLowerCase();
-      const group = byDomain.get(rcptDomain);
-      if (group) group.push(m.id);
-      else byDomain.set(rcptDomain, [m.id]);
+      if (jobs.length) deps.hooks?.queued?.();
+      if (events.length) deps.hooks?.outboxed?.();
+      return result;
     }
-    const jobs: OutboundJob[] = [...byDomain].map(([d, ids]) => ({
-      id: random.uuid(),
-      workspace_id: ws.id,
-      content_id: content.id,
-      domain: d,
-      message_ids: ids,
-      open_token: random.bytes(18).toString('base64url'),
-      attempts: 0,
-      next_attempt_at: now,
-      created_at: now,
-      last_error: null,
-    }));
-    const first = messages[0]!;
-    const result: SendResult = { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };
-    // Every recipient counts against the send quota; the debit, the records and the completion of
-    // the idempotency claim are one store call.
-    try {
-      await store.messages.accept({
-        content,
-        messages,
-        jobs,
-        events,
-        debit: { n: messages.length, windows: sendWindows(ws, at) },
-        ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
-      });
-    } catch (e) {
-      explainSendQuota(e, ws, upgradeUrlOf(deps.config));
-    }
-    if (jobs.length) deps.hooks?.queued?.();
-    if (events.length) deps.hooks?.outboxed?.();
-    return result;
   };
 }
 

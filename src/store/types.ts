@@ -243,6 +243,12 @@ export interface AcceptBatch {
   debit?: { n: number; windows: QuotaWindow[] };
   /** Completes this claim, with the response a replay returns. */
   idempotency?: { key: string; token: string; response: StoredResponse };
+  /**
+   * Lowercase addresses that must not be on the workspace's suppression list: when one is, nothing
+   * is stored and the call fails with SvcError conflict, `details.suppressed` naming them (checked
+   * in the same call, so a send needs no separate look-up in the usual case).
+   */
+  unsuppressed?: string[];
 }
 
 export type IdempotencyClaim = { state: 'claimed' } | { state: 'running' } | { state: 'completed'; response: StoredResponse };

@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { sending, type Sending } from '../helpers/sending.js';
 import { sink } from '../helpers/sink.js';
+import { TEST_DATABASE_URL, migratedPg } from '../helpers/pg.js';
+import type { StoreLocation } from '../../src/config.js';
 
 const mail = (to: string[], over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to, subject: 'Hi', body_text: 'x', ...over });
 
-async function setup(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}) {
+async function setup(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}, store?: StoreLocation) {
   const clock = new ManualClock('2026-03-01T12:00:00Z');
-  const s = await sending(t, { clock, deliver: false, env });
+  const s = await sending(t, { clock, deliver: false, env, ...(store ? { store } : {}) });
   const worker = s.daemon.workers.find((w) => w.name === 'delivery')!;
   return { s, clock, deliver: () => worker.runOnce() };
 }
@@ -18,8 +20,8 @@ async function setup(t: { after(fn: () => unknown): void }, env: Record<string, 
 const byTo = async (s: Sending) => Object.fromEntries((await s.get('/api/v2/messages')).body.data.map((m: any) => [m.to, m]));
 const full = async (s: Sending, id: string) => (await s.get(`/api/v2/messages/${id}`)).body;
 
-test('550 for one recipient: bounced with the reply, suppressed, the others sent; a later send skips it', async (t) => {
-  const { s, deliver } = await setup(t);
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) test(`${backend}: 550 for one recipient: bounced with the reply, suppressed, the others sent; a later send skips it`, async (t) => {
+  const { s, deliver } = await setup(t, {}, backend === 'postgres' ? await migratedPg(t) : undefined);
   s.sink.refuse('gone@rcpt.test', 550, '5.1.1 <gone@rcpt.test>: no such user');
   const r = await s.post(mail(['jane@rcpt.test', 'gone@rcpt.test']));
   assert.equal(r.status, 202);

@@ -27,6 +27,7 @@ import type {
 import { dayOf, Journal } from './journal.js';
 import { isWebhookLine, WebhookState, type WebhookLine } from './webhook-state.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
+import { suppressedRecipients } from '../../suppressions/refusal.js';
 
 type Line =
   | {
@@ -201,6 +202,8 @@ export class FileMailStore {
         ...(batch.debit ? { debit: { n: batch.debit.n, windows: batch.debit.windows.map((w) => ({ ...w })) } } : {}),
         ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response } } : {}),
       };
+      const listed = batch.unsuppressed?.filter((a) => this.#suppressions.get(ws)?.has(a)) ?? [];
+      if (listed.length) throw suppressedRecipients(listed);
       const debit = line.debit;
       if (debit) {
         // Checked and reserved before the write, synchronously, so concurrent sends cannot both fit.

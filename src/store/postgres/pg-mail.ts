@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { AcceptBatcher } from './accept-batch.js';
 import { SvcError } from '../../errors.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
+import { suppressedRecipients } from '../../suppressions/refusal.js';
 import type {
   IdempotencyStore,
   QuotaWindow,
@@ -131,7 +132,7 @@ async function insertEvents(c: pg.PoolClient, events: OutboxEvent[]): Promise<vo
   );
 }
 
-/** svc_debit's refusal (it aborts the statement it is in) as the store's quota error. */
+/** The refusals of svc_debit and svc_unsuppressed (each aborts its statement) as the store's errors. */
 function quotaFrom(e: unknown): never {
   type PgErr = { message?: string; detail?: string; cause?: PgErr };
   const err = e as PgErr;
@@ -140,6 +141,7 @@ function quotaFrom(e: unknown): never {
     const d = JSON.parse(pgErr.detail) as { window: QuotaWindow; used: number };
     throw sendQuotaReached(d.window, d.used);
   }
+  if (pgErr.message === 'svc_suppressed' && pgErr.detail) throw suppressedRecipients(JSON.parse(pgErr.detail) as string[]);
   throw e;
 }
 
@@ -168,7 +170,8 @@ export function pgMailStores(db: PgDb): {
            INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id),
          -- After the content: the workspace's quota rows are locked from here to the commit only.
-         debit AS (SELECT svc_debit($2, $18, $19) AS n FROM content),
+         -- A suppressed recipient raises and the statement stores nothing (AcceptBatch.unsuppressed).
+         debit AS (SELECT svc_debit($2, $18, $19) AS n FROM content, (SELECT svc_unsuppressed($2, $23::text[])) AS unsuppressed),
          idem AS (
            UPDATE idempotency_keys SET state = 'completed', response = $22, created_at = $14
             WHERE workspace_id = $2 AND key = $20 AND token = $21 AND EXISTS (SELECT 1 FROM debit)),
@@ -194,6 +197,7 @@ export function pgMailStores(db: PgDb): {
           k.id, k.workspace_id, k.source, k.from, k.from_name, k.domain_id, JSON.stringify(k.to), JSON.stringify(k.cc), k.subject, k.html, k.text, k.message_id, JSON.stringify(k.notes), k.created_at,
           JSON.stringify(batch.messages), JSON.stringify(batch.jobs), JSON.stringify(batch.events),
           debit.n, JSON.stringify(debit.windows), idem?.key ?? null, idem?.token ?? null, idem ? JSON.stringify(idem.response) : null,
+          batch.unsuppressed ?? [],
           ],
         })
         .catch(quotaFrom);

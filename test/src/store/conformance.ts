@@ -488,6 +488,25 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.queue.depth(), 15);
   });
 
+  test(`${backend.name}: accept refuses a send naming a suppressed recipient, storing and counting nothing`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const other = await store.workspaces.create(ws('other'));
+    const at = '2026-01-01T10:00:00.000Z';
+    await store.suppressions.add({ workspace_id: a.id, address: 'gone@rcpt.test', reason: 'bounce', detail: '550', created_at: at });
+    const windows = [{ key: 'day:2026-01-01', window: 'day' as const, limit: null, resets_at: '2026-01-02T00:00:00.000Z' }];
+    const refused = { ...batch(a.id, ['jane@rcpt.test', 'gone@rcpt.test'], at), debit: { n: 2, windows }, unsuppressed: ['jane@rcpt.test', 'gone@rcpt.test'] };
+    await assert.rejects(store.messages.accept(refused), (e) => isSvcError(e) && e.kind === 'conflict' && JSON.stringify(e.details?.suppressed) === '["gone@rcpt.test"]');
+    assert.equal((await store.messages.list(a.id, { limit: 10, offset: 0 })).total, 0);
+    assert.deepEqual(await store.usage.get(a.id, ['day:2026-01-01']), { 'day:2026-01-01': 0 });
+    assert.equal(await store.queue.depth(), 0);
+    // Another workspace's list does not count; an empty list checks nothing.
+    await store.messages.accept({ ...batch(other.id, ['gone@rcpt.test'], at), unsuppressed: ['gone@rcpt.test'] });
+    await store.messages.accept({ ...batch(a.id, ['jane@rcpt.test'], at), debit: { n: 1, windows }, unsuppressed: ['jane@rcpt.test'] });
+    await store.messages.accept({ ...batch(a.id, ['x@rcpt.test'], at), unsuppressed: [] });
+    assert.equal((await store.messages.list(a.id, { limit: 10, offset: 0 })).total, 2);
+  });
+
   test(`${backend.name}: what was written is there after a reopen`, async (t) => {
     const { b, store } = await fresh(t);
     const a = await store.workspaces.create(ws('acme'));
