@@ -3,11 +3,12 @@
 // and a lease, so several daemons never hand the same job off at once and a crashed one's jobs are
 // taken again when its lease ends.
 import type pg from 'pg';
-import { AcceptBatcher } from './accept-batch.js';
+import { Batcher } from './batcher.js';
 import { SvcError } from '../../errors.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
 import { suppressedRecipients } from '../../suppressions/refusal.js';
 import type {
+  AcceptBatch,
   IdempotencyStore,
   QuotaWindow,
   RateLimitStore,
@@ -154,54 +155,100 @@ export function pgMailStores(db: PgDb): {
   rateLimit: RateLimitStore;
   usage: UsageStore;
 } {
-  // Concurrent sends share a transaction (accept-batch.ts).
-  const accepts = new AcceptBatcher({ one: (s) => db.rows(s.text, s.values, s.name).then(() => {}), tx: (fn) => db.tx(fn) });
+  // The sends of one batch (batcher.ts) in one statement, so atomic without BEGIN/COMMIT:
+  // their contents, records, jobs and events; per workspace, the suppression check and the quota
+  // debit (locks taken in workspace order, after the contents are in); the idempotency claims
+  // completed. Any refusal aborts all of it.
+  const acceptAll = async (batches: AcceptBatch[]): Promise<void[]> => {
+    const sends = batches.map((b) => ({
+      workspace_id: b.content.workspace_id,
+      n: b.debit?.n ?? 0,
+      windows: b.debit?.windows ?? [],
+      unsuppressed: b.unsuppressed ?? [],
+      idem_key: b.idempotency?.key ?? null,
+      idem_token: b.idempotency?.token ?? null,
+      idem_response: b.idempotency?.response ?? null,
+      created_at: b.content.created_at,
+    }));
+    const contents = batches.map(({ content: k }) => ({
+      id: k.id, workspace_id: k.workspace_id, source: k.source, from_addr: k.from, from_name: k.from_name, domain_id: k.domain_id, to_list: k.to, cc_list: k.cc,
+      subject: k.subject, html: k.html, text_body: k.text, message_id: k.message_id, notes: k.notes, created_at: k.created_at,
+    }));
+    await db.rows(
+      `WITH sends AS (
+         SELECT * FROM jsonb_to_recordset($5) AS s(workspace_id text, n int, windows jsonb, unsuppressed text[], idem_key text, idem_token text, idem_response jsonb, created_at timestamptz)),
+       content AS (
+         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
+         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at
+           FROM jsonb_to_recordset($1) AS c(id text, workspace_id text, source text, from_addr text, from_name text, domain_id text, to_list jsonb, cc_list jsonb,
+                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz)
+         RETURNING id),
+       -- A suppressed recipient raises (AcceptBatch.unsuppressed) and the statement stores nothing.
+       checked AS (SELECT svc_unsuppressed(workspace_id, array_agg(u)) AS ok FROM sends, unnest(unsuppressed) AS u GROUP BY workspace_id),
+       -- After the contents: the quota rows are locked from here to the commit only, in workspace order.
+       debit AS (
+         SELECT svc_debit(g.workspace_id, g.n, g.windows) AS n
+           FROM (SELECT workspace_id, sum(n)::int AS n, windows FROM sends GROUP BY workspace_id, windows ORDER BY workspace_id) AS g,
+                (SELECT count(*) FROM content) AS c, (SELECT count(*) FROM checked) AS k),
+       idem AS (
+         UPDATE idempotency_keys i SET state = 'completed', response = s.idem_response, created_at = s.created_at
+           FROM sends s WHERE s.idem_key IS NOT NULL AND i.workspace_id = s.workspace_id AND i.key = s.idem_key AND i.token = s.idem_token
+            AND EXISTS (SELECT 1 FROM debit)),
+       msgs AS (
+         INSERT INTO messages (${MESSAGE_COLS})
+         SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
+                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at
+           FROM jsonb_to_recordset($2) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
+                subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
+                error text, notes jsonb, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
+                bounced_at timestamptz)),
+       jobs AS (
+         INSERT INTO outbound_jobs (${JOB_COLS})
+         SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error
+           FROM jsonb_to_recordset($3) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
+                attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text)),
+       events AS (
+         INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
+         SELECT id, workspace_id, event, message_id, payload, created_at
+           FROM jsonb_to_recordset($4) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz))
+       SELECT count(*) FROM debit`,
+      [
+        JSON.stringify(contents),
+        JSON.stringify(batches.flatMap((b) => b.messages)),
+        JSON.stringify(batches.flatMap((b) => b.jobs)),
+        JSON.stringify(batches.flatMap((b) => b.events)),
+        JSON.stringify(sends),
+      ],
+      'messages_accept',
+    );
+    return batches.map(() => undefined);
+  };
+  const accepts = new Batcher<AcceptBatch, void>(acceptAll);
+
+  // Idempotency claims of concurrent requests, in one statement (two claims of the same key in one
+  // batch make it fail, and then each runs alone). A claim is won by inserting the key, or by taking
+  // over a completed one past its lifetime or a running one whose request must have died.
+  type Claim = { workspace_id: string; key: string; token: string; now: string; ttl_ms: number; running_ttl_ms: number };
+  const claims = new Batcher<Claim, boolean>(async (items) => {
+    const [first] = items as [Claim];
+    // One statement answers for one pair of lifetimes (the service uses one); others go alone.
+    if (items.some((c) => c.ttl_ms !== first.ttl_ms || c.running_ttl_ms !== first.running_ttl_ms)) throw new Error('mixed lifetimes');
+    const won = await db.rows<{ token: string }>(
+      `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at)
+       SELECT workspace_id, key, 'running', token, now FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz)
+       ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL
+        WHERE idempotency_keys.created_at < EXCLUDED.created_at - $2 * interval '1 millisecond'
+           OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < EXCLUDED.created_at - $3 * interval '1 millisecond')
+       RETURNING token`,
+      [JSON.stringify(items), first.ttl_ms, first.running_ttl_ms],
+      'idem_claim',
+    );
+    const tokens = new Set(won.map((w) => w.token));
+    return items.map((c) => tokens.has(c.token));
+  });
 
   const messages: MessageStore = {
-    // One statement, atomic on its own: the send's content, its records, its jobs and its events.
-    accept: async (batch) => {
-      const k = batch.content;
-      const debit = batch.debit ?? { n: 0, windows: [] };
-      const idem = batch.idempotency ?? null;
-      await accepts
-        .run({
-          name: 'messages_accept',
-          text: `WITH content AS (
-           INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id),
-         -- After the content: the workspace's quota rows are locked from here to the commit only.
-         -- A suppressed recipient raises and the statement stores nothing (AcceptBatch.unsuppressed).
-         debit AS (SELECT svc_debit($2, $18, $19) AS n FROM content, (SELECT svc_unsuppressed($2, $23::text[])) AS unsuppressed),
-         idem AS (
-           UPDATE idempotency_keys SET state = 'completed', response = $22, created_at = $14
-            WHERE workspace_id = $2 AND key = $20 AND token = $21 AND EXISTS (SELECT 1 FROM debit)),
-         msgs AS (
-           INSERT INTO messages (${MESSAGE_COLS})
-           SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
-                  first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at
-             FROM jsonb_to_recordset($15) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
-                  subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
-                  error text, notes jsonb, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
-                  bounced_at timestamptz)),
-         jobs AS (
-           INSERT INTO outbound_jobs (${JOB_COLS})
-           SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error
-             FROM jsonb_to_recordset($16) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
-                  attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text)),
-         events AS (
-           INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
-           SELECT id, workspace_id, event, message_id, payload, created_at
-             FROM jsonb_to_recordset($17) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz))
-         SELECT n FROM debit`,
-          values: [
-          k.id, k.workspace_id, k.source, k.from, k.from_name, k.domain_id, JSON.stringify(k.to), JSON.stringify(k.cc), k.subject, k.html, k.text, k.message_id, JSON.stringify(k.notes), k.created_at,
-          JSON.stringify(batch.messages), JSON.stringify(batch.jobs), JSON.stringify(batch.events),
-          debit.n, JSON.stringify(debit.windows), idem?.key ?? null, idem?.token ?? null, idem ? JSON.stringify(idem.response) : null,
-          batch.unsuppressed ?? [],
-          ],
-        })
-        .catch(quotaFrom);
-    },
+    accept: async (batch) => accepts.run(batch).catch(quotaFrom),
     get: async (workspaceId, id) => {
       const [r] = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'message_get');
       return r ? toMessage(r) : null;
@@ -312,16 +359,7 @@ export function pgMailStores(db: PgDb): {
 
   const idempotency: IdempotencyStore = {
     claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs) => {
-      const t = Date.parse(now);
-      const [won] = await db.rows<{ token: string }>(
-        `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at) VALUES ($1, $2, 'running', $3, $4)
-         ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL
-          WHERE idempotency_keys.created_at < $5 OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < $6)
-         RETURNING token`,
-        [workspaceId, key, token, now, new Date(t - ttlMs).toISOString(), new Date(t - runningTtlMs).toISOString()],
-        'idem_claim',
-      );
-      if (won?.token === token) return { state: 'claimed' };
+      if (await claims.run({ workspace_id: workspaceId, key, token, now, ttl_ms: ttlMs, running_ttl_ms: runningTtlMs })) return { state: 'claimed' };
       const [cur] = await db.rows<{ state: 'running' | 'completed'; response: StoredResponse | null }>(`SELECT state, response FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`, [workspaceId, key]);
       if (!cur) throw new SvcError('store_unavailable', 'idempotency key vanished while claiming it; retry');
       return cur.state === 'completed' ? { state: 'completed', response: cur.response! } : { state: 'running' };

@@ -507,6 +507,28 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.equal((await store.messages.list(a.id, { limit: 10, offset: 0 })).total, 2);
   });
 
+  test(`${backend.name}: idempotency claims: one of concurrent claims wins, a completed key replays, old ones are taken over`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const now = '2026-01-01T10:00:00.000Z';
+    const day = 86_400_000;
+    // Five requests with the same key at once, and five with keys of their own.
+    const same = await Promise.all(Array.from({ length: 5 }, (_, i) => store.idempotency.claim(a.id, 'k', `t${i}`, now, day, 60_000)));
+    assert.deepEqual(same.map((c) => c.state).sort(), ['claimed', 'running', 'running', 'running', 'running']);
+    const own = await Promise.all(Array.from({ length: 5 }, (_, i) => store.idempotency.claim(a.id, `own${i}`, `o${i}`, now, day, 60_000)));
+    assert.deepEqual(own.map((c) => c.state), ['claimed', 'claimed', 'claimed', 'claimed', 'claimed']);
+    // Completed with a send: a replay gets the stored response.
+    const winner = `t${same.findIndex((c) => c.state === 'claimed')}`;
+    await store.messages.accept({ ...batch(a.id, ['x@rcpt.test'], now), idempotency: { key: 'k', token: winner, response: { status: 202, body: { id: 'm1' } } } });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'k', 'late', '2026-01-01T11:00:00.000Z', day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'm1' } } });
+    // A running claim older than its time is taken over; a completed one older than a day too.
+    assert.deepEqual(await store.idempotency.claim(a.id, 'own0', 'again', '2026-01-01T10:01:01.000Z', day, 60_000), { state: 'claimed' });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'k', 'next-day', '2026-01-02T10:00:01.000Z', day, 60_000), { state: 'claimed' });
+    // Released: free again at once.
+    await store.idempotency.release(a.id, 'own1', 'o1');
+    assert.deepEqual(await store.idempotency.claim(a.id, 'own1', 'o1b', now, day, 60_000), { state: 'claimed' });
+  });
+
   test(`${backend.name}: what was written is there after a reopen`, async (t) => {
     const { b, store } = await fresh(t);
     const a = await store.workspaces.create(ws('acme'));
