@@ -2,6 +2,7 @@
 import { upgradeUrlOf } from '../config.js';
 import { SvcError, isSvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
+import { mapLimit } from '../parallel.js';
 import type { Domain, Workspace } from '../store/types.js';
 import { explainCountLimit, limitFor } from '../workspaces/quota.js';
 import { assertWritable } from '../send/pipeline.js';
@@ -143,23 +144,17 @@ export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: 
 
     /** The daemon's periodic re-check: every domain, a few at a time. Returns how many passed. */
     async recheckAll(concurrency = 8): Promise<{ checked: number; passed: number; failed: number }> {
-      const all = await store.domains.listAll();
-      let next = 0;
       const out = { checked: 0, passed: 0, failed: 0 };
-      const worker = async () => {
-        while (next < all.length) {
-          const d = all[next++]!;
-          try {
-            const r = await check(d);
-            out.checked++;
-            if (r.passed) out.passed++;
-          } catch (e) {
-            out.failed++;
-            deps.log.warn(`re-check of ${d.domain} failed: ${(e as Error).message}`);
-          }
+      await mapLimit(await store.domains.listAll(), concurrency, async (d) => {
+        try {
+          const r = await check(d);
+          out.checked++;
+          if (r.passed) out.passed++;
+        } catch (e) {
+          out.failed++;
+          deps.log.warn(`re-check of ${d.domain} failed: ${(e as Error).message}`);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, all.length) }, worker));
+      });
       return out;
     },
   };

@@ -5,8 +5,7 @@
 // the address that was checked (sender.ts), so DNS cannot change it in between.
 // --allow-insecure-webhooks lifts both rules for development.
 import { BlockList, isIP } from 'node:net';
-import { lookup } from 'node:dns/promises';
-import { Resolver } from 'node:dns/promises';
+import { lookup, Resolver } from 'node:dns/promises';
 import { SvcError } from '../errors.js';
 
 const V4: Array<[string, number, string]> = [

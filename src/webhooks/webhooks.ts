@@ -9,47 +9,14 @@ import { checkTarget, resolverFor } from './guard.js';
 import { WebhookSender } from './sender.js';
 import { newSecret } from './sign.js';
 import { deliverOnce } from './dispatch.js';
+import { mapLimit } from '../parallel.js';
 
-export type EndpointView = {
-  id: string;
-  url: string;
-  events: string[];
-  status: WebhookEndpoint['status'];
-  disabled_reason: string | null;
-  failing_since: string | null;
-  created_at: string;
-  secret_rotated_at: string | null;
-};
-
-const endpointView = (e: WebhookEndpoint): EndpointView => ({
-  id: e.id,
-  url: e.url,
-  events: e.events,
-  status: e.status,
-  disabled_reason: e.disabled_reason,
-  failing_since: e.failing_since,
-  created_at: e.created_at,
-  secret_rotated_at: e.secret_rotated_at,
-});
+/** An endpoint as shown: never its secret. */
+const endpointView = ({ secret: _secret, workspace_id: _ws, ...view }: WebhookEndpoint) => view;
+export type EndpointView = ReturnType<typeof endpointView>;
 
 /** A row of the delivery log as shown (`svc webhooks deliveries`): the payload stays inside. */
-export const attemptView = (a: WebhookAttempt) => ({
-  id: a.id,
-  endpoint_id: a.endpoint_id,
-  event: a.event,
-  message_id: a.message_id,
-  kind: a.kind,
-  attempt: a.attempt,
-  ok: a.ok,
-  status_code: a.status_code,
-  error: a.error,
-  response: a.response,
-  duration_ms: a.duration_ms,
-  attempted_at: a.attempted_at,
-  event_id: a.event_id,
-  job_id: a.job_id,
-});
-
+export const attemptView = ({ payload: _payload, workspace_id: _ws, ...view }: WebhookAttempt) => view;
 export type AttemptView = ReturnType<typeof attemptView>;
 
 /** Replays run this many at once. */
@@ -77,19 +44,11 @@ export function webhookService(deps: Deps) {
   async function sendAll(ws: Workspace, items: Array<{ endpoint: WebhookEndpoint; from: Pick<WebhookAttempt, 'event' | 'event_id' | 'message_id' | 'payload'>; kind: 'replay' | 'test' }>): Promise<AttemptView[]> {
     const s = sender();
     try {
-      const out: AttemptView[] = new Array(items.length);
-      let next = 0;
-      const lane = async () => {
-        while (next < items.length) {
-          const i = next++;
-          const it = items[i]!;
-          const { attempt } = await deliverOnce(deps, s, it.endpoint, { ...it.from, kind: it.kind, job_id: null, attempt: 1 });
-          await store.webhooks.record([{ attempt }]);
-          out[i] = attemptView(attempt);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(REPLAY_PARALLEL, items.length) }, lane));
-      return out;
+      return await mapLimit(items, REPLAY_PARALLEL, async (it) => {
+        const { attempt } = await deliverOnce(deps, s, it.endpoint, { ...it.from, kind: it.kind, job_id: null, attempt: 1 });
+        await store.webhooks.record([{ attempt }]);
+        return attemptView(attempt);
+      });
     } finally {
       await s.close();
     }

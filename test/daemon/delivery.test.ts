@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { sending, type Sending } from '../helpers/sending.js';
 import { sink } from '../helpers/sink.js';
-import { TEST_DATABASE_URL, migratedPg } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import type { StoreLocation } from '../../src/config.js';
 
 const mail = (to: string[], over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to, subject: 'Hi', body_text: 'x', ...over });
@@ -21,7 +21,7 @@ const byTo = async (s: Sending) => Object.fromEntries((await s.get('/api/v2/mess
 const full = async (s: Sending, id: string) => (await s.get(`/api/v2/messages/${id}`)).body;
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) test(`${backend}: 550 for one recipient: bounced with the reply, suppressed, the others sent; a later send skips it`, async (t) => {
-  const { s, deliver } = await setup(t, {}, backend === 'postgres' ? await migratedPg(t) : undefined);
+  const { s, deliver } = await setup(t, {}, backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined);
   s.sink.refuse('gone@rcpt.test', 550, '5.1.1 <gone@rcpt.test>: no such user');
   const r = await s.post(mail(['jane@rcpt.test', 'gone@rcpt.test']));
   assert.equal(r.status, 202);

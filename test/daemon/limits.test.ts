@@ -5,9 +5,7 @@ import { ManualClock } from '../../src/clock.js';
 import { sending, type Sending } from '../helpers/sending.js';
 import { RawSmtp, plain } from '../helpers/smtp-client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { TEST_DATABASE_URL, freshSchemaUrl, pgLocation, pgProxy } from '../helpers/pg.js';
-import { PgStore } from '../../src/store/postgres/pg-store.js';
-import { silentLog } from '../../src/log.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation, pgProxy } from '../helpers/pg.js';
 
 const email = (over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hi', body_text: 'x', ...over });
 const bcc = (n: number, tag = 'r') => Array.from({ length: n }, (_, i) => `${tag}${i}@rcpt.test`);
@@ -131,10 +129,7 @@ test('relay: 452 4.5.3 at RCPT when the envelope goes over, and at DATA', async 
 
 if (TEST_DATABASE_URL) {
   test('two daemons on one Postgres share a key rate limit and a workspace quota; store down → 503', async (t) => {
-    const url = await freshSchemaUrl(t);
-    const pg = PgStore.create(pgLocation(url), { log: silentLog });
-    await pg.migrate();
-    await pg.close();
+    const url = await migratedSchemaUrl(t);
     const proxy = await pgProxy(t);
     const clock = new ManualClock('2026-03-10T12:00:00Z');
     const a = await sending(t, { clock, deliver: false, plan: 'trial', store: pgLocation(proxy.through(url), { connectTimeoutMs: 1000 }), env: { SVC_RATE_LIMIT: '60' } });

@@ -2,9 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sending, settled, type Sending } from '../helpers/sending.js';
-import { TEST_DATABASE_URL, freshSchemaUrl, pgLocation } from '../helpers/pg.js';
-import { PgStore } from '../../src/store/postgres/pg-store.js';
-import { silentLog } from '../../src/log.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { verifyDkim } from '../helpers/sink.js';
 
 const MESSAGE_FIELDS = ['bounced_at', 'click_count', 'clicked_at', 'created_at', 'engagement_score', 'error', 'first_open_after_seconds', 'from', 'id', 'message_id', 'open_count', 'opened_at', 'replied_at', 'reply_count', 'sent_at', 'status', 'subject', 'to'];
@@ -57,10 +55,7 @@ test('message log on the file store', async (t) => {
 
 if (TEST_DATABASE_URL) {
   test('message log and DKIM-signed delivery on Postgres', async (t) => {
-    const url = await freshSchemaUrl(t);
-    const pg = PgStore.create(pgLocation(url), { log: silentLog });
-    await pg.migrate();
-    await pg.close();
+    const url = await migratedSchemaUrl(t);
     const s = await logSuite(await sending(t, { store: pgLocation(url) }));
     await s.sink.waitFor(2);
     assert.equal((await verifyDkim(s.sink.received[0]!.raw, s.dns.server))[0]!.status.result, 'pass');

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { SVC, json, svc } from '../helpers/cli.js';
 import { startTestDaemon } from '../helpers/daemon.js';
-import { TEST_DATABASE_URL, migratedPg } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/retry.js';
 import type { StoreLocation } from '../../src/config.js';
 
@@ -33,7 +33,7 @@ async function manual(t: Parameters<typeof sending>[0], env: Record<string, stri
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: message.sent and message.bounced reach subscribed endpoints, signed, with the spec's fields`, async (t) => {
-    const store = backend === 'postgres' ? await migratedPg(t) : undefined;
+    const store = backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined;
     const s = await sending(t, { env: INSECURE, ...(store ? { store } : {}) });
     const all = await receiver(t);
     const bouncesOnly = await receiver(t);

@@ -39,15 +39,15 @@ export function pgLocation(url: string, overrides: Partial<PostgresLocation> = {
   return { ...loc, ...overrides };
 }
 
-/** A fresh schema with every migration applied, as a store location. */
-export async function migratedPg(t: { after(fn: () => unknown): void }): Promise<PostgresLocation> {
-  const loc = pgLocation(await freshSchemaUrl(t));
+/** A fresh schema with every migration applied: its store URL, as freshSchemaUrl gives. */
+export async function migratedSchemaUrl(t: { after(fn: () => unknown): void }): Promise<string> {
+  const url = await freshSchemaUrl(t);
   const { PgStore } = await import('../../src/store/postgres/pg-store.js');
   const { silentLog } = await import('../../src/log.js');
-  const store = PgStore.create(loc, { log: silentLog });
+  const store = PgStore.create(pgLocation(url), { log: silentLog });
   await store.migrate();
   await store.close();
-  return loc;
+  return url;
 }
 
 /** A TCP proxy to the test Postgres that a test can cut and restore, to play an outage. */

@@ -134,7 +134,7 @@ async function insertEvents(c: pg.PoolClient, events: OutboxEvent[]): Promise<vo
 }
 
 /** The refusals of svc_debit and svc_unsuppressed (each aborts its statement) as the store's errors. */
-function quotaFrom(e: unknown): never {
+function refusalFrom(e: unknown): never {
   type PgErr = { message?: string; detail?: string; cause?: PgErr };
   const err = e as PgErr;
   const pgErr: PgErr = err.cause ?? err;
@@ -248,7 +248,7 @@ export function pgMailStores(db: PgDb): {
   });
 
   const messages: MessageStore = {
-    accept: async (batch) => accepts.run(batch).catch(quotaFrom),
+    accept: async (batch) => accepts.run(batch).catch(refusalFrom),
     get: async (workspaceId, id) => {
       const [r] = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'message_get');
       return r ? toMessage(r) : null;

@@ -15,17 +15,22 @@ async function until(check: () => Promise<boolean>): Promise<boolean> {
   return false;
 }
 
+/** An admin process that writes, a daemon's store with the cache, and plain SQL behind both. */
+async function stores(t: { after(fn: () => unknown): void }) {
+  const loc = pgLocation(await freshSchemaUrl(t));
+  const writer = PgStore.create(loc, { log: silentLog });
+  await writer.migrate();
+  const daemon = PgStore.create(loc, { log: silentLog, cacheKeys: true });
+  const sql = createPool(loc, silentLog);
+  t.after(async () => {
+    await Promise.all([writer.close(), daemon.close(), sql.end()]);
+  });
+  return { writer, daemon, sql };
+}
+
 if (TEST_DATABASE_URL) {
   test('postgres key cache: cached, dropped by NOTIFY, off while LISTEN is down', async (t) => {
-    const url = await freshSchemaUrl(t);
-    const loc = pgLocation(url);
-    const writer = PgStore.create(loc, { log: silentLog });
-    await writer.migrate();
-    const daemon = PgStore.create(loc, { log: silentLog, cacheKeys: true });
-    const sql = createPool(loc, silentLog);
-    t.after(async () => {
-      await Promise.all([writer.close(), daemon.close(), sql.end()]);
-    });
+    const { writer, daemon, sql } = await stores(t);
     const ws = await writer.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'trial', created_at: new Date().toISOString() });
     const key = await writer.keys.create({ id: randomUUID(), workspace_id: ws.id, name: 'k', scopes: ['send'], prefix: 'svc_0', hash: 'a'.repeat(64), created_at: new Date().toISOString(), revoked_at: null });
 
@@ -54,15 +59,7 @@ if (TEST_DATABASE_URL) {
 
 if (TEST_DATABASE_URL) {
   test('postgres sender cache: domains and addresses cached; changes from any process are seen', async (t) => {
-    const url = await freshSchemaUrl(t);
-    const loc = pgLocation(url);
-    const writer = PgStore.create(loc, { log: silentLog });
-    await writer.migrate();
-    const daemon = PgStore.create(loc, { log: silentLog, cacheKeys: true });
-    const sql = createPool(loc, silentLog);
-    t.after(async () => {
-      await Promise.all([writer.close(), daemon.close(), sql.end()]);
-    });
+    const { writer, daemon, sql } = await stores(t);
     const at = new Date().toISOString();
     const ws = await writer.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: at });
     const d = await writer.domains.create(
