@@ -59,11 +59,8 @@ export function sendPipeline(deps: Deps) {
         recipients.push({ ...p, kind });
       }
     }
-    // Suppressed recipients are recorded bounced, never handed off. The store checks the list in
-    // the accept itself (one round trip in the usual case); only when it names someone is the list
-    // read and the send built again with them marked.
-    let suppressed = new Map<string, Suppression>();
-    for (let round = 0; ; round++) {
+    /** The send's content, records, events and jobs, with these recipients marked suppressed. */
+    const build = (suppressed: Map<string, Suppression>) => {
       const fromDomain = req.from.address.slice(req.from.address.lastIndexOf('@') + 1);
       const content: SendContent = {
         id: random.uuid(),
@@ -134,6 +131,15 @@ export function sendPipeline(deps: Deps) {
       }));
       const first = messages[0]!;
       const result: SendResult = { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };
+      return { content, messages, events, jobs, result };
+    };
+
+    // Suppressed recipients are recorded bounced, never handed off. The store checks the list in
+    // the accept itself (one round trip in the usual case); only when it names someone is the list
+    // read and the send built again with them marked.
+    let suppressed = new Map<string, Suppression>();
+    for (let round = 0; ; round++) {
+      const { content, messages, events, jobs, result } = build(suppressed);
       // Every recipient counts against the send quota; the debit, the records and the completion
       // of the idempotency claim are one store call.
       try {
