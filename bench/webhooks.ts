@@ -10,6 +10,7 @@ import { FixtureDns } from '../test/helpers/dns-server.js';
 import { openStore } from '../src/store/open.js';
 import { loadConfig, type StoreLocation } from '../src/config.js';
 import { silentLog } from '../src/log.js';
+import { mapLimit } from '../src/parallel.js';
 import type { OutboxEvent, Store } from '../src/store/types.js';
 import { SVC, load, median, percentile, report, startServer, svcSync } from './lib.js';
 import { backends, prepare, profile } from './send.js';
@@ -132,13 +133,9 @@ export async function webhooks(): Promise<void> {
 /** sent_at of each message, read over the API (the daemon owns a file store). */
 async function sentTimes(api: string, key: string, ids: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  for (let i = 0; i < ids.length; i += 20) {
-    await Promise.all(
-      ids.slice(i, i + 20).map(async (id) => {
-        const r = (await (await fetch(`${api}/api/v2/messages/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { sent_at: string | null };
-        if (r.sent_at) out.set(id, Date.parse(r.sent_at));
-      }),
-    );
-  }
+  await mapLimit(ids, 20, async (id) => {
+    const r = (await (await fetch(`${api}/api/v2/messages/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { sent_at: string | null };
+    if (r.sent_at) out.set(id, Date.parse(r.sent_at));
+  });
   return out;
 }
