@@ -3,10 +3,10 @@
 // accepted to received by a loopback sink, DKIM-signed, beside this machine's RSA-2048 signing
 // rate on two threads measured in the same run; and the daemon's peak RSS under that load.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
@@ -17,7 +17,9 @@ import { openStore } from '../src/store/open.js';
 import { loadConfig, type StoreLocation } from '../src/config.js';
 import { systemClock, systemRandom } from '../src/clock.js';
 import { silentLog } from '../src/log.js';
-import type { Message, Store } from '../src/store/types.js';
+import type { Domain, Message, OutboundJob, SendContent, Store } from '../src/store/types.js';
+import { compose, textFromHtml } from '../src/send/compose.js';
+import { DkimSigner } from '../src/send/dkim.js';
 import { SVC, load, report, startServer, svcSync } from './lib.js';
 
 const databaseUrl = process.env.DATABASE_URL || 'postgres://localhost:5432/test';
@@ -35,6 +37,33 @@ async function rsaRate(seconds = 2): Promise<number> {
     parentPort.postMessage(n);`;
   const counts = await Promise.all([0, 1].map(() => new Promise<number>((res) => new Worker(code, { eval: true, workerData: seconds }).once('message', res))));
   return counts.reduce((a, b) => a + b, 0) / seconds;
+}
+
+/**
+ * What composing and signing alone cost on this machine: the real compose() and DkimSigner on the
+ * benchmark's message, on this thread for `seconds`. Twice that rate is the most two cores could
+ * hand off if they did nothing else (no HTTP, store, SMTP, sink or load generator).
+ */
+async function composeRate(seconds = 2): Promise<{ perMessageMs: number; textMs: number }> {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const domain = { id: 'bench', domain: 'acme.test', dkim_private_key: privateKey, legacy: false, dkim_verified: true } as Domain;
+  const content: SendContent = { id: 'c', workspace_id: 'w', source: 'api', from: 'hello@acme.test', from_name: 'Acme', domain_id: 'bench', to: [{ name: null, address: 'jane@rcpt.test' }], cc: [], subject: 'Bench', html: HTML, text: null, message_id: 'c@acme.test', notes: [], created_at: new Date().toISOString() };
+  const job = { id: 'j', open_token: randomBytes(16).toString('hex') } as OutboundJob;
+  const signer = new DkimSigner();
+  const timed = async (fn: () => unknown): Promise<number> => {
+    for (let i = 0; i < 100; i++) await fn();
+    const end = Date.now() + seconds * 500;
+    let n = 0;
+    const t0 = process.hrtime.bigint();
+    while (Date.now() < end) {
+      await fn();
+      n++;
+    }
+    return Number(process.hrtime.bigint() - t0) / 1e6 / n;
+  };
+  const perMessageMs = await timed(async () => signer.sign((await compose(content, job, ['jane@rcpt.test'], 'http://127.0.0.1')).raw, domain));
+  const textMs = await timed(() => textFromHtml(HTML));
+  return { perMessageMs, textMs };
 }
 
 interface Backend {
@@ -84,7 +113,7 @@ export async function prepare(storeUrl: string, dns: FixtureDns): Promise<string
 
 /** Issue 7: the added cost of an Idempotency-Key (claim + completion) per POST /emails, each backend. */
 export async function idempotencyCost(): Promise<void> {
-  for (const b of backends.filter((x) => !process.env.SVC_BENCH_BACKENDS || process.env.SVC_BENCH_BACKENDS.includes(x.name.split(' ')[0]!))) {
+  for (const b of chosen()) {
     const dns = await new FixtureDns().load(['sending.zone']).start();
     const st = await b.fresh();
     try {
@@ -133,8 +162,14 @@ const post = (key: string) => ({
   body: JSON.stringify({ from: 'Acme <hello@acme.test>', to: ['jane@rcpt.test'], subject: 'Bench', body_html: HTML }),
 });
 
-/** SVC_BENCH_PROF=DIR: the daemon writes V8 CPU profiles (one per thread) into DIR. */
-export const profile = () => (process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : []);
+/**
+ * SVC_BENCH_PROF=DIR: the daemon writes V8 CPU profiles (one per thread) into DIR.
+ * SVC_BENCH_NODE_ARGS="--trace-gc ...": more flags for the daemon's node.
+ */
+export const profile = () => [
+  ...(process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : []),
+  ...(process.env.SVC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+];
 
 async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
   const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
@@ -153,7 +188,21 @@ async function acceptRate(storeUrl: string, key: string, label: string, opts: { 
   }
 }
 
-async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rate: number; rssMb: number }> {
+/** CPU seconds per thread name of a process (main thread, compose threads, libuv pool, V8 helpers). */
+function threadCpu(pid: number): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\s+/g, '_');
+    const [user, sys] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).map((x) => Number(x) / 100) as [number, number];
+    const secs = user + sys;
+    // Threads under a tenth of a second are left out (idle helpers).
+    if (secs >= 0.1) out[name === 'main' ? name : `${name}_${tid}`] = `${user.toFixed(2)}u+${sys.toFixed(2)}s`;
+  }
+  return out;
+}
+
+async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rate: number; rssMb: number; cpuMsPerMessage: Record<string, number>; threads: Record<string, string> }> {
   const sinkProc = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   let count = 0;
   const port = await new Promise<number>((resolve) => {
@@ -164,41 +213,78 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
     });
   });
   const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64']);
+  const cpu = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
+  const arrived = async (total: number, since: number) => {
+    while (count < total && Date.now() - since < 120_000) await new Promise((res) => setTimeout(res, 20));
+    if (count < total) throw new Error(`only ${count} of ${total} arrived`);
+  };
   try {
+    // Warm-up, like the accept runs: a tenth of the run through the whole pipeline, so that the
+    // figure is the steady rate rather than the JIT compiling three isolates' code.
+    const warm = Math.round(n / 10);
+    const w0 = Date.now();
+    await load({ url: `${daemon.url}/api/v2/emails`, amount: warm, ...post(key) });
+    await arrived(warm, w0);
+    const before = { daemon: cpu(daemon.child.pid!), sink: cpu(sinkProc.pid!), bench: process.cpuUsage() };
     const t0 = Date.now();
     const r = await load({ url: `${daemon.url}/api/v2/emails`, amount: n, ...post(key) });
     if (r.non2xx) throw new Error(`${r.non2xx} non-2xx`);
-    while (count < n && Date.now() - t0 < 120_000) await new Promise((res) => setTimeout(res, 50));
+    await arrived(warm + n, t0);
     const seconds = (Date.now() - t0) / 1000;
     const rss = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${daemon.child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-    const cpu = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
-    if (process.env.SVC_BENCH_CPU) report('  cpu seconds', { wall: seconds, daemon: cpu(daemon.child.pid!), sink: cpu(sinkProc.pid!), bench: process.cpuUsage().user / 1e6 });
-    if (count < n) throw new Error(`only ${count} of ${n} arrived`);
-    return { rate: n / seconds, rssMb: rss };
+    const benchCpu = process.cpuUsage(before.bench);
+    const per = (s: number) => Math.round((1000 * s * 100) / n) / 100;
+    return {
+      rate: n / seconds,
+      rssMb: rss,
+      cpuMsPerMessage: { daemon: per(cpu(daemon.child.pid!) - before.daemon), sink: per(cpu(sinkProc.pid!) - before.sink), load: per((benchCpu.user + benchCpu.system) / 1e6) },
+      threads: threadCpu(daemon.child.pid!),
+    };
   } finally {
     await daemon.stop();
     sinkProc.kill();
   }
 }
 
+/** The end-to-end run on one backend, with where its CPU went. */
+async function endToEndFigures(storeUrl: string, key: string, rsa: number, n = 3000): Promise<void> {
+  const r = await endToEnd(storeUrl, key, n);
+  report('  end-to-end, DKIM-signed', { messages_per_s: Math.round(r.rate), of_rsa_rate: r.rate / rsa, target: '>= 0.33', daemon_peak_rss_mb: Math.round(r.rssMb), rss_target_mb: 300 });
+  report('  cpu ms per message', r.cpuMsPerMessage);
+  report('  daemon threads, cpu s since start', r.threads);
+}
+
+/** The signing rate and the compose ceiling that the end-to-end figures are read against. */
+async function ceilings(): Promise<number> {
+  const rsa = await rsaRate();
+  report('RSA-2048 signatures, 2 threads', { per_s: Math.round(rsa) });
+  const c = await composeRate();
+  report('compose + DKIM alone, 1 thread', { ms_per_message: c.perMessageMs, of_which_html_to_text_ms: c.textMs, two_core_ceiling_per_s: Math.round(2000 / c.perMessageMs), of_rsa_rate: 2000 / c.perMessageMs / rsa });
+  return rsa;
+}
+
+/** SVC_BENCH_BACKENDS=postgres (or file) runs one backend. */
+export const chosen = () => backends.filter((x) => !process.env.SVC_BENCH_BACKENDS || process.env.SVC_BENCH_BACKENDS.includes(x.name.split(' ')[0]!));
+
+/** `npm run bench -- e2e`: the end-to-end part alone (SVC_BENCH_E2E_N messages, default 3,000). */
 export async function sendE2E(): Promise<void> {
-  const dns = await new FixtureDns().load(['sending.zone']).start();
-  const e2e = await backends[Number(process.env.B ?? 0)]!.fresh();
-  try {
-    const key = await prepare(e2e.store, dns);
-    const r = await endToEnd(e2e.store, key, 3000);
-    report('  end-to-end', { messages_per_s: Math.round(r.rate), daemon_peak_rss_mb: Math.round(r.rssMb) });
-  } finally {
-    e2e.cleanup();
-    await dns.stop();
+  const rsa = await ceilings();
+  for (const b of chosen()) {
+    const dns = await new FixtureDns().load(['sending.zone']).start();
+    const e2e = await b.fresh();
+    report(b.name, {});
+    try {
+      await endToEndFigures(e2e.store, await prepare(e2e.store, dns), rsa, Number(process.env.SVC_BENCH_E2E_N ?? 3000));
+    } finally {
+      e2e.cleanup();
+      await dns.stop();
+    }
   }
 }
 
 export async function send(): Promise<void> {
-  const rsa = await rsaRate();
-  report('RSA-2048 signatures, 2 threads', { per_s: Math.round(rsa) });
-  // SVC_BENCH_BACKENDS=postgres runs one backend.
-  for (const b of backends.filter((x) => !process.env.SVC_BENCH_BACKENDS || process.env.SVC_BENCH_BACKENDS.includes(x.name.split(' ')[0]!))) {
+  const rsa = await ceilings();
+  for (const b of chosen()) {
     const dns = await new FixtureDns().load(['sending.zone']).start();
     report(b.name, {});
     try {
@@ -214,9 +300,7 @@ export async function send(): Promise<void> {
       }
       const e2e = await b.fresh();
       try {
-        const key = await prepare(e2e.store, dns);
-        const r = await endToEnd(e2e.store, key, 3000);
-        report('  end-to-end, DKIM-signed', { messages_per_s: Math.round(r.rate), of_rsa_rate: r.rate / rsa, target: '>= 0.33', daemon_peak_rss_mb: Math.round(r.rssMb), rss_target_mb: 300 });
+        await endToEndFigures(e2e.store, await prepare(e2e.store, dns), rsa);
       } finally {
         e2e.cleanup();
       }

@@ -13,7 +13,7 @@ import { silentLog } from '../src/log.js';
 import { mapLimit } from '../src/parallel.js';
 import type { OutboxEvent, Store } from '../src/store/types.js';
 import { SVC, load, median, percentile, report, startServer, svcSync } from './lib.js';
-import { backends, prepare, profile } from './send.js';
+import { chosen, prepare, profile } from './send.js';
 
 const INSECURE = { SVC_ALLOW_INSECURE_WEBHOOKS: '1' };
 
@@ -70,7 +70,7 @@ export async function fillOutbox(url: string, n: number): Promise<void> {
 }
 
 export async function webhooks(): Promise<void> {
-  for (const b of backends.filter((x) => !process.env.SVC_BENCH_BACKENDS || process.env.SVC_BENCH_BACKENDS.includes(x.name.split(' ')[0]!))) {
+  for (const b of chosen()) {
     const dns = await new FixtureDns().load(['sending.zone']).start();
     report(b.name, {});
     try {

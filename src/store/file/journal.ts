@@ -42,10 +42,27 @@ async function cutTornTail(path: string): Promise<void> {
   }
 }
 
+/** Where one record's line lies in its partition file; known once the line is on disk. */
+export interface LineAt {
+  partition: string;
+  offset: number;
+  length: number;
+}
+
+interface PendingLine {
+  text: string;
+  /** Told where the line went, for appendLocated. */
+  located?: (at: LineAt) => void;
+}
+
 export class Journal<T> {
   readonly dir: string;
-  #pending = new Map<string, string[]>();
+  #pending = new Map<string, PendingLine[]>();
   #handles = new Map<string, FileHandle>();
+  /** Bytes in each partition file with an open append handle: the next line's offset. */
+  #sizes = new Map<string, number>();
+  /** Read handles for readAt, opened on first use. */
+  #readers = new Map<string, Promise<FileHandle>>();
   readonly #commit = new GroupCommit(() => this.#flush());
 
   private constructor(dir: string) {
@@ -61,10 +78,48 @@ export class Journal<T> {
   append(partition: string, records: readonly T[]): Promise<void> {
     if (!PARTITION_NAME.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
     if (records.length === 0) return Promise.resolve();
-    const lines = this.#pending.get(partition) ?? [];
-    for (const r of records) lines.push(JSON.stringify(r) + '\n');
-    this.#pending.set(partition, lines);
+    const lines = this.#queue(partition);
+    for (const r of records) lines.push({ text: JSON.stringify(r) + '\n' });
     return this.#commit.request();
+  }
+
+  /**
+   * Appends one record and resolves, once it is on disk, with where its line lies, so that a
+   * caller can drop a large record from memory and read it back with readAt.
+   */
+  async appendLocated(partition: string, record: T): Promise<LineAt> {
+    if (!PARTITION_NAME.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
+    let at: LineAt | undefined;
+    this.#queue(partition).push({ text: JSON.stringify(record) + '\n', located: (x) => (at = x) });
+    await this.#commit.request();
+    return at!;
+  }
+
+  /** The record whose line lies at `at`, or null when its day was dropped. */
+  async readAt(at: LineAt): Promise<T | null> {
+    let reader = this.#readers.get(at.partition);
+    if (!reader) {
+      reader = open(join(this.dir, `${at.partition}.jsonl`), 'r');
+      this.#readers.set(at.partition, reader);
+      reader.catch(() => this.#readers.delete(at.partition));
+    }
+    let fh: FileHandle;
+    try {
+      fh = await reader;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+    const buf = Buffer.allocUnsafe(at.length);
+    const { bytesRead } = await fh.read(buf, 0, at.length, at.offset);
+    if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a) throw new SvcError('store_corrupt', `journal ${join(this.dir, at.partition)}.jsonl is shorter than a line it holds; it was left untouched`);
+    return JSON.parse(buf.toString('utf8', 0, at.length - 1)) as T;
+  }
+
+  #queue(partition: string): PendingLine[] {
+    let lines = this.#pending.get(partition);
+    if (!lines) this.#pending.set(partition, (lines = []));
+    return lines;
   }
 
   /** Oldest first. */
@@ -77,24 +132,32 @@ export class Journal<T> {
    * acknowledged) is skipped; a bad line anywhere else means the file was damaged and is reported.
    */
   async read(partition: string): Promise<T[]> {
-    let text: string;
+    return (await this.readLocated(partition)).map((l) => l.record);
+  }
+
+  /** read, with where each line lies (for readAt). */
+  async readLocated(partition: string): Promise<Array<{ record: T; at: LineAt }>> {
+    let buf: Buffer;
     try {
-      text = await readFile(join(this.dir, `${partition}.jsonl`), 'utf8');
+      buf = await readFile(join(this.dir, `${partition}.jsonl`));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw e;
     }
-    const lines = text.split('\n');
-    const out: T[] = [];
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (!line) continue;
-      try {
-        out.push(JSON.parse(line) as T);
-      } catch {
-        if (i === lines.length - 1) break;
-        throw new SvcError('store_corrupt', `journal ${join(this.dir, partition)}.jsonl line ${i + 1} cannot be parsed; it was left untouched`);
+    const out: Array<{ record: T; at: LineAt }> = [];
+    for (let start = 0, n = 1; start < buf.length; n++) {
+      const nl = buf.indexOf(0x0a, start);
+      const end = nl === -1 ? buf.length : nl;
+      if (end > start) {
+        try {
+          out.push({ record: JSON.parse(buf.toString('utf8', start, end)) as T, at: { partition, offset: start, length: end + 1 - start } });
+        } catch {
+          if (nl === -1) break;
+          throw new SvcError('store_corrupt', `journal ${join(this.dir, partition)}.jsonl line ${n} cannot be parsed; it was left untouched`);
+        }
       }
+      if (nl === -1) break;
+      start = nl + 1;
     }
     return out;
   }
@@ -104,6 +167,8 @@ export class Journal<T> {
     await this.#commit.settled();
     await this.#handles.get(partition)?.close();
     this.#handles.delete(partition);
+    this.#sizes.delete(partition);
+    await this.#closeReader(partition);
     await rm(join(this.dir, `${partition}.jsonl`), { force: true });
   }
 
@@ -111,6 +176,14 @@ export class Journal<T> {
     await this.#commit.settled();
     for (const h of this.#handles.values()) await h.close();
     this.#handles.clear();
+    this.#sizes.clear();
+    for (const p of [...this.#readers.keys()]) await this.#closeReader(p);
+  }
+
+  async #closeReader(partition: string): Promise<void> {
+    const reader = this.#readers.get(partition);
+    this.#readers.delete(partition);
+    await reader?.then((fh) => fh.close(), () => {});
   }
 
   async #flush(): Promise<void> {
@@ -124,18 +197,37 @@ export class Journal<T> {
         await cutTornTail(path);
         fh = await open(path, 'a', 0o600);
         this.#handles.set(partition, fh);
+        this.#sizes.set(partition, (await fh.stat()).size);
         // Few days are written at once; keep the newest handles open.
         for (const [old, h] of this.#handles) {
           if (this.#handles.size <= 4) break;
           if (old !== partition) {
             await h.close();
             this.#handles.delete(old);
+            this.#sizes.delete(old);
           }
         }
       }
-      await fh.write(lines.join(''));
-      await fh.datasync();
+      const offset = this.#sizes.get(partition)!;
+      const data = Buffer.from(lines.map((l) => l.text).join(''));
+      try {
+        await fh.write(data);
+        await fh.datasync();
+      } catch (e) {
+        // How much of the write landed is unknown: the next append opens and measures afresh.
+        this.#handles.delete(partition);
+        this.#sizes.delete(partition);
+        await fh.close().catch(() => {});
+        throw e;
+      }
+      this.#sizes.set(partition, offset + data.length);
       if (created) await syncDir(this.dir);
+      let at = offset;
+      for (const l of lines) {
+        const length = Buffer.byteLength(l.text);
+        l.located?.({ partition, offset: at, length });
+        at += length;
+      }
     }
   }
 }

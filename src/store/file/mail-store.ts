@@ -24,7 +24,7 @@ import type {
   Suppression,
   SuppressionStore,
 } from '../types.js';
-import { dayOf, Journal } from './journal.js';
+import { dayOf, Journal, type LineAt } from './journal.js';
 import { isWebhookLine, WebhookState, type WebhookLine } from './webhook-state.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
 import { suppressedRecipients } from '../../suppressions/refusal.js';
@@ -73,8 +73,12 @@ export class FileMailStore {
   #messages = new Map<string, Message>();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
   #byWorkspace = new Map<string, Message[]>();
-  /** Contents of sends with unfinished jobs (what delivery needs), and how many jobs need each. */
-  #contents = new Map<string, SendContent>();
+  /**
+   * Contents of sends with unfinished jobs (what delivery needs), and how many jobs need each. A
+   * content is kept as where its accept line lies and read back when a job is handed off, so memory
+   * does not grow with the queue (a burst of a million queued 10 KB sends would not fit).
+   */
+  #contents = new Map<string, LineAt>();
   #contentUsers = new Map<string, number>();
   #jobs = new Map<string, OutboundJob>();
   #leases = new Map<string, Lease>();
@@ -104,10 +108,10 @@ export class FileMailStore {
     const dispatched = new Set<string>();
     const dropped = new Set<string>();
     for (const day of await store.mail.partitions()) {
-      for (const line of await store.mail.read(day)) {
+      for (const { record: line, at } of await store.mail.readLocated(day)) {
         if (line.t === 'wh_fanout') for (const id of line.event_ids) dispatched.add(id);
         if (line.t === 'wh_drop') dropped.add(line.endpoint_id);
-        store.#apply(line);
+        store.#apply(line, at);
       }
     }
     for (const id of dispatched) store.#outbox.delete(id);
@@ -115,15 +119,18 @@ export class FileMailStore {
     return store;
   }
 
-  #apply(line: Line): void {
+  /** `at`: where the line lies in the journal (accept lines need it for their content). */
+  #apply(line: Line, at?: LineAt): void {
     if (isWebhookLine(line)) {
       if (line.t === 'wh_fanout') for (const id of line.event_ids) this.#outbox.delete(id);
       this.webhooks.apply(line);
       return;
     }
     if (line.t === 'accept') {
-      this.#contents.set(line.content.id, line.content);
-      this.#contentUsers.set(line.content.id, line.jobs.length);
+      if (line.jobs.length && at) {
+        this.#contents.set(line.content.id, at);
+        this.#contentUsers.set(line.content.id, line.jobs.length);
+      }
       for (const m of line.messages) {
         this.#messages.set(m.id, m);
         let list = this.#byWorkspace.get(m.workspace_id);
@@ -214,14 +221,15 @@ export class FileMailStore {
         }
         this.#count(ws, debit, 1);
       }
+      let at: LineAt;
       try {
-        await this.mail.append(dayOf(line.at), [line]);
+        at = await this.mail.appendLocated(dayOf(line.at), line);
       } catch (e) {
         if (debit) this.#count(ws, debit, -1);
         throw e;
       }
       // Counted above already; apply the rest.
-      this.#apply({ ...line, debit: undefined });
+      this.#apply({ ...line, debit: undefined }, at);
     },
     get: async (workspaceId, id) => {
       const m = this.#messages.get(id);
@@ -243,8 +251,10 @@ export class FileMailStore {
     },
     byIds: async (ids) => ids.flatMap((id) => (this.#messages.has(id) ? [copyMessage(this.#messages.get(id)!)] : [])),
     content: async (id) => {
-      const c = this.#contents.get(id);
-      return c ? copyContent(c) : null;
+      const at = this.#contents.get(id);
+      const line = at ? await this.mail.readAt(at) : null;
+      // Parsed afresh from the file: nobody else holds this copy.
+      return line?.t === 'accept' && line.content.id === id ? line.content : null;
     },
     purge: async (before) => {
       const cutoff = dayOf(before);

@@ -550,6 +550,8 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.equal((await third.messages.get(a.id, sent.messages[0]!.id))?.to, 'keep@rcpt.test');
     assert.equal(await third.queue.depth(), 1);
     assert.deepEqual((await third.queue.claim('w', '2026-01-05T00:00:01.000Z', 1000, 5)).map((j) => j.id), [sent.jobs[0]!.id]);
+    // What delivery needs of a queued send: its content, whole (the file store reads it back from disk).
+    assert.deepEqual(await third.messages.content(sent.content.id), sent.content);
     assert.equal((await third.suppressions.list(a.id)).length, 1);
   });
 }

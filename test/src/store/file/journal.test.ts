@@ -65,3 +65,28 @@ test('drop removes a whole day', async (t) => {
   assert.deepEqual(await readdir(dir), ['2026-03-02.jsonl']);
   assert.throws(() => j.append('../x', []), /bad journal partition/);
 });
+
+test('appendLocated and readLocated agree on where each line lies, and readAt reads it back', async (t) => {
+  const dir = await tmpDir(t);
+  // A torn tail is cut first, so offsets count from what is really in the file.
+  await writeFile(join(dir, '2026-03-01.jsonl'), '{"id":"a","at":"x"}\n{"id":"b","a');
+  const j = await Journal.open<Rec>(dir);
+  t.after(() => j.close());
+  // Concurrent appends share one write; multi-byte text makes bytes and characters differ.
+  const recs: Rec[] = Array.from({ length: 50 }, (_, i) => ({ id: `m${i} héllo ✓`, at: 'y' }));
+  const located = await Promise.all(recs.map((r) => j.appendLocated('2026-03-01', r)));
+  for (let i = 0; i < recs.length; i++) assert.deepEqual(await j.readAt(located[i]!), recs[i]);
+  const all = await j.readLocated('2026-03-01');
+  assert.deepEqual(all.map((l) => l.record.id), ['a', ...recs.map((r) => r.id)]);
+  assert.deepEqual(all.slice(1).map((l) => l.at), located);
+  // After a reopen the next append continues from the real end of the file.
+  await j.close();
+  const j2 = await Journal.open<Rec>(dir);
+  t.after(() => j2.close());
+  const next = await j2.appendLocated('2026-03-01', { id: 'z', at: 'y' });
+  assert.deepEqual(await j2.readAt(next), { id: 'z', at: 'y' });
+  assert.deepEqual(await j2.readAt(located[7]!), recs[7]);
+  // A dropped day has nothing to read back.
+  await j2.drop('2026-03-01');
+  assert.equal(await j2.readAt(next), null);
+});
