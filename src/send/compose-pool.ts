@@ -3,9 +3,9 @@
 import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Domain, OutboundJob, SendContent } from '../store/types.js';
+import type { OutboundJob, SendContent } from '../store/types.js';
 import { compose } from './compose.js';
-import { DkimSigner } from './dkim.js';
+import { DkimSigner, type SigningDomain } from './dkim.js';
 
 export interface ComposeTask {
   id: number;
@@ -13,7 +13,7 @@ export interface ComposeTask {
   job: OutboundJob;
   recipients: string[];
   baseUrl: string;
-  domain: Domain | null;
+  domain: SigningDomain | null;
 }
 
 interface Pending {

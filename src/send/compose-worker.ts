@@ -10,7 +10,7 @@ const signer = new DkimSigner();
 parentPort!.on('message', async (task: ComposeTask) => {
   try {
     const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
-    const raw = task.domain && signer.shouldSign(task.domain) ? await signer.sign(composed.raw, task.domain) : composed.raw;
+    const raw = task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain) : composed.raw;
     // Copied into a buffer of its own so that it can be handed over without another copy.
     const out = new Uint8Array(raw.length);
     out.set(raw);

@@ -3,6 +3,7 @@
 import type { Deps } from '../deps.js';
 import type { OutboundJob } from '../store/types.js';
 import type { ComposePool } from './compose-pool.js';
+import { signingDomain } from './dkim.js';
 import type { Deliverer, RecipientResult } from './deliver.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
 
@@ -20,7 +21,7 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
     const domain = content ? await store.domains.byId(content.domain_id) : null;
     if (!content) return to.map((address) => ({ address, outcome: 'permanent' as const, response: 'svc: the content of this send is gone' }));
     if (!domain) return to.map((address) => ({ address, outcome: 'permanent' as const, response: `svc: the sending domain was removed before hand-off` }));
-    const raw = await d.composer.run({ content, job, recipients: to, baseUrl: config.baseUrl, domain });
+    const raw = await d.composer.run({ content, job, recipients: to, baseUrl: config.baseUrl, domain: signingDomain(domain) });
     return d.deliverer.deliver(job.domain, { from: content.from, to }, raw);
   }
 
