@@ -4,8 +4,8 @@
 // when offered (opportunistic: MX certificates are not checked, as between MTAs). Each recipient
 // comes back sent, permanently refused (5xx) or temporarily not (4xx, no connection, timeout).
 import { isIP } from 'node:net';
-import nodemailer, { type Transporter } from 'nodemailer';
 import type { DnsClient } from '../domains/dns.js';
+import { SmtpPool, type SmtpError, type SmtpPoolOptions } from './smtp-pool.js';
 
 export type RecipientOutcome = 'sent' | 'permanent' | 'temporary';
 
@@ -28,57 +28,46 @@ export interface DeliveryOptions {
   maxConnectionsPerHost: number;
 }
 
-interface SmtpError extends Error {
-  code?: string;
-  responseCode?: number;
-  response?: string;
-  recipient?: string;
-  rejectedErrors?: SmtpError[];
-}
-
 const classify = (code: number | undefined): RecipientOutcome => (code !== undefined && code >= 500 && code < 600 ? 'permanent' : 'temporary');
 const reply = (e: SmtpError) => (e.response ?? e.message).replace(/\s+/g, ' ').trim().slice(0, 500);
 
 export class Deliverer {
-  #pools = new Map<string, Transporter>();
+  #pools = new Map<string, SmtpPool>();
 
   constructor(private readonly opts: DeliveryOptions) {}
 
-  #transport(key: string, build: () => Parameters<typeof nodemailer.createTransport>[0]): Transporter {
-    let t = this.#pools.get(key);
-    if (!t) {
-      t = nodemailer.createTransport(build());
-      this.#pools.set(key, t);
+  #pool(key: string, build: () => Omit<SmtpPoolOptions, 'name' | 'timeoutMs' | 'maxConnections' | 'maxMessages' | 'idleMs'>): SmtpPool {
+    let p = this.#pools.get(key);
+    if (!p) {
+      const o = this.opts;
+      p = new SmtpPool({ ...build(), name: o.heloName, timeoutMs: o.timeoutMs, maxConnections: o.maxConnectionsPerHost, maxMessages: 1000, idleMs: 30_000 });
+      this.#pools.set(key, p);
     }
-    return t;
+    return p;
   }
 
-  #common() {
-    const t = this.opts.timeoutMs;
-    return { pool: true, maxConnections: this.opts.maxConnectionsPerHost, maxMessages: 1000, name: this.opts.heloName, connectionTimeout: t, greetingTimeout: t, socketTimeout: t, logger: false };
-  }
-
-  #smarthost(): Transporter {
-    return this.#transport('smarthost', () => {
+  #smarthost(): SmtpPool {
+    return this.#pool('smarthost', () => {
       const u = new URL(this.opts.outbound);
       const secure = u.protocol === 'smtps:';
       return {
-        ...this.#common(),
         host: u.hostname.replace(/^\[|\]$/g, ''),
         port: Number(u.port || (secure ? 465 : 587)),
         secure,
+        opportunisticTLS: false,
         ...(u.username ? { auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } } : {}),
         tls: { rejectUnauthorized: u.searchParams.get('tls') !== 'insecure' },
       };
     });
   }
 
-  #direct(ip: string, mxHost: string): Transporter {
-    return this.#transport(`${ip}:${this.opts.directPort}`, () => ({
-      ...this.#common(),
+  #direct(ip: string, mxHost: string): SmtpPool {
+    return this.#pool(`${ip}:${this.opts.directPort}`, () => ({
       host: ip,
       port: this.opts.directPort,
       secure: false,
+      // Between MTAs: STARTTLS when offered, certificates not checked, plaintext when it is refused.
+      opportunisticTLS: true,
       tls: { rejectUnauthorized: false, ...(isIP(mxHost) ? {} : { servername: mxHost }) },
     }));
   }
@@ -120,9 +109,9 @@ export class Deliverer {
     return last;
   }
 
-  async #send(t: Transporter, envelope: { from: string; to: string[] }, raw: Buffer): Promise<RecipientResult[]> {
+  async #send(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer): Promise<RecipientResult[]> {
     try {
-      const info = await t.sendMail({ envelope, raw });
+      const info = await pool.send(envelope, raw);
       const rejected = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]));
       return envelope.to.map((address) => {
         const e = rejected.get(address.toLowerCase());
@@ -143,7 +132,7 @@ export class Deliverer {
   }
 
   close(): void {
-    for (const t of this.#pools.values()) t.close();
+    for (const p of this.#pools.values()) p.close();
     this.#pools.clear();
   }
 }
