@@ -3,6 +3,8 @@
 // subjects, Date, Message-ID, an HTML fragment wrapped into a document with the open-tracking
 // pixel, a text part generated from the HTML when none was given. Links are left as they are.
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
+import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
 import { compile } from 'html-to-text';
 import type { OutboundJob, SendContent } from '../store/types.js';
 
@@ -30,6 +32,19 @@ export function textFromHtml(html: string): string {
   return toText(html);
 }
 
+/**
+ * One part of a multipart/alternative message, byte for byte as MailComposer writes it with
+ * quoted-printable chosen (7bit when the text is plain ASCII with no line over 76), encoded by
+ * nodemailer's own QP functions. MailComposer takes it as a `raw` part: its MIME tree runs each
+ * part through a stream encoder that cost three times the encoding itself (0.75 ms against 0.35 ms
+ * per 10 KB message). A test holds the two outputs equal; past 64 KB of text they differ only in
+ * where soft line breaks fall (MailComposer's encoder starts afresh every 64 KB slice).
+ */
+export function alternativePart(type: 'text/plain' | 'text/html', content: string): string {
+  const sevenBit = isPlainText(content) && !hasLongerLines(content, 76);
+  return `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: ${sevenBit ? '7bit' : 'quoted-printable'}\r\n\r\n${sevenBit ? content : qpWrap(qpEncode(Buffer.from(content)), 76)}`;
+}
+
 export interface Composed {
   raw: Buffer;
   envelope: { from: string; to: string[] };
@@ -46,8 +61,12 @@ export async function compose(content: SendContent, job: OutboundJob, recipients
     subject: content.subject,
     date: new Date(content.created_at),
     messageId: `<${content.message_id}>`,
-    ...(text !== null ? { text } : {}),
-    ...(html !== null ? { html } : {}),
+    // Two parts are given ready-encoded (see alternativePart); a single part is the message's
+    // root node, whose headers MailComposer writes, so it is left to MailComposer whole.
+    // (An empty text counts as none, as MailComposer has it.)
+    ...(text && html ? { text: { raw: alternativePart('text/plain', text) }, html: { raw: alternativePart('text/html', html) } } : {}),
+    ...(text && !html ? { text } : {}),
+    ...(html && !text ? { html } : {}),
     // Chosen rather than detected: nodemailer's detection scans every line and costs as much again.
     textEncoding: 'quoted-printable',
     // Nothing in a message may make the composer read a file or fetch a URL.

@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import PostalMime from 'postal-mime';
+import { addPixel, compose, pixelUrl, textFromHtml, wrapHtml } from '../../../src/send/compose.js';
+import type { OutboundJob, SendContent } from '../../../src/store/types.js';
+
+const job = { id: 'j', open_token: 'tok123' } as OutboundJob;
+const content = (html: string | null, text: string | null): SendContent => ({
+  id: 'c', workspace_id: 'w', source: 'api', from: 'hello@acme.test', from_name: 'Ácme', domain_id: 'd',
+  to: [{ name: 'Jane', address: 'jane@rcpt.test' }], cc: [], subject: 'Grüße', html, text, message_id: 'm1@acme.test', notes: [], created_at: '2026-11-22T10:00:00.000Z',
+});
+
+/** MailComposer encoding both parts itself: what compose() must produce byte for byte. */
+async function reference(c: SendContent): Promise<Buffer> {
+  const html = c.html === null ? undefined : addPixel(wrapHtml(c.html, c.subject), pixelUrl('http://svc.test', job.open_token));
+  const text = c.text ?? (c.html !== null ? textFromHtml(c.html) : undefined);
+  return new MailComposer({
+    from: { name: c.from_name!, address: c.from }, to: [{ name: 'Jane', address: 'jane@rcpt.test' }], subject: c.subject, date: new Date(c.created_at), messageId: `<${c.message_id}>`,
+    ...(text !== undefined ? { text } : {}), ...(html !== undefined ? { html } : {}), textEncoding: 'quoted-printable',
+  }).compile().build();
+}
+
+// Boundaries are random per build.
+const norm = (b: Buffer) => b.toString('latin1').replace(/_NmP-[0-9a-f-]+/gi, 'BOUNDARY');
+
+const cases: Array<[string, string | null, string | null]> = [
+  ['short ASCII html, generated text (7bit parts)', '<p>Hi</p>', null],
+  ['long lines (quoted-printable)', `<p>${'word '.repeat(60)}</p>`, null],
+  ['non-ASCII in both', '<p>Grüße, 世界 ✓</p>', 'Grüße, 世界 ✓\n'],
+  ['LF and CRLF line ends, trailing spaces, leading dots', '<pre>a  \n.b\r\n c \t</pre>', 'x  \n.dot\r\ny \t\n'],
+  ['text only', null, 'only text ü'],
+  ['html only, given text empty', '<p>x</p>', ''],
+];
+
+for (const [name, html, text] of cases) {
+  test(`compose: the message equals MailComposer's own encoding (${name})`, async () => {
+    const c = content(html, text);
+    const ours = await compose(c, job, ['jane@rcpt.test'], 'http://svc.test');
+    assert.equal(norm(ours.raw), norm(await reference(c)));
+  });
+}
+
+test('compose: past 64 KB the parts decode to what MailComposer encodes, in lines of at most 76', async () => {
+  const c = content(`<p>${'a=b&c=d ü '.repeat(20_000)}</p>`, null);
+  const ours = (await compose(c, job, ['jane@rcpt.test'], 'http://svc.test')).raw;
+  const [a, b] = await Promise.all([PostalMime.parse(ours), PostalMime.parse(await reference(c))]);
+  assert.equal(a.text, b.text);
+  assert.equal(a.html, b.html);
+  assert.ok(ours.toString('latin1').split(/\r?\n/).every((l) => l.length <= 76));
+});
