@@ -188,21 +188,30 @@ async function acceptRate(storeUrl: string, key: string, label: string, opts: { 
   }
 }
 
-/** CPU seconds per thread name of a process (main thread, compose threads, libuv pool, V8 helpers). */
-function threadCpu(pid: number): Record<string, string> {
-  const out: Record<string, string> = {};
+/** CPU seconds (user + system) of each thread of a process, by thread id; the main thread is `main`. */
+function threadCpu(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/\s+/g, '_');
     const [user, sys] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).map((x) => Number(x) / 100) as [number, number];
-    const secs = user + sys;
-    // Threads under a tenth of a second are left out (idle helpers).
-    if (secs >= 0.1) out[name === 'main' ? name : `${name}_${tid}`] = `${user.toFixed(2)}u+${sys.toFixed(2)}s`;
+    out.set(tid === String(pid) ? 'main' : tid, user + sys);
   }
   return out;
 }
 
-async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rate: number; rssMb: number; cpuMsPerMessage: Record<string, number>; threads: Record<string, string> }> {
+/**
+ * Where the daemon's CPU went between two readings, in ms per message: the main thread, the
+ * compose threads (the two busiest others) and the rest (V8's GC and compiler helpers, libuv).
+ */
+function threadShares(before: Map<string, number>, after: Map<string, number>, n: number): Record<string, number> {
+  const used = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const);
+  const main = used.find(([tid]) => tid === 'main')?.[1] ?? 0;
+  const others = used.filter(([tid]) => tid !== 'main').map(([, s]) => s).sort((x, y) => y - x);
+  const ms = (s: number) => Math.round((s * 1000 * 100) / n) / 100;
+  return { main: ms(main), compose_threads: ms((others[0] ?? 0) + (others[1] ?? 0)), other_threads: ms(others.slice(2).reduce((x, y) => x + y, 0)) };
+}
+
+async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rate: number; rssMb: number; cpuMsPerMessage: Record<string, number>; threads: Record<string, number> }> {
   const sinkProc = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   let count = 0;
   const port = await new Promise<number>((resolve) => {
@@ -225,7 +234,7 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
     const w0 = Date.now();
     await load({ url: `${daemon.url}/api/v2/emails`, amount: warm, ...post(key) });
     await arrived(warm, w0);
-    const before = { daemon: cpu(daemon.child.pid!), sink: cpu(sinkProc.pid!), bench: process.cpuUsage() };
+    const before = { daemon: cpu(daemon.child.pid!), sink: cpu(sinkProc.pid!), bench: process.cpuUsage(), threads: threadCpu(daemon.child.pid!) };
     const t0 = Date.now();
     const r = await load({ url: `${daemon.url}/api/v2/emails`, amount: n, ...post(key) });
     if (r.non2xx) throw new Error(`${r.non2xx} non-2xx`);
@@ -238,7 +247,7 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
       rate: n / seconds,
       rssMb: rss,
       cpuMsPerMessage: { daemon: per(cpu(daemon.child.pid!) - before.daemon), sink: per(cpu(sinkProc.pid!) - before.sink), load: per((benchCpu.user + benchCpu.system) / 1e6) },
-      threads: threadCpu(daemon.child.pid!),
+      threads: threadShares(before.threads, threadCpu(daemon.child.pid!), n),
     };
   } finally {
     await daemon.stop();
@@ -251,7 +260,7 @@ async function endToEndFigures(storeUrl: string, key: string, rsa: number, n = 3
   const r = await endToEnd(storeUrl, key, n);
   report('  end-to-end, DKIM-signed', { messages_per_s: Math.round(r.rate), of_rsa_rate: r.rate / rsa, target: '>= 0.33', daemon_peak_rss_mb: Math.round(r.rssMb), rss_target_mb: 300 });
   report('  cpu ms per message', r.cpuMsPerMessage);
-  report('  daemon threads, cpu s since start', r.threads);
+  report('  daemon cpu ms per message', r.threads);
 }
 
 /** The signing rate and the compose ceiling that the end-to-end figures are read against. */

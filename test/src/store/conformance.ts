@@ -334,6 +334,45 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.ok(await store.messages.content(later.content.id));
   });
 
+  test(`${backend.name}: queue: concurrent completions each take effect once, and a content goes with its last job`, async (t) => {
+    const { store } = await fresh(t);
+    const a = await store.workspaces.create(ws('acme'));
+    const at = '2026-01-01T10:00:00.000Z';
+    // One send to three domains (a job each), and twenty sends of one recipient.
+    const multi = batch(a.id, ['a@one.test', 'b@two.test', 'c@three.test'], at);
+    multi.jobs = multi.messages.map((m) => ({ ...multi.jobs[0]!, id: randomUUID(), domain: m.to.split('@')[1]!, message_ids: [m.id] }));
+    const singles = Array.from({ length: 20 }, (_, i) => batch(a.id, [`r${i}@rcpt.test`], at));
+    for (const b of [multi, ...singles]) await store.messages.accept(b);
+    const claimed = await store.queue.claim('w', '2026-01-01T10:00:01.000Z', 60_000, 100);
+    assert.equal(claimed.length, 23);
+    const now = '2026-01-01T10:00:02.000Z';
+    const bounce = (m: Message) => ({
+      updates: [{ id: m.id, status: 'bounced' as const, error: '550 no', bounced_at: now }],
+      events: [{ id: randomUUID(), workspace_id: a.id, event: 'message.bounced' as const, message_id: m.id, payload: { message_id: m.id }, created_at: now }],
+      // Every bounce suppresses the same address too: it must be added once, without a conflict.
+      suppressions: [m.to, 'shared@rcpt.test'].map((address) => ({ workspace_id: a.id, address, reason: 'bounce' as const, detail: '550 no', created_at: now })),
+    });
+    const [ma, mb, mc] = multi.messages as [Message, Message, Message];
+    await Promise.all([
+      store.queue.complete(multi.jobs[0]!.id, { updates: [{ id: ma.id, status: 'sent', sent_at: now }], events: [], suppressions: [] }),
+      store.queue.complete(multi.jobs[1]!.id, bounce(mb)),
+      store.queue.complete(multi.jobs[2]!.id, { updates: [], events: [], suppressions: [], retry: { message_ids: [mc.id], next_attempt_at: '2026-01-01T11:00:00.000Z', last_error: '451 later' } }),
+      ...singles.map((b, i) => store.queue.complete(b.jobs[0]!.id, i % 2 ? bounce(b.messages[0]!) : { updates: [{ id: b.messages[0]!.id, status: 'sent', sent_at: now }], events: [], suppressions: [] })),
+    ]);
+    const all = await store.messages.byIds([...multi.messages, ...singles.flatMap((b) => b.messages)].map((m) => m.id));
+    assert.deepEqual(all.map((m) => m.status), ['sent', 'bounced', 'queued', ...singles.map((_, i) => (i % 2 ? 'bounced' : 'sent'))]);
+    assert.equal((await store.outbox.pending(100)).length, 11);
+    assert.equal((await store.suppressions.list(a.id)).length, 12);
+    // One job is left (the retried one), and so is its send's content; the others' went with them.
+    assert.equal(await store.queue.depth(), 1);
+    assert.ok(await store.messages.content(multi.content.id));
+    assert.equal(await store.messages.content(singles[0]!.content.id), null);
+    const [again] = await store.queue.claim('w', '2026-01-01T11:00:00.000Z', 60_000, 10);
+    assert.deepEqual([again?.id, again?.attempts, again?.message_ids], [multi.jobs[2]!.id, 1, [mc.id]]);
+    await store.queue.complete(again!.id, { updates: [{ id: mc.id, status: 'sent', sent_at: now }], events: [], suppressions: [] });
+    assert.equal(await store.messages.content(multi.content.id), null);
+  });
+
   test(`${backend.name}: suppressions: add once, list, find, remove`, async (t) => {
     const { store } = await fresh(t);
     const a = await store.workspaces.create(ws('acme'));
