@@ -261,16 +261,8 @@ export function pgMailStores(db: PgDb): {
       );
       return { data: rows.map(toMessage), total: Number(n) };
     },
-    byIds: async (ids) => (await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE id = ANY($1) ORDER BY seq`, [ids])).map(toMessage),
-    content: async (id) => {
-      const [r] = await db.rows<{ id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc']; subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date }>(
-        `SELECT * FROM send_contents WHERE id = $1`,
-        [id],
-        'content_get',
-      );
-      if (!r) return null;
-      return { id: r.id, workspace_id: r.workspace_id, source: r.source, from: r.from_addr, from_name: r.from_name, domain_id: r.domain_id, to: r.to_list, cc: r.cc_list, subject: r.subject, html: r.html, text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString() };
-    },
+    byIds: (ids) => messageReads.run(ids),
+    content: (id) => contentReads.run(id),
     purge: async (before) =>
       db.tx(async (c) => {
         const r = await c.query(`DELETE FROM messages WHERE created_at < $1`, [before]);
@@ -278,6 +270,25 @@ export function pgMailStores(db: PgDb): {
         return r.rowCount ?? 0;
       }),
   };
+
+  // The reads of concurrent hand-offs (a worker runs dozens at once), one statement for each kind.
+  type ContentRow = { id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc']; subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date };
+  const contentReads = new Batcher<string, SendContent | null>(async (ids) => {
+    const rows = await db.rows<ContentRow>(`SELECT * FROM send_contents WHERE id = ANY($1)`, [ids], 'content_get');
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => {
+      const r = byId.get(id);
+      return r ? { id: r.id, workspace_id: r.workspace_id, source: r.source, from: r.from_addr, from_name: r.from_name, domain_id: r.domain_id, to: r.to_list, cc: r.cc_list, subject: r.subject, html: r.html, text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString() } : null;
+    });
+  });
+  const messageReads = new Batcher<string[], Message[]>(async (lists) => {
+    const rows = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE id = ANY($1) ORDER BY seq`, [[...new Set(lists.flat())]], 'messages_by_ids');
+    // Each caller gets records of its own, in creation order.
+    return lists.map((ids) => {
+      const wanted = new Set(ids);
+      return rows.filter((r) => wanted.has(r.id)).map(toMessage);
+    });
+  });
 
   // Completions of concurrent hand-offs, in one statement (one round trip instead of seven per
   // job): the jobs are locked in id order, their messages updated, events and suppressions
