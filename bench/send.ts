@@ -165,6 +165,7 @@ const post = (key: string) => ({
 /**
  * SVC_BENCH_PROF=DIR: the daemon writes V8 CPU profiles (one per thread) into DIR.
  * SVC_BENCH_NODE_ARGS="--trace-gc ...": more flags for the daemon's node.
+ * SVC_BENCH_SERVE_ARGS="--compose-threads 0 ...": more flags for the end-to-end run's `svc serve`.
  */
 export const profile = () => [
   ...(process.env.SVC_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_BENCH_PROF}`] : []),
@@ -221,7 +222,7 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
       if (k === 'count') count = Number(v);
     });
   });
-  const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64']);
+  const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64', ...(process.env.SVC_BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean)]);
   const cpu = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
   const arrived = async (total: number, since: number) => {
     while (count < total && Date.now() - since < 120_000) await new Promise((res) => setTimeout(res, 20));
