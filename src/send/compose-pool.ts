@@ -1,5 +1,10 @@
 // A pool of compose-and-sign threads (compose-worker.ts). With threads: 0 the work runs inline on
 // the caller's event loop (tests of compose itself, one-core machines).
+//
+// Pool threads have small heaps: a thread holds one message at a time, and a heap that grew once
+// stays grown (peak RSS is a target of issue 5). A large message (the relay takes 25 MB) needs about
+// twenty times its size while HTML becomes text and MIME, so it is composed in a thread of its own
+// with room for that, ended afterwards. A pool thread that dies (out of memory, a bug) is replaced.
 import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,57 +21,65 @@ export interface ComposeTask {
   domain: SigningDomain | null;
 }
 
+export interface ComposePoolOptions {
+  threads: number;
+  /** Old-generation limit of a pool thread, MB. */
+  threadHeapMb?: number;
+  /** Contents longer than this (HTML plus text, characters) get a thread of their own. */
+  aloneAbove?: number;
+  /** Old-generation limit of such a thread, MB. */
+  aloneHeapMb?: number;
+  /** Wait before a dead pool thread is replaced, ms (a thread that cannot start must not spin). */
+  respawnMs?: number;
+}
+
 interface Pending {
   resolve: (b: Buffer) => void;
   reject: (e: Error) => void;
+  worker: number;
 }
+
+type Reply = { id: number; raw?: Uint8Array; error?: string };
+
+/** A compose thread: compiled (.js) or run from source by tsx (.ts), the sibling file of the same kind. */
+function composeThread(heapMb: number): Worker {
+  const ext = extname(fileURLToPath(import.meta.url));
+  const file = new URL(`./compose-worker${ext}`, import.meta.url);
+  // From source the thread registers tsx itself (a worker does not inherit the hooks).
+  const entry = ext === '.ts' ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(file.href)}); });` : file;
+  return new Worker(entry, { eval: typeof entry === 'string', resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: heapMb } });
+}
+
+const toBuffer = (raw: Uint8Array) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
 
 export class ComposePool {
   #workers: Array<Worker | null> = [];
   #load: number[] = [];
-  #pending = new Map<number, Pending & { worker: number }>();
+  #pending = new Map<number, Pending>();
   #nextId = 1;
   #inline = new DkimSigner();
+  #closed = false;
+  #respawns = new Set<NodeJS.Timeout>();
+  #alone = new Set<Worker>();
+  readonly #opts: Required<ComposePoolOptions>;
 
-  constructor(threads: number) {
-    // Compiled (.js) or run from source by tsx (.ts): the worker is the sibling file of the same
-    // kind; from source the thread registers tsx itself (a worker does not inherit the hooks).
-    const ext = extname(fileURLToPath(import.meta.url));
-    const file = new URL(`./compose-worker${ext}`, import.meta.url);
-    const entry = ext === '.ts' ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(file.href)}); });` : file;
-    for (let i = 0; i < threads; i++) {
-      // Small heaps: a thread holds one message at a time.
-      const w = new Worker(entry, { eval: typeof entry === 'string', resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 96 } });
-      w.on('message', (m: { id: number; raw?: Uint8Array; error?: string }) => {
-        const p = this.#pending.get(m.id);
-        if (!p) return;
-        this.#pending.delete(m.id);
-        this.#load[p.worker]!--;
-        if (m.raw) p.resolve(Buffer.from(m.raw.buffer, m.raw.byteOffset, m.raw.byteLength));
-        else p.reject(new Error(m.error ?? 'compose failed'));
-      });
-      // A thread that dies is out of the pool; what it held fails (and is retried by delivery),
-      // and when no thread is left the work runs inline.
-      const dead = (e: Error) => {
-        if (this.#workers[i] !== w) return;
-        this.#workers[i] = null;
-        for (const [id, p] of this.#pending) {
-          if (p.worker === i) {
-            this.#pending.delete(id);
-            p.reject(e);
-          }
-        }
-      };
-      w.on('error', dead);
-      w.on('exit', (code) => dead(new Error(`compose thread exited (${code})`)));
-      w.unref();
-      this.#workers.push(w);
+  constructor(opts: ComposePoolOptions | number) {
+    this.#opts = { threadHeapMb: 64, aloneAbove: 512 * 1024, aloneHeapMb: 2048, respawnMs: 1000, ...(typeof opts === 'number' ? { threads: opts } : opts) };
+    for (let i = 0; i < this.#opts.threads; i++) {
+      this.#workers.push(null);
       this.#load.push(0);
+      this.#spawn(i);
     }
+  }
+
+  /** Pool threads alive now. */
+  get liveThreads(): number {
+    return this.#workers.filter(Boolean).length;
   }
 
   /** The signed (when the domain's key is published) message, ready for DATA. */
   async run(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
+    if ((task.content.html?.length ?? 0) + (task.content.text?.length ?? 0) > this.#opts.aloneAbove) return this.#runAlone(task);
     const live = this.#workers.flatMap((w, i) => (w ? [i] : []));
     if (!live.length) {
       const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
@@ -76,7 +89,8 @@ export class ComposePool {
     let worker = live[0]!;
     for (const i of live) if (this.#load[i]! < this.#load[worker]!) worker = i;
     const id = this.#nextId++;
-    this.#load[worker]!++;
+    // A thread with work keeps the process alive; an idle one does not.
+    if (this.#load[worker]!++ === 0) this.#workers[worker]!.ref();
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, worker });
       this.#workers[worker]!.postMessage({ ...task, id });
@@ -84,8 +98,61 @@ export class ComposePool {
   }
 
   async close(): Promise<void> {
-    const all = this.#workers;
+    this.#closed = true;
+    for (const t of this.#respawns) clearTimeout(t);
+    const all = [...this.#workers, ...this.#alone];
     this.#workers = [];
     await Promise.all(all.map((w) => w?.terminate()));
+  }
+
+  #spawn(i: number): void {
+    const w = composeThread(this.#opts.threadHeapMb);
+    w.on('message', (m: Reply) => {
+      const p = this.#pending.get(m.id);
+      if (!p) return;
+      this.#pending.delete(m.id);
+      if (--this.#load[p.worker]! === 0) w.unref();
+      if (m.raw) p.resolve(toBuffer(m.raw));
+      else p.reject(new Error(m.error ?? 'compose failed'));
+    });
+    // What a dead thread held fails (and is retried by delivery); a new thread takes its place,
+    // and until one is up its share runs on the others, or inline when none is left.
+    const dead = (e: Error) => {
+      if (this.#workers[i] !== w) return;
+      this.#workers[i] = null;
+      for (const [id, p] of this.#pending) {
+        if (p.worker === i) {
+          this.#pending.delete(id);
+          p.reject(e);
+        }
+      }
+      this.#load[i] = 0;
+      if (this.#closed) return;
+      const t = setTimeout(() => {
+        this.#respawns.delete(t);
+        if (!this.#closed) this.#spawn(i);
+      }, this.#opts.respawnMs);
+      t.unref();
+      this.#respawns.add(t);
+    };
+    w.on('error', dead);
+    w.on('exit', (code) => dead(new Error(`compose thread exited (${code})`)));
+    w.unref();
+    this.#workers[i] = w;
+  }
+
+  /** One large message in a thread of its own, ended when it is done. */
+  #runAlone(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
+    const w = composeThread(this.#opts.aloneHeapMb);
+    this.#alone.add(w);
+    return new Promise<Buffer>((resolve, reject) => {
+      w.once('message', (m: Reply) => (m.raw ? resolve(toBuffer(m.raw)) : reject(new Error(m.error ?? 'compose failed'))));
+      w.once('error', reject);
+      w.once('exit', (code) => reject(new Error(`compose thread exited (${code})`)));
+      w.postMessage({ ...task, id: 0 });
+    }).finally(() => {
+      this.#alone.delete(w);
+      void w.terminate();
+    });
   }
 }
