@@ -26,7 +26,9 @@ export function addPixel(html: string, url: string): string {
 }
 
 // Compiled once: building html-to-text's selector tree costs more than converting a 10 KB page.
-const toText = compile({ wordwrap: 78, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+// Its input limit (16 M characters, past which it truncates and says so on the console) is raised
+// above the largest message the relay takes (25 MB).
+const toText = compile({ wordwrap: 78, limits: { maxInputLength: 32 * 1024 * 1024 }, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
 
 export function textFromHtml(html: string): string {
   return toText(html);
