@@ -189,15 +189,15 @@ async function acceptRate(storeUrl: string, key: string, label: string, opts: { 
   }
 }
 
-/** CPU seconds (user + system) of each thread of a process, by thread id; the main thread is `main`. */
+/** CPU seconds (user + system) in a /proc stat file, of a process or of one of its threads. */
+function statCpu(path: string): number {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
+}
+
+/** CPU seconds of each thread of a process, by thread id; the main thread is `main`. */
 function threadCpu(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    const [user, sys] = stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).map((x) => Number(x) / 100) as [number, number];
-    out.set(tid === String(pid) ? 'main' : tid, user + sys);
-  }
-  return out;
+  return new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [tid === String(pid) ? 'main' : tid, statCpu(`/proc/${pid}/task/${tid}/stat`)]));
 }
 
 /**
@@ -223,7 +223,7 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
     });
   });
   const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64', ...(process.env.SVC_BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean)]);
-  const cpu = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
+  const cpu = (pid: number) => statCpu(`/proc/${pid}/stat`);
   const arrived = async (total: number, since: number) => {
     while (count < total && Date.now() - since < 120_000) await new Promise((res) => setTimeout(res, 20));
     if (count < total) throw new Error(`only ${count} of ${total} arrived`);

@@ -50,6 +50,12 @@ function composeThread(heapMb: number): Worker {
   return new Worker(entry, { eval: typeof entry === 'string', resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: heapMb } });
 }
 
+/** The message of a task, signed when the domain's key is published: what a thread or the inline path returns. */
+export async function composeSigned(task: Omit<ComposeTask, 'id'>, signer: DkimSigner): Promise<Buffer> {
+  const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
+  return task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain) : composed.raw;
+}
+
 const toBuffer = (raw: Uint8Array) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
 
 export class ComposePool {
@@ -81,10 +87,7 @@ export class ComposePool {
   async run(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
     if ((task.content.html?.length ?? 0) + (task.content.text?.length ?? 0) > this.#opts.aloneAbove) return this.#runAlone(task);
     const live = this.#workers.flatMap((w, i) => (w ? [i] : []));
-    if (!live.length) {
-      const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
-      return task.domain && this.#inline.shouldSign(task.domain) ? this.#inline.sign(composed.raw, task.domain) : composed.raw;
-    }
+    if (!live.length) return composeSigned(task, this.#inline);
     // The least busy thread takes it.
     let worker = live[0]!;
     for (const i of live) if (this.#load[i]! < this.#load[worker]!) worker = i;

@@ -1,16 +1,14 @@
 // A compose-and-sign thread: the CPU-heavy part of a hand-off (HTML to text, MIME, DKIM) runs here,
 // off the daemon's event loop, on the machine's other cores.
 import { parentPort } from 'node:worker_threads';
-import { compose } from './compose.js';
 import { DkimSigner } from './dkim.js';
-import type { ComposeTask } from './compose-pool.js';
+import { composeSigned, type ComposeTask } from './compose-pool.js';
 
 const signer = new DkimSigner();
 
 parentPort!.on('message', async (task: ComposeTask) => {
   try {
-    const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
-    const raw = task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain) : composed.raw;
+    const raw = await composeSigned(task, signer);
     // Copied into a buffer of its own so that it can be handed over without another copy.
     const out = new Uint8Array(raw.length);
     out.set(raw);

@@ -42,6 +42,8 @@ interface Conn {
   idleTimer?: NodeJS.Timeout;
 }
 
+const closedError = () => Object.assign(new Error('the delivery pool is closed'), { code: 'ECONNECTION' });
+
 const transient = (e: SmtpError) => e.responseCode === 421 || e.code === 'ECONNECTION' || e.code === 'ESOCKET' || e.code === 'ETIMEDOUT';
 
 /** Runs one callback-style step of a connection, failing too when the connection errors or ends first. */
@@ -100,11 +102,11 @@ export class SmtpPool {
   close(): void {
     this.#closed = true;
     for (const conn of [...this.#idle]) this.#discard(conn);
-    for (const w of this.#waiting.splice(0)) w.reject(Object.assign(new Error('the delivery pool is closed'), { code: 'ECONNECTION' }));
+    for (const w of this.#waiting.splice(0)) w.reject(closedError());
   }
 
   #acquire(): Promise<Conn> {
-    if (this.#closed) return Promise.reject(Object.assign(new Error('the delivery pool is closed'), { code: 'ECONNECTION' }));
+    if (this.#closed) return Promise.reject(closedError());
     const idle = this.#idle.pop();
     if (idle) {
       clearTimeout(idle.idleTimer);

@@ -12,6 +12,10 @@ import { syncDir } from './durable-json.js';
 const PARTITION = /^([a-z0-9][a-z0-9-]*)\.jsonl$/;
 const PARTITION_NAME = /^[a-z0-9][a-z0-9-]*$/;
 
+function checkPartition(partition: string): void {
+  if (!PARTITION_NAME.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
+}
+
 /** The UTC day of an ISO timestamp, the partition a record lives in. */
 export const dayOf = (iso: string): string => iso.slice(0, 10);
 
@@ -76,7 +80,7 @@ export class Journal<T> {
 
   /** Appends records to their day's partition; resolves once they are on disk. */
   append(partition: string, records: readonly T[]): Promise<void> {
-    if (!PARTITION_NAME.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
+    checkPartition(partition);
     if (records.length === 0) return Promise.resolve();
     const lines = this.#queue(partition);
     for (const r of records) lines.push({ text: JSON.stringify(r) + '\n' });
@@ -88,7 +92,6 @@ export class Journal<T> {
    * caller can drop a large record from memory and read it back with readAt.
    */
   async appendLocated(partition: string, record: T): Promise<LineAt> {
-    if (!PARTITION_NAME.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
     let at: LineAt | undefined;
     this.#queue(partition).push({ text: JSON.stringify(record) + '\n', located: (x) => (at = x) });
     await this.#commit.request();
@@ -116,7 +119,9 @@ export class Journal<T> {
     return JSON.parse(buf.toString('utf8', 0, at.length - 1)) as T;
   }
 
+  /** The lines waiting for the next flush into `partition`. */
   #queue(partition: string): PendingLine[] {
+    checkPartition(partition);
     let lines = this.#pending.get(partition);
     if (!lines) this.#pending.set(partition, (lines = []));
     return lines;
