@@ -1,7 +1,7 @@
 // A lowdb adapter whose writes are atomic, durable and grouped: a crash mid-write leaves the
 // previous or the new file (write temp, fsync, rename, fsync directory), a write resolves only once
 // it is on disk, and writes requested while one is running share the next file write.
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { SvcError } from '../../errors.js';
@@ -57,12 +57,19 @@ export class DurableJsonFile<T> implements Adapter<T> {
     const tmp = join(dir, `.${basename(this.path)}.${process.pid}.tmp`);
     const fh = await open(tmp, 'w', 0o600);
     try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
+      try {
+        // writeFile loops over short writes; a full disk fails it with ENOSPC.
+        await fh.writeFile(text);
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      await rename(tmp, this.path);
+    } catch (e) {
+      // The old file is untouched; a half-written copy must not take the space a retry needs.
+      await unlink(tmp).catch(() => {});
+      throw e;
     }
-    await rename(tmp, this.path);
     await syncDir(dir);
   }
 }

@@ -46,6 +46,15 @@ async function cutTornTail(path: string): Promise<void> {
   }
 }
 
+export type OpenFile = (path: string, flags: 'a') => Promise<FileHandle>;
+
+/** A write that did not reach the disk: the store is unavailable until it does (503, 451 4.3.0). */
+function writeFailure(path: string, e: unknown): SvcError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why = code === 'ENOSPC' || code === 'EDQUOT' ? 'the disk is full' : (e as Error).message;
+  return new SvcError('store_unavailable', `cannot write ${path}: ${why}; nothing was kept`, { cause: e });
+}
+
 /** Where one record's line lies in its partition file; known once the line is on disk. */
 export interface LineAt {
   partition: string;
@@ -55,6 +64,8 @@ export interface LineAt {
 
 interface PendingLine {
   text: string;
+  /** Set when the write that carried this line failed; the line is not in the file. */
+  failed?: SvcError;
   /** Told where the line went, for appendLocated. */
   located?: (at: LineAt) => void;
 }
@@ -67,24 +78,34 @@ export class Journal<T> {
   #sizes = new Map<string, number>();
   /** Read handles for readAt, opened on first use. */
   #readers = new Map<string, Promise<FileHandle>>();
+  /** Partitions whose last failed write could not be cut back: their size before it. */
+  #goodSize = new Map<string, number>();
   readonly #commit = new GroupCommit(() => this.#flush());
+  readonly #openFile: OpenFile;
 
-  private constructor(dir: string) {
+  private constructor(dir: string, openFile: OpenFile) {
     this.dir = dir;
+    this.#openFile = openFile;
   }
 
-  static async open<T>(dir: string): Promise<Journal<T>> {
+  /** `openFile` opens the append handles (tests wrap it to inject short writes and failures). */
+  static async open<T>(dir: string, options: { openFile?: OpenFile } = {}): Promise<Journal<T>> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    return new Journal<T>(dir);
+    return new Journal<T>(dir, options.openFile ?? ((path, flags) => open(path, flags, 0o600)));
   }
 
-  /** Appends records to their day's partition; resolves once they are on disk. */
-  append(partition: string, records: readonly T[]): Promise<void> {
+  /**
+   * Appends records to their day's partition; resolves once they are on disk, or rejects
+   * (store_unavailable) with the file exactly as it was before.
+   */
+  async append(partition: string, records: readonly T[]): Promise<void> {
     checkPartition(partition);
-    if (records.length === 0) return Promise.resolve();
+    if (records.length === 0) return;
     const lines = this.#queue(partition);
-    for (const r of records) lines.push({ text: JSON.stringify(r) + '\n' });
-    return this.#commit.request();
+    const mine = records.map((r) => ({ text: JSON.stringify(r) + '\n' }) as PendingLine);
+    lines.push(...mine);
+    await this.#commit.request();
+    if (mine[0]!.failed) throw mine[0]!.failed;
   }
 
   /**
@@ -93,8 +114,10 @@ export class Journal<T> {
    */
   async appendLocated(partition: string, record: T): Promise<LineAt> {
     let at: LineAt | undefined;
-    this.#queue(partition).push({ text: JSON.stringify(record) + '\n', located: (x) => (at = x) });
+    const line: PendingLine = { text: JSON.stringify(record) + '\n', located: (x) => (at = x) };
+    this.#queue(partition).push(line);
     await this.#commit.request();
+    if (line.failed) throw line.failed;
     return at!;
   }
 
@@ -194,45 +217,94 @@ export class Journal<T> {
   async #flush(): Promise<void> {
     const batch = this.#pending;
     this.#pending = new Map();
+    // Each partition stands alone: a failure fails the lines it carried, never another day's.
     for (const [partition, lines] of batch) {
-      let fh = this.#handles.get(partition);
-      const created = !fh;
-      if (!fh) {
-        const path = join(this.dir, `${partition}.jsonl`);
-        await cutTornTail(path);
-        fh = await open(path, 'a', 0o600);
-        this.#handles.set(partition, fh);
-        this.#sizes.set(partition, (await fh.stat()).size);
-        // Few days are written at once; keep the newest handles open.
-        for (const [old, h] of this.#handles) {
-          if (this.#handles.size <= 4) break;
-          if (old !== partition) {
-            await h.close();
-            this.#handles.delete(old);
-            this.#sizes.delete(old);
-          }
-        }
-      }
-      const offset = this.#sizes.get(partition)!;
-      const data = Buffer.from(lines.map((l) => l.text).join(''));
       try {
-        await fh.write(data);
-        await fh.datasync();
+        await this.#flushPartition(partition, lines);
       } catch (e) {
-        // How much of the write landed is unknown: the next append opens and measures afresh.
-        this.#handles.delete(partition);
-        this.#sizes.delete(partition);
-        await fh.close().catch(() => {});
-        throw e;
+        const failure = writeFailure(join(this.dir, `${partition}.jsonl`), e);
+        for (const l of lines) l.failed = failure;
       }
-      this.#sizes.set(partition, offset + data.length);
-      if (created) await syncDir(this.dir);
-      let at = offset;
-      for (const l of lines) {
-        const length = Buffer.byteLength(l.text);
-        l.located?.({ partition, offset: at, length });
-        at += length;
+    }
+  }
+
+  async #handle(partition: string): Promise<FileHandle> {
+    const known = this.#handles.get(partition);
+    if (known) return known;
+    const path = join(this.dir, `${partition}.jsonl`);
+    await cutTornTail(path);
+    const fh = await this.#openFile(path, 'a');
+    let size: number;
+    try {
+      size = (await fh.stat()).size;
+      // A write that failed and could not be taken back then: take it back now, before anything
+      // is appended after it (or the next line would be glued onto a torn one).
+      const good = this.#goodSize.get(partition);
+      if (good !== undefined && size > good) {
+        await fh.truncate(good);
+        await fh.datasync();
+        size = good;
       }
+      this.#goodSize.delete(partition);
+    } catch (e) {
+      await fh.close().catch(() => {});
+      throw e;
+    }
+    this.#handles.set(partition, fh);
+    this.#sizes.set(partition, size);
+    await syncDir(this.dir);
+    // Few days are written at once; keep the newest handles open.
+    for (const [old, h] of this.#handles) {
+      if (this.#handles.size <= 4) break;
+      if (old !== partition) {
+        await h.close();
+        this.#handles.delete(old);
+        this.#sizes.delete(old);
+      }
+    }
+    return fh;
+  }
+
+  async #flushPartition(partition: string, lines: PendingLine[]): Promise<void> {
+    const fh = await this.#handle(partition);
+    const offset = this.#sizes.get(partition)!;
+    const data = Buffer.from(lines.map((l) => l.text).join(''));
+    try {
+      // On Linux a write into a nearly full filesystem can be short without an error: loop until
+      // every byte is there; a write that makes no progress is a full disk.
+      for (let done = 0; done < data.length; ) {
+        const { bytesWritten } = await fh.write(data, done, data.length - done);
+        if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device (write made no progress)'), { code: 'ENOSPC' });
+        done += bytesWritten;
+      }
+      await fh.datasync();
+    } catch (e) {
+      await this.#takeBack(partition, fh, offset);
+      throw e;
+    }
+    this.#sizes.set(partition, offset + data.length);
+    let at = offset;
+    for (const l of lines) {
+      const length = Buffer.byteLength(l.text);
+      l.located?.({ partition, offset: at, length });
+      at += length;
+    }
+  }
+
+  /**
+   * A failed write leaves the file exactly as before it: cut back to the last good offset. If even
+   * that fails, the handle is dropped and the offset remembered, so the next append cuts it first.
+   */
+  async #takeBack(partition: string, fh: FileHandle, offset: number): Promise<void> {
+    try {
+      await fh.truncate(offset);
+      await fh.datasync();
+      return;
+    } catch {
+      this.#goodSize.set(partition, offset);
+      this.#handles.delete(partition);
+      this.#sizes.delete(partition);
+      await fh.close().catch(() => {});
     }
   }
 }

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Journal, dayOf } from '../../../../src/store/file/journal.js';
+import { Journal, dayOf, type OpenFile } from '../../../../src/store/file/journal.js';
+import { open, type FileHandle } from 'node:fs/promises';
 import { isSvcError } from '../../../../src/errors.js';
 import { tmpDir } from '../../../helpers/tmp.js';
 
@@ -63,7 +64,7 @@ test('drop removes a whole day', async (t) => {
   await j.append('2026-03-02', [{ id: 'b', at: '' }]);
   await j.drop('2026-03-01');
   assert.deepEqual(await readdir(dir), ['2026-03-02.jsonl']);
-  assert.throws(() => j.append('../x', []), /bad journal partition/);
+  await assert.rejects(j.append('../x', []), /bad journal partition/);
 });
 
 test('appendLocated and readLocated agree on where each line lies, and readAt reads it back', async (t) => {
@@ -89,4 +90,79 @@ test('appendLocated and readLocated agree on where each line lies, and readAt re
   // A dropped day has nothing to read back.
   await j2.drop('2026-03-01');
   assert.equal(await j2.readAt(next), null);
+});
+
+/**
+ * A file handle whose writes follow a script: 'short' lands half of what was asked and reports it
+ * (as Linux does on a nearly full disk), 'enospc' fails, 'ok' writes normally.
+ */
+function scripted(script: Array<'short' | 'enospc' | 'ok'>): OpenFile {
+  return async (path, flags) => {
+    const fh = await open(path, flags, 0o600);
+    const write = fh.write.bind(fh) as (buf: Buffer, off: number, len: number) => Promise<{ bytesWritten: number; buffer: Buffer }>;
+    (fh as unknown as { write: typeof write }).write = async (buf, off, len) => {
+      const step = script.shift() ?? 'ok';
+      if (step === 'enospc') throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      if (step === 'short') return write(buf, off, Math.max(1, Math.floor(len / 2)));
+      return write(buf, off, len);
+    };
+    return fh as FileHandle;
+  };
+}
+
+test('a short write is finished by further writes: every byte lands', async (t) => {
+  const dir = await tmpDir(t);
+  const j = await Journal.open<Rec>(dir, { openFile: scripted(['short', 'short', 'ok']) });
+  t.after(() => j.close());
+  await j.append('2026-03-01', [{ id: 'a', at: 'x' }, { id: 'b', at: 'y' }]);
+  await j.append('2026-03-01', [{ id: 'c', at: 'z' }]);
+  assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), '{"id":"a","at":"x"}\n{"id":"b","at":"y"}\n{"id":"c","at":"z"}\n');
+});
+
+test('a short write followed by an error fails the whole line and leaves the file as it was; the next append succeeds', async (t) => {
+  const dir = await tmpDir(t);
+  const j = await Journal.open<Rec>(dir, { openFile: scripted(['ok', 'short', 'enospc', 'enospc', 'enospc']) });
+  t.after(() => j.close());
+  await j.append('2026-03-01', [{ id: 'a', at: 'x' }]);
+  const before = await readFile(join(dir, '2026-03-01.jsonl'), 'utf8');
+  // Two concurrent callers share the failing write: both are refused.
+  const results = await Promise.allSettled([j.append('2026-03-01', [{ id: 'b', at: 'y' }]), j.appendLocated('2026-03-01', { id: 'c', at: 'y' })]);
+  for (const r of results) assert.ok(r.status === 'rejected' && isSvcError(r.reason) && r.reason.kind === 'store_unavailable' && /disk is full/.test(r.reason.message), String(r.status === 'rejected' && r.reason));
+  assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), before, 'the torn bytes were cut back');
+  await assert.rejects(j.append('2026-03-01', [{ id: 'd', at: 'y' }]), (e) => isSvcError(e) && e.kind === 'store_unavailable');
+  assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), before);
+  // Space is back: the next append works without a reopen, lands right after the last good line,
+  // and its offset is right.
+  const at = await j.appendLocated('2026-03-01', { id: 'e', at: 'z' });
+  assert.deepEqual(await j.readAt(at), { id: 'e', at: 'z' });
+  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'e']);
+  await j.close();
+  const again = await Journal.open<Rec>(dir);
+  t.after(() => again.close());
+  assert.deepEqual((await again.read('2026-03-01')).map((r) => r.id), ['a', 'e']);
+});
+
+test('a failure in one day does not fail the lines of another day written in the same flush', async (t) => {
+  const dir = await tmpDir(t);
+  let failDay2 = true;
+  const base = scripted([]);
+  const j = await Journal.open<Rec>(dir, {
+    openFile: async (path, flags) => {
+      const fh = await base(path, flags);
+      if (path.endsWith('2026-03-02.jsonl')) {
+        (fh as unknown as { write: () => Promise<never> }).write = async () => {
+          if (failDay2) throw Object.assign(new Error('EIO'), { code: 'EIO' });
+          throw new Error('unreachable');
+        };
+      }
+      return fh;
+    },
+  });
+  t.after(() => j.close());
+  const [one, two] = await Promise.allSettled([j.append('2026-03-01', [{ id: 'a', at: '' }]), j.append('2026-03-02', [{ id: 'b', at: '' }])]);
+  assert.equal(one.status, 'fulfilled');
+  assert.equal(two.status, 'rejected');
+  failDay2 = false;
+  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a']);
+  assert.deepEqual(await j.read('2026-03-02'), []);
 });
