@@ -1,6 +1,9 @@
-// One process owns a file store at a time (DESIGN.md "Shape"). The lock file holds the owner's pid
-// and role; a lock whose pid is dead is stale and taken over, a live one is not.
+// One process owns a file store at a time (DESIGN.md "Shape"). The lock file holds the owner's pid,
+// role, boot id and process start time; a lock whose process is gone is stale and taken over, a
+// live one is not. A pid alone is not enough: in a container the daemon is PID 1 after every
+// restart, so its own stale lock would name a live process (itself), and a pid can be reused.
 import { open, readFile, unlink, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
@@ -12,6 +15,32 @@ export interface LockInfo {
   role: LockRole;
   token: string;
   started_at: string;
+  /** The kernel's boot id when the lock was taken (Linux), so a reboot makes every lock stale. */
+  boot_id?: string | null;
+  /** The owner's start time in clock ticks since boot (Linux /proc/PID/stat field 22). */
+  start_ticks?: string | null;
+}
+
+/** Tokens of the locks this process holds (or is taking) now. */
+const heldHere = new Set<string>();
+
+function bootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+/** A process's start time, which tells a reused pid from the process that took the lock. */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
 }
 
 export class LockHeldError extends SvcError {
@@ -55,8 +84,21 @@ async function readLock(path: string): Promise<LockInfo | 'missing' | 'unreadabl
   return 'unreadable';
 }
 
+/** True when the process that took this lock is certainly gone. */
+export function ownerGone(info: LockInfo): boolean {
+  // Our own pid: a lock of this process is live only while this process holds it (a restarted
+  // PID 1 finds its predecessor's lock naming itself).
+  if (info.pid === process.pid) return !heldHere.has(info.token);
+  if (!pidAlive(info.pid)) return true;
+  const boot = bootId();
+  if (info.boot_id && boot && info.boot_id !== boot) return true;
+  // The pid lives, but is it the same process? Older locks carry no start time: trust the pid.
+  const start = processStart(info.pid);
+  return !!info.start_ticks && !!start && info.start_ticks !== start;
+}
+
 async function isStale(path: string, info: LockInfo | 'unreadable'): Promise<boolean> {
-  if (info !== 'unreadable') return !pidAlive(info.pid);
+  if (info !== 'unreadable') return ownerGone(info);
   try {
     return Date.now() - (await stat(path)).mtimeMs > UNREADABLE_GRACE_MS;
   } catch {
@@ -93,7 +135,25 @@ export class StoreLock {
    */
   static async acquire(dir: string, role: LockRole): Promise<StoreLock> {
     const path = join(dir, LOCK_FILE);
-    const info: LockInfo = { pid: process.pid, role, token: randomBytes(8).toString('hex'), started_at: new Date().toISOString() };
+    const info: LockInfo = {
+      pid: process.pid,
+      role,
+      token: randomBytes(8).toString('hex'),
+      started_at: new Date().toISOString(),
+      boot_id: bootId(),
+      start_ticks: processStart(process.pid),
+    };
+    // Known as ours before the file exists, so a concurrent acquire here never takes it for stale.
+    heldHere.add(info.token);
+    try {
+      return await StoreLock.#acquire(dir, path, info);
+    } catch (e) {
+      heldHere.delete(info.token);
+      throw e;
+    }
+  }
+
+  static async #acquire(dir: string, path: string, info: LockInfo): Promise<StoreLock> {
     const content = JSON.stringify(info);
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
@@ -136,6 +196,7 @@ export class StoreLock {
   async release(): Promise<void> {
     const held = await readLock(this.path).catch(() => 'missing' as const);
     if (typeof held === 'object' && held.token === this.info.token) await unlink(this.path).catch(() => {});
+    heldHere.delete(this.info.token);
   }
 }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFile, readFile, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { StoreLock, LockHeldError, LOCK_FILE } from '../../../../src/store/file/lock.js';
+import { StoreLock, LockHeldError, LOCK_FILE, processStart } from '../../../../src/store/file/lock.js';
 import { FileStore } from '../../../../src/store/file/file-store.js';
 import { tmpDir } from '../../../helpers/tmp.js';
 
@@ -61,4 +61,37 @@ test('release leaves a lock that is not ours alone', async (t) => {
   await writeFile(join(dir, LOCK_FILE), other);
   await lock.release();
   assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), other);
+});
+
+test('a live process under the recorded pid that started at another time is not the owner: its lock is stale', async (t) => {
+  const dir = await tmpDir(t);
+  const live = process.ppid;
+  const start = processStart(live);
+  if (!start) return t.skip('no /proc/PID/stat here');
+  await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: live, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z', start_ticks: String(Number(start) + 1) }));
+  const lock = await StoreLock.acquire(dir, 'admin');
+  await lock.release();
+  // The same live process with its real start time holds the lock.
+  await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: live, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z', start_ticks: start }));
+  await assert.rejects(StoreLock.acquire(dir, 'admin'), (e) => e instanceof LockHeldError && e.holder.pid === live);
+});
+
+test('a daemon that ran as PID 1 (a container) takes over its own stale lock after a crash', async (t) => {
+  const probe = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']);
+  if (probe.error || probe.status !== 0) return t.skip(`unshare --pid is not available here (${probe.error?.message ?? probe.stderr.toString().trim()})`);
+  const dir = await tmpDir(t);
+  const lockModule = new URL('../../../../src/store/file/lock.ts', import.meta.url).pathname;
+  // PID 1 of a fresh PID namespace takes the lock and dies without releasing it (a crash).
+  const asPid1 = (code: string) =>
+    spawnSync('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, '--import', 'tsx', '--input-type=module', '-e', `import { StoreLock } from ${JSON.stringify(lockModule)}; ${code}`], {
+      cwd: new URL('../../../..', import.meta.url).pathname,
+      encoding: 'utf8',
+    });
+  const crash = asPid1(`await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write(String(process.pid)); process.exit(0);`);
+  assert.equal(crash.status, 0, crash.stderr);
+  assert.equal(crash.stdout, '1');
+  assert.equal(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid, 1, 'the crashed PID 1 left its lock');
+  const restart = asPid1(`const l = await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('took ' + process.pid); await l.release();`);
+  assert.equal(restart.status, 0, restart.stderr);
+  assert.equal(restart.stdout, 'took 1');
 });
