@@ -34,6 +34,8 @@ import webhooksDeliveries from './webhooks/deliveries.js';
 import webhooksReplay from './webhooks/replay.js';
 import webhooksTest from './webhooks/test.js';
 import webhooksTail from './webhooks/tail.js';
+import storeCheck from './store/check.js';
+import storeRepair from './store/repair.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -44,6 +46,8 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   messages: { summary: 'the message log', singular: 'message' },
   suppressions: { summary: 'the workspace suppression list', singular: 'suppression' },
   webhooks: { summary: 'webhook endpoints, the delivery log, replays', singular: 'webhook' },
+  // The issue and the operator say `svc store check`; the plural is the alias here.
+  store: { summary: "the store's own files: check them, repair what cannot be read", singular: 'stores' },
 };
 
 export const commands: CommandSpec[] = [
@@ -81,4 +85,6 @@ export const commands: CommandSpec[] = [
   webhooksReplay,
   webhooksTest,
   webhooksTail,
+  storeCheck,
+  storeRepair,
 ];

@@ -8,6 +8,7 @@ import type { Log } from '../src/log.js';
 import { isSvcError } from '../src/errors.js';
 import { createService, type Service } from '../src/service.js';
 import { openStore } from '../src/store/open.js';
+import { describeBadLines } from '../src/store/file/check.js';
 import type { Store } from '../src/store/types.js';
 import { socketPath } from '../src/store/file/admin-protocol.js';
 import { buildApi } from './http/app.js';
@@ -87,6 +88,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const store: Store = await openStore(config.store, { role: 'serve', log, migrate: opts.migrate ?? false, check: false });
     stops.base.push(() => store.close());
     await checkStore(store, log);
+    // Said at every start until the operator repairs the store (svc store repair --apply).
+    if ('problems' in store && Array.isArray(store.problems) && store.problems.length) log.warn(`store: ${describeBadLines(store.problems)}`);
     if (config.store.kind === 'file') {
       const admin = await startAdminSocket(socketPath(config.store.dir), store, log);
       stops.base.push(() => admin.close());

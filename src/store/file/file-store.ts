@@ -14,8 +14,11 @@ import { DurableJsonFile } from './durable-json.js';
 import { StoreLock, unwritable, type LockRole } from './lock.js';
 import { FileMailStore } from './mail-store.js';
 import { fileWebhookStores } from './webhook-store.js';
+import { DATA_FILE } from './check.js';
+import { dataFileProblem } from './shapes.js';
+import type { BadLine } from './journal.js';
 
-export const DATA_FILE = 'svc.json';
+export { DATA_FILE } from './check.js';
 
 interface Doc {
   version: 1;
@@ -96,6 +99,11 @@ export class FileStore implements Store {
     return this.#lock;
   }
 
+  /** Journal lines skipped because they cannot be read (set aside in quarantine/). */
+  get problems(): BadLine[] {
+    return this.#mail.problems;
+  }
+
   /** File writes made so far (grouping shows as fewer writes than calls). */
   get fileWrites(): number {
     return this.#adapter.writes;
@@ -109,9 +117,8 @@ export class FileStore implements Store {
     doc.addresses ??= [];
     doc.webhook_endpoints ??= [];
     doc.tls ??= null;
-    if (doc.version !== 1 || !Array.isArray(doc.workspaces) || !Array.isArray(doc.keys) || !Array.isArray(doc.domains) || !Array.isArray(doc.addresses) || !Array.isArray(doc.webhook_endpoints)) {
-      throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not an svc store (version ${String(doc.version)}); it was left untouched`);
-    }
+    const why = dataFileProblem(doc);
+    if (why) throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not a readable svc store (${why}); it was left untouched (svc store check)`);
     this.#wsById = new Map(doc.workspaces.map((w) => [w.id, w]));
     this.#wsByName = new Map(doc.workspaces.map((w) => [w.name, w]));
     this.#keyByHash = new Map(doc.keys.map((k) => [k.hash, k]));

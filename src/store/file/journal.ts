@@ -55,6 +55,51 @@ function writeFailure(path: string, e: unknown): SvcError {
   return new SvcError('store_unavailable', `cannot write ${path}: ${why}; nothing was kept`, { cause: e });
 }
 
+export type Validate = (record: unknown) => string | null;
+
+/** A line that cannot be read, where it lies and why. */
+export interface BadLine {
+  file: string;
+  partition: string;
+  /** 1-based line number. */
+  line: number;
+  offset: number;
+  reason: string;
+  raw: Buffer;
+}
+
+/**
+ * Splits a journal file into records. A last line without its newline is a torn tail (a crash
+ * mid-append, never acknowledged) and is reported as `tornAt`; any other line that is not JSON or
+ * not a record of the right shape is a bad line.
+ */
+export function scanLines<T>(buf: Buffer, partition: string, validate: Validate): { records: Array<{ record: T; at: LineAt }>; bad: BadLine[]; tornAt: number | null } {
+  const records: Array<{ record: T; at: LineAt }> = [];
+  const bad: BadLine[] = [];
+  let tornAt: number | null = null;
+  for (let start = 0, n = 1; start < buf.length; n++) {
+    const nl = buf.indexOf(0x0a, start);
+    if (nl === -1) {
+      tornAt = start;
+      break;
+    }
+    if (nl > start) {
+      let reason: string | null;
+      let record: unknown;
+      try {
+        record = JSON.parse(buf.toString('utf8', start, nl));
+        reason = validate(record);
+      } catch (e) {
+        reason = `not JSON (${(e as Error).message})`;
+      }
+      if (reason === null) records.push({ record: record as T, at: { partition, offset: start, length: nl + 1 - start } });
+      else bad.push({ file: '', partition, line: n, offset: start, reason, raw: buf.subarray(start, nl) });
+    }
+    start = nl + 1;
+  }
+  return { records, bad, tornAt };
+}
+
 /** Where one record's line lies in its partition file; known once the line is on disk. */
 export interface LineAt {
   partition: string;
@@ -78,20 +123,26 @@ export class Journal<T> {
   #sizes = new Map<string, number>();
   /** Read handles for readAt, opened on first use. */
   #readers = new Map<string, Promise<FileHandle>>();
+  readonly #validate: Validate;
+  #problems = new Map<string, BadLine>();
   /** Partitions whose last failed write could not be cut back: their size before it. */
   #goodSize = new Map<string, number>();
   readonly #commit = new GroupCommit(() => this.#flush());
   readonly #openFile: OpenFile;
 
-  private constructor(dir: string, openFile: OpenFile) {
+  private constructor(dir: string, openFile: OpenFile, validate: Validate) {
     this.dir = dir;
     this.#openFile = openFile;
+    this.#validate = validate;
   }
 
-  /** `openFile` opens the append handles (tests wrap it to inject short writes and failures). */
-  static async open<T>(dir: string, options: { openFile?: OpenFile } = {}): Promise<Journal<T>> {
+  /**
+   * `validate` says what is wrong with a parsed line that is not a record of this journal (null when
+   * it is one); `openFile` opens the append handles (tests wrap it to inject short writes).
+   */
+  static async open<T>(dir: string, options: { openFile?: OpenFile; validate?: Validate } = {}): Promise<Journal<T>> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    return new Journal<T>(dir, options.openFile ?? ((path, flags) => open(path, flags, 0o600)));
+    return new Journal<T>(dir, options.openFile ?? ((path, flags) => open(path, flags, 0o600)), options.validate ?? (() => null));
   }
 
   /**
@@ -163,7 +214,7 @@ export class Journal<T> {
     return (await this.readLocated(partition)).map((l) => l.record);
   }
 
-  /** read, with where each line lies (for readAt). */
+  /** read, with where each line lies (for readAt). Bad lines are skipped and kept in `problems`. */
   async readLocated(partition: string): Promise<Array<{ record: T; at: LineAt }>> {
     let buf: Buffer;
     try {
@@ -172,22 +223,17 @@ export class Journal<T> {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw e;
     }
-    const out: Array<{ record: T; at: LineAt }> = [];
-    for (let start = 0, n = 1; start < buf.length; n++) {
-      const nl = buf.indexOf(0x0a, start);
-      const end = nl === -1 ? buf.length : nl;
-      if (end > start) {
-        try {
-          out.push({ record: JSON.parse(buf.toString('utf8', start, end)) as T, at: { partition, offset: start, length: end + 1 - start } });
-        } catch {
-          if (nl === -1) break;
-          throw new SvcError('store_corrupt', `journal ${join(this.dir, partition)}.jsonl line ${n} cannot be parsed; it was left untouched`);
-        }
-      }
-      if (nl === -1) break;
-      start = nl + 1;
-    }
-    return out;
+    const scan = scanLines<T>(buf, partition, this.#validate);
+    for (const b of scan.bad) this.#problems.set(`${partition}:${b.offset}`, { ...b, file: join(this.dir, `${partition}.jsonl`) });
+    return scan.records;
+  }
+
+  /**
+   * Lines that could not be read (not JSON, or not a record of the right shape), found by the reads
+   * so far. They are skipped, never dropped: the file keeps them until `svc store repair`.
+   */
+  get problems(): BadLine[] {
+    return [...this.#problems.values()];
   }
 
   /** Removes a whole day (retention). */

@@ -24,7 +24,9 @@ import type {
   Suppression,
   SuppressionStore,
 } from '../types.js';
-import { dayOf, Journal, type LineAt } from './journal.js';
+import { dayOf, Journal, type BadLine, type LineAt } from './journal.js';
+import { setAside } from './check.js';
+import { mailLine, suppressionLine } from './shapes.js';
 import { isWebhookLine, WebhookState, type WebhookLine } from './webhook-state.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
 import { suppressedRecipients } from '../../suppressions/refusal.js';
@@ -38,7 +40,7 @@ type Line =
       jobs: OutboundJob[];
       events: OutboxEvent[];
       debit?: AcceptBatch['debit'];
-      idempotency?: { key: string; response: StoredResponse };
+      idempotency?: { key: string; response: StoredResponse; fingerprint?: string | null };
     }
   | { t: 'outcome'; at: string; job_id: string; outcome: JobOutcome }
   | WebhookLine;
@@ -89,7 +91,7 @@ export class FileMailStore {
   /** workspace → quota window → sends counted (rebuilt from the debits in accept lines). */
   #usage = new Map<string, Map<string, number>>();
   /** workspace\0key → claim. Running claims live in memory only: a crash loses them, and nothing was sent. */
-  #idempotency = new Map<string, { state: 'running' | 'completed'; token: string; at: number; response: StoredResponse | null }>();
+  #idempotency = new Map<string, { state: 'running' | 'completed'; token: string; at: number; response: StoredResponse | null; fingerprint: string | null }>();
   /** API key → requests per second (epoch second → count) within the window: O(window) per hit, whatever the limit. */
   #hits = new Map<string, Map<number, number>>();
 
@@ -100,7 +102,11 @@ export class FileMailStore {
   ) {}
 
   static async open(dir: string, now: () => Date = () => new Date()): Promise<FileMailStore> {
-    const store = new FileMailStore(await Journal.open<Line>(join(dir, 'mail')), await Journal.open<SuppressionLine>(join(dir, 'suppressions')), now);
+    const store = new FileMailStore(
+      await Journal.open<Line>(join(dir, 'mail'), { validate: mailLine }),
+      await Journal.open<SuppressionLine>(join(dir, 'suppressions'), { validate: suppressionLine }),
+      now,
+    );
     for (const l of await store.suppressionLog.read(SUPPRESSIONS)) store.#applySuppression(l);
     // Days are named by the time each line carries, which is not always one clock (a test's moved
     // clock, the wall clock): an event's dispatch mark may be read before the event, so marks are
@@ -116,7 +122,14 @@ export class FileMailStore {
     }
     for (const id of dispatched) store.#outbox.delete(id);
     for (const id of dropped) store.webhooks.apply({ t: 'wh_drop', at: '', endpoint_id: id });
+    // Unreadable lines were skipped; a copy of each goes aside before anything else is written.
+    await setAside(dir, 'mail', store.mail.problems);
+    await setAside(dir, 'suppressions', store.suppressionLog.problems);
     return store;
+  }
+
+  get problems(): BadLine[] {
+    return [...this.mail.problems, ...this.suppressionLog.problems];
   }
 
   /** `at`: where the line lies in the journal (accept lines need it for their content). */
@@ -141,7 +154,13 @@ export class FileMailStore {
       for (const e of line.events) this.#outbox.set(e.id, e);
       if (line.debit) this.#count(line.content.workspace_id, line.debit, 1);
       if (line.idempotency) {
-        this.#idempotency.set(`${line.content.workspace_id}\0${line.idempotency.key}`, { state: 'completed', token: '', at: Date.parse(line.at), response: line.idempotency.response });
+        this.#idempotency.set(`${line.content.workspace_id}\0${line.idempotency.key}`, {
+          state: 'completed',
+          token: '',
+          at: Date.parse(line.at),
+          response: line.idempotency.response,
+          fingerprint: line.idempotency.fingerprint ?? null,
+        });
       }
       return;
     }
@@ -207,7 +226,7 @@ export class FileMailStore {
         jobs: batch.jobs.map(copyJob),
         events: batch.events.map(copyEvent),
         ...(batch.debit ? { debit: { n: batch.debit.n, windows: batch.debit.windows.map((w) => ({ ...w })) } } : {}),
-        ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response } } : {}),
+        ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response, fingerprint: batch.idempotency.fingerprint ?? null } } : {}),
       };
       const listed = batch.unsuppressed?.filter((a) => this.#suppressions.get(ws)?.has(a)) ?? [];
       if (listed.length) throw suppressedRecipients(listed);
@@ -342,13 +361,14 @@ export class FileMailStore {
   };
 
   readonly idempotency: IdempotencyStore = {
-    claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs): Promise<IdempotencyClaim> => {
+    claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs, fingerprint = null): Promise<IdempotencyClaim> => {
       const id = `${workspaceId}\0${key}`;
       const t = Date.parse(now);
       const cur = this.#idempotency.get(id);
-      if (cur && cur.state === 'completed' && t - cur.at < ttlMs) return { state: 'completed', response: structuredClone(cur.response!) };
-      if (cur && cur.state === 'running' && t - cur.at < runningTtlMs) return { state: 'running' };
-      this.#idempotency.set(id, { state: 'running', token, at: t, response: null });
+      const fp = cur?.fingerprint ? { fingerprint: cur.fingerprint } : {};
+      if (cur && cur.state === 'completed' && t - cur.at < ttlMs) return { state: 'completed', response: structuredClone(cur.response!), ...fp };
+      if (cur && cur.state === 'running' && t - cur.at < runningTtlMs) return { state: 'running', ...fp };
+      this.#idempotency.set(id, { state: 'running', token, at: t, response: null, fingerprint });
       return { state: 'claimed' };
     },
     release: async (workspaceId, key, token) => {

@@ -48,12 +48,21 @@ test('a torn last line from a crash is cut before the next append and skipped on
   assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), '{"id":"a","at":"x"}\n{"id":"c","at":"y"}\n');
 });
 
-test('a damaged line in the middle is reported, not skipped', async (t) => {
+test('a damaged line in the middle is skipped and reported with its place, and the file is left as it is', async (t) => {
   const dir = await tmpDir(t);
-  await appendFile(join(dir, '2026-03-01.jsonl'), '{"id":"a"}\nGARBAGE\n{"id":"c"}\n');
-  const j = await Journal.open<Rec>(dir);
+  const text = '{"id":"a"}\nGARBAGE\n{"id":7}\n{"id":"c"}\n';
+  await appendFile(join(dir, '2026-03-01.jsonl'), text);
+  const j = await Journal.open<Rec>(dir, { validate: (r) => (typeof (r as Rec).id === 'string' ? null : 'id is not a string') });
   t.after(() => j.close());
-  await assert.rejects(j.read('2026-03-01'), (e) => isSvcError(e) && e.kind === 'store_corrupt' && /line 2/.test(e.message));
+  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'c']);
+  assert.deepEqual(
+    j.problems.map((p) => [p.line, p.offset, p.raw.toString(), p.reason.split(' (')[0]]),
+    [
+      [2, 11, 'GARBAGE', 'not JSON'],
+      [3, 19, '{"id":7}', 'id is not a string'],
+    ],
+  );
+  assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), text);
 });
 
 test('drop removes a whole day', async (t) => {

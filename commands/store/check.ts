@@ -1,0 +1,25 @@
+import type { CommandSpec } from '../spec.js';
+import { printStoreReport } from './render.js';
+
+/** Exit status (CONTRACT.md): 0 nothing wrong, 3 checked and something needs attention. */
+const NEEDS_ATTENTION = 3;
+
+export default {
+  noun: 'store',
+  verb: 'check',
+  summary: 'read every file of the store and report lines and records that cannot be read; changes nothing (exit 0 clean, 3 problems)',
+  async run(ctx) {
+    const config = ctx.config();
+    if (config.store.kind === 'postgres') {
+      // Postgres keeps its own consistency: the check is that it answers with the right schema.
+      const service = await ctx.service();
+      const report = { store: service.store.describe, ok: true, problems: [] };
+      ctx.out.result(report, () => ctx.out.line(`${report.store}: schema is current; nothing else to check`));
+      return 0;
+    }
+    const { checkFileStore } = await import('../../src/store/file/check.js');
+    const report = await checkFileStore(config.store.dir);
+    ctx.out.result(report, () => printStoreReport(ctx.out, report));
+    return report.ok ? 0 : NEEDS_ATTENTION;
+  },
+} satisfies CommandSpec;

@@ -1,0 +1,184 @@
+// `svc store check` and `svc store repair` for the file store, and the quarantine both they and
+// the store's own start-up use. A line of a journal that cannot be read is never dropped and never
+// stops the store: it is skipped, copied with its place and reason into quarantine/JOURNAL.jsonl,
+// and reported at every start until `svc store repair --apply` takes it out of the journal.
+import { appendFile, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SvcError } from '../../errors.js';
+import { scanLines, type BadLine, type Validate } from './journal.js';
+import { syncDir } from './durable-json.js';
+import { dataFileProblem, mailLine, suppressionLine } from './shapes.js';
+
+export const JOURNALS: ReadonlyArray<{ name: string; validate: Validate }> = [
+  { name: 'mail', validate: mailLine },
+  { name: 'suppressions', validate: suppressionLine },
+];
+export const DATA_FILE = 'svc.json';
+const QUARANTINE = 'quarantine';
+
+export interface StoreProblem {
+  file: string;
+  /** 1-based line, for a journal line. */
+  line: number | null;
+  /** Byte offset in the file, for a journal line. */
+  offset: number | null;
+  /**
+   * `bad_line`: a journal line that is not a readable record (skipped, set aside); `torn_tail`: a
+   * last line a crash left without its newline (never acknowledged; cut at the next append);
+   * `data_file`: svc.json cannot be read (the store does not open).
+   */
+  kind: 'bad_line' | 'torn_tail' | 'data_file';
+  reason: string;
+}
+
+export interface StoreReport {
+  store: string;
+  /** No bad lines and a readable svc.json (a torn tail alone is normal after a crash). */
+  ok: boolean;
+  problems: StoreProblem[];
+}
+
+export interface RepairReport extends StoreReport {
+  applied: boolean;
+  /** What repair did, or would do without --apply. */
+  actions: Array<{ file: string; action: string }>;
+}
+
+/** Copies bad lines into quarantine/JOURNAL.jsonl, once each; returns how many were new there. */
+export async function setAside(dir: string, journal: string, bad: readonly BadLine[]): Promise<number> {
+  if (!bad.length) return 0;
+  const qdir = join(dir, QUARANTINE);
+  await mkdir(qdir, { recursive: true, mode: 0o700 });
+  const path = join(qdir, `${journal}.jsonl`);
+  const seen = new Set<string>();
+  try {
+    for (const l of (await readFile(path, 'utf8')).split('\n')) {
+      try {
+        const q = JSON.parse(l) as { partition: string; offset: number };
+        seen.add(`${q.partition}:${q.offset}`);
+      } catch {
+        /* a torn quarantine line: written again below */
+      }
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const fresh = bad.filter((b) => !seen.has(`${b.partition}:${b.offset}`));
+  if (!fresh.length) return 0;
+  const text = fresh
+    .map((b) => JSON.stringify({ journal, partition: b.partition, line: b.line, offset: b.offset, reason: b.reason, set_aside_at: new Date().toISOString(), base64: b.raw.toString('base64') }) + '\n')
+    .join('');
+  await appendFile(path, text, { mode: 0o600 });
+  const fh = await open(path, 'r');
+  await fh.sync().finally(() => fh.close());
+  return fresh.length;
+}
+
+/** One line for a log or stderr: what was set aside and what to do about it. */
+export function describeBadLines(bad: readonly BadLine[]): string {
+  const first = bad[0]!;
+  const more = bad.length > 1 ? ` and ${bad.length - 1} more` : '';
+  return `${bad.length} unreadable journal line(s) skipped and copied to quarantine/ (${first.file} line ${first.line} at byte ${first.offset}: ${first.reason}${more}); run svc store check, then svc store repair --apply`;
+}
+
+interface Scanned {
+  file: string;
+  journal: string;
+  partition: string;
+  buf: Buffer;
+  bad: BadLine[];
+  tornAt: number | null;
+}
+
+async function scanJournals(dir: string): Promise<Scanned[]> {
+  const out: Scanned[] = [];
+  for (const { name, validate } of JOURNALS) {
+    let files: string[];
+    try {
+      files = (await readdir(join(dir, name))).filter((f) => f.endsWith('.jsonl')).sort();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw e;
+    }
+    for (const f of files) {
+      const file = join(dir, name, f);
+      const partition = f.slice(0, -'.jsonl'.length);
+      const buf = await readFile(file);
+      const scan = scanLines(buf, partition, validate);
+      out.push({ file, journal: name, partition, buf, bad: scan.bad.map((b) => ({ ...b, file })), tornAt: scan.tornAt });
+    }
+  }
+  return out;
+}
+
+async function dataFile(dir: string): Promise<StoreProblem | null> {
+  const file = join(dir, DATA_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { file, line: null, offset: null, kind: 'data_file', reason: (e as Error).message };
+  }
+  let why: string | null;
+  try {
+    why = dataFileProblem(JSON.parse(text));
+  } catch (e) {
+    why = `not JSON (${(e as Error).message})`;
+  }
+  return why ? { file, line: null, offset: null, kind: 'data_file', reason: why } : null;
+}
+
+/** Reads every file of the store and reports what cannot be read; changes nothing. */
+export async function checkFileStore(dir: string): Promise<StoreReport> {
+  const problems: StoreProblem[] = [];
+  const data = await dataFile(dir);
+  if (data) problems.push(data);
+  for (const s of await scanJournals(dir)) {
+    for (const b of s.bad) problems.push({ file: s.file, line: b.line, offset: b.offset, kind: 'bad_line', reason: b.reason });
+    if (s.tornAt !== null) problems.push({ file: s.file, line: null, offset: s.tornAt, kind: 'torn_tail', reason: `${s.buf.length - s.tornAt} byte(s) after the last newline (a write a crash cut short; never acknowledged)` });
+  }
+  return { store: `file:${dir}`, ok: problems.every((p) => p.kind === 'torn_tail'), problems };
+}
+
+/**
+ * Takes bad lines out of the journals (after copying them to quarantine/) and cuts torn tails;
+ * without `apply` it only says what it would do. The caller holds the store's lock. svc.json is
+ * never rewritten here: a data file that cannot be read is left for the operator.
+ */
+export async function repairFileStore(dir: string, apply: boolean): Promise<RepairReport> {
+  const report = await checkFileStore(dir);
+  const actions: RepairReport['actions'] = [];
+  for (const s of await scanJournals(dir)) {
+    if (!s.bad.length && s.tornAt === null) continue;
+    if (s.bad.length) actions.push({ file: s.file, action: `copy ${s.bad.length} unreadable line(s) (line ${s.bad.map((b) => b.line).join(', ')}) to ${join(dir, QUARANTINE, `${s.journal}.jsonl`)} and remove them from the journal` });
+    if (s.tornAt !== null) actions.push({ file: s.file, action: `cut the torn tail (${s.buf.length - s.tornAt} byte(s) at offset ${s.tornAt})` });
+    if (!apply) continue;
+    await setAside(dir, s.journal, s.bad);
+    const skip = new Set(s.bad.map((b) => b.offset));
+    const kept: Buffer[] = [];
+    const end = s.tornAt ?? s.buf.length;
+    for (let start = 0; start < end; ) {
+      const nl = s.buf.indexOf(0x0a, start);
+      if (!skip.has(start)) kept.push(s.buf.subarray(start, nl + 1));
+      start = nl + 1;
+    }
+    // Atomic: the old journal or the new one, never half of each.
+    const tmp = `${s.file}.repair.tmp`;
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(Buffer.concat(kept));
+      await fh.sync();
+    } catch (e) {
+      await fh.close();
+      await unlink(tmp).catch(() => {});
+      throw new SvcError('store_unavailable', `cannot write ${tmp}: ${(e as Error).message}; the journal was left untouched`, { cause: e });
+    }
+    await fh.close();
+    await rename(tmp, s.file);
+    await syncDir(join(dir, s.journal));
+  }
+  if (!apply) return { ...report, applied: false, actions };
+  const after = await checkFileStore(dir);
+  return { ...after, applied: true, actions };
+}
