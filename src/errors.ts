@@ -45,6 +45,13 @@ export const errorKinds = {
   rate_limited: { message: 'rate limit exceeded', http: 429, smtp: null, exit: 1 },
   idempotency_unavailable: { message: 'idempotency store unavailable, please retry (nothing sent)', http: 503, smtp: null, exit: 1 },
   conflict: { message: 'already exists', http: 409, smtp: null, exit: 1 },
+  /** The same Idempotency-Key with another request body (Stripe, the IETF idempotency draft: 422). */
+  idempotency_mismatch: {
+    message: 'this Idempotency-Key was already used with a different request body; use a new key for a new email',
+    http: 422,
+    smtp: null,
+    exit: 1,
+  },
   /** Count quotas (domains, addresses, seats, contacts): spec.md "Errors", 402, app only. */
   plan_limit: { message: 'plan limit reached', http: 402, smtp: null, exit: 1 },
   /** Send quotas: 429 with code quota_exceeded; the relay defers with 452. */

@@ -30,7 +30,7 @@ export function createService(deps: Deps & { dns?: DnsClient }) {
     send,
     /** POST /api/v2/emails: the body's rules, then the send, once per Idempotency-Key. */
     sendJson: (ws: Workspace, body: unknown, idempotencyKey?: string) =>
-      idempotent(ws, idempotencyKey, (claim) => send(ws, parseSendRequest(body), { source: 'api', idempotency: claim })),
+      idempotent(ws, idempotencyKey, body, (claim) => send(ws, parseSendRequest(body), { source: 'api', idempotency: claim })),
     rateLimit: rateLimiter(deps),
     messages: messageLog(deps),
     suppressions: suppressionService(deps),

@@ -2,6 +2,7 @@
 // after completion → the original body again (200, Idempotent-Replayed); a failure before queueing
 // gives the key back; a store that cannot be reached → 503, nothing sent. Keys are per workspace and
 // remembered 24 hours.
+import { createHash } from 'node:crypto';
 import { SvcError, isSvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Workspace } from '../store/types.js';
@@ -16,25 +17,40 @@ export type Outcome = { replayed: false; status: 202; body: SendResult } | { rep
 
 const unavailable = (e: unknown) => new SvcError('idempotency_unavailable', undefined, { cause: e });
 
+/**
+ * What identifies a request's body: a hash of its JSON with keys in order, so the same body sent
+ * again with other spacing or key order is the same request.
+ */
+export function fingerprint(body: unknown): string {
+  const canonical = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
+  return createHash('sha256').update(JSON.stringify(canonical(body)) ?? '').digest('hex');
+}
+
+export type Claim = { key: string; token: string; fingerprint: string };
+
 export function idempotentSend({ store, clock, random }: Deps) {
-  return async (ws: Workspace, key: string | undefined, run: (claim: { key: string; token: string } | null) => Promise<SendResult>): Promise<Outcome> => {
+  return async (ws: Workspace, key: string | undefined, body: unknown, run: (claim: Claim | null) => Promise<SendResult>): Promise<Outcome> => {
     // No header, or an empty one: no idempotency.
     if (key === undefined || key === '') return { replayed: false, status: 202, body: await run(null) };
     if (key.length > MAX_KEY || /[\u0000-\u001f\u007f]/.test(key)) {
       throw new SvcError('invalid_request', `invalid Idempotency-Key: 1 to ${MAX_KEY} printable characters`);
     }
     const token = random.uuid();
+    const fp = fingerprint(body);
     let claim;
     try {
-      claim = await store.idempotency.claim(ws.id, key, token, clock.now().toISOString(), IDEMPOTENCY_TTL_MS, RUNNING_TTL_MS);
+      claim = await store.idempotency.claim(ws.id, key, token, clock.now().toISOString(), IDEMPOTENCY_TTL_MS, RUNNING_TTL_MS, fp);
     } catch (e) {
       if (isSvcError(e) && (e.kind === 'store_unavailable' || e.kind === 'schema_behind')) throw unavailable(e);
       throw e;
     }
+    // Keys claimed before fingerprints were kept have none: they replay as before.
+    if (claim.state !== 'claimed' && claim.fingerprint && claim.fingerprint !== fp) throw new SvcError('idempotency_mismatch');
     if (claim.state === 'completed') return { replayed: true, status: claim.response.status === 202 ? 200 : claim.response.status, body: claim.response.body };
     if (claim.state === 'running') throw new SvcError('conflict', 'a request with this Idempotency-Key is still in progress');
     try {
-      return { replayed: false, status: 202, body: await run({ key, token }) };
+      return { replayed: false, status: 202, body: await run({ key, token, fingerprint: fp }) };
     } catch (e) {
       await store.idempotency.release(ws.id, key, token).catch(() => {});
       if (isSvcError(e) && e.kind === 'store_unavailable') throw unavailable(e);

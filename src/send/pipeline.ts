@@ -25,7 +25,7 @@ export interface SendOptions {
   /** Notes kept with the content (for example "attachments dropped" from the relay). */
   notes?: string[];
   /** The Idempotency-Key claim this send completes. */
-  idempotency?: { key: string; token: string } | null;
+  idempotency?: { key: string; token: string; fingerprint?: string } | null;
 }
 
 const TRIAL_DAYS = 7;

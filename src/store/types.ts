@@ -241,8 +241,8 @@ export interface AcceptBatch {
   events: OutboxEvent[];
   /** Counted in these windows, or refused with quota_exceeded when one would go over. */
   debit?: { n: number; windows: QuotaWindow[] };
-  /** Completes this claim, with the response a replay returns. */
-  idempotency?: { key: string; token: string; response: StoredResponse };
+  /** Completes this claim, with the response a replay returns (and the request's fingerprint). */
+  idempotency?: { key: string; token: string; response: StoredResponse; fingerprint?: string | null };
   /**
    * Lowercase addresses that must not be on the workspace's suppression list: when one is, nothing
    * is stored and the call fails with SvcError conflict, `details.suppressed` naming them (checked
@@ -251,14 +251,16 @@ export interface AcceptBatch {
   unsuppressed?: string[];
 }
 
-export type IdempotencyClaim = { state: 'claimed' } | { state: 'running' } | { state: 'completed'; response: StoredResponse };
+/** `fingerprint`: that of the request holding the key, when it gave one. */
+export type IdempotencyClaim = { state: 'claimed' } | { state: 'running'; fingerprint?: string } | { state: 'completed'; response: StoredResponse; fingerprint?: string };
 
 export interface IdempotencyStore {
   /**
    * Claims `key` for this request (`token`), unless a claim younger than `runningTtlMs` is running or
-   * a completed one younger than `ttlMs` exists; older ones are taken over.
+   * a completed one younger than `ttlMs` exists; older ones are taken over. `fingerprint` (a hash
+   * of the request) is kept with the claim, so a reuse of the key for another request is told apart.
    */
-  claim(workspaceId: string, key: string, token: string, now: string, ttlMs: number, runningTtlMs: number): Promise<IdempotencyClaim>;
+  claim(workspaceId: string, key: string, token: string, now: string, ttlMs: number, runningTtlMs: number, fingerprint?: string | null): Promise<IdempotencyClaim>;
   /** Gives a running claim back (the request failed before queueing). */
   release(workspaceId: string, key: string, token: string): Promise<void>;
 }

@@ -21,7 +21,7 @@ test('idempotency: claim, replay with the original body, release on failure, 24 
   const first = await postWithKey(s, email(), 'order-1');
   assert.equal(first.status, 202);
   assert.equal(first.replayed, null);
-  const again = await postWithKey(s, email({ subject: 'changed' }), 'order-1');
+  const again = await postWithKey(s, email(), 'order-1');
   assert.deepEqual([again.status, again.body, again.replayed], [200, first.body, 'true']);
   assert.equal((await s.get('/api/v2/messages')).body.total, 1, 'nothing sent twice');
   // A failure before queueing gives the key back.
@@ -35,6 +35,23 @@ test('idempotency: claim, replay with the original body, release on failure, 24 
   assert.notEqual(later.body.id, first.body.id);
   assert.equal((await postWithKey(s, email(), '')).status, 202, 'an empty header is no key');
 });
+
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
+  test(`idempotency (${backend}): the same key with a different body is 422 and sends nothing; the same body in another order replays`, async (t) => {
+    const s = await sending(t, { deliver: false, ...(backend === 'postgres' ? { store: pgLocation(await migratedSchemaUrl(t)) } : {}) });
+    const first = await postWithKey(s, email(), 'order-9');
+    assert.equal(first.status, 202);
+    const other = await postWithKey(s, email({ subject: 'changed' }), 'order-9');
+    assert.equal(other.status, 422);
+    assert.equal(other.body.error, 'this Idempotency-Key was already used with a different request body; use a new key for a new email');
+    assert.equal(other.replayed, null);
+    // The same body with its keys in another order is the same request.
+    const reordered = Object.fromEntries(Object.entries(email()).reverse());
+    const replay = await postWithKey(s, reordered, 'order-9');
+    assert.deepEqual([replay.status, replay.body, replay.replayed], [200, first.body, 'true']);
+    assert.equal((await s.get('/api/v2/messages')).body.total, 1, 'nothing else was sent');
+  });
+}
 
 test('idempotency: two concurrent requests with one key give one send', async (t) => {
   const s = await sending(t, { deliver: false });
@@ -78,7 +95,7 @@ test('send quota: every recipient counts, per day and per month, resets at 00:00
   const a = await postWithKey(s, email({ cc: ['c@rcpt.test'], bcc: bcc(148) }), 'a');
   assert.equal(a.status, 202);
   assert.equal(a.body.recipient_count, 150);
-  assert.equal((await postWithKey(s, email(), 'a')).status, 200, 'a replay is not counted');
+  assert.equal((await postWithKey(s, email({ cc: ['c@rcpt.test'], bcc: bcc(148) }), 'a')).status, 200, 'a replay is not counted');
   const over = await s.post(email({ bcc: bcc(50, 'x') }));
   assert.equal(over.status, 429);
   assert.deepEqual(

@@ -218,15 +218,15 @@ export function pgMailStores(db: PgDb): {
   // Idempotency claims of concurrent requests, in one statement (two claims of the same key in one
   // batch make it fail, and then each runs alone). A claim is won by inserting the key, or by taking
   // over a completed one past its lifetime or a running one whose request must have died.
-  type Claim = { workspace_id: string; key: string; token: string; now: string; ttl_ms: number; running_ttl_ms: number };
+  type Claim = { workspace_id: string; key: string; token: string; now: string; ttl_ms: number; running_ttl_ms: number; fingerprint: string | null };
   const claims = new Batcher<Claim, boolean>(async (items) => {
     const [first] = items as [Claim];
     // One statement answers for one pair of lifetimes (the service uses one); others go alone.
     if (items.some((c) => c.ttl_ms !== first.ttl_ms || c.running_ttl_ms !== first.running_ttl_ms)) throw new Error('mixed lifetimes');
     const won = await db.rows<{ token: string }>(
-      `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at)
-       SELECT workspace_id, key, 'running', token, now FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz)
-       ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL
+      `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at, fingerprint)
+       SELECT workspace_id, key, 'running', token, now, fingerprint FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz, fingerprint text)
+       ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL, fingerprint = EXCLUDED.fingerprint
         WHERE idempotency_keys.created_at < EXCLUDED.created_at - $2 * interval '1 millisecond'
            OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < EXCLUDED.created_at - $3 * interval '1 millisecond')
        RETURNING token`,
@@ -384,11 +384,15 @@ export function pgMailStores(db: PgDb): {
   };
 
   const idempotency: IdempotencyStore = {
-    claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs) => {
-      if (await claims.run({ workspace_id: workspaceId, key, token, now, ttl_ms: ttlMs, running_ttl_ms: runningTtlMs })) return { state: 'claimed' };
-      const [cur] = await db.rows<{ state: 'running' | 'completed'; response: StoredResponse | null }>(`SELECT state, response FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`, [workspaceId, key]);
+    claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs, fingerprint = null) => {
+      if (await claims.run({ workspace_id: workspaceId, key, token, now, ttl_ms: ttlMs, running_ttl_ms: runningTtlMs, fingerprint })) return { state: 'claimed' };
+      const [cur] = await db.rows<{ state: 'running' | 'completed'; response: StoredResponse | null; fingerprint: string | null }>(
+        `SELECT state, response, fingerprint FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
+        [workspaceId, key],
+      );
       if (!cur) throw new SvcError('store_unavailable', 'idempotency key vanished while claiming it; retry');
-      return cur.state === 'completed' ? { state: 'completed', response: cur.response! } : { state: 'running' };
+      const fp = cur.fingerprint ? { fingerprint: cur.fingerprint } : {};
+      return cur.state === 'completed' ? { state: 'completed', response: cur.response!, ...fp } : { state: 'running', ...fp };
     },
     release: async (workspaceId, key, token) => {
       await db.rows(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token]);

@@ -566,6 +566,11 @@ export function storeConformance<B>(backend: Backend<B>): void {
     // Released: free again at once.
     await store.idempotency.release(a.id, 'own1', 'o1');
     assert.deepEqual(await store.idempotency.claim(a.id, 'own1', 'o1b', now, day, 60_000), { state: 'claimed' });
+    // The request's fingerprint is kept with the claim, running and completed.
+    assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f1', now, day, 60_000, 'hash-a'), { state: 'claimed' });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f2', now, day, 60_000, 'hash-b'), { state: 'running', fingerprint: 'hash-a' });
+    await store.messages.accept({ ...batch(a.id, ['y@rcpt.test'], now), idempotency: { key: 'fp', token: 'f1', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' } });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f3', now, day, 60_000, 'hash-b'), { state: 'completed', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' });
   });
 
   test(`${backend.name}: what was written is there after a reopen`, async (t) => {

@@ -1,0 +1,3 @@
+-- The hash of the request that holds an Idempotency-Key, so the same key sent with another body
+-- is refused (422) instead of silently replaying the first send. Keys claimed before this have none.
+ALTER TABLE idempotency_keys ADD COLUMN fingerprint text;
