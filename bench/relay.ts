@@ -2,7 +2,7 @@
 // accepted to "250 OK: queued") next to a bare smtp-server that accepts and discards the same load,
 // driven by the same client in the same run. Target: at least 50% of that ceiling.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,5 +48,46 @@ export async function relay(): Promise<void> {
   } finally {
     await dns.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The daemon's peak RSS (VmHWM) in MB. */
+const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/**
+ * Issue 13 "bounded resources": what 24.8 MB relay messages cost the daemon in memory, one alone
+ * and several at once, and how many of the concurrent ones the data-memory cap defers (451 4.3.1).
+ */
+export async function relayMemory(): Promise<void> {
+  const big = 'Subject: big\r\nTo: jane@rcpt.test\r\n\r\n' + ('x'.repeat(998) + '\r\n').repeat(24_800);
+  for (const concurrent of [1, 3]) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+    const dns = await new FixtureDns().load(['sending.zone']).start();
+    try {
+      const key = await prepare(`file:${dir}`, dns);
+      const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+      try {
+        const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
+        const before = peakRssMb(daemon.child.pid!);
+        const t = nodemailer.createTransport({ host: '127.0.0.1', port: relayPort, secure: false, ignoreTLS: true, auth: { user: 'bench', pass: key } });
+        const t0 = performance.now();
+        const results = await Promise.allSettled(Array.from({ length: concurrent }, () => t.sendMail({ envelope: { from: 'hello@acme.test', to: ['jane@rcpt.test'] }, raw: big })));
+        const seconds = (performance.now() - t0) / 1000;
+        t.close();
+        const deferred = results.filter((r) => r.status === 'rejected' && /451 4\.3\.1/.test(String(r.reason))).length;
+        report(`relay, ${concurrent} x 24.8 MB at once`, {
+          accepted: results.filter((r) => r.status === 'fulfilled').length,
+          deferred_451: deferred,
+          seconds: seconds.toFixed(1),
+          daemon_rss_before_mb: Math.round(before),
+          daemon_peak_rss_mb: Math.round(peakRssMb(daemon.child.pid!)),
+        });
+      } finally {
+        await daemon.stop();
+      }
+    } finally {
+      await dns.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }

@@ -3,10 +3,10 @@ import { foundation } from './foundation.js';
 import { postgres } from './postgres.js';
 import { domains } from './domains.js';
 import { send, sendE2E, idempotencyCost } from './send.js';
-import { relay } from './relay.js';
+import { relay, relayMemory } from './relay.js';
 import { webhooks } from './webhooks.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, idempotency: idempotencyCost, webhooks, e2e: sendE2E };
+const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, 'relay-memory': relayMemory, idempotency: idempotencyCost, webhooks, e2e: sendE2E };
 const wanted = process.argv.slice(2);
 // e2e is the end-to-end part of `send` alone, for quick runs; the default runs everything once.
 for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e')) {

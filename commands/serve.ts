@@ -2,6 +2,8 @@ import { systemClock, systemRandom } from '../src/clock.js';
 import { baseUrlIsDerived } from '../src/config.js';
 import type { CommandSpec } from './spec.js';
 
+const PEER_ERRORS = new Set(['EPIPE', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT']);
+
 export default {
   verb: 'serve',
   summary: 'run the daemon: REST API, SMTP relay, inbound MX and workers',
@@ -23,6 +25,9 @@ export default {
     { flags: '--compose-threads <n>', description: 'threads that compose and DKIM-sign (SVC_COMPOSE_THREADS, default the cores, at most 4; 0 = none)' },
     { flags: '--retention-days <days>', description: 'remove messages older than this (SVC_RETENTION_DAYS, default 30)' },
     { flags: '--relay-connection-limit <seconds>', description: 'relay connections are closed after this long (SVC_RELAY_CONNECTION_LIMIT, default 300)' },
+    { flags: '--relay-max-connections <n>', description: 'relay connections open at once; more get 421 4.7.0 (SVC_RELAY_MAX_CONNECTIONS, default 500)' },
+    { flags: '--relay-max-connections-per-address <n>', description: 'relay connections open at once from one address (SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS, default 20)' },
+    { flags: '--relay-data-memory <size>', description: 'message data the relay holds in memory at once, all sessions; past it DATA gets 451 4.3.1 (SVC_RELAY_DATA_MEMORY, default 64mb)' },
     { flags: '--webhook-concurrency <n>', description: 'webhook attempts in flight at once (SVC_WEBHOOK_CONCURRENCY, default 64)' },
     { flags: '--no-delivery', description: 'accept and queue only; other daemons on the same Postgres hand off' },
     { flags: '--domain-recheck <seconds>', description: "how often every domain's records are re-checked; 0 = never (SVC_DOMAIN_RECHECK, default 3600)" },
@@ -30,6 +35,14 @@ export default {
   async run(ctx) {
     const config = ctx.config();
     const { startDaemon } = await import('../daemon/serve.js');
+    // One peer's broken socket (EPIPE, ECONNRESET) must never take the daemon and every other
+    // connection down with it; anything else thrown outside a handler still stops the process.
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', (e: NodeJS.ErrnoException) => {
+      if (e.code && PEER_ERRORS.has(e.code)) return ctx.log.warn(`a connection failed (${e.code}: ${e.message}); the daemon goes on`);
+      ctx.log.error(`uncaught: ${e.stack ?? e.message}`);
+      process.exit(1);
+    });
     const daemon = await startDaemon({
       config,
       clock: systemClock,

@@ -22,6 +22,13 @@ export interface RelayOptions {
   /** Failed AUTH attempts from one address within authThrottleMs before it is refused for that long. */
   maxAuthFailuresPerAddress: number;
   authThrottleMs: number;
+  /** Connections open at once, in all and from one address; more get 421 4.7.0 at connect. */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  /** Message data held in memory at once over all sessions; a DATA past it gets 451 4.3.1. */
+  dataMemory: number;
+  /** Addresses whose failed AUTHs are remembered at most (the oldest are forgotten first). */
+  maxTrackedAddresses: number;
 }
 
 export const DEFAULT_RELAY: Omit<RelayOptions, 'host' | 'port' | 'tls'> = {
@@ -29,7 +36,20 @@ export const DEFAULT_RELAY: Omit<RelayOptions, 'host' | 'port' | 'tls'> = {
   maxAuthFailures: 3,
   maxAuthFailuresPerAddress: 10,
   authThrottleMs: 10 * 60_000,
+  maxConnections: 500,
+  maxConnectionsPerAddress: 20,
+  dataMemory: 64 * 1024 * 1024,
+  maxTrackedAddresses: 10_000,
 };
+
+export interface RelayStats {
+  connections: number;
+  addresses: number;
+  /** Bytes of message data held in memory now. */
+  dataHeld: number;
+  /** Source addresses whose failed AUTHs are remembered. */
+  trackedAuthFailures: number;
+}
 
 interface Connection {
   id: string;
@@ -41,17 +61,31 @@ interface Connection {
 
 interface State {
   principal: Principal | null;
+  /** The key the session logged in with, checked again before each MAIL FROM (revocation). */
+  password: string | null;
   authFailures: number;
   rcpts: number;
   /** The send quota left, read once per transaction (at its first RCPT), not once per recipient. */
   quotaLeft: Promise<number> | null;
   timer: NodeJS.Timeout;
+  /** Gives back the data memory of a DATA in progress (a connection can break in the middle). */
+  releaseData: (() => void) | null;
 }
 
 /** An smtp-server whose replies go through our table and whose connections we can close. */
 class RelayServer extends SMTPServer {
   onConnection: (c: Connection) => void = () => {};
+  /** The reply that turns a new socket away, or null to take it (before any greeting). */
+  admit: (socket: Socket) => string | null = () => null;
   override connect(socket: Socket, socketOptions: unknown): void {
+    const refusal = this.admit(socket);
+    if (refusal) {
+      // No greeting delay and no session: one line and the socket is closed.
+      socket.on('error', () => {});
+      socket.end(`${refusal}\r\n`);
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
     const before = new Set((this as unknown as { connections: Set<Connection> }).connections);
     (SMTPServer.prototype as unknown as { connect(s: Socket, o: unknown): void }).connect.call(this, socket, socketOptions);
     for (const c of (this as unknown as { connections: Set<Connection> }).connections) if (!before.has(c)) this.onConnection(c);
@@ -66,19 +100,37 @@ const fail = (err: RelayError | string, callback: (e: Error) => void) => {
   callback(e);
 };
 
-export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void> }> {
+export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void>; stats(): RelayStats }> {
   const { log, clock } = service.deps;
   const relay = relayService(service.deps, service.send);
   const states = new Map<string, State>();
   const connections = new Map<string, Connection>();
+  // Failed AUTHs per source address: bounded (the oldest address is forgotten first) and swept,
+  // so a scan from many addresses cannot grow it without end.
   const failuresByAddress = new Map<string, number[]>();
-
   const recentFailures = (ip: string) => {
     const since = clock.now().getTime() - opts.authThrottleMs;
     const list = (failuresByAddress.get(ip) ?? []).filter((t) => t > since);
-    failuresByAddress.set(ip, list);
+    if (list.length) failuresByAddress.set(ip, list);
+    else failuresByAddress.delete(ip);
     return list;
   };
+  const recordFailure = (ip: string) => {
+    const list = recentFailures(ip);
+    list.push(clock.now().getTime());
+    failuresByAddress.delete(ip);
+    failuresByAddress.set(ip, list);
+    while (failuresByAddress.size > opts.maxTrackedAddresses) failuresByAddress.delete(failuresByAddress.keys().next().value!);
+  };
+  const sweep = setInterval(() => {
+    for (const ip of [...failuresByAddress.keys()]) recentFailures(ip);
+  }, Math.max(1000, Math.min(opts.authThrottleMs, 60_000)));
+  sweep.unref();
+  // Open connections per address, counted from accept to close.
+  const openByAddress = new Map<string, number>();
+  let open = 0;
+  // Message data held in memory now, over all sessions.
+  let dataHeld = 0;
   const hangUp = (id: string, reply: string) => {
     const c = connections.get(id);
     if (!c) return;
@@ -125,13 +177,16 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       const state = states.get(session.id);
       relay.authenticate(auth.password ?? '').then(
         (p) => {
-          if (state) state.principal = p;
+          if (state) {
+            state.principal = p;
+            state.password = auth.password ?? '';
+          }
           // The key is never the user name of the session: only the workspace is kept.
           callback(null, { user: p.workspace.name });
         },
         (e: unknown) => {
           const err = replyFor(e);
-          recentFailures(session.remoteAddress).push(clock.now().getTime());
+          recordFailure(session.remoteAddress);
           if (state && ++state.authFailures >= opts.maxAuthFailures) {
             fail(err, callback);
             setImmediate(() => hangUp(session.id, '421 4.7.0 Too many failed authentication attempts, closing connection'));
@@ -149,10 +204,25 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       if (size > RELAY_MAX_SIZE) return fail('552 5.3.4 Message too big: 25 MB at most', callback);
       state.rcpts = 0;
       state.quotaLeft = null;
-      relay.checkSender(state.principal.workspace, address.address).then(
-        () => callback(),
-        (e: unknown) => fail(replyFor(e), callback),
-      );
+      // Revocation takes effect on the next request (spec.md "Key rules"): an open session's key
+      // is checked again for every transaction, and a revoked one ends the session.
+      relay
+        .authenticate(state.password ?? '')
+        .then(
+          (p) => {
+            state.principal = p;
+            return relay.checkSender(p.workspace, address.address).then(() => callback());
+          },
+          (e: unknown) => {
+            const err = replyFor(e);
+            if (!err.reply.startsWith('535')) throw e;
+            state.principal = null;
+            state.password = null;
+            fail(err, callback);
+            setImmediate(() => connections.get(session.id)?.close());
+          },
+        )
+        .catch((e: unknown) => fail(replyFor(e), callback));
     },
     onRcptTo(address, session, callback) {
       const state = states.get(session.id);
@@ -180,33 +250,82 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     },
     onData(stream, session, callback) {
       const state = states.get(session.id);
-      const chunks: Buffer[] = [];
+      let chunks: Buffer[] = [];
       let size = 0;
+      // What this message counts against the relay's data memory, given back when it is done.
+      let held = 0;
+      let overBudget = false;
+      const giveBack = () => {
+        dataHeld -= held;
+        held = 0;
+      };
+      if (state) state.releaseData = giveBack;
       stream.on('data', (c: Buffer) => {
         size += c.length;
         // Past the limit nothing more is kept; the rest is read and dropped.
-        if (size <= RELAY_MAX_SIZE) chunks.push(c);
+        if (size > RELAY_MAX_SIZE || overBudget) return;
+        if (dataHeld + c.length > opts.dataMemory) {
+          // Too much mail in memory at once: this message is refused (temporarily) and dropped.
+          overBudget = true;
+          chunks = [];
+          giveBack();
+          return;
+        }
+        dataHeld += c.length;
+        held += c.length;
+        chunks.push(c);
       });
-      stream.on('error', () => {});
+      stream.on('error', () => giveBack());
       stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > RELAY_MAX_SIZE) return fail('552 5.3.4 Message too big: 25 MB at most', callback);
-        if (!state?.principal || !session.envelope.mailFrom) return fail('503 5.5.1 Bad sequence of commands', callback);
+        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > RELAY_MAX_SIZE) {
+          giveBack();
+          return fail('552 5.3.4 Message too big: 25 MB at most', callback);
+        }
+        if (overBudget) {
+          log.warn(`relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(size / 1024)} KB message was deferred with 451 4.3.1`);
+          return fail('451 4.3.1 Insufficient system resources: too much mail in progress, try again later', callback);
+        }
+        if (!state?.principal || !session.envelope.mailFrom) {
+          giveBack();
+          return fail('503 5.5.1 Bad sequence of commands', callback);
+        }
         const rcpts = session.envelope.rcptTo.map((r) => r.address);
-        relay.submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, Buffer.concat(chunks)).then(
-          // smtp-server replies 250 with this text.
-          () => callback(null, '2.0.0 OK: queued'),
-          (e: unknown) => fail(replyFor(e), callback),
-        );
+        const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        chunks = [];
+        relay
+          .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, raw)
+          .finally(giveBack)
+          .then(
+            // smtp-server replies 250 with this text.
+            () => callback(null, '2.0.0 OK: queued'),
+            (e: unknown) => fail(replyFor(e), callback),
+          );
       });
     },
     onClose(session) {
       const state = states.get(session.id);
       if (state) clearTimeout(state.timer);
+      state?.releaseData?.();
       states.delete(session.id);
       connections.delete(session.id);
     },
   });
 
+  server.admit = (socket) => {
+    const ip = socket.remoteAddress ?? '';
+    const mine = openByAddress.get(ip) ?? 0;
+    if (open >= opts.maxConnections) return '421 4.7.0 Too many connections, try again later';
+    if (mine >= opts.maxConnectionsPerAddress) return '421 4.7.0 Too many connections from your address, try again later';
+    open++;
+    openByAddress.set(ip, mine + 1);
+    socket.once('close', () => {
+      open--;
+      const n = (openByAddress.get(ip) ?? 1) - 1;
+      if (n > 0) openByAddress.set(ip, n);
+      else openByAddress.delete(ip);
+    });
+    return null;
+  };
   server.onConnection = (c) => {
     connections.set(c.id, c);
     const send = c.send.bind(c);
@@ -217,9 +336,11 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     };
     states.set(c.id, {
       principal: null,
+      password: null,
       authFailures: 0,
       rcpts: 0,
       quotaLeft: null,
+      releaseData: null,
       timer: setTimeout(() => hangUp(c.id, '421 4.4.2 Connection time limit reached, closing'), opts.maxConnectionMs),
     });
     // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
@@ -237,9 +358,11 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
     url: `smtp://${host}:${addr.port}`,
+    stats: () => ({ connections: open, addresses: openByAddress.size, dataHeld, trackedAuthFailures: failuresByAddress.size }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of states.values()) clearTimeout(s.timer);
+        clearInterval(sweep);
         server.close(() => resolve());
       }),
   };

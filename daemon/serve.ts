@@ -14,6 +14,7 @@ import { socketPath } from '../src/store/file/admin-protocol.js';
 import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
 import { DEFAULT_RELAY, startRelay } from './relay.js';
+import { openFileLimit, relayConnectionCeiling } from './fd-limit.js';
 import { tlsIdentity } from '../src/relay/tls.js';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
@@ -26,6 +27,8 @@ export interface Listener {
   name: string;
   url: string;
   close(): Promise<void>;
+  /** What the listener holds now (connections, memory), for status views and tests. */
+  stats?: () => Record<string, number>;
 }
 
 export interface Daemon {
@@ -106,14 +109,23 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     listeners.push({ name: 'api', url: apiUrl, close: () => api.close() });
     stops.listeners.push(() => api.close());
 
+    const ceiling = relayConnectionCeiling(openFileLimit());
+    let relayMax = config.relayMaxConnections;
+    if (ceiling !== null && relayMax > ceiling) {
+      log.warn(`relay: at most ${ceiling} connections (not ${relayMax}): the open-file limit is ${openFileLimit()} and the API, the store and delivery need the rest; raise it with ulimit -n`);
+      relayMax = ceiling;
+    }
     const relay = await startRelay(service, {
       ...DEFAULT_RELAY,
       host: config.host,
       port: config.relayPort,
       tls: await tlsIdentity(service.deps),
       maxConnectionMs: config.relayConnectionSeconds * 1000,
+      maxConnections: relayMax,
+      maxConnectionsPerAddress: config.relayMaxConnectionsPerAddress,
+      dataMemory: config.relayDataMemory,
     });
-    listeners.push({ name: 'relay', url: relay.url, close: relay.close });
+    listeners.push({ name: 'relay', url: relay.url, close: relay.close, stats: () => ({ ...relay.stats() }) });
     stops.listeners.push(relay.close);
 
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });

@@ -65,6 +65,12 @@ export interface Config {
   composeThreads: number;
   /** A relay connection is closed after this long (spec: 5 minutes). */
   relayConnectionSeconds: number;
+  /** Relay connections open at once, in all; more are answered 421 and closed. */
+  relayMaxConnections: number;
+  /** Relay connections open at once from one address (Postfix's smtpd_client_connection_count_limit). */
+  relayMaxConnectionsPerAddress: number;
+  /** Bytes of message data the relay holds in memory at once, over all sessions; past it DATA gets 451 4.3.1. */
+  relayDataMemory: number;
   /** Requests per minute per API key on /api/v2 (spec: 60, sliding window). */
   rateLimit: number;
   /** How long a webhook attempt waits for its answer (spec: 8 seconds). */
@@ -75,7 +81,7 @@ export interface Config {
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'relayConnectionLimit' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -235,6 +241,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     retentionDays: parseCount('--retention-days', pick(flags.retentionDays, 'SVC_RETENTION_DAYS') ?? '30', 1, 3650),
     rateLimit: parseCount('--rate-limit', pick(flags.rateLimit, 'SVC_RATE_LIMIT') ?? '60', 1, 1_000_000),
     relayConnectionSeconds: parseCount('--relay-connection-limit', pick(flags.relayConnectionLimit, 'SVC_RELAY_CONNECTION_LIMIT') ?? '300', 1, 86_400),
+    relayMaxConnections: parseCount('--relay-max-connections', pick(flags.relayMaxConnections, 'SVC_RELAY_MAX_CONNECTIONS') ?? '500', 1, 100_000),
+    relayMaxConnectionsPerAddress: parseCount('--relay-max-connections-per-address', pick(flags.relayMaxConnectionsPerAddress, 'SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS') ?? '20', 1, 100_000),
+    relayDataMemory: parseSize('--relay-data-memory', pick(flags.relayDataMemory, 'SVC_RELAY_DATA_MEMORY') ?? '64mb'),
     webhookTimeoutMs: parseCount('--webhook-timeout', pick(flags.webhookTimeout, 'SVC_WEBHOOK_TIMEOUT') ?? '8000', 1, 600_000),
     webhookConcurrency: parseCount('--webhook-concurrency', pick(flags.webhookConcurrency, 'SVC_WEBHOOK_CONCURRENCY') ?? '64', 1, 10_000),
     composeThreads: parseCount('--compose-threads', pick(flags.composeThreads, 'SVC_COMPOSE_THREADS') ?? String(Math.min(4, availableParallelism())), 0, 64),

@@ -7,6 +7,7 @@ import nodemailer from 'nodemailer';
 import { sending, settled, type Sending } from '../helpers/sending.js';
 import { RawSmtp, plain } from '../helpers/smtp-client.js';
 import { headers, verifyDkim } from '../helpers/sink.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 
 async function relay(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}) {
   const s = await sending(t, { env });
@@ -270,3 +271,32 @@ test('a connection that breaks during DATA queues nothing; connections end after
   assert.equal((await d.reply()).join(), '421 4.4.2 Connection time limit reached, closing');
   assert.equal((await s.get('/api/v2/messages')).body.total, 0);
 });
+
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
+  test(`a key revoked while a relay session is open: the next MAIL FROM is 535 and the session ends (${backend})`, async (t) => {
+    const s = await sending(t, backend === 'postgres' ? { store: pgLocation(await migratedSchemaUrl(t)) } : {});
+    const url = s.daemon.url('relay');
+    const fresh = await s.daemon.service.keys.create(s.ws, { scopes: 'send,read' });
+    const client = await authed(s, url, fresh.key);
+    const one = async (n: number) => {
+      const mail = await client.cmd('MAIL FROM:<hello@acme.test>');
+      if (!mail.startsWith('250')) return mail;
+      await client.cmd(`RCPT TO:<r${n}@rcpt.test>`);
+      await client.cmd('DATA');
+      return client.cmd(`Subject: r${n}\r\nTo: r${n}@rcpt.test\r\n\r\nhello\r\n.`);
+    };
+    assert.equal(await one(1), '250 2.0.0 OK: queued');
+    // Revoked through the same path as `svc keys revoke` (the daemon's store, or Postgres + NOTIFY).
+    await s.daemon.service.keys.revoke(s.ws, fresh.id);
+    let reply = '';
+    // Postgres: the other connection's NOTIFY reaches the cache within moments.
+    for (let i = 0; i < 50; i++) {
+      reply = await one(2 + i);
+      if (reply.startsWith('535')) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(reply, '535 5.7.8 Authentication credentials invalid (invalid or revoked key)');
+    assert.deepEqual(await client.reply(), [], 'the session was closed');
+    assert.ok(client.closed);
+  });
+}
