@@ -43,17 +43,9 @@ export default {
       ctx.log.error(`uncaught: ${e.stack ?? e.message}`);
       process.exit(1);
     });
-    const daemon = await startDaemon({
-      config,
-      clock: systemClock,
-      random: systemRandom,
-      log: ctx.log,
-      ready: (line) => ctx.io.stdout.write(line + '\n'),
-      baseUrlDerived: baseUrlIsDerived(ctx.flags, ctx.io.env),
-      migrate: ctx.flags.migrate === true,
-      deliver: (ctx.flags as { delivery?: boolean }).delivery !== false,
-    });
-    await new Promise<void>((resolve) => {
+    // Signals are taken from before the first ready line: a stop that arrives while the daemon
+    // is still starting waits for the start, then stops cleanly (exit 0).
+    const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
         ctx.log.info(`${signal}: stopping`);
         process.removeListener('SIGINT', stop);
@@ -66,6 +58,17 @@ export default {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    const daemon = await startDaemon({
+      config,
+      clock: systemClock,
+      random: systemRandom,
+      log: ctx.log,
+      ready: (line) => ctx.io.stdout.write(line + '\n'),
+      baseUrlDerived: baseUrlIsDerived(ctx.flags, ctx.io.env),
+      migrate: ctx.flags.migrate === true,
+      deliver: (ctx.flags as { delivery?: boolean }).delivery !== false,
+    });
+    await stopped;
     await daemon.close();
     ctx.log.info('stopped');
   },

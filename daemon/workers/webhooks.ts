@@ -12,7 +12,9 @@ import type { Worker } from './domain-recheck.js';
 import { Waker } from './waker.js';
 
 /** Longer than any attempt (the timeout) plus recording: a job is not sent twice while in flight. */
-const LEASE_MS = 5 * 60_000;
+// An attempt waits at most the webhook timeout (8 s): a minute is room enough, and what a crashed
+// daemon held comes back within it.
+const LEASE_MS = 60_000;
 const IDLE_POLL_MS = 250;
 
 export interface WebhookWorker extends Worker {

@@ -9,8 +9,11 @@ import type { Workspace } from '../store/types.js';
 import type { SendResult } from './pipeline.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
-/** A claim whose request died without finishing is taken over after this long. */
-export const RUNNING_TTL_MS = 60_000;
+/**
+ * A claim whose request died without finishing is taken over after this long. A live request
+ * renews its claim every third of it, so a slow one is never taken over while it runs.
+ */
+export const RUNNING_TTL_MS = 30_000;
 const MAX_KEY = 255;
 
 export type Outcome = { replayed: false; status: 202; body: SendResult } | { replayed: true; status: number; body: unknown };
@@ -49,12 +52,18 @@ export function idempotentSend({ store, clock, random }: Deps) {
     if (claim.state !== 'claimed' && claim.fingerprint && claim.fingerprint !== fp) throw new SvcError('idempotency_mismatch');
     if (claim.state === 'completed') return { replayed: true, status: claim.response.status === 202 ? 200 : claim.response.status, body: claim.response.body };
     if (claim.state === 'running') throw new SvcError('conflict', 'a request with this Idempotency-Key is still in progress');
+    const heartbeat = setInterval(() => {
+      store.idempotency.renew(ws.id, key, token, clock.now().toISOString()).catch(() => {});
+    }, RUNNING_TTL_MS / 3);
+    heartbeat.unref();
     try {
       return { replayed: false, status: 202, body: await run({ key, token, fingerprint: fp }) };
     } catch (e) {
       await store.idempotency.release(ws.id, key, token).catch(() => {});
       if (isSvcError(e) && e.kind === 'store_unavailable') throw unavailable(e);
       throw e;
+    } finally {
+      clearInterval(heartbeat);
     }
   };
 }

@@ -263,6 +263,11 @@ export interface IdempotencyStore {
   claim(workspaceId: string, key: string, token: string, now: string, ttlMs: number, runningTtlMs: number, fingerprint?: string | null): Promise<IdempotencyClaim>;
   /** Gives a running claim back (the request failed before queueing). */
   release(workspaceId: string, key: string, token: string): Promise<void>;
+  /**
+   * A running request's heartbeat: its claim counts as alive for another runningTtlMs (measured
+   * with the store's own clock where processes share it, as leases are).
+   */
+  renew(workspaceId: string, key: string, token: string, now: string): Promise<void>;
 }
 
 export interface RateLimitStore {
@@ -310,8 +315,15 @@ export interface MessageStore {
 }
 
 export interface QueueStore {
-  /** Up to `max` jobs due at `now`, leased to `owner` until now + leaseMs. */
+  /**
+   * Up to `max` jobs due at `now`, leased to `owner` for leaseMs. A job never tried (attempts 0)
+   * is due at once, whatever its next_attempt_at and the caller's clock.
+   * Leases are measured with the store's own clock where several processes share it (Postgres:
+   * the database's now()), so daemons whose clocks disagree never take each other's live jobs.
+   */
   claim(owner: string, now: string, leaseMs: number, max: number): Promise<OutboundJob[]>;
+  /** Extends the leases `owner` still holds on these jobs by leaseMs from now (a heartbeat). */
+  renew(owner: string, jobIds: string[], now: string, leaseMs: number): Promise<void>;
   /** Records an attempt's outcome and finishes or reschedules the job, in one call. */
   complete(jobId: string, outcome: JobOutcome): Promise<void>;
   /** Jobs not finished (queued or in flight). */
@@ -499,13 +511,13 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   domains: { create: true, listByWorkspace: true, listAll: true, get: true, byId: true, verifiedBy: true, saveCheck: true, remove: true },
   addresses: { create: true, listByWorkspace: true, get: true, setStatus: true, remove: true },
   messages: { accept: true, get: true, list: true, byIds: true, content: true, purge: true },
-  queue: { claim: true, complete: true, depth: true },
+  queue: { claim: true, renew: true, complete: true, depth: true },
   outbox: { pending: true },
   endpoints: { create: true, listByWorkspace: true, get: true, update: true, remove: true },
   webhooks: { fanOut: true, claim: true, record: true, attempts: true, attempt: true, depth: true, purge: true },
   suppressions: { list: true, add: true, remove: true, find: true },
   tls: { get: true, saveIfAbsent: true },
-  idempotency: { claim: true, release: true },
+  idempotency: { claim: true, release: true, renew: true },
   rateLimit: { hit: true },
   usage: { get: true },
 };

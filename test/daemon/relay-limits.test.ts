@@ -9,7 +9,7 @@ import { sending } from '../helpers/sending.js';
 import { RawSmtp, plain } from '../helpers/smtp-client.js';
 import { svc, json, SVC } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
-import { startRelay, DEFAULT_RELAY } from '../../daemon/relay.js';
+import { startRelay, DEFAULT_RELAY, type RelayStats } from '../../daemon/relay.js';
 import { tlsIdentity } from '../../src/relay/tls.js';
 
 /** Opens a raw connection from `from` (a loopback address) and resolves with its first line. */
@@ -27,7 +27,7 @@ function firstLine(url: string, from: string): Promise<{ socket: Socket; line: s
   });
 }
 
-const relayStats = (s: { daemon: { listeners: Array<{ name: string; stats?: () => Record<string, number> }> } }) => s.daemon.listeners.find((l) => l.name === 'relay')!.stats!();
+const relayStats = (s: { daemon: { listeners: Array<{ name: string; stats?: () => Record<string, number> }> } }) => s.daemon.listeners.find((l) => l.name === 'relay')!.stats!() as unknown as RelayStats;
 
 test('connection caps: per address and in all, 421 4.7.0 beyond them, free again when one closes', async (t) => {
   const s = await sending(t, { deliver: false, env: { SVC_RELAY_MAX_CONNECTIONS: '8', SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS: '5' } });

@@ -302,13 +302,21 @@ export class FileMailStore {
       const out: OutboundJob[] = [];
       for (const j of this.#jobs.values()) {
         if (out.length >= max) break;
-        if (Date.parse(j.next_attempt_at) > t) continue;
+        // A job never tried is due at once (QueueStore.claim).
+        if (j.attempts > 0 && Date.parse(j.next_attempt_at) > t) continue;
         const lease = this.#leases.get(j.id);
         if (lease && lease.until > t) continue;
         this.#leases.set(j.id, { owner, until: t + leaseMs });
         out.push(copyJob(j));
       }
       return out;
+    },
+    renew: async (owner, jobIds, now, leaseMs) => {
+      const t = Date.parse(now);
+      for (const id of jobIds) {
+        const lease = this.#leases.get(id);
+        if (lease?.owner === owner) lease.until = t + leaseMs;
+      }
     },
     complete: async (jobId, outcome) => {
       if (!this.#jobs.has(jobId)) throw new SvcError('not_found', `job ${jobId} is not pending`);
@@ -375,6 +383,10 @@ export class FileMailStore {
       const id = `${workspaceId}\0${key}`;
       const cur = this.#idempotency.get(id);
       if (cur?.state === 'running' && cur.token === token) this.#idempotency.delete(id);
+    },
+    renew: async (workspaceId, key, token, now) => {
+      const cur = this.#idempotency.get(`${workspaceId}\0${key}`);
+      if (cur?.state === 'running' && cur.token === token) cur.at = Date.parse(now);
     },
   };
 

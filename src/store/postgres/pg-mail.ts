@@ -224,11 +224,16 @@ export function pgMailStores(db: PgDb): {
     // One statement answers for one pair of lifetimes (the service uses one); others go alone.
     if (items.some((c) => c.ttl_ms !== first.ttl_ms || c.running_ttl_ms !== first.running_ttl_ms)) throw new Error('mixed lifetimes');
     const won = await db.rows<{ token: string }>(
-      `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at, fingerprint)
-       SELECT workspace_id, key, 'running', token, now, fingerprint FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz, fingerprint text)
-       ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL, fingerprint = EXCLUDED.fingerprint
+      // A running claim is alive while its request beats (heartbeat_at, the database's clock, one
+      // for every daemon); a completed one lives its 24 hours by the caller's clock.
+      `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at, fingerprint, heartbeat_at)
+       SELECT workspace_id, key, 'running', token, now, fingerprint, now() FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz, fingerprint text)
+       ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL, fingerprint = EXCLUDED.fingerprint,
+              heartbeat_at = now()
         WHERE idempotency_keys.created_at < EXCLUDED.created_at - $2 * interval '1 millisecond'
-           OR (idempotency_keys.state = 'running' AND idempotency_keys.created_at < EXCLUDED.created_at - $3 * interval '1 millisecond')
+           OR (idempotency_keys.state = 'running'
+               AND COALESCE(idempotency_keys.heartbeat_at < now() - $3 * interval '1 millisecond',
+                            idempotency_keys.created_at < EXCLUDED.created_at - $3 * interval '1 millisecond'))
        RETURNING token`,
       [JSON.stringify(items), first.ttl_ms, first.running_ttl_ms],
       'idem_claim',
@@ -342,18 +347,25 @@ export function pgMailStores(db: PgDb): {
   });
 
   const queue: QueueStore = {
+    // Leases use the database's clock, one for every daemon: a daemon whose clock runs ahead
+    // never takes a live job of another. A job never tried is due at once, so a daemon whose clock
+    // runs behind still takes the others' new jobs at once; retries are due by the caller's clock.
     claim: async (owner, now, leaseMs, max) => {
-      const until = new Date(Date.parse(now) + leaseMs).toISOString();
       const rows = await db.rows<JobRow>(
-        `UPDATE outbound_jobs SET lease_owner = $1, lease_until = $3
+        `UPDATE outbound_jobs SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
           WHERE id IN (SELECT id FROM outbound_jobs
-                        WHERE next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
+                        WHERE (attempts = 0 OR next_attempt_at <= $2)
+                          AND (lease_until IS NULL OR lease_until <= now())
                         ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
           RETURNING ${JOB_COLS}`,
-        [owner, now, until, max],
+        [owner, now, leaseMs, max],
         'queue_claim',
       );
       return rows.map(toJob);
+    },
+    renew: async (owner, jobIds, _now, leaseMs) => {
+      if (!jobIds.length) return;
+      await db.rows(`UPDATE outbound_jobs SET lease_until = now() + $3 * interval '1 millisecond' WHERE id = ANY($2) AND lease_owner = $1`, [owner, jobIds, leaseMs], 'queue_renew');
     },
     complete: (jobId, outcome: JobOutcome) => completions.run({ jobId, outcome }),
     depth: async () => Number((await db.rows<{ n: string }>(`SELECT count(*) AS n FROM outbound_jobs`, []))[0]!.n),
@@ -396,6 +408,9 @@ export function pgMailStores(db: PgDb): {
     },
     release: async (workspaceId, key, token) => {
       await db.rows(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token]);
+    },
+    renew: async (workspaceId, key, token) => {
+      await db.rows(`UPDATE idempotency_keys SET heartbeat_at = now() WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token], 'idem_renew');
     },
   };
 

@@ -134,17 +134,17 @@ export function pgWebhookStores(db: PgDb): { endpoints: WebhookEndpointStore; we
       );
       return r!;
     },
+    // Leases on the database's clock, as for outbound jobs (pg-mail.ts).
     claim: async (owner, now, leaseMs, max) => {
-      const until = new Date(Date.parse(now) + leaseMs).toISOString();
       const rows = await db.rows<JobRow & { ep: EndpointRow & { created_at: string; failing_since: string | null; secret_rotated_at: string | null } }>(
         `WITH c AS (
-           UPDATE webhook_jobs SET lease_owner = $1, lease_until = $3
+           UPDATE webhook_jobs SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
             WHERE id IN (SELECT j.id FROM webhook_jobs j JOIN webhook_endpoints ep ON ep.id = j.endpoint_id AND ep.status = 'enabled'
-                          WHERE j.next_attempt_at <= $2 AND (j.lease_until IS NULL OR j.lease_until <= $2)
+                          WHERE (j.next_attempt_at <= $2 OR (j.attempts = 0 AND j.next_attempt_at <= now())) AND (j.lease_until IS NULL OR j.lease_until <= now())
                           ORDER BY j.next_attempt_at LIMIT $4 FOR UPDATE OF j SKIP LOCKED)
             RETURNING ${JOB_COLS})
          SELECT c.*, to_jsonb(ep) AS ep FROM c JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`,
-        [owner, now, until, max],
+        [owner, now, leaseMs, max],
         'webhook_claim',
       );
       return rows.map((r) => ({

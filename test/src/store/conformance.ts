@@ -292,7 +292,9 @@ export function storeConformance<B>(backend: Backend<B>): void {
     const a = await store.workspaces.create(ws('acme'));
     const b1 = batch(a.id, ['jane@rcpt.test', 'gone@rcpt.test', 'slow@rcpt.test'], '2026-01-01T10:00:00.000Z');
     const later = batch(a.id, ['x@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    // Tried once and due again later (a job never tried is due at once, whatever its time says).
     later.jobs[0]!.next_attempt_at = '2026-01-01T12:00:00.000Z';
+    later.jobs[0]!.attempts = 1;
     await store.messages.accept(b1);
     await store.messages.accept(later);
     assert.equal(await store.queue.depth(), 2);
@@ -300,9 +302,15 @@ export function storeConformance<B>(backend: Backend<B>): void {
     const claimed = await store.queue.claim('w1', now, 60_000, 10);
     assert.deepEqual(claimed.map((j) => j.id), [b1.jobs[0]!.id]);
     assert.deepEqual(claimed[0]!.message_ids, b1.jobs[0]!.message_ids);
-    // Leased: another worker gets nothing until the lease ends.
+    // Leased: another worker gets nothing until the lease ends, even with its clock far ahead
+    // (leases are the store's: a lease of 60 s holds, whatever the caller's clock says).
     assert.deepEqual(await store.queue.claim('w2', now, 60_000, 10), []);
-    const stolen = await store.queue.claim('w2', '2026-01-01T10:01:02.000Z', 60_000, 10);
+    // A heartbeat from someone else changes nothing; the owner's keeps the job.
+    await store.queue.renew('w2', [b1.jobs[0]!.id], now, 0);
+    assert.deepEqual(await store.queue.claim('w2', now, 60_000, 10), []);
+    // The owner shortens it to nothing (as a lease that ran out): another worker takes the job.
+    await store.queue.renew('w1', [b1.jobs[0]!.id], now, 0);
+    const stolen = await store.queue.claim('w2', '2026-01-01T10:00:01.001Z', 60_000, 10);
     assert.deepEqual(stolen.map((j) => j.id), [b1.jobs[0]!.id]);
     const [jane, gone, slow] = b1.messages as [Message, Message, Message];
     await store.queue.complete(b1.jobs[0]!.id, {
@@ -560,8 +568,11 @@ export function storeConformance<B>(backend: Backend<B>): void {
     const winner = `t${same.findIndex((c) => c.state === 'claimed')}`;
     await store.messages.accept({ ...batch(a.id, ['x@rcpt.test'], now), idempotency: { key: 'k', token: winner, response: { status: 202, body: { id: 'm1' } } } });
     assert.deepEqual(await store.idempotency.claim(a.id, 'k', 'late', '2026-01-01T11:00:00.000Z', day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'm1' } } });
-    // A running claim older than its time is taken over; a completed one older than a day too.
-    assert.deepEqual(await store.idempotency.claim(a.id, 'own0', 'again', '2026-01-01T10:01:01.000Z', day, 60_000), { state: 'claimed' });
+    // A running claim whose request stopped beating is taken over (its time is measured with the
+    // store's clock: a running time of nothing has passed); a completed one older than a day too.
+    assert.deepEqual(await store.idempotency.claim(a.id, 'own0', 'again', now, day, 60_000), { state: 'running' });
+    await store.idempotency.renew(a.id, 'own0', 'o0', now);
+    assert.deepEqual(await store.idempotency.claim(a.id, 'own0', 'again', '2026-01-01T10:00:00.001Z', day, 0), { state: 'claimed' });
     assert.deepEqual(await store.idempotency.claim(a.id, 'k', 'next-day', '2026-01-02T10:00:01.000Z', day, 60_000), { state: 'claimed' });
     // Released: free again at once.
     await store.idempotency.release(a.id, 'own1', 'o1');
