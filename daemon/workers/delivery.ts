@@ -17,6 +17,8 @@ import { Waker } from './waker.js';
  * crashed daemon's jobs come back within about 30 s instead of waiting out a long fixed lease.
  */
 export const LEASE_MS = 30_000;
+/** How long a stop waits for hand-offs in flight before it abandons their composing. */
+export const SHUTDOWN_GRACE_MS = 5_000;
 const IDLE_POLL_MS = 100;
 
 export interface DeliveryWorker extends Worker {
@@ -100,12 +102,16 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
       stopped = true;
       waker.wake();
       await running;
-      // Work in flight finishes (or times out); anything not finished keeps its lease and is
-      // handed off again after a restart.
+      // Work in flight gets a grace period to finish; then composing still running is abandoned
+      // (a poison message must not hold the stop up) and those jobs keep their leases, to be
+      // handed off again after the restart. Hand-offs already talking SMTP finish or time out.
+      let graceTimer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(inflight), new Promise((r) => (graceTimer = setTimeout(r, SHUTDOWN_GRACE_MS)))]);
+      clearTimeout(graceTimer);
+      await composer.close();
       await Promise.all(inflight);
       clearInterval(heartbeat);
       deliverer.close();
-      await composer.close();
     },
   };
 }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import type { OutboundJob, SendContent } from '../store/types.js';
 import { compose } from './compose.js';
 import { DkimSigner, type SigningDomain } from './dkim.js';
+import { COMPOSE_BUDGET_MS, isPoison, PoisonMessage } from './poison.js';
 
 export interface ComposeTask {
   id: number;
@@ -31,15 +32,18 @@ export interface ComposePoolOptions {
   aloneHeapMb?: number;
   /** Wait before a dead pool thread is replaced, ms (a thread that cannot start must not spin). */
   respawnMs?: number;
+  /** Time one message may take in a thread; past it the thread is ended and the message is poison. */
+  budgetMs?: number;
 }
 
 interface Pending {
   resolve: (b: Buffer) => void;
   reject: (e: Error) => void;
   worker: number;
+  timer: NodeJS.Timeout;
 }
 
-type Reply = { id: number; raw?: Uint8Array; error?: string };
+type Reply = { id: number; raw?: Uint8Array; error?: string; poison?: boolean };
 
 /** A compose thread: compiled (.js) or run from source by tsx (.ts), the sibling file of the same kind. */
 function composeThread(heapMb: number): Worker {
@@ -52,9 +56,25 @@ function composeThread(heapMb: number): Worker {
 
 /** The message of a task, signed when the domain's key is published: what a thread or the inline path returns. */
 export async function composeSigned(task: Omit<ComposeTask, 'id'>, signer: DkimSigner): Promise<Buffer> {
-  const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
-  return task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain) : composed.raw;
+  try {
+    const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
+    return task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain) : composed.raw;
+  } catch (e) {
+    // A recursion that overflowed overflows on every attempt.
+    if (isPoison(e) && !(e instanceof PoisonMessage)) throw new PoisonMessage(`its HTML is too deeply nested (${(e as Error).message})`);
+    throw e;
+  }
 }
+
+/** The pool was closed (the daemon is stopping) with this task unfinished: nothing happened to it. */
+export class ComposeAborted extends Error {
+  constructor() {
+    super('composing was stopped (shutdown)');
+    this.name = 'ComposeAborted';
+  }
+}
+
+const replyError = (m: Reply) => (m.poison ? new PoisonMessage((m.error ?? '').replace(/^message could not be composed: /, '')) : new Error(m.error ?? 'compose failed'));
 
 const toBuffer = (raw: Uint8Array) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
 
@@ -70,7 +90,7 @@ export class ComposePool {
   readonly #opts: Required<ComposePoolOptions>;
 
   constructor(opts: ComposePoolOptions | number) {
-    this.#opts = { threadHeapMb: 64, aloneAbove: 512 * 1024, aloneHeapMb: 2048, respawnMs: 1000, ...(typeof opts === 'number' ? { threads: opts } : opts) };
+    this.#opts = { threadHeapMb: 64, aloneAbove: 512 * 1024, aloneHeapMb: 2048, respawnMs: 1000, budgetMs: COMPOSE_BUDGET_MS, ...(typeof opts === 'number' ? { threads: opts } : opts) };
     for (let i = 0; i < this.#opts.threads; i++) {
       this.#workers.push(null);
       this.#load.push(0);
@@ -85,6 +105,7 @@ export class ComposePool {
 
   /** The signed (when the domain's key is published) message, ready for DATA. */
   async run(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
+    if (this.#closed) throw new ComposeAborted();
     if ((task.content.html?.length ?? 0) + (task.content.text?.length ?? 0) > this.#opts.aloneAbove) return this.#runAlone(task);
     const live = this.#workers.flatMap((w, i) => (w ? [i] : []));
     if (!live.length) return composeSigned(task, this.#inline);
@@ -94,14 +115,29 @@ export class ComposePool {
     const id = this.#nextId++;
     // A thread with work keeps the process alive; an idle one does not.
     if (this.#load[worker]!++ === 0) this.#workers[worker]!.ref();
+    const w = this.#workers[worker]!;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, worker });
-      this.#workers[worker]!.postMessage({ ...task, id });
+      // Over its budget the message is poison, and the thread, busy with it for who knows how much
+      // longer, is ended (its other tasks fail as temporary and are tried again; a new one comes).
+      const timer = setTimeout(() => {
+        if (!this.#pending.delete(id)) return;
+        reject(new PoisonMessage(`composing took longer than ${Math.round(this.#opts.budgetMs / 1000)} s`));
+        void w.terminate();
+      }, this.#opts.budgetMs);
+      timer.unref();
+      this.#pending.set(id, { resolve, reject, worker, timer });
+      w.postMessage({ ...task, id });
     });
   }
 
+  /** Ends every thread at once; what they held fails with ComposeAborted (nothing was sent). */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const [id, p] of this.#pending) {
+      this.#pending.delete(id);
+      clearTimeout(p.timer);
+      p.reject(new ComposeAborted());
+    }
     for (const t of this.#respawns) clearTimeout(t);
     const all = [...this.#workers, ...this.#alone];
     this.#workers = [];
@@ -114,9 +150,10 @@ export class ComposePool {
       const p = this.#pending.get(m.id);
       if (!p) return;
       this.#pending.delete(m.id);
+      clearTimeout(p.timer);
       if (--this.#load[p.worker]! === 0) w.unref();
       if (m.raw) p.resolve(toBuffer(m.raw));
-      else p.reject(new Error(m.error ?? 'compose failed'));
+      else p.reject(replyError(m));
     });
     // What a dead thread held fails (and is retried by delivery); a new thread takes its place,
     // and until one is up its share runs on the others, or inline when none is left.
@@ -126,6 +163,7 @@ export class ComposePool {
       for (const [id, p] of this.#pending) {
         if (p.worker === i) {
           this.#pending.delete(id);
+          clearTimeout(p.timer);
           p.reject(e);
         }
       }
@@ -148,12 +186,16 @@ export class ComposePool {
   #runAlone(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
     const w = composeThread(this.#opts.aloneHeapMb);
     this.#alone.add(w);
+    let timer: NodeJS.Timeout | undefined;
     return new Promise<Buffer>((resolve, reject) => {
-      w.once('message', (m: Reply) => (m.raw ? resolve(toBuffer(m.raw)) : reject(new Error(m.error ?? 'compose failed'))));
+      timer = setTimeout(() => reject(new PoisonMessage(`composing took longer than ${Math.round(this.#opts.budgetMs / 1000)} s`)), this.#opts.budgetMs);
+      timer.unref();
+      w.once('message', (m: Reply) => (m.raw ? resolve(toBuffer(m.raw)) : reject(replyError(m))));
       w.once('error', reject);
-      w.once('exit', (code) => reject(new Error(`compose thread exited (${code})`)));
+      w.once('exit', (code) => reject(this.#closed ? new ComposeAborted() : new Error(`compose thread exited (${code})`)));
       w.postMessage({ ...task, id: 0 });
     }).finally(() => {
+      clearTimeout(timer);
       this.#alone.delete(w);
       void w.terminate();
     });

@@ -3,6 +3,7 @@
 import { parentPort } from 'node:worker_threads';
 import { DkimSigner } from './dkim.js';
 import { composeSigned, type ComposeTask } from './compose-pool.js';
+import { isPoison } from './poison.js';
 
 const signer = new DkimSigner();
 
@@ -14,6 +15,6 @@ parentPort!.on('message', async (task: ComposeTask) => {
     out.set(raw);
     parentPort!.postMessage({ id: task.id, raw: out }, [out.buffer]);
   } catch (e) {
-    parentPort!.postMessage({ id: task.id, error: (e as Error).message });
+    parentPort!.postMessage({ id: task.id, error: (e as Error).message, poison: isPoison(e) });
   }
 });

@@ -7,6 +7,7 @@ import { hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
 import { compile } from 'html-to-text';
 import type { OutboundJob, SendContent } from '../store/types.js';
+import { checkHtmlDepth } from './poison.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -53,6 +54,7 @@ export interface Composed {
 }
 
 export async function compose(content: SendContent, job: OutboundJob, recipients: string[], baseUrl: string): Promise<Composed> {
+  checkHtmlDepth(content.html);
   const html = content.html === null ? null : addPixel(wrapHtml(content.html, content.subject), pixelUrl(baseUrl, job.open_token));
   const text = content.text ?? (content.html !== null ? textFromHtml(content.html) : null);
   const shown = (list: SendContent['to']) => list.map((p) => (p.name ? { name: p.name, address: p.address } : p.address));

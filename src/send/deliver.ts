@@ -7,7 +7,11 @@ import { isIP } from 'node:net';
 import type { DnsClient } from '../domains/dns.js';
 import { SmtpPool, type SmtpError, type SmtpPoolOptions } from './smtp-pool.js';
 
-export type RecipientOutcome = 'sent' | 'permanent' | 'temporary';
+/**
+ * `failed`: a permanent failure of ours (a message that cannot be composed): bounced at once, and
+ * never a reason to suppress the recipient.
+ */
+export type RecipientOutcome = 'sent' | 'permanent' | 'temporary' | 'failed';
 
 export interface RecipientResult {
   address: string;

@@ -2,7 +2,8 @@
 // the outcome (statuses, events, suppressions, or the retry) in one store call.
 import type { Deps } from '../deps.js';
 import type { OutboundJob } from '../store/types.js';
-import type { ComposePool } from './compose-pool.js';
+import { ComposeAborted, type ComposePool } from './compose-pool.js';
+import { PoisonMessage } from './poison.js';
 import { signingDomain } from './dkim.js';
 import type { Deliverer, RecipientResult } from './deliver.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
@@ -19,8 +20,8 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
   async function attempt(job: OutboundJob, to: string[]): Promise<RecipientResult[]> {
     const content = await store.messages.content(job.content_id);
     const domain = content ? await store.domains.byId(content.domain_id) : null;
-    if (!content) return to.map((address) => ({ address, outcome: 'permanent' as const, response: 'svc: the content of this send is gone' }));
-    if (!domain) return to.map((address) => ({ address, outcome: 'permanent' as const, response: `svc: the sending domain was removed before hand-off` }));
+    if (!content) return to.map((address) => ({ address, outcome: 'failed' as const, response: 'svc: the content of this send is gone' }));
+    if (!domain) return to.map((address) => ({ address, outcome: 'failed' as const, response: `svc: the sending domain was removed before hand-off` }));
     const raw = await d.composer.run({ content, job, recipients: to, baseUrl: config.baseUrl, domain: signingDomain(domain) });
     return d.deliverer.deliver(job.domain, { from: content.from, to }, raw);
   }
@@ -33,9 +34,17 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
       try {
         results = await attempt(job, messages.map((m) => m.to));
       } catch (e) {
-        // A failure of ours (compose, sign): try again later rather than lose or bounce the mail.
-        log.error(`delivery of job ${job.id} failed: ${(e as Error).message}`);
-        results = messages.map((m) => ({ address: m.to, outcome: 'temporary' as const, response: `svc: ${(e as Error).message}` }));
+        // Stopped mid-compose: nothing happened; the job keeps its lease and is handed off again.
+        if (e instanceof ComposeAborted) return;
+        if (e instanceof PoisonMessage) {
+          // Every attempt would fail the same way: bounced now, with the reason, not retried for hours.
+          log.warn(`delivery of job ${job.id}: ${e.message}; bounced`);
+          results = messages.map((m) => ({ address: m.to, outcome: 'failed' as const, response: e.message }));
+        } else {
+          // Another failure of ours (a thread died, a key): try again later rather than lose the mail.
+          log.error(`delivery of job ${job.id} failed: ${(e as Error).message}`);
+          results = messages.map((m) => ({ address: m.to, outcome: 'temporary' as const, response: `svc: ${(e as Error).message}` }));
+        }
       }
       const outcome = outcomeOf(job, messages, results, clock.now(), d.retry, random);
       await store.queue.complete(job.id, outcome);

@@ -36,8 +36,8 @@ export function outcomeOf(job: OutboundJob, messages: Message[], results: Recipi
     if (r.outcome === 'sent') {
       out.updates.push({ id: m.id, status: 'sent', sent_at: at });
       out.events.push(sentEvent(random.uuid(), { ...m, status: 'sent' }, at));
-    } else if (r.outcome === 'permanent' || giveUp) {
-      const error = r.outcome === 'permanent' ? r.response : `gave up after ${job.attempts + 1} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
+    } else if (r.outcome === 'permanent' || r.outcome === 'failed' || giveUp) {
+      const error = r.outcome !== 'temporary' ? r.response : `gave up after ${job.attempts + 1} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
       const bounced = { ...m, status: 'bounced' as const, error };
       out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at });
       out.events.push(bouncedEvent(random.uuid(), bounced, at));

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { silentLog } from '../../src/log.js';
-import { TEST_DATABASE_URL, freshSchemaUrl, pgLocation, pgProxy } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, freshSchemaUrl, migratedSchemaUrl, pgLocation, pgProxy } from '../helpers/pg.js';
+import { sending } from '../helpers/sending.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 
 async function get(url: string, key?: string) {
@@ -65,5 +66,38 @@ if (TEST_DATABASE_URL) {
     assert.ok(await recovered(`${d.api}/healthz`));
     const key = await d.key();
     assert.equal((await get(`${d.api}/api/v2/me`, key)).status, 200);
+  });
+}
+
+if (TEST_DATABASE_URL) {
+  test('a send whose statement committed but got no answer in time is 202, not a false 503; a late one is answered as the store holds it', async (t) => {
+    const proxy = await pgProxy(t);
+    const url = await migratedSchemaUrl(t);
+    const s = await sending(t, { deliver: false, store: pgLocation(proxy.through(url), { connectTimeoutMs: 1000, statementTimeoutMs: 1000 }) });
+    const body = (subject: string) => ({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject, body_text: 'x' });
+    // Warm the look-up caches (key, sender), so that the send itself is the statement that stalls.
+    assert.equal((await s.post(body('warm'))).status, 202);
+
+    // The send reaches Postgres and commits, but the answer is held past the read timeout (2 s).
+    proxy.freeze('replies');
+    const sent = s.post(body('committed'));
+    setTimeout(() => proxy.thaw('replies'), 3500);
+    const r = await sent;
+    assert.equal(r.status, 202, JSON.stringify(r.body));
+
+    // The send does not reach Postgres in time; when the link thaws, its statement and the fences
+    // arrive together, and whichever runs first decides: the answer says what the store holds.
+    proxy.freeze('requests');
+    const lost = s.post(body('late'));
+    setTimeout(() => proxy.thaw('requests'), 3500);
+    const r2 = await lost;
+    assert.ok(r2.status === 202 || r2.status === 503, JSON.stringify(r2.body));
+
+    const direct = PgStore.create(pgLocation(url), { log: silentLog });
+    t.after(() => direct.close());
+    await new Promise((res) => setTimeout(res, 500));
+    const subjects = (await direct.messages.list(s.ws.id, { limit: 10, offset: 0 })).data.map((m) => m.subject).sort();
+    assert.deepEqual(subjects, r2.status === 202 ? ['committed', 'late', 'warm'] : ['committed', 'warm'], `answered ${r2.status}: what was answered 202 is there, what was answered 503 is not`);
+    console.log(`# the late send was answered ${r2.status}`);
   });
 }

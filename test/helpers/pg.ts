@@ -55,6 +55,14 @@ export async function pgProxy(t: { after(fn: () => unknown): void }) {
   const target = new URL(TEST_DATABASE_URL!);
   const sockets = new Set<Socket>();
   let down = false;
+  // A frozen direction keeps what it gets and passes it on at thaw (a stopped server, a stalled link).
+  const held: Record<'requests' | 'replies', Array<() => void> | null> = { requests: null, replies: null };
+  const relay = (from: Socket, to: Socket, dir: 'requests' | 'replies') =>
+    from.on('data', (d: Buffer) => {
+      const q = held[dir];
+      if (q) q.push(() => to.write(d));
+      else to.write(d);
+    });
   const server = createServer((client) => {
     if (down) return void client.destroy();
     const upstream = connect(Number(target.port || 5432), target.hostname || 'localhost');
@@ -63,7 +71,8 @@ export async function pgProxy(t: { after(fn: () => unknown): void }) {
       s.on('close', () => sockets.delete(s));
       s.on('error', () => {});
     }
-    client.pipe(upstream).pipe(client);
+    relay(client, upstream, 'requests');
+    relay(upstream, client, 'replies');
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
@@ -84,6 +93,15 @@ export async function pgProxy(t: { after(fn: () => unknown): void }) {
     },
     restore(): void {
       down = false;
+    },
+    /** Holds what goes one way (requests: to Postgres; replies: back) until thaw. */
+    freeze(dir: 'requests' | 'replies'): void {
+      held[dir] ??= [];
+    },
+    thaw(dir: 'requests' | 'replies'): void {
+      const q = held[dir];
+      held[dir] = null;
+      for (const f of q ?? []) f();
     },
   };
 }

@@ -25,6 +25,8 @@ export class Batcher<T, R> {
     private readonly write: (items: T[]) => Promise<R[]>,
     private readonly parallel = 2,
     private readonly max = 100,
+    /** A failure whose outcome is unknown (it may have committed): the calls are not run again. */
+    private readonly unknown: (e: unknown) => boolean = () => false,
   ) {}
 
   run(item: T): Promise<R> {
@@ -50,7 +52,9 @@ export class Batcher<T, R> {
         const out = await this.write(batch.map((w) => w.item));
         batch.forEach((w, i) => w.resolve(out[i]!));
         return;
-      } catch {
+      } catch (e) {
+        // It may have been stored after all: each caller finds out for itself (pg-mail.ts fences).
+        if (this.unknown(e)) return batch.forEach((w) => w.reject(e));
         // Nothing of the batch is stored: each call is tried alone below.
       }
     }

@@ -11,6 +11,16 @@ export function isUnavailable(e: unknown): boolean {
   return (err.code !== undefined && (UNAVAILABLE_CODES.has(err.code) || err.code.startsWith('08'))) || UNAVAILABLE_TEXT.test(err.message ?? '');
 }
 
+/**
+ * A failure after the statement may have reached the server: no answer came (the client's read
+ * timeout, a connection that broke mid-query), so it may have committed all the same (a server
+ * frozen for longer than the timeout finishes its work when it thaws).
+ */
+export function outcomeUnknown(e: unknown): boolean {
+  const err = ((e as { cause?: unknown }).cause ?? e) as { code?: string; message?: string };
+  return /Query read timeout|Connection terminated|connection error|Connection ended/i.test(err.message ?? '') || ['ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(err.code ?? '');
+}
+
 export function mapPgError(e: unknown): SvcError {
   if (e instanceof SvcError) return e;
   const err = e as { code?: string; message?: string; constraint?: string };

@@ -4,6 +4,7 @@
 // taken again when its lease ends.
 import type pg from 'pg';
 import { Batcher } from './batcher.js';
+import { outcomeUnknown } from './errors.js';
 import { SvcError } from '../../errors.js';
 import { sendQuotaReached } from '../../workspaces/send-quota.js';
 import { suppressedRecipients } from '../../suppressions/refusal.js';
@@ -136,6 +137,9 @@ function refusalFrom(e: unknown): never {
   throw e;
 }
 
+/** How long a send whose statement got no answer keeps trying to learn whether it was queued. */
+export const FENCE_WINDOW_MS = 60_000;
+
 export function pgMailStores(db: PgDb): {
   messages: MessageStore;
   queue: QueueStore;
@@ -213,7 +217,35 @@ export function pgMailStores(db: PgDb): {
     );
     return batches.map(() => undefined);
   };
-  const accepts = new Batcher<AcceptBatch, void>(acceptAll);
+  const accepts = new Batcher<AcceptBatch, void>(acceptAll, 2, 100, outcomeUnknown);
+
+  /**
+   * After a send's statement got no answer, did it commit? A fence answers for good: a placeholder
+   * row under the send's content id. If the send committed, its row is there and the fence does
+   * nothing (answer: accepted). If not, the fence takes the id, so the statement, should it still
+   * run later (a server that thaws), fails on it and stores nothing (answer: refused). While the
+   * send's statement is still running, the fence waits for it on the key. Fences stay (a few bytes;
+   * a fenced id is never used again). Tried until FENCE_WINDOW_MS; past it the outcome is unknown.
+   */
+  const committed = async (content: AcceptBatch['content']): Promise<boolean> => {
+    const deadline = Date.now() + FENCE_WINDOW_MS;
+    for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
+      try {
+        const rows = await db.rows(
+          `INSERT INTO send_contents (id, workspace_id, source, from_addr, domain_id, to_list, cc_list, subject, message_id, created_at)
+           VALUES ($1, $2, 'fence', '', '', '[]', '[]', '', '', now()) ON CONFLICT (id) DO NOTHING RETURNING id`,
+          [content.id, content.workspace_id],
+          'accept_fence',
+        );
+        return rows.length === 0;
+      } catch (e) {
+        if (!(e instanceof SvcError && e.kind === 'store_unavailable') || Date.now() + delay > deadline) {
+          throw new SvcError('store_unavailable', `store unavailable: whether this send was queued is unknown (no answer from postgres for ${Math.round(FENCE_WINDOW_MS / 1000)} s); retry with the same Idempotency-Key`, { cause: e });
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  };
 
   // Idempotency claims of concurrent requests, in one statement (two claims of the same key in one
   // batch make it fail, and then each runs alone). A claim is won by inserting the key, or by taking
@@ -243,7 +275,12 @@ export function pgMailStores(db: PgDb): {
   });
 
   const messages: MessageStore = {
-    accept: async (batch) => accepts.run(batch).catch(refusalFrom),
+    // A send whose statement got no answer is answered from a fence, never a false 503.
+    accept: async (batch) =>
+      accepts.run(batch).catch(async (e: unknown) => {
+        if (outcomeUnknown(e) && (await committed(batch.content))) return;
+        return refusalFrom(e);
+      }),
     get: async (workspaceId, id) => {
       const [r] = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'message_get');
       return r ? toMessage(r) : null;

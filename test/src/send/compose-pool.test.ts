@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ComposePool } from '../../../src/send/compose-pool.js';
+import { ComposeAborted, ComposePool } from '../../../src/send/compose-pool.js';
+import { htmlDepth, PoisonMessage } from '../../../src/send/poison.js';
 import type { OutboundJob, SendContent } from '../../../src/store/types.js';
 
 const content = (html: string): SendContent => ({
@@ -31,4 +32,43 @@ test('compose pool: a pool thread that dies fails what it held and is replaced',
   await until(() => pool.liveThreads === 1);
   const raw = await pool.run(task('<p>small</p>'));
   assert.match(raw.toString(), /small/);
+});
+
+const nested = (levels: number) => '<div>'.repeat(levels) + 'deep' + '</div>'.repeat(levels);
+
+test('poison: HTML nested deeper than composing can go is refused as poison, in a thread, inline and alone', async (t) => {
+  assert.equal(htmlDepth('<p>a<p>b<br><img src=x><div><b>x</b></div>'), 2, 'implied ends and void elements as a browser has them');
+  assert.equal(htmlDepth('<b>'.repeat(5000)), 5000, 'unclosed tags nest');
+  // About 500 KB of nesting (the case that overflowed the stack and was retried for 4 hours).
+  const html = nested(50_000);
+  for (const opts of [{ threads: 1 }, { threads: 0 }, { threads: 1, aloneAbove: 1000 }]) {
+    const pool = new ComposePool(opts);
+    t.after(() => pool.close());
+    await assert.rejects(pool.run(task(html)), (e) => e instanceof PoisonMessage && /message could not be composed: its HTML is nested 50000 levels deep \(at most 1000\)/.test(e.message), JSON.stringify(opts));
+  }
+  // Deep but within the limit: composed.
+  const pool = new ComposePool({ threads: 1 });
+  t.after(() => pool.close());
+  assert.match((await pool.run(task(nested(900)))).toString(), /deep/);
+});
+
+test('poison: a message over the time budget is poison; its thread is ended and replaced', async (t) => {
+  const pool = new ComposePool({ threads: 1, budgetMs: 1, respawnMs: 1 });
+  t.after(() => pool.close());
+  await assert.rejects(pool.run(task(bigHtml(0.4))), (e) => e instanceof PoisonMessage && /composing took longer than 0 s/.test(e.message));
+  await until(() => pool.liveThreads === 1);
+  // The same in a thread of its own.
+  const alone = new ComposePool({ threads: 0, aloneAbove: 1000, budgetMs: 1 });
+  t.after(() => alone.close());
+  await assert.rejects(alone.run(task(bigHtml(0.4))), PoisonMessage);
+});
+
+test('compose pool: close abandons what is being composed (ComposeAborted), so a stop is never held up', async () => {
+  for (const opts of [{ threads: 1 }, { threads: 0, aloneAbove: 1000 }]) {
+    const pool = new ComposePool(opts);
+    const running = assert.rejects(pool.run(task(bigHtml(2))), ComposeAborted);
+    await pool.close();
+    await running;
+    await assert.rejects(pool.run(task('<p>x</p>')), ComposeAborted);
+  }
 });
