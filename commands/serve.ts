@@ -2,6 +2,23 @@ import { systemClock, systemRandom } from '../src/clock.js';
 import { baseUrlIsDerived } from '../src/config.js';
 import type { CommandSpec } from './spec.js';
 
+/**
+ * A smarthost password given in --outbound is visible to every local user in /proc/PID/cmdline:
+ * the process title (which Linux shows there) is rewritten without it once the flags are read.
+ * It was visible from exec until here; SVC_OUTBOUND or a config file never puts it there.
+ */
+function hidePassword(outbound: string): void {
+  let password: string;
+  try {
+    password = new URL(outbound).password;
+  } catch {
+    return;
+  }
+  if (!password) return;
+  const masked = process.argv.map((a) => a.split(password).join('***').split(decodeURIComponent(password)).join('***'));
+  if (masked.some((a, i) => a !== process.argv[i])) process.title = masked.join(' ');
+}
+
 const PEER_ERRORS = new Set(['EPIPE', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT']);
 
 export default {
@@ -34,6 +51,7 @@ export default {
   ],
   async run(ctx) {
     const config = ctx.config();
+    hidePassword(config.outbound);
     const { startDaemon } = await import('../daemon/serve.js');
     // One peer's broken socket (EPIPE, ECONNRESET) must never take the daemon and every other
     // connection down with it; anything else thrown outside a handler still stops the process.

@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { SvcError } from './errors.js';
 
 export interface PostgresLocation {
@@ -16,6 +17,8 @@ export interface PostgresLocation {
   poolSize: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  /** Encrypts DKIM private keys at rest (SVC_ENCRYPTION_KEY, --encryption-key-file). */
+  encryptionKey?: Buffer;
 }
 
 export type StoreLocation = { kind: 'file'; dir: string } | PostgresLocation;
@@ -81,7 +84,7 @@ export interface Config {
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -191,6 +194,32 @@ function parseSize(name: string, raw: string): number {
   return n;
 }
 
+/** The operator's key: 64 hex characters or the base64 of 32 bytes. */
+export function parseEncryptionKey(raw: string, from: string): Buffer {
+  const text = raw.trim();
+  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(text) && key.toString('base64').replace(/=+$/, '') !== text.replace(/=+$/, ''))) {
+    throw usage(`invalid encryption key in ${from}: 32 bytes, as 64 hex characters or base64 (make one with: openssl rand -hex 32)`);
+  }
+  return key;
+}
+
+/** The key is never a flag value (flags show in /proc/PID/cmdline): the environment or a file. */
+function readEncryptionKey(file: string | undefined, value: string | undefined, cwd: string): Buffer | undefined {
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(resolve(cwd, file), 'utf8');
+    } catch (e) {
+      throw usage(`cannot read --encryption-key-file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    return parseEncryptionKey(text, file);
+  }
+  return value ? parseEncryptionKey(value, 'SVC_ENCRYPTION_KEY') : undefined;
+}
+
+const withKey = (loc: StoreLocation, key: Buffer | undefined): StoreLocation => (loc.kind === 'postgres' && key ? { ...loc, encryptionKey: key } : loc);
+
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -213,9 +242,10 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     connectTimeoutMs: parseCount('--pg-connect-timeout', pick(flags.pgConnectTimeout, 'SVC_PG_CONNECT_TIMEOUT') ?? String(DEFAULT_POOL.connectTimeoutMs), 1, 600_000),
   };
   const baseUrl = baseUrlRaw ? parseHttpUrl('--base-url', baseUrlRaw) : `http://${urlHost}:${apiPort}`;
+  const encryptionKey = readEncryptionKey(pick(flags.encryptionKeyFile, 'SVC_ENCRYPTION_KEY_FILE'), env.SVC_ENCRYPTION_KEY, cwd);
   const upgradeUrl = pick(flags.upgradeUrl, 'SVC_UPGRADE_URL');
   return {
-    store: parseStore(pick(flags.store, 'SVC_STORE') ?? 'file:./svc-data', cwd, pool),
+    store: withKey(parseStore(pick(flags.store, 'SVC_STORE') ?? 'file:./svc-data', cwd, pool), encryptionKey),
     workspace,
     host,
     apiPort,

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import type { Service } from '../../src/service.js';
 import { registerJsonBody } from './json-body.js';
-import { registerErrors } from './errors.js';
+import { frameworkErrors, registerErrors } from './errors.js';
 import { registerAuth } from './auth.js';
 import { meRoutes } from './routes/me.js';
 import { healthRoutes } from './routes/health.js';
@@ -22,6 +22,9 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     // Unknown body fields are dropped by route schemas (additionalProperties: false), never stored.
     ajv: { customOptions: { removeAdditional: 'all', coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
+    // The router's own refusals (a path parameter over 100 characters, a malformed URL) answer in
+    // the API's error shape too.
+    frameworkErrors,
   });
   // spec.md "Authentication" rule 5: any website may call, without cookies.
   await app.register(cors, {

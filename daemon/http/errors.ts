@@ -1,6 +1,6 @@
 // The REST transport's one error table: a SvcError's kind gives the status (src/errors.ts); fastify's
 // own errors are mapped to the spec's texts here. Every error body is {"error": "..."}.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSvcError } from '../../src/errors.js';
 import type { Log } from '../../src/log.js';
 
@@ -11,6 +11,17 @@ const fastifyCodes: Record<string, { status: number; error: string }> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'invalid body: wrong Content-Length' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, error: 'invalid body: not valid JSON' },
 };
+
+/** The router's refusals, before any route runs: the API's `{"error": ...}` body, never fastify's. */
+const routerCodes: Record<string, { status: number; error: string }> = {
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, error: 'path too long: a path segment is over 100 characters' },
+  FST_ERR_BAD_URL: { status: 400, error: 'invalid path' },
+};
+
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const known = err.code ? routerCodes[err.code] : undefined;
+  void reply.code(known?.status ?? 400).send({ error: known?.error ?? 'invalid request' });
+}
 
 export function registerErrors(app: FastifyInstance, log: Log): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {

@@ -165,3 +165,13 @@ test('a store that cannot be read or written: one line, exit 1, nothing overwrit
   assert.ok(oneLine(w.stderr));
   assert.match(w.stderr, /not writable/);
 });
+
+test('a smarthost password given in --outbound does not stay in /proc/PID/cmdline', async (t) => {
+  const store = ['--store', `file:${await tmpDir(t)}`];
+  const d = await serve([...store, '--outbound', 'smtp://mailer:s3cret-pw@127.0.0.1:2', '--no-delivery']);
+  t.after(() => d.stop());
+  const cmdline = await readFile(`/proc/${d.child.pid}/cmdline`, 'utf8').catch(() => null);
+  if (cmdline === null) return t.skip('no /proc here');
+  assert.doesNotMatch(cmdline, /s3cret-pw/);
+  assert.match(cmdline.replace(/\0/g, ' '), /smtp:\/\/mailer:\*\*\*@127\.0\.0\.1:2/);
+});

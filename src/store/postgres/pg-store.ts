@@ -10,6 +10,7 @@ import type { Log } from '../../log.js';
 import type { Plan } from '../../workspaces/plans.js';
 import type { Scope } from '../../auth/scopes.js';
 import { HISTORY_LIMIT } from '../types.js';
+import { isSealed, NEEDS_KEY, SecretBox } from './secrets.js';
 import type { Address, AddressStore, ApiKey, Domain, DomainStore, KeyOwner, KeyStore, RecordChange, RecordCheck, Store, TlsStore, Workspace, WorkspaceStore } from '../types.js';
 import { countLimitReached, type CountKind } from '../../workspaces/quota.js';
 import { mapPgError } from './errors.js';
@@ -145,6 +146,8 @@ export class PgStore implements Store {
   readonly #loc: PostgresLocation;
   readonly #migrate: boolean;
   readonly #cache: LookupCache | null;
+  /** Seals DKIM private keys at rest when the operator gave a key (secrets.ts). */
+  readonly #box: SecretBox | null;
   #schemaOk = false;
   #checking: Promise<void> | null = null;
   #active = 0;
@@ -162,6 +165,7 @@ export class PgStore implements Store {
   readonly usage;
 
   private constructor(loc: PostgresLocation, opts: PgOptions) {
+    this.#box = loc.encryptionKey ? new SecretBox(loc.encryptionKey) : null;
     const mail = pgMailStores({ rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) });
     this.messages = mail.messages;
     this.queue = mail.queue;
@@ -195,12 +199,39 @@ export class PgStore implements Store {
     this.#checking ??= (async () => {
       if (this.#migrate) await migrate(this.#pool, this.#loc.schema);
       else await assertSchemaCurrent(this.#pool);
+      await this.#sealKeys();
       this.#schemaOk = true;
     })().catch((e: unknown) => {
       this.#checking = null;
       throw mapPgError(e);
     });
     return this.#checking;
+  }
+
+  /** A domain as the service sees it: its DKIM private key opened when it is sealed. */
+  #domain(r: DomainRow): Domain {
+    const d = toDomain(r);
+    if (!isSealed(d.dkim_private_key)) return d;
+    if (!this.#box) throw new SvcError('store_locked', NEEDS_KEY);
+    return { ...d, dkim_private_key: this.#box.open(d.dkim_private_key, `the DKIM key of ${d.domain}`) };
+  }
+
+  /**
+   * Once keys are encrypted, a process without the key refuses to start (it could not sign). With
+   * a key, plaintext keys left from before are sealed now (each one once, whoever gets there first).
+   */
+  async #sealKeys(): Promise<void> {
+    if (!this.#box) {
+      const sealed = await this.#pool.query(`SELECT 1 FROM domains WHERE dkim_private_key LIKE 'enc:%' LIMIT 1`);
+      if (sealed.rowCount) throw new SvcError('store_locked', NEEDS_KEY);
+      return;
+    }
+    const [other] = (await this.#pool.query<{ dkim_private_key: string }>(`SELECT dkim_private_key FROM domains WHERE dkim_private_key LIKE 'enc:%' AND dkim_private_key NOT LIKE $1 LIMIT 1`, [`enc:v1:${this.#box.id}:%`])).rows;
+    if (other) this.#box.open(other.dkim_private_key, 'a DKIM key in this database');
+    const plain = (await this.#pool.query<{ id: string; dkim_private_key: string }>(`SELECT id, dkim_private_key FROM domains WHERE dkim_private_key NOT LIKE 'enc:%'`)).rows;
+    for (const r of plain) {
+      await this.#pool.query(`UPDATE domains SET dkim_private_key = $2 WHERE id = $1 AND dkim_private_key = $3`, [r.id, this.#box.seal(r.dkim_private_key), r.dkim_private_key]);
+    }
   }
 
   /** Applies pending migrations (`svc migrate`). */
@@ -389,23 +420,23 @@ export class PgStore implements Store {
         const r = await c.query<DomainRow>(
           `INSERT INTO domains (${DOMAIN_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            ON CONFLICT (workspace_id, domain) DO NOTHING RETURNING ${DOMAIN_COLS}`,
-          [d.id, d.workspace_id, d.domain, d.status, d.token, d.dkim_public_key, d.dkim_private_key, d.legacy, d.dkim_verified, JSON.stringify(d.records), JSON.stringify(d.history), d.created_at, d.verified_at, d.checked_at],
+          [d.id, d.workspace_id, d.domain, d.status, d.token, d.dkim_public_key, this.#box ? this.#box.seal(d.dkim_private_key) : d.dkim_private_key, d.legacy, d.dkim_verified, JSON.stringify(d.records), JSON.stringify(d.history), d.created_at, d.verified_at, d.checked_at],
         );
         if (!r.rows[0]) throw new SvcError('conflict', `domain ${d.domain} is already in this workspace`);
-        return toDomain(r.rows[0]);
+        return this.#domain(r.rows[0]);
       }),
-    listByWorkspace: async (workspaceId) => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toDomain),
-    listAll: async () => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains ORDER BY seq`, [])).map(toDomain),
+    listByWorkspace: async (workspaceId) => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map((r) => this.#domain(r)),
+    listAll: async () => (await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains ORDER BY seq`, [])).map((r) => this.#domain(r)),
     get: async (workspaceId, domain) =>
       this.#cached(`domain:${workspaceId}\0${domain}`, async () => {
         const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain], 'domain_get');
-        return r ? toDomain(r) : null;
+        return r ? this.#domain(r) : null;
       }),
     // Every hand-off reads its sending domain (for the DKIM key).
     byId: async (id) =>
       this.#cached(`domain-id:${id}`, async () => {
         const [r] = await this.#rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
-        return r ? toDomain(r) : null;
+        return r ? this.#domain(r) : null;
       }),
     verifiedBy: async (domain) => {
       const [r] = await this.#rows<{ workspace_id: string }>(`SELECT workspace_id FROM domains WHERE domain = $1 AND status = 'verified'`, [domain]);
@@ -425,7 +456,7 @@ export class PgStore implements Store {
               WHERE id = $1 RETURNING ${DOMAIN_COLS}`,
             [id, JSON.stringify(check.records), JSON.stringify(history), check.dkim_verified, check.checked_at, verifyNow],
           );
-          return toDomain(r.rows[0]!);
+          return this.#domain(r.rows[0]!);
         } catch (e) {
           // domains_verified_once: another workspace verified this domain first.
           if ((e as { code?: string }).code === '23505') throw new SvcError('conflict', `domain ${cur.domain} is already verified by another workspace`);

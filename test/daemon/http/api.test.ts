@@ -184,3 +184,18 @@ test('no full key ever reaches the log', async (t) => {
   await call(`${url}/api/v2/me`, { headers: bearer(k.slice(0, -1) + 'z') });
   assert.ok(!logs.join('').includes(k.slice(4)));
 });
+
+test('a path parameter over 100 characters is 414 in the API error shape, not the router\'s own body', async (t) => {
+  const { url, service } = await api(t);
+  const k = await key(service, 'read,send');
+  const app: FastifyInstance = await buildApi(service);
+  app.get('/api/v2/test-thing/:id', async () => ({ ok: true }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  t.after(() => app.close());
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const long = await call(`${base}/api/v2/test-thing/${'a'.repeat(5000)}`, { headers: bearer(k) });
+  assert.equal(long.status, 414);
+  assert.deepEqual(long.body, { error: 'path too long: a path segment is over 100 characters' });
+  // A 5,000-character path that matches no route is a plain 404.
+  assert.deepEqual(await call(`${url}/api/v2/${'b'.repeat(5000)}`, { headers: bearer(k) }).then((r) => [r.status, r.body]), [404, { error: 'not found' }]);
+});
