@@ -33,6 +33,14 @@ export async function relay(): Promise<void> {
   sink.kill();
   report('bare smtp-server, accept and discard', { messages_per_s: Math.round(bare), sessions: 20 });
 
+  await withRelay(async ({ relayPort, key }) => {
+    const rate = await drive(relayPort, key, 2000);
+    report('svc relay, accepted and queued (file store)', { messages_per_s: Math.round(rate), of_ceiling: rate / bare, target: '>= 0.5' });
+  });
+}
+
+/** A daemon that only accepts (--no-delivery) on a fresh file store with a verified sender. */
+async function withRelay(fn: (d: { relayPort: number; key: string; pid: number }) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
@@ -40,8 +48,7 @@ export async function relay(): Promise<void> {
     const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
     try {
       const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
-      const rate = await drive(relayPort, key, 2000);
-      report('svc relay, accepted and queued (file store)', { messages_per_s: Math.round(rate), of_ceiling: rate / bare, target: '>= 0.5' });
+      await fn({ relayPort, key, pid: daemon.child.pid! });
     } finally {
       await daemon.stop();
     }
@@ -61,33 +68,21 @@ const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/p
 export async function relayMemory(): Promise<void> {
   const big = 'Subject: big\r\nTo: jane@rcpt.test\r\n\r\n' + ('x'.repeat(998) + '\r\n').repeat(24_800);
   for (const concurrent of [1, 3]) {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-    const dns = await new FixtureDns().load(['sending.zone']).start();
-    try {
-      const key = await prepare(`file:${dir}`, dns);
-      const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
-      try {
-        const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
-        const before = peakRssMb(daemon.child.pid!);
-        const t = nodemailer.createTransport({ host: '127.0.0.1', port: relayPort, secure: false, ignoreTLS: true, auth: { user: 'bench', pass: key } });
-        const t0 = performance.now();
-        const results = await Promise.allSettled(Array.from({ length: concurrent }, () => t.sendMail({ envelope: { from: 'hello@acme.test', to: ['jane@rcpt.test'] }, raw: big })));
-        const seconds = (performance.now() - t0) / 1000;
-        t.close();
-        const deferred = results.filter((r) => r.status === 'rejected' && /451 4\.3\.1/.test(String(r.reason))).length;
-        report(`relay, ${concurrent} x 24.8 MB at once`, {
-          accepted: results.filter((r) => r.status === 'fulfilled').length,
-          deferred_451: deferred,
-          seconds: seconds.toFixed(1),
-          daemon_rss_before_mb: Math.round(before),
-          daemon_peak_rss_mb: Math.round(peakRssMb(daemon.child.pid!)),
-        });
-      } finally {
-        await daemon.stop();
-      }
-    } finally {
-      await dns.stop();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withRelay(async ({ relayPort, key, pid }) => {
+      const before = peakRssMb(pid);
+      const t = nodemailer.createTransport({ host: '127.0.0.1', port: relayPort, secure: false, ignoreTLS: true, auth: { user: 'bench', pass: key } });
+      const t0 = performance.now();
+      const results = await Promise.allSettled(Array.from({ length: concurrent }, () => t.sendMail({ envelope: { from: 'hello@acme.test', to: ['jane@rcpt.test'] }, raw: big })));
+      const seconds = (performance.now() - t0) / 1000;
+      t.close();
+      const deferred = results.filter((r) => r.status === 'rejected' && /451 4\.3\.1/.test(String(r.reason))).length;
+      report(`relay, ${concurrent} x 24.8 MB at once`, {
+        accepted: results.filter((r) => r.status === 'fulfilled').length,
+        deferred_451: deferred,
+        seconds: seconds.toFixed(1),
+        daemon_rss_before_mb: Math.round(before),
+        daemon_peak_rss_mb: Math.round(peakRssMb(pid)),
+      });
+    });
   }
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sending } from '../helpers/sending.js';
@@ -23,8 +23,9 @@ function mountTmpfs(dir: string, size: string): string | null {
 }
 
 /** Fills the filesystem until a write fails, leaving `leave` bytes or fewer. */
+let fillers = 0;
 async function fill(dir: string, leave: number): Promise<string> {
-  const path = join(dir, 'filler');
+  const path = join(dir, `filler-${fillers++}`);
   const free = () => Number(execFileSync('df', ['--output=avail', '-B1', dir]).toString().split('\n')[1]);
   await writeFile(path, Buffer.alloc(Math.max(0, free() - leave)));
   return path;
@@ -89,8 +90,17 @@ test('a full disk: no acknowledgement without the record, refusals leave nothing
   console.log(`# full disk: ${accepted.size} accepted, ${refused.size} refused (REST statuses ${JSON.stringify(Object.fromEntries(statuses))})`);
   assert.ok(refused.size > 100, `most sends were refused once the disk was full (${refused.size})`);
 
+  // Admin writes (svc.json, replaced whole) are refused the same way, and leave nothing behind.
+  // The journal writes above may have left a little room: fill what is left.
+  const topUp = join(mnt, `filler-${fillers}`);
+  await fill(mnt, 0).catch(() => {});
+  await assert.rejects(s.daemon.service.keys.create(s.ws, { scopes: 'send' }), (e: Error & { kind?: string }) => e.kind === 'store_unavailable', 'key creation refused');
+  assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tmp')), [], 'no temporary copy left');
+  await rm(topUp, { force: true });
+
   // Space returns: the next send is accepted at once.
   await rm(filler);
+  assert.ok((await s.daemon.service.keys.create(s.ws, { scopes: 'send' })).key.startsWith('svc_'));
   const after = await s.post(body(999));
   assert.equal(after.status, 202, JSON.stringify(after.body));
   accepted.add('n999');
