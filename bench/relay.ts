@@ -39,13 +39,13 @@ export async function relay(): Promise<void> {
   });
 }
 
-/** A daemon that only accepts (--no-delivery) on a fresh file store with a verified sender. */
-async function withRelay(fn: (d: { relayPort: number; key: string; pid: number }) => Promise<void>): Promise<void> {
+/** A daemon (by default one that only accepts: --no-delivery) on a fresh file store with a verified sender. */
+async function withRelay(fn: (d: { relayPort: number; key: string; pid: number }) => Promise<void>, serveArgs: string[] = ['--no-delivery']): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
     const key = await prepare(`file:${dir}`, dns);
-    const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+    const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...serveArgs]);
     try {
       const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
       await fn({ relayPort, key, pid: daemon.child.pid! });
@@ -67,22 +67,42 @@ const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/p
  */
 export async function relayMemory(): Promise<void> {
   const big = 'Subject: big\r\nTo: jane@rcpt.test\r\n\r\n' + ('x'.repeat(998) + '\r\n').repeat(24_800);
+  const send = async (relayPort: number, key: string, n: number) => {
+    const t = nodemailer.createTransport({ host: '127.0.0.1', port: relayPort, secure: false, ignoreTLS: true, auth: { user: 'bench', pass: key } });
+    const results = await Promise.allSettled(Array.from({ length: n }, () => t.sendMail({ envelope: { from: 'hello@acme.test', to: ['jane@rcpt.test'] }, raw: big })));
+    t.close();
+    return { accepted: results.filter((r) => r.status === 'fulfilled').length, deferred_451: results.filter((r) => r.status === 'rejected' && /451 4\.3\.1/.test(String(r.reason))).length };
+  };
   for (const concurrent of [1, 3]) {
     await withRelay(async ({ relayPort, key, pid }) => {
       const before = peakRssMb(pid);
-      const t = nodemailer.createTransport({ host: '127.0.0.1', port: relayPort, secure: false, ignoreTLS: true, auth: { user: 'bench', pass: key } });
       const t0 = performance.now();
-      const results = await Promise.allSettled(Array.from({ length: concurrent }, () => t.sendMail({ envelope: { from: 'hello@acme.test', to: ['jane@rcpt.test'] }, raw: big })));
-      const seconds = (performance.now() - t0) / 1000;
-      t.close();
-      const deferred = results.filter((r) => r.status === 'rejected' && /451 4\.3\.1/.test(String(r.reason))).length;
-      report(`relay, ${concurrent} x 24.8 MB at once`, {
-        accepted: results.filter((r) => r.status === 'fulfilled').length,
-        deferred_451: deferred,
-        seconds: seconds.toFixed(1),
-        daemon_rss_before_mb: Math.round(before),
-        daemon_peak_rss_mb: Math.round(peakRssMb(pid)),
-      });
+      const r = await send(relayPort, key, concurrent);
+      report(`relay, ${concurrent} x 24.8 MB at once, accepted only`, { ...r, seconds: ((performance.now() - t0) / 1000).toFixed(1), daemon_rss_before_mb: Math.round(before), daemon_peak_rss_mb: Math.round(peakRssMb(pid)) });
     });
+  }
+  // The same three, accepted and then composed, signed and handed to a loopback smarthost.
+  const sink = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let count = 0;
+  const port = await new Promise<number>((resolve) =>
+    createInterface({ input: sink.stdout! }).on('line', (l) => {
+      const [k, v] = l.split(' ');
+      if (k === 'port') resolve(Number(v));
+      if (k === 'count') count = Number(v);
+    }),
+  );
+  try {
+    await withRelay(
+      async ({ relayPort, key, pid }) => {
+        const before = peakRssMb(pid);
+        const t0 = performance.now();
+        const r = await send(relayPort, key, 3);
+        while (count < r.accepted && performance.now() - t0 < 300_000) await new Promise((res) => setTimeout(res, 50));
+        report('relay, 3 x 24.8 MB at once, accepted and delivered', { ...r, delivered: count, seconds: ((performance.now() - t0) / 1000).toFixed(1), daemon_rss_before_mb: Math.round(before), daemon_peak_rss_mb: Math.round(peakRssMb(pid)) });
+      },
+      ['--outbound', `smtp://127.0.0.1:${port}`],
+    );
+  } finally {
+    sink.kill();
   }
 }

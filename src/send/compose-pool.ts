@@ -34,6 +34,11 @@ export interface ComposePoolOptions {
   respawnMs?: number;
   /** Time one message may take in a thread; past it the thread is ended and the message is poison. */
   budgetMs?: number;
+  /**
+   * Large messages composed at once, each in its own thread: one 25 MB message needs about 500 MB
+   * while it is composed, so they take turns rather than run the daemon out of memory together.
+   */
+  aloneAtOnce?: number;
 }
 
 interface Pending {
@@ -90,12 +95,17 @@ export class ComposePool {
   readonly #opts: Required<ComposePoolOptions>;
 
   constructor(opts: ComposePoolOptions | number) {
-    this.#opts = { threadHeapMb: 64, aloneAbove: 512 * 1024, aloneHeapMb: 2048, respawnMs: 1000, budgetMs: COMPOSE_BUDGET_MS, ...(typeof opts === 'number' ? { threads: opts } : opts) };
+    this.#opts = { threadHeapMb: 64, aloneAbove: 512 * 1024, aloneHeapMb: 2048, respawnMs: 1000, budgetMs: COMPOSE_BUDGET_MS, aloneAtOnce: 1, ...(typeof opts === 'number' ? { threads: opts } : opts) };
     for (let i = 0; i < this.#opts.threads; i++) {
       this.#workers.push(null);
       this.#load.push(0);
       this.#spawn(i);
     }
+  }
+
+  /** Large messages being composed now, each in a thread of its own. */
+  get aloneThreads(): number {
+    return this.#alone.size;
   }
 
   /** Pool threads alive now. */
@@ -133,6 +143,8 @@ export class ComposePool {
   /** Ends every thread at once; what they held fails with ComposeAborted (nothing was sent). */
   async close(): Promise<void> {
     this.#closed = true;
+    // Each waiter, woken in turn, finds the pool closed and gives up.
+    this.#aloneQueue.shift()?.();
     for (const [id, p] of this.#pending) {
       this.#pending.delete(id);
       clearTimeout(p.timer);
@@ -182,8 +194,26 @@ export class ComposePool {
     this.#workers[i] = w;
   }
 
-  /** One large message in a thread of its own, ended when it is done. */
-  #runAlone(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
+  /** Large messages composing now, and those waiting for their turn (aloneAtOnce). */
+  #aloneRunning = 0;
+  #aloneQueue: Array<() => void> = [];
+
+  /** One large message in a thread of its own, ended when it is done; they take turns. */
+  async #runAlone(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
+    // A finished one hands its turn straight to the next in line.
+    if (this.#aloneRunning >= this.#opts.aloneAtOnce) await new Promise<void>((r) => this.#aloneQueue.push(r));
+    else this.#aloneRunning++;
+    try {
+      if (this.#closed) throw new ComposeAborted();
+      return await this.#composeAlone(task);
+    } finally {
+      const next = this.#aloneQueue.shift();
+      if (next) next();
+      else this.#aloneRunning--;
+    }
+  }
+
+  #composeAlone(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
     const w = composeThread(this.#opts.aloneHeapMb);
     this.#alone.add(w);
     let timer: NodeJS.Timeout | undefined;

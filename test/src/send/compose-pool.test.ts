@@ -72,3 +72,14 @@ test('compose pool: close abandons what is being composed (ComposeAborted), so a
     await assert.rejects(pool.run(task('<p>x</p>')), ComposeAborted);
   }
 });
+
+test('compose pool: large messages take turns in threads of their own (memory stays bounded)', async (t) => {
+  const pool = new ComposePool({ threads: 1, aloneAbove: 1000 });
+  t.after(() => pool.close());
+  let most = 0;
+  const watch = setInterval(() => (most = Math.max(most, pool.aloneThreads)), 1);
+  const raws = await Promise.all([1, 2, 3].map((n) => pool.run(task(`<p>${`message ${n} `.repeat(20_000)}</p>`))));
+  clearInterval(watch);
+  raws.forEach((raw, i) => assert.match(raw.toString('latin1', raw.length - 2000), new RegExp(`message ${i + 1}`)));
+  assert.equal(most, 1);
+});
