@@ -38,6 +38,7 @@ export default {
     { flags: '--direct-port <port>', description: 'port of direct MX delivery (SVC_DIRECT_PORT, default 25)' },
     { flags: '--smtp-timeout <ms>', description: 'outbound SMTP connect/greeting/idle timeout (SVC_SMTP_TIMEOUT, default 60000)' },
     { flags: '--retry-window <seconds>', description: 'retry temporary failures this long, then bounce (SVC_RETRY_WINDOW, default 14400)' },
+    { flags: '--recipients-per-transaction <n>', description: 'recipients in one outbound SMTP transaction at most; more go in further ones (SVC_RECIPIENTS_PER_TRANSACTION, default 100)' },
     { flags: '--delivery-concurrency <n>', description: 'hand-offs at once (SVC_DELIVERY_CONCURRENCY, default 32)' },
     { flags: '--compose-threads <n>', description: 'threads that compose and DKIM-sign (SVC_COMPOSE_THREADS, default the cores, at most 4; 0 = none)' },
     { flags: '--retention-days <days>', description: 'remove messages older than this (SVC_RETENTION_DAYS, default 30)' },

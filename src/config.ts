@@ -62,6 +62,8 @@ export interface Config {
   retryWindowSeconds: number;
   /** Outbound jobs handed off at once by one daemon. */
   deliveryConcurrency: number;
+  /** Recipients in one outbound SMTP transaction at most. */
+  recipientsPerTransaction: number;
   /** Messages older than this many days are removed by the daemon. */
   retentionDays: number;
   /** Threads that compose and DKIM-sign outbound mail; 0 = on the event loop. */
@@ -84,7 +86,7 @@ export interface Config {
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'recipientsPerTransaction' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -268,6 +270,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     smtpTimeoutMs: parseCount('--smtp-timeout', pick(flags.smtpTimeout, 'SVC_SMTP_TIMEOUT') ?? '60000', 100, 600_000),
     retryWindowSeconds: parseCount('--retry-window', pick(flags.retryWindow, 'SVC_RETRY_WINDOW') ?? '14400', 0, 30 * 86_400),
     deliveryConcurrency: parseCount('--delivery-concurrency', pick(flags.deliveryConcurrency, 'SVC_DELIVERY_CONCURRENCY') ?? '32', 1, 1000),
+    recipientsPerTransaction: parseCount('--recipients-per-transaction', pick(flags.recipientsPerTransaction, 'SVC_RECIPIENTS_PER_TRANSACTION') ?? '100', 1, 1000),
     retentionDays: parseCount('--retention-days', pick(flags.retentionDays, 'SVC_RETENTION_DAYS') ?? '30', 1, 3650),
     rateLimit: parseCount('--rate-limit', pick(flags.rateLimit, 'SVC_RATE_LIMIT') ?? '60', 1, 1_000_000),
     relayConnectionSeconds: parseCount('--relay-connection-limit', pick(flags.relayConnectionLimit, 'SVC_RELAY_CONNECTION_LIMIT') ?? '300', 1, 86_400),

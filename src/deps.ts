@@ -3,6 +3,7 @@ import type { Clock, Random } from './clock.js';
 import type { Config } from './config.js';
 import type { Log } from './log.js';
 import type { Store } from './store/types.js';
+import type { Faults } from './faults.js';
 
 export interface Deps {
   store: Store;
@@ -10,6 +11,8 @@ export interface Deps {
   random: Random;
   config: Config;
   log: Log;
+  /** The daemon's own faults, logged without flooding and shown by /healthz (made by createService when absent). */
+  faults?: Faults;
   /** Who to tell when work arrives (the daemon's workers), so they need not wait for their next poll. */
   hooks?: { queued?: () => void; outboxed?: () => void };
 }

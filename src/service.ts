@@ -15,13 +15,16 @@ import { suppressionService } from './suppressions/suppressions.js';
 import { idempotentSend } from './send/idempotent.js';
 import { rateLimiter } from './auth/rate-limit.js';
 import { webhookService } from './webhooks/webhooks.js';
+import { Faults } from './faults.js';
 
-export function createService(deps: Deps & { dns?: DnsClient }) {
+export function createService(given: Deps & { dns?: DnsClient }) {
+  const deps = { ...given, faults: given.faults ?? new Faults(given.log, given.clock) };
   const send = sendPipeline(deps);
   const idempotent = idempotentSend(deps);
   return {
     deps,
     store: deps.store,
+    faults: deps.faults,
     workspaces: workspaceService(deps),
     keys: keyService(deps),
     domains: domainService(deps, deps.dns),

@@ -7,6 +7,6 @@ export default {
   async run(ctx) {
     const service = await ctx.service();
     const all = await service.suppressions.list(await ctx.workspace());
-    ctx.out.result(all, () => ctx.out.table(all, ['address', 'reason', 'created_at', 'detail']));
+    ctx.out.result(all, () => ctx.out.table(all, ['address', 'reason', 'class', 'created_at', 'message_id', 'detail']));
   },
 } satisfies CommandSpec;

@@ -35,6 +35,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
     heloName: config.mxHost,
     timeoutMs: config.smtpTimeoutMs,
     maxConnectionsPerHost: 5,
+    maxRecipients: config.recipientsPerTransaction,
   });
   const composer = new ComposePool(config.composeThreads);
   const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 } });

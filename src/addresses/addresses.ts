@@ -45,7 +45,7 @@ export function addressService({ store, clock, random, config }: Deps) {
       const domainName = address.slice(address.lastIndexOf('@') + 1);
       const domain = await store.domains.get(ws.id, domainName);
       if (!domain) {
-        throw new SvcError('invalid_argument', `${domainName} is not a domain of workspace '${ws.name}': add it first with \`svc domains add ${domainName}\``);
+        throw new SvcError('not_found', `${domainName} is not a domain of workspace '${ws.name}': add it first with \`svc domains add ${domainName}\``);
       }
       try {
         const a = await store.addresses.create(

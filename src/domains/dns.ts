@@ -8,7 +8,8 @@ export interface MxRecord {
   priority: number;
 }
 
-export type Lookup<T> = { ok: true; records: T[] } | { ok: false; reason: string };
+/** `nxdomain`: the name does not exist at all (not merely without records of this type). */
+export type Lookup<T> = { ok: true; records: T[]; nxdomain?: boolean } | { ok: false; reason: string };
 
 export interface DnsClient {
   /** Each TXT record with its character-strings joined (providers split long values). */
@@ -33,6 +34,7 @@ async function ask<T>(run: () => Promise<T[]>): Promise<Lookup<T>> {
     return { ok: true, records: await run() };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? '';
+    if (code === 'ENOTFOUND' || code === 'NXDOMAIN') return { ok: true, records: [], nxdomain: true };
     if (NOT_FOUND.has(code)) return { ok: true, records: [] };
     return { ok: false, reason: REASONS[code] ?? `the DNS query failed (${code || (e as Error).message})` };
   }

@@ -30,6 +30,10 @@ export function messageView(m: Message) {
     clicked_at: m.clicked_at,
     replied_at: m.replied_at,
     bounced_at: m.bounced_at,
+    // Beyond spec.md's fields (additive): deferred mail is visible.
+    attempts: m.attempts ?? 0,
+    last_error: m.last_error ?? null,
+    next_attempt_at: m.next_attempt_at ?? null,
   };
 }
 

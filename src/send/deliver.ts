@@ -6,18 +6,24 @@
 import { isIP } from 'node:net';
 import type { DnsClient } from '../domains/dns.js';
 import { SmtpPool, type SmtpError, type SmtpPoolOptions } from './smtp-pool.js';
+import { classifyReply, stageOf } from './bounce-class.js';
 
 /**
- * `failed`: a permanent failure of ours (a message that cannot be composed): bounced at once, and
- * never a reason to suppress the recipient.
+ * `permanent`: the mailbox or domain is bad: bounced and suppressed. `rejected`: the message was
+ * refused (policy, content, sender): bounced, nobody suppressed. `failed`: a permanent failure of
+ * ours (a message that cannot be composed, its domain gone): bounced, nobody suppressed.
+ * `temporary`: tried again later. `hop`: our own next hop failed (the smarthost refused our login or
+ * sender, TLS to it failed): tried again later, and loudly (bounce-class.ts).
  */
-export type RecipientOutcome = 'sent' | 'permanent' | 'temporary' | 'failed';
+export type RecipientOutcome = 'sent' | 'permanent' | 'rejected' | 'failed' | 'temporary' | 'hop';
 
 export interface RecipientResult {
   address: string;
   outcome: RecipientOutcome;
   /** The server's reply, or why there was none. */
   response: string;
+  /** What kind of refusal it was (bounce-class.ts), kept as evidence. */
+  class?: string;
 }
 
 export interface DeliveryOptions {
@@ -30,10 +36,24 @@ export interface DeliveryOptions {
   heloName: string;
   timeoutMs: number;
   maxConnectionsPerHost: number;
+  /** Recipients in one SMTP transaction at most (Gmail takes 100); the rest go in further ones. */
+  maxRecipients: number;
 }
 
-const classify = (code: number | undefined): RecipientOutcome => (code !== undefined && code >= 500 && code < 600 ? 'permanent' : 'temporary');
+/** A server's "too many recipients in this transaction": the rest go in a new one at once. */
+const tooMany = (r: RecipientResult) => r.outcome === 'temporary' && /^452\b/.test(r.response) && /4\.5\.3|too many recipients/i.test(r.response);
+
 const reply = (e: SmtpError) => (e.response ?? e.message).replace(/\s+/g, ' ').trim().slice(0, 500);
+
+type Route = 'direct' | 'smarthost';
+
+/** One recipient's result from an SMTP error, classified (bounce-class.ts). */
+function refused(address: string, e: SmtpError, route: Route): RecipientResult {
+  const stage = stageOf(e);
+  const c = classifyReply({ code: e.responseCode, text: reply(e), stage }, route);
+  const response = e.responseCode === undefined ? `connection: ${e.code ?? ''} ${e.message}`.replace(/\s+/g, ' ').trim() : reply(e);
+  return { address, outcome: c.outcome, class: c.class, response };
+}
 
 export class Deliverer {
   #pools = new Map<string, SmtpPool>();
@@ -65,24 +85,28 @@ export class Deliverer {
     });
   }
 
-  #direct(ip: string, mxHost: string): SmtpPool {
-    return this.#pool(`${ip}:${this.opts.directPort}`, () => ({
+  /** `plain`: no STARTTLS at all, for a host whose TLS handshake failed (as Postfix's `may`). */
+  #direct(ip: string, mxHost: string, plain = false): SmtpPool {
+    return this.#pool(`${ip}:${this.opts.directPort}${plain ? ':plain' : ''}`, () => ({
       host: ip,
       port: this.opts.directPort,
       secure: false,
       // Between MTAs: STARTTLS when offered, certificates not checked, plaintext when it is refused.
       opportunisticTLS: true,
+      ignoreTLS: plain,
       tls: { rejectUnauthorized: false, ...(isIP(mxHost) ? {} : { servername: mxHost }) },
     }));
   }
 
   /** Where mail for `domain` goes, best first, or why it cannot go anywhere. */
-  async routes(domain: string): Promise<{ hosts: Array<{ ip: string; name: string }> } | { fail: RecipientOutcome; why: string }> {
+  async routes(domain: string): Promise<{ hosts: Array<{ ip: string; name: string }> } | { fail: RecipientOutcome; why: string; class: string }> {
     const { dns } = this.opts;
     const mx = await dns.mx(domain);
-    if (!mx.ok) return { fail: 'temporary', why: `MX look-up for ${domain}: ${mx.reason}` };
+    if (!mx.ok) return { fail: 'temporary', why: `MX look-up for ${domain}: ${mx.reason}`, class: 'dns' };
+    // A domain that does not exist at all will not exist on the next try either (RFC 5321 §5.1).
+    if (mx.nxdomain) return { fail: 'permanent', why: `${domain} does not exist (NXDOMAIN)`, class: 'bad-domain' };
     const sorted = [...mx.records].sort((a, b) => a.priority - b.priority);
-    if (sorted.length === 1 && (sorted[0]!.exchange === '' || sorted[0]!.exchange === '.')) return { fail: 'permanent', why: `${domain} accepts no mail (null MX)` };
+    if (sorted.length === 1 && (sorted[0]!.exchange === '' || sorted[0]!.exchange === '.')) return { fail: 'permanent', why: `${domain} accepts no mail (null MX)`, class: 'bad-domain' };
     // No MX at all: the domain itself is the mail host (RFC 5321 implicit MX).
     const names = sorted.length ? sorted.map((r) => r.exchange.replace(/\.$/, '')) : [domain];
     const hosts: Array<{ ip: string; name: string }> = [];
@@ -96,30 +120,53 @@ export class Deliverer {
       if (!a.ok) lastWhy = `address look-up for ${name}: ${a.reason}`;
       else for (const ip of a.records) hosts.push({ ip, name });
     }
-    return hosts.length ? { hosts } : { fail: 'temporary', why: lastWhy };
+    return hosts.length ? { hosts } : { fail: 'temporary', why: lastWhy, class: 'dns' };
   }
 
+  /**
+   * Hands one message to the recipients of one domain, at most maxRecipients per transaction; those
+   * a server defers with 452 4.5.3 (its own cap) go again at once in a new transaction, as long as
+   * each transaction takes some.
+   */
   async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<RecipientResult[]> {
-    const all = (outcome: RecipientOutcome, response: string) => envelope.to.map((address) => ({ address, outcome, response }));
-    if (this.opts.outbound !== 'direct') return this.#send(this.#smarthost(), envelope, raw);
+    const done = new Map<string, RecipientResult>();
+    let pending = [...envelope.to];
+    while (pending.length) {
+      const batch = pending.slice(0, this.opts.maxRecipients);
+      pending = pending.slice(batch.length);
+      const results = await this.#transaction(domain, { from: envelope.from, to: batch }, raw);
+      const again = results.filter(tooMany);
+      const progress = again.length < batch.length;
+      for (const r of results) if (!progress || !tooMany(r)) done.set(r.address, r);
+      if (progress && again.length) pending = [...again.map((r) => r.address), ...pending];
+    }
+    return envelope.to.map((address) => done.get(address)!);
+  }
+
+  async #transaction(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<RecipientResult[]> {
+    const all = (outcome: RecipientOutcome, response: string, klass: string) => envelope.to.map((address) => ({ address, outcome, response, class: klass }));
+    if (this.opts.outbound !== 'direct') return this.#send(this.#smarthost(), envelope, raw, 'smarthost');
     const r = await this.routes(domain);
-    if ('fail' in r) return all(r.fail, r.why);
-    let last: RecipientResult[] = all('temporary', 'no mail host answered');
+    if ('fail' in r) return all(r.fail, r.why, r.class);
+    let last: RecipientResult[] = all('temporary', 'no mail host answered', 'connection');
     for (const host of r.hosts) {
-      last = await this.#send(this.#direct(host.ip, host.name), envelope, raw);
-      // Only when this host could not be reached at all is the next one tried.
-      if (!last.every((x) => x.outcome === 'temporary' && x.response.startsWith('connection:'))) return last;
+      last = await this.#send(this.#direct(host.ip, host.name), envelope, raw, 'direct');
+      // A STARTTLS handshake that fails (an MX with only old TLS): at once again in plaintext.
+      if (last.every((x) => x.outcome === 'temporary' && x.class === 'tls')) last = await this.#send(this.#direct(host.ip, host.name, true), envelope, raw, 'direct');
+      // A host that could not take any of it now (no connection, 421, another 4xx) passes the
+      // message on to the next MX in the same attempt (RFC 5321 §5.1).
+      if (!last.every((x) => x.outcome === 'temporary' && x.class !== 'mailbox-full')) return last;
     }
     return last;
   }
 
-  async #send(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer): Promise<RecipientResult[]> {
+  async #send(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route): Promise<RecipientResult[]> {
     try {
       const info = await pool.send(envelope, raw);
       const rejected = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]));
       return envelope.to.map((address) => {
         const e = rejected.get(address.toLowerCase());
-        return e ? { address, outcome: classify(e.responseCode), response: reply(e) } : { address, outcome: 'sent' as const, response: String(info.response ?? '250 OK') };
+        return e ? refused(address, e, route) : { address, outcome: 'sent' as const, response: String(info.response ?? '250 OK') };
       });
     } catch (err) {
       const e = err as SmtpError;
@@ -127,11 +174,10 @@ export class Deliverer {
         const byRcpt = new Map(e.rejectedErrors.map((x) => [String(x.recipient).toLowerCase(), x]));
         return envelope.to.map((address) => {
           const x = byRcpt.get(address.toLowerCase());
-          return { address, outcome: x ? classify(x.responseCode) : 'temporary', response: x ? reply(x) : reply(e) };
+          return x ? refused(address, x, route) : refused(address, e, route);
         });
       }
-      if (e.responseCode === undefined) return envelope.to.map((address) => ({ address, outcome: 'temporary' as const, response: `connection: ${e.code ?? ''} ${e.message}`.replace(/\s+/g, ' ').trim() }));
-      return envelope.to.map((address) => ({ address, outcome: classify(e.responseCode), response: reply(e) }));
+      return envelope.to.map((address) => refused(address, e, route));
     }
   }
 

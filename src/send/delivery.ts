@@ -46,6 +46,10 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
           results = messages.map((m) => ({ address: m.to, outcome: 'temporary' as const, response: `svc: ${(e as Error).message}` }));
         }
       }
+      // Our own next hop failing is loud; once it takes mail again, that is said too.
+      const hop = results.find((r) => r.outcome === 'hop');
+      if (hop) deps.faults?.raise('outbound', `the next hop refused or failed (${hop.class}): ${hop.response}; mail is kept and retried`);
+      else if (results.some((r) => r.outcome === 'sent')) deps.faults?.clear('outbound');
       const outcome = outcomeOf(job, messages, results, clock.now(), d.retry, random);
       await store.queue.complete(job.id, outcome);
       if (outcome.events.length) deps.hooks?.outboxed?.();

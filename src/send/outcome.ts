@@ -1,6 +1,7 @@
 // What an attempt's per-recipient results mean (spec.md "Message status", issue 5): accepted →
-// sent + message.sent; permanent rejection → bounced with the server's reply + message.bounced +
-// suppression; temporary failure → tried again with backoff, until the retry window is over →
+// sent + message.sent; a bad mailbox or domain → bounced with the server's reply + message.bounced +
+// suppression; a refused message or a failure of ours → bounced, nobody suppressed; temporary
+// failure (or one of our own hop) → tried again with backoff, until the retry window is over →
 // bounced without suppression.
 import type { Random } from '../clock.js';
 import type { JobOutcome, Message, OutboundJob } from '../store/types.js';
@@ -33,22 +34,33 @@ export function outcomeOf(job: OutboundJob, messages: Message[], results: Recipi
   const giveUp = now.getTime() - Date.parse(job.created_at) >= policy.windowMs;
   for (const m of messages) {
     const r = byAddress.get(m.to.toLowerCase()) ?? { address: m.to, outcome: 'temporary' as const, response: 'no result for this recipient' };
+    const attempts = job.attempts + 1;
     if (r.outcome === 'sent') {
-      out.updates.push({ id: m.id, status: 'sent', sent_at: at });
+      out.updates.push({ id: m.id, status: 'sent', sent_at: at, attempts, next_attempt_at: null });
       out.events.push(sentEvent(random.uuid(), { ...m, status: 'sent' }, at));
-    } else if (r.outcome === 'permanent' || r.outcome === 'failed' || giveUp) {
-      const error = r.outcome !== 'temporary' ? r.response : `gave up after ${job.attempts + 1} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
+    } else if (r.outcome === 'permanent' || r.outcome === 'rejected' || r.outcome === 'failed' || giveUp) {
+      const final = r.outcome === 'permanent' || r.outcome === 'rejected' || r.outcome === 'failed';
+      const error = final ? r.response : `gave up after ${job.attempts + 1} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
       const bounced = { ...m, status: 'bounced' as const, error };
-      out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at });
+      out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at, attempts, next_attempt_at: null });
       out.events.push(bouncedEvent(random.uuid(), bounced, at));
-      if (r.outcome === 'permanent') out.suppressions.push({ workspace_id: m.workspace_id, address: m.to.toLowerCase(), reason: 'bounce', detail: r.response.slice(0, 200), created_at: at });
+      // Only a bad mailbox or domain is suppressed, with its evidence (bounce-class.ts).
+      if (r.outcome === 'permanent') {
+        out.suppressions.push({ workspace_id: m.workspace_id, address: m.to.toLowerCase(), reason: 'bounce', detail: r.response.slice(0, 200), created_at: at, message_id: m.id, ...(r.class ? { class: r.class } : {}) });
+      }
     } else {
       again.push(m.id);
       lastError = r.response;
     }
   }
   if (again.length) {
-    out.retry = { message_ids: again, next_attempt_at: new Date(now.getTime() + retryDelay(policy, job.attempts, random)).toISOString(), last_error: lastError };
+    const next = new Date(now.getTime() + retryDelay(policy, job.attempts, random)).toISOString();
+    out.retry = { message_ids: again, next_attempt_at: next, last_error: lastError };
+    // Each deferred recipient shows its own last reply and when it is tried next.
+    for (const id of again) {
+      const r = byAddress.get(messages.find((m) => m.id === id)!.to.toLowerCase());
+      out.updates.push({ id, attempts: job.attempts + 1, last_error: (r?.response ?? lastError).slice(0, 500), next_attempt_at: next });
+    }
   }
   return out;
 }

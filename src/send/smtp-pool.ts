@@ -14,6 +14,8 @@ export interface SmtpPoolOptions {
   secure: boolean;
   /** Carry on in plaintext when the server refuses STARTTLS (direct MX); a smarthost does not. */
   opportunisticTLS: boolean;
+  /** No STARTTLS at all (a direct MX whose TLS handshake failed). */
+  ignoreTLS?: boolean;
   tls: ConnectionOptions;
   auth?: { user: string; pass: string };
   /** Name in EHLO. */
@@ -124,6 +126,7 @@ export class SmtpPool {
       port: o.port,
       secure: o.secure,
       opportunisticTLS: o.opportunisticTLS,
+      ignoreTLS: o.ignoreTLS ?? false,
       tls: o.tls,
       name: o.name,
       connectionTimeout: o.timeoutMs,

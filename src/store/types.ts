@@ -156,6 +156,13 @@ export interface Message {
   clicked_at: string | null;
   replied_at: string | null;
   bounced_at: string | null;
+  /**
+   * Hand-off attempts so far, the last temporary reply or failure, and when the next attempt is
+   * due (null once sent or bounced). Absent on records written before they were kept: 0, null, null.
+   */
+  attempts?: number;
+  last_error?: string | null;
+  next_attempt_at?: string | null;
 }
 
 /** What one send composes from, stored once for all its recipients. */
@@ -216,6 +223,9 @@ export interface Suppression {
   reason: 'bounce' | 'unsubscribe' | 'manual';
   detail: string | null;
   created_at: string;
+  /** A bounce's evidence: the message that bounced and the kind of refusal (bad-mailbox, ...). */
+  message_id?: string;
+  class?: string;
 }
 
 /** A send-quota window a send is counted in (spec.md "Plan quotas": per day and per month). */
@@ -283,7 +293,7 @@ export interface UsageStore {
   get(workspaceId: string, windowKeys: string[]): Promise<Record<string, number>>;
 }
 
-export type MessagePatch = Pick<Message, 'id'> & Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at'>>;
+export type MessagePatch = Pick<Message, 'id'> & Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at' | 'attempts' | 'last_error' | 'next_attempt_at'>>;
 
 /** The outcome of one attempt at a job, stored in one call. */
 export interface JobOutcome {

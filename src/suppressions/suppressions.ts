@@ -5,7 +5,8 @@ import type { Deps } from '../deps.js';
 import type { Suppression, Workspace } from '../store/types.js';
 import { parseMailbox } from '../mail/address.js';
 
-const view = (s: Suppression) => ({ address: s.address, reason: s.reason, detail: s.detail, created_at: s.created_at });
+// A bounce's evidence: the reply (detail), the message that bounced and the kind of refusal.
+const view = (s: Suppression) => ({ address: s.address, reason: s.reason, class: s.class ?? null, message_id: s.message_id ?? null, detail: s.detail, created_at: s.created_at });
 
 export function suppressionService({ store, clock }: Deps) {
   const normal = (input: string) => {

@@ -106,7 +106,10 @@ test('addresses add/list/disable/enable/remove and the plan limit with its body'
   const a = json(await svc([...base, 'addresses', 'add', 'Hello@good.test', '--json']));
   assert.deepEqual([a.address, a.status], ['hello@good.test', 'active']);
   assert.deepEqual(Object.keys(a).sort(), ['address', 'id', 'status']);
-  assert.equal((await svc([...base, 'addresses', 'add', 'x@elsewhere.test'])).code, 2);
+  // A domain that is not the workspace's is a failure (exit 1), not wrong usage.
+  const foreign = await svc([...base, 'addresses', 'add', 'x@elsewhere.test']);
+  assert.equal(foreign.code, 1);
+  assert.match(foreign.stderr, /elsewhere\.test is not a domain of workspace/);
   assert.equal((await svc([...base, 'addresses', 'add', 'hello@good.test'])).code, 1);
   assert.equal(json(await svc([...base, 'addresses', 'disable', 'hello@good.test', '--json'])).status, 'disabled');
   assert.equal(json(await svc([...base, 'address', 'enable', a.id, '--json'])).status, 'active');

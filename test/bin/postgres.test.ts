@@ -2,13 +2,27 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { svc, json, serve } from '../helpers/cli.js';
-import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl } from '../helpers/pg.js';
 
 const oneLine = (s: string) => s.trim().split('\n').length === 1;
 
 if (TEST_DATABASE_URL) {
-  test('serve refuses a schema that is behind; svc migrate fixes it; serve --migrate also', async (t) => {
+  test('an empty database is set up by the first command that opens it, two at once safely', async (t) => {
     const url = await freshSchemaUrl(t);
+    const [a, b] = await Promise.all([svc(['--store', url, 'workspaces', 'create', 'one', '--json']), svc(['--store', url, 'workspaces', 'create', 'two', '--json'])]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    assert.deepEqual(json(await svc(['--store', url, 'workspaces', 'list', '--json'])).map((w: { name: string }) => w.name).sort(), ['one', 'two']);
+    assert.deepEqual(json(await svc(['--store', url, 'migrate', '--json'])).applied, []);
+    const other = await freshSchemaUrl(t);
+    const d = await serve(['--store', other]);
+    t.after(() => d.stop('SIGKILL'));
+    assert.equal((await fetch(`${d.urls.api}/healthz`)).status, 200);
+    assert.equal(await d.stop(), 0);
+  });
+
+  test('serve refuses a schema that is behind; svc migrate fixes it; serve --migrate also', async (t) => {
+    const url = await behindSchemaUrl(t);
     const refused = await svc(['serve', '--store', url, '--api-port', '0']);
     assert.equal(refused.code, 1);
     assert.ok(oneLine(refused.stderr), refused.stderr);
@@ -19,10 +33,10 @@ if (TEST_DATABASE_URL) {
 
     const m = await svc(['--store', url, 'migrate']);
     assert.equal(m.code, 0);
-    assert.match(m.stdout, /applied 0001_init/);
+    assert.match(m.stdout, /applied \d{4}_/);
     assert.deepEqual(json(await svc(['--store', url, 'migrate', '--json'])).applied, []);
 
-    const other = await freshSchemaUrl(t);
+    const other = await behindSchemaUrl(t);
     const d = await serve(['--store', other, '--migrate']);
     t.after(() => d.stop('SIGKILL'));
     assert.equal((await fetch(`${d.urls.api}/healthz`)).status, 200);

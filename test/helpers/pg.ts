@@ -39,6 +39,22 @@ export function pgLocation(url: string, overrides: Partial<PostgresLocation> = {
   return { ...loc, ...overrides };
 }
 
+/** A fresh schema as an older svc left it (every migration but the last): its store URL. */
+export async function behindSchemaUrl(t: { after(fn: () => unknown): void }): Promise<string> {
+  const url = await freshSchemaUrl(t);
+  const { createPool } = await import('../../src/store/postgres/pg-store.js');
+  const { migrate, latestVersion } = await import('../../src/store/postgres/migrations.js');
+  const { silentLog } = await import('../../src/log.js');
+  const loc = pgLocation(url);
+  const pool = createPool(loc, silentLog);
+  try {
+    await migrate(pool, loc.schema, (await latestVersion()) - 1);
+  } finally {
+    await pool.end();
+  }
+  return url;
+}
+
 /** A fresh schema with every migration applied: its store URL, as freshSchemaUrl gives. */
 export async function migratedSchemaUrl(t: { after(fn: () => unknown): void }): Promise<string> {
   const url = await freshSchemaUrl(t);

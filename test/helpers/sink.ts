@@ -21,13 +21,20 @@ export class Sink {
   /** Delay before answering DATA, to keep messages in flight. */
   dataDelayMs = 0;
   silent = false;
+  /** Replies given instead of accepting: at connect (a blocklist's 554, a 421), MAIL FROM, after DATA. */
+  greeting: { code: number; message: string } | null = null;
+  mailReply: { code: number; message: string } | null = null;
+  dataReply: { code: number; message: string } | null = null;
+  /** Recipients one transaction takes; past it RCPT gets 452 4.5.3 (an MX's own cap). */
+  maxRcpt = Infinity;
   #server!: SMTPServer;
   #waiters: Array<{ n: number; resolve: () => void }> = [];
   port = 0;
 
   constructor(private readonly extra: Partial<SMTPServerOptions> = {}) {}
 
-  async start(): Promise<this> {
+  async start(port = 0, host = '127.0.0.1'): Promise<this> {
+    const refusal = (r: { code: number; message: string }) => Object.assign(new Error(r.message), { responseCode: r.code });
     this.#server = new SMTPServer({
       authOptional: true,
       disabledCommands: this.extra.onAuth ? [] : ['AUTH'],
@@ -35,9 +42,12 @@ export class Sink {
       size: 50 * 1024 * 1024,
       ...this.extra,
       onConnect: (_session, cb) => {
-        if (!this.silent) cb();
+        if (this.silent) return;
+        cb(this.greeting ? refusal(this.greeting) : undefined);
       },
-      onRcptTo: (address, _session, cb) => {
+      onMailFrom: (_address, _session, cb) => cb(this.mailReply ? refusal(this.mailReply) : undefined),
+      onRcptTo: (address, session, cb) => {
+        if (session.envelope.rcptTo.length >= this.maxRcpt) return cb(refusal({ code: 452, message: '4.5.3 Too many recipients' }));
         for (const rule of this.rcptRules) {
           const r = rule(address.address);
           if (r) {
@@ -53,6 +63,7 @@ export class Sink {
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
           const finish = () => {
+            if (this.dataReply) return cb(refusal(this.dataReply));
             this.received.push({
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
               to: session.envelope.rcptTo.map((r) => r.address),
@@ -70,7 +81,10 @@ export class Sink {
     });
     // A sender that dies mid-session (the crash test kills it) resets its connection: not an error here.
     this.#server.on('error', () => {});
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', () => resolve()));
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, host, () => resolve());
+    });
     this.port = (this.#server.server.address() as { port: number }).port;
     return this;
   }

@@ -12,6 +12,8 @@ export function healthRoutes(app: FastifyInstance, service: Service, ready: () =
     } catch (e) {
       return reply.code(503).send({ ok: false, error: toSvcError(e).message });
     }
-    return { ok: true };
+    // Still serving, so 200; faults of our own (a smarthost refusing our login) are named here.
+    const faults = service.faults.list();
+    return faults.length ? { ok: true, faults } : { ok: true };
   });
 }

@@ -44,9 +44,29 @@ export async function schemaVersion(db: Pick<ClientBase, 'query'>): Promise<numb
   return r.rows[0]?.v ?? 0;
 }
 
+const lockKey = (schema: string | undefined) => [`svc_migrations:${schema ?? ''}`];
+
+/**
+ * The schema's version once no migration is running: another process may be setting up an empty
+ * database right now, half way through, so a schema that looks behind is read again under the lock.
+ */
+export async function settledSchemaVersion(pool: Pool, schema: string | undefined): Promise<number> {
+  const client = await pool.connect();
+  try {
+    await client.query(`SELECT pg_advisory_lock(hashtext($1))`, lockKey(schema));
+    try {
+      return await schemaVersion(client);
+    } finally {
+      await client.query(`SELECT pg_advisory_unlock(hashtext($1))`, lockKey(schema)).catch(() => {});
+    }
+  } finally {
+    client.release();
+  }
+}
+
 /** Throws the error that names `svc migrate` unless the schema is exactly what this build needs. */
-export async function assertSchemaCurrent(db: Pick<ClientBase, 'query'>): Promise<void> {
-  const [have, want] = [await schemaVersion(db), await latestVersion()];
+export async function assertSchemaCurrent(db: Pick<ClientBase, 'query'>, version?: number): Promise<void> {
+  const [have, want] = [version ?? (await schemaVersion(db)), await latestVersion()];
   if (have < want) {
     throw new SvcError('schema_behind', `postgres schema is at version ${have}, this svc needs ${want}: run \`svc migrate\` (or start with \`svc serve --migrate\`)`);
   }
@@ -59,12 +79,13 @@ export interface MigrateResult {
   applied: string[];
 }
 
-export async function migrate(pool: Pool, schema: string | undefined): Promise<MigrateResult> {
-  const migrations = await loadMigrations();
+/** Applies the migrations after the schema's version, up to `upTo` (all of them by default). */
+export async function migrate(pool: Pool, schema: string | undefined, upTo = Infinity): Promise<MigrateResult> {
+  const migrations = (await loadMigrations()).filter((m) => m.version <= upTo);
   const client = await pool.connect();
   try {
     // Lock first: CREATE SCHEMA IF NOT EXISTS itself races when two processes run it at once.
-    const key = [`svc_migrations:${schema ?? ''}`];
+    const key = lockKey(schema);
     await client.query(`SELECT pg_advisory_lock(hashtext($1))`, key);
     try {
       if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);

@@ -35,7 +35,8 @@ export interface PgDb {
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 
 const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
-  reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at`;
+  reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at,
+  attempts, last_error, next_attempt_at`;
 
 interface MessageRow {
   id: string;
@@ -60,6 +61,9 @@ interface MessageRow {
   clicked_at: Date | null;
   replied_at: Date | null;
   bounced_at: Date | null;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: Date | null;
 }
 
 const toMessage = (r: MessageRow): Message => ({
@@ -85,6 +89,8 @@ const toMessage = (r: MessageRow): Message => ({
   clicked_at: iso(r.clicked_at),
   replied_at: iso(r.replied_at),
   bounced_at: iso(r.bounced_at),
+  // Kept once there was an attempt, as the file store keeps them (a new record has none).
+  ...(r.attempts > 0 ? { attempts: r.attempts, last_error: r.last_error, next_attempt_at: iso(r.next_attempt_at) } : {}),
 });
 
 interface JobRow {
@@ -121,8 +127,18 @@ interface SuppressionRow {
   reason: Suppression['reason'];
   detail: string | null;
   created_at: Date;
+  message_id: string | null;
+  class: string | null;
 }
-const toSuppression = (r: SuppressionRow): Suppression => ({ workspace_id: r.workspace_id, address: r.address, reason: r.reason, detail: r.detail, created_at: r.created_at.toISOString() });
+const toSuppression = (r: SuppressionRow): Suppression => ({
+  workspace_id: r.workspace_id,
+  address: r.address,
+  reason: r.reason,
+  detail: r.detail,
+  created_at: r.created_at.toISOString(),
+  ...(r.message_id ? { message_id: r.message_id } : {}),
+  ...(r.class ? { class: r.class } : {}),
+});
 
 /** The refusals of svc_debit and svc_unsuppressed (each aborts its statement) as the store's errors. */
 function refusalFrom(e: unknown): never {
@@ -191,7 +207,7 @@ export function pgMailStores(db: PgDb): {
        msgs AS (
          INSERT INTO messages (${MESSAGE_COLS})
          SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
-                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at
+                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at, 0, NULL, NULL
            FROM jsonb_to_recordset($2) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
                 subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
                 error text, notes jsonb, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
@@ -347,8 +363,12 @@ export function pgMailStores(db: PgDb): {
            FROM outbound_jobs j JOIN input i ON i.job_id = j.id ORDER BY j.id FOR UPDATE OF j
        ), updated AS (
          UPDATE messages m SET status = COALESCE(u.status, m.status), error = COALESCE(u.error, m.error),
-                sent_at = COALESCE(u.sent_at, m.sent_at), bounced_at = COALESCE(u.bounced_at, m.bounced_at)
-           FROM job, jsonb_to_recordset(job.updates) AS u(id text, status text, error text, sent_at timestamptz, bounced_at timestamptz)
+                sent_at = COALESCE(u.sent_at, m.sent_at), bounced_at = COALESCE(u.bounced_at, m.bounced_at),
+                attempts = COALESCE(u.attempts, m.attempts), last_error = COALESCE(u.last_error, m.last_error),
+                -- An attempt's update always sets (or clears) when the next one is due.
+                next_attempt_at = CASE WHEN u.attempts IS NULL THEN m.next_attempt_at ELSE u.next_attempt_at END
+           FROM job, jsonb_to_recordset(job.updates) AS u(id text, status text, error text, sent_at timestamptz, bounced_at timestamptz,
+                attempts int, last_error text, next_attempt_at timestamptz)
           WHERE m.id = u.id
          RETURNING 1
        ), evented AS (
@@ -357,9 +377,9 @@ export function pgMailStores(db: PgDb): {
            FROM job, jsonb_to_recordset(job.events) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz)
          RETURNING 1
        ), suppressed AS (
-         INSERT INTO suppressions (workspace_id, address, reason, detail, created_at)
-         SELECT s.workspace_id, s.address, s.reason, s.detail, s.created_at
-           FROM job, jsonb_to_recordset(job.suppressions) AS s(workspace_id text, address text, reason text, detail text, created_at timestamptz)
+         INSERT INTO suppressions (workspace_id, address, reason, detail, created_at, message_id, class)
+         SELECT s.workspace_id, s.address, s.reason, s.detail, s.created_at, s.message_id, s.class
+           FROM job, jsonb_to_recordset(job.suppressions) AS s(workspace_id text, address text, reason text, detail text, created_at timestamptz, message_id text, class text)
           ORDER BY s.workspace_id, s.address
          ON CONFLICT DO NOTHING
          RETURNING 1
@@ -420,10 +440,10 @@ export function pgMailStores(db: PgDb): {
     list: async (workspaceId) => (await db.rows<SuppressionRow>(`SELECT * FROM suppressions WHERE workspace_id = $1 ORDER BY created_at, address`, [workspaceId])).map(toSuppression),
     add: async (s) => {
       const [r] = await db.rows<SuppressionRow>(
-        `WITH ins AS (INSERT INTO suppressions (workspace_id, address, reason, detail, created_at) VALUES ($1, $2, $3, $4, $5)
+        `WITH ins AS (INSERT INTO suppressions (workspace_id, address, reason, detail, created_at, message_id, class) VALUES ($1, $2, $3, $4, $5, $6, $7)
                        ON CONFLICT DO NOTHING RETURNING *)
          SELECT * FROM ins UNION ALL SELECT * FROM suppressions WHERE workspace_id = $1 AND address = $2 LIMIT 1`,
-        [s.workspace_id, s.address, s.reason, s.detail, s.created_at],
+        [s.workspace_id, s.address, s.reason, s.detail, s.created_at, s.message_id ?? null, s.class ?? null],
       );
       return toSuppression(r!);
     },

@@ -17,7 +17,7 @@ import { mapPgError } from './errors.js';
 import { LookupCache, INVALIDATE_CHANNEL } from './lookup-cache.js';
 import { pgWebhookStores } from './pg-webhooks.js';
 import { pgMailStores } from './pg-mail.js';
-import { assertSchemaCurrent, migrate, type MigrateResult } from './migrations.js';
+import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSchemaVersion, type MigrateResult } from './migrations.js';
 
 export interface PgOptions {
   log: Log;
@@ -197,8 +197,11 @@ export class PgStore implements Store {
   ready(): Promise<void> {
     if (this.#schemaOk) return Promise.resolve();
     this.#checking ??= (async () => {
-      if (this.#migrate) await migrate(this.#pool, this.#loc.schema);
-      else await assertSchemaCurrent(this.#pool);
+      // A database svc has never touched is set up by whoever opens it first (under the migration
+      // lock, so two at once are safe); an older schema waits for `svc migrate`.
+      const version = this.#migrate ? 0 : await schemaVersion(this.#pool);
+      if (this.#migrate || version === 0) await migrate(this.#pool, this.#loc.schema);
+      else if (version !== (await latestVersion())) await assertSchemaCurrent(this.#pool, await settledSchemaVersion(this.#pool, this.#loc.schema));
       await this.#sealKeys();
       this.#schemaOk = true;
     })().catch((e: unknown) => {

@@ -5,7 +5,7 @@ import { latestVersion } from '../../../src/store/postgres/migrations.js';
 import { isSvcError } from '../../../src/errors.js';
 import { silentLog } from '../../../src/log.js';
 import { openStore } from '../../../src/store/open.js';
-import { TEST_DATABASE_URL, freshSchemaUrl, pgLocation } from '../../helpers/pg.js';
+import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl, pgLocation } from '../../helpers/pg.js';
 import { storeConformance } from './conformance.js';
 
 // Without a Postgres the runner has said so in one line, and these suites are not registered.
@@ -23,9 +23,16 @@ if (TEST_DATABASE_URL) {
   });
 
   test('postgres: a schema that is behind is refused with a message naming svc migrate', async (t) => {
-    const url = await freshSchemaUrl(t);
+    const url = await behindSchemaUrl(t);
     await assert.rejects(openStore(pgLocation(url), { role: 'admin', log: silentLog }), (e) => isSvcError(e) && e.kind === 'schema_behind' && /svc migrate/.test(e.message));
     const s = await openStore(pgLocation(url), { role: 'serve', log: silentLog, migrate: true });
+    t.after(() => s.close());
+    assert.deepEqual(await s.workspaces.list(), []);
+  });
+
+  test('postgres: an empty schema is set up by the first store that opens it', async (t) => {
+    const url = await freshSchemaUrl(t);
+    const s = await openStore(pgLocation(url), { role: 'admin', log: silentLog });
     t.after(() => s.close());
     assert.deepEqual(await s.workspaces.list(), []);
   });

@@ -1,0 +1,166 @@
+// Delivery correctness against a sink that answers the exact replies real servers give: only a bad
+// mailbox or domain suppresses; policy, content and sender refusals bounce without; our own
+// smarthost failing is retried and loud; a server's recipient cap and a 421 MX are worked around in
+// the same attempt; a TLS handshake that fails falls back to plaintext; deferrals are visible.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/clock.js';
+import { sending, type Sending } from '../helpers/sending.js';
+import { Sink, sink } from '../helpers/sink.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
+import type { StoreLocation } from '../../src/config.js';
+
+const mail = (to: string[], over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to, subject: 'Hi', body_text: 'x', ...over });
+
+async function setup(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}, store?: StoreLocation) {
+  const clock = new ManualClock('2026-03-01T12:00:00Z');
+  const s = await sending(t, { clock, deliver: false, env, ...(store ? { store } : {}) });
+  const worker = s.daemon.workers.find((w) => w.name === 'delivery')!;
+  return { s, clock, deliver: () => worker.runOnce() };
+}
+const byTo = async (s: Sending) => Object.fromEntries((await s.get('/api/v2/messages?limit=500')).body.data.map((m: any) => [m.to, m]));
+const full = async (s: Sending, id: string) => (await s.get(`/api/v2/messages/${id}`)).body;
+
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
+  test(`${backend}: only a bad mailbox or domain suppresses, with its evidence; policy and content refusals bounce without`, async (t) => {
+    const { s, deliver } = await setup(t, {}, backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined);
+    s.sink.refuse('gone@rcpt.test', 550, '5.1.1 <gone@rcpt.test>: Recipient address rejected: User unknown');
+    s.sink.refuse('listed@rcpt.test', 554, '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org');
+    s.sink.refuse('relay@rcpt.test', 554, '5.7.1 <relay@rcpt.test>: Relay access denied');
+    s.sink.refuse('full@rcpt.test', 552, '5.2.2 Mailbox full', 1);
+    const r = await s.post(mail(['gone@rcpt.test', 'listed@rcpt.test', 'relay@rcpt.test', 'full@rcpt.test', 'jane@rcpt.test', 'x@nowhere.invalid']));
+    assert.equal(r.status, 202);
+    await deliver();
+    const m = await byTo(s);
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(m).map(([to, x]) => [to, x.status])),
+      { 'gone@rcpt.test': 'bounced', 'listed@rcpt.test': 'bounced', 'relay@rcpt.test': 'bounced', 'full@rcpt.test': 'queued', 'jane@rcpt.test': 'sent', 'x@nowhere.invalid': 'bounced' },
+    );
+    assert.match((await full(s, m['x@nowhere.invalid'].id)).error, /nowhere\.invalid does not exist \(NXDOMAIN\)/);
+    const full1 = await full(s, m['full@rcpt.test'].id);
+    assert.deepEqual([full1.attempts, full1.last_error, typeof full1.next_attempt_at], [1, '552 5.2.2 Mailbox full', 'string']);
+    const supp = await s.daemon.service.suppressions.list(s.ws);
+    assert.deepEqual(
+      supp.map((x) => [x.address, x.class, x.message_id]).sort(),
+      [
+        ['gone@rcpt.test', 'bad-mailbox', m['gone@rcpt.test'].id],
+        ['x@nowhere.invalid', 'bad-domain', m['x@nowhere.invalid'].id],
+      ],
+    );
+    assert.match(supp.find((x) => x.address === 'gone@rcpt.test')!.detail!, /User unknown/);
+  });
+}
+
+test('a refusal at MAIL FROM or after DATA concerns the message: bounced, nobody suppressed', async (t) => {
+  const { s, deliver } = await setup(t);
+  s.sink.dataReply = { code: 550, message: '5.7.1 Message rejected as spam' };
+  const a = await s.post(mail(['jane@rcpt.test']));
+  await deliver();
+  assert.deepEqual([(await full(s, a.body.id)).status, (await full(s, a.body.id)).error], ['bounced', '550 5.7.1 Message rejected as spam']);
+  s.sink.dataReply = null;
+  s.sink.mailReply = { code: 550, message: '5.7.1 Sender address rejected' };
+  const b = await s.post(mail(['bob@rcpt.test']));
+  await deliver();
+  assert.equal((await full(s, b.body.id)).status, 'bounced');
+  assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);
+});
+
+test('a smarthost refusing our login: retried, never bounced or suppressed, loud in the log and /healthz; clears when it works', async (t) => {
+  // The smarthost's password was changed; later the operator fixes it on the smarthost's side.
+  let fixed = false;
+  const smarthost = await sink(t, {
+    disabledCommands: ['STARTTLS'],
+    authOptional: false,
+    allowInsecureAuth: true,
+    onAuth: (auth, _session, cb) => (fixed ? cb(null, { user: auth.username }) : cb(Object.assign(new Error('5.7.8 Error: authentication failed'), { responseCode: 535 }))),
+  });
+  const { s, clock, deliver } = await setup(t, { SVC_OUTBOUND: `smtp://app:wrong@127.0.0.1:${smarthost.port}` });
+  const r = await s.post(mail(['jane@rcpt.test', 'bob@rcpt.test']));
+  await deliver();
+  const m = await full(s, r.body.id);
+  assert.equal(m.status, 'queued');
+  assert.equal(m.attempts, 1);
+  assert.match(m.last_error, /535 5\.7\.8/);
+  assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);
+  const health = (await (await fetch(`${s.api}/healthz`)).json()) as { ok: boolean; faults?: Array<{ kind: string; detail: string }> };
+  assert.equal(health.ok, true);
+  assert.equal(health.faults?.[0]?.kind, 'outbound');
+  assert.match(health.faults![0]!.detail, /hop-auth.*535 5\.7\.8/);
+  assert.equal(s.logs.filter((l) => /outbound: the next hop refused/.test(l)).length, 1, 'said once, not per message');
+  // More failures within the minute: still one line (repeats are counted, not printed).
+  await s.post(mail(['carl@rcpt.test']));
+  await deliver();
+  assert.equal(s.logs.filter((l) => /outbound: the next hop refused/.test(l)).length, 1);
+  // A minute on, the next failure says how many there were.
+  clock.advance(61_000);
+  await s.post(mail(['dora@rcpt.test']));
+  await deliver();
+  const lines = s.logs.filter((l) => /outbound: the next hop refused/.test(l));
+  assert.equal(lines.length, 2);
+  assert.match(lines[1]!, /\(2 more time\(s\) since the last line, 3 since /);
+  assert.equal((await full(s, r.body.id)).status, 'queued');
+  // Fixed: the retry goes out, the fault clears, and that is said once.
+  fixed = true;
+  clock.advance(3600_000);
+  await deliver();
+  assert.equal((await full(s, r.body.id)).status, 'sent');
+  assert.deepEqual(await (await fetch(`${s.api}/healthz`)).json(), { ok: true });
+  assert.equal(s.logs.filter((l) => /outbound: working again after \d+ failure\(s\)/.test(l)).length, 1, s.logs.join(''));
+  assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);
+});
+
+test('a server capped at 10 recipients: 25 go in three transactions in the same attempt; our own cap splits too', async (t) => {
+  const { s, deliver } = await setup(t, { SVC_RECIPIENTS_PER_TRANSACTION: '8' });
+  s.sink.maxRcpt = 10;
+  const to = Array.from({ length: 25 }, (_, i) => `r${i}@rcpt.test`);
+  await s.post(mail(to));
+  await deliver();
+  const m = await byTo(s);
+  assert.deepEqual([...new Set(Object.values(m).map((x: any) => x.status))], ['sent']);
+  assert.deepEqual(s.sink.received.map((x) => x.to.length), [8, 8, 8, 1], 'at most 8 per transaction, ours being the smaller cap');
+
+  s.sink.received.length = 0;
+  const { s: s2, deliver: deliver2 } = await setup(t);
+  s2.sink.maxRcpt = 10;
+  await s2.post(mail(to));
+  await deliver2();
+  assert.deepEqual([...new Set(Object.values(await byTo(s2)).map((x: any) => x.status))], ['sent']);
+  assert.deepEqual(s2.sink.received.map((x) => x.to.length), [10, 10, 5], '452 4.5.3: the rest went at once in new transactions');
+});
+
+test('an MX at preference 1 answering 421 passes the message to the next MX in the same attempt', async (t) => {
+  const { s, deliver } = await setup(t);
+  // The preferred MX is another sink on 127.0.0.3, the same port; it greets with 421.
+  let first: Sink;
+  try {
+    first = await new Sink().start(s.sink.port, '127.0.0.3');
+  } catch (e) {
+    return t.skip(`cannot listen on 127.0.0.3:${s.sink.port}: ${(e as Error).message}`);
+  }
+  t.after(() => first.stop());
+  first.greeting = { code: 421, message: '4.3.2 Service shutting down' };
+  s.dns.zone('$ORIGIN pref.test\n@ MX 1 busy.pref.test\n@ MX 10 mx.rcpt.test\nbusy A 127.0.0.3\n');
+  const r = await s.post(mail(['jane@pref.test']));
+  await deliver();
+  assert.equal((await full(s, r.body.id)).status, 'sent');
+  assert.equal(s.sink.received.length, 1);
+});
+
+test('an MX whose STARTTLS handshake fails (old TLS only) gets the mail in plaintext at once', async (t) => {
+  const { s, deliver } = await setup(t);
+  // Another sink on 127.0.0.4 whose TLS stops at 1.0: our client (1.2 at least) cannot shake hands.
+  let old: Sink;
+  try {
+    old = await new Sink({ maxVersion: 'TLSv1', minVersion: 'TLSv1' } as never).start(s.sink.port, '127.0.0.4');
+  } catch (e) {
+    return t.skip(`cannot listen on 127.0.0.4:${s.sink.port}: ${(e as Error).message}`);
+  }
+  t.after(() => old.stop());
+  s.dns.zone('$ORIGIN oldtls.test\n@ MX 10 mx.oldtls.test\nmx A 127.0.0.4\n');
+  const r = await s.post(mail(['jane@oldtls.test']));
+  await deliver();
+  const m = await full(s, r.body.id);
+  assert.equal(m.status, 'sent', m.last_error);
+  assert.equal(old.received.length, 1);
+  assert.equal(old.received[0]!.secure, false);
+});
