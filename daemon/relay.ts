@@ -1,6 +1,6 @@
 // The SMTP relay on port 2525 (spec.md "SMTP relay"): smtp-server speaks the protocol; every
-// decision is src/relay's. Hardening smtp-server does not do by itself: DATA with bare LF/CR is
-// refused, SIZE is enforced at MAIL FROM and DATA, at most 1,000 recipients, a connection that
+// decision is src/relay's. Hardening smtp-server does not do by itself: bare LF/CR line ends in
+// DATA are normalised after the data has ended (never a second message), SIZE is enforced at MAIL FROM and DATA, at most 1,000 recipients, a connection that
 // fails AUTH a few times is closed and its address throttled, connections end after 5 minutes, and
 // nothing sent before STARTTLS survives into the TLS session.
 import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
@@ -164,6 +164,8 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     hideENHANCEDSTATUSCODES: true,
     hideDSN: true,
     hideREQUIRETLS: true,
+    // UTF-8 addresses are not taken (nor delivered): not advertised, so clients do not send them.
+    hideSMTPUTF8: true,
     disabledCommands: [],
     logger: false,
     socketTimeout: opts.maxConnectionMs,

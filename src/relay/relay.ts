@@ -28,11 +28,18 @@ export class RelayError extends Error {
 
 const NO_CRLF = /[\r\n]+/g;
 
-/** Bare LF or bare CR in message data: refused, never normalised (one message must stay one). */
-export function hasBareLineBreak(raw: Buffer): boolean {
-  for (let i = raw.indexOf(0x0a); i !== -1; i = raw.indexOf(0x0a, i + 1)) if (i === 0 || raw[i - 1] !== 0x0d) return true;
-  for (let i = raw.indexOf(0x0d); i !== -1; i = raw.indexOf(0x0d, i + 1)) if (raw[i + 1] !== 0x0a) return true;
-  return false;
+/**
+ * Bare LF and bare CR line ends become CRLF (Postfix 3.9's default): Python's smtplib and many PHP
+ * senders send bare LF. This runs on data smtp-server has already ended at CRLF.CRLF and nowhere
+ * else, so a smuggling payload (`\n.\r\n`, `\n.\n`, `\r.\r\n`) stays inside the one message it
+ * came in, as text, and is dot-stuffed like any other line when the message is handed on.
+ */
+export function normalizeLineBreaks(raw: Buffer): Buffer {
+  let bare = false;
+  for (let i = raw.indexOf(0x0a); i !== -1 && !bare; i = raw.indexOf(0x0a, i + 1)) if (i === 0 || raw[i - 1] !== 0x0d) bare = true;
+  for (let i = raw.indexOf(0x0d); i !== -1 && !bare; i = raw.indexOf(0x0d, i + 1)) if (raw[i + 1] !== 0x0a) bare = true;
+  if (!bare) return raw;
+  return Buffer.from(raw.toString('latin1').replace(/\r\n|\r|\n/g, '\r\n'), 'latin1');
 }
 
 export function relayService(deps: Deps, send: Send) {
@@ -86,8 +93,7 @@ export function relayService(deps: Deps, send: Send) {
      * custom headers are ignored.
      */
     async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer): Promise<SendResult> {
-      if (hasBareLineBreak(raw)) throw new RelayError('554 5.6.0 Message refused: bare LF or CR in message data');
-      const mail = await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer' });
+      const mail = await PostalMime.parse(normalizeLineBreaks(raw), { attachmentEncoding: 'arraybuffer' });
       const listed = new Set(
         [...(mail.to ?? []), ...(mail.cc ?? [])]
           .flatMap((a) => ('group' in a && a.group ? a.group : [a]))
@@ -108,8 +114,16 @@ export function relayService(deps: Deps, send: Send) {
         subject: (mail.subject ?? '').replace(NO_CRLF, ' ').slice(0, 998),
         html: mail.html ?? null,
         text: mail.text ?? (mail.html ? null : ''),
+        // Attachments and inline images go on whole (more than spec.md's "garbled").
+        attachments: (mail.attachments ?? []).map((a) => ({
+          filename: a.filename ? a.filename.replace(NO_CRLF, ' ') : null,
+          content_type: /^[\w.+-]+\/[\w.+-]+$/.test(a.mimeType) ? a.mimeType : 'application/octet-stream',
+          disposition: a.disposition === 'inline' && a.contentId ? ('inline' as const) : ('attachment' as const),
+          cid: a.contentId ? a.contentId.replace(/^<|>$/g, '').replace(NO_CRLF, '') : null,
+          content: Buffer.from(a.content as ArrayBuffer).toString('base64'),
+        })),
       };
-      const notes = mail.attachments?.length ? [`${mail.attachments.length} attachment(s) dropped by the relay`] : [];
+      const notes: string[] = [];
       try {
         return await send(ws, req, { source: 'relay', notes });
       } catch (e) {

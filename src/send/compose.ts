@@ -55,7 +55,9 @@ export interface Composed {
 
 export async function compose(content: SendContent, job: OutboundJob, recipients: string[], baseUrl: string): Promise<Composed> {
   checkHtmlDepth(content.html);
-  const html = content.html === null ? null : addPixel(wrapHtml(content.html, content.subject), pixelUrl(baseUrl, job.open_token));
+  // Relay mail is not tracked (spec.md "SMTP relay" rule 6): no pixel.
+  const wrapped = content.html === null ? null : wrapHtml(content.html, content.subject);
+  const html = wrapped === null || content.source === 'relay' ? wrapped : addPixel(wrapped, pixelUrl(baseUrl, job.open_token));
   const text = content.text ?? (content.html !== null ? textFromHtml(content.html) : null);
   const shown = (list: SendContent['to']) => list.map((p) => (p.name ? { name: p.name, address: p.address } : p.address));
   const mail = new MailComposer({
@@ -71,6 +73,19 @@ export async function compose(content: SendContent, job: OutboundJob, recipients
     ...(text && html ? { text: { raw: alternativePart('text/plain', text) }, html: { raw: alternativePart('text/html', html) } } : {}),
     ...(text && !html ? { text } : {}),
     ...(html && !text ? { html } : {}),
+    // Relayed attachments and inline parts, whole (MailComposer makes multipart/mixed and, for
+    // parts the HTML references by cid:, multipart/related).
+    ...(content.attachments?.length
+      ? {
+          attachments: content.attachments.map((a) => ({
+            content: Buffer.from(a.content, 'base64'),
+            contentType: a.content_type,
+            contentDisposition: a.disposition,
+            ...(a.filename ? { filename: a.filename } : {}),
+            ...(a.cid ? { cid: a.cid } : {}),
+          })),
+        }
+      : {}),
     // Chosen rather than detected: nodemailer's detection scans every line and costs as much again.
     textEncoding: 'quoted-printable',
     // Nothing in a message may make the composer read a file or fetch a URL.

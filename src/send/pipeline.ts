@@ -77,6 +77,7 @@ export function sendPipeline(deps: Deps) {
         message_id: `${random.uuid()}@${fromDomain}`,
         notes: opts.notes ?? [],
         created_at: now,
+        ...(req.attachments?.length ? { attachments: req.attachments } : {}),
       };
       const messages: Message[] = [];
       const events: OutboxEvent[] = [];

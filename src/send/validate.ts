@@ -1,6 +1,7 @@
 // The rules of POST /api/v2/emails (spec.md "Endpoints", "Errors") on a parsed JSON body, shared by
 // every way in: the result is a SendRequest or a 400 with the spec's text. Unknown fields are
 // ignored and never reach the store.
+import type { Attachment } from '../store/types.js';
 import addressparser from 'nodemailer/lib/addressparser';
 import { SvcError } from '../errors.js';
 import { parseMailbox } from '../mail/address.js';
@@ -19,6 +20,8 @@ export interface SendRequest {
   subject: string;
   html: string | null;
   text: string | null;
+  /** Only the relay carries them (POST /emails ignores an attachments field, spec.md rule 2). */
+  attachments?: Attachment[];
 }
 
 export const MAX_RECIPIENTS = 1000;

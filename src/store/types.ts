@@ -183,6 +183,18 @@ export interface SendContent {
   /** Notes for the log, e.g. "2 attachments dropped" (relay). */
   notes: string[];
   created_at: string;
+  /** Files and inline images of relayed mail, composed into every copy; absent when none. */
+  attachments?: Attachment[];
+}
+
+/** One attachment or inline part, its bytes in base64. */
+export interface Attachment {
+  filename: string | null;
+  content_type: string;
+  /** inline parts are referenced from the HTML by `cid:` */
+  disposition: 'attachment' | 'inline';
+  cid: string | null;
+  content: string;
 }
 
 /**

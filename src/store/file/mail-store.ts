@@ -55,7 +55,13 @@ interface Lease {
 // Copies in, copies out: nobody outside can change the in-memory state. Hand-written because these
 // records are on the hot path and structuredClone costs more than the rest of a store call.
 const copyMessage = (m: Message): Message => ({ ...m, notes: [...(m.notes ?? [])] });
-const copyContent = (c: SendContent): SendContent => ({ ...c, to: c.to.map((p) => ({ ...p })), cc: c.cc.map((p) => ({ ...p })), notes: [...c.notes] });
+const copyContent = (c: SendContent): SendContent => ({
+  ...c,
+  to: c.to.map((p) => ({ ...p })),
+  cc: c.cc.map((p) => ({ ...p })),
+  notes: [...c.notes],
+  ...(c.attachments ? { attachments: c.attachments.map((a) => ({ ...a })) } : {}),
+});
 const copyJob = (j: OutboundJob): OutboundJob => ({ ...j, message_ids: [...j.message_ids] });
 const copyEvent = (e: OutboxEvent): OutboxEvent => ({ ...e, payload: { ...e.payload } });
 const copySuppression = (s: Suppression): Suppression => ({ ...s });

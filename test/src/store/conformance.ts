@@ -284,6 +284,14 @@ export function storeConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.messages.get(b.id, b1.messages[0]!.id), null, 'another workspace sees nothing');
     assert.deepEqual((await store.messages.byIds([b1.messages[1]!.id, 'nope'])).map((m) => m.to), ['bob@rcpt.test']);
     assert.deepEqual(await store.messages.content(b1.content.id), b1.content);
+    // Relayed attachments go with the content, byte for byte.
+    const withFiles = batch(a.id, ['files@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    withFiles.content.attachments = [
+      { filename: 'a.pdf', content_type: 'application/pdf', disposition: 'attachment', cid: null, content: 'JVBERi0xLjQK' },
+      { filename: null, content_type: 'image/png', disposition: 'inline', cid: 'logo@acme', content: 'iVBORw0KGgo=' },
+    ];
+    await store.messages.accept(withFiles);
+    assert.deepEqual(await store.messages.content(withFiles.content.id), withFiles.content);
     assert.equal(await store.messages.content('nope'), null);
   });
 
