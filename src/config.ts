@@ -41,6 +41,8 @@ export interface Config {
   baseUrl: string;
   serviceDomain: string;
   mxHost: string;
+  /** The name outbound SMTP gives in EHLO (default the mx host). */
+  heloName: string;
   outbound: string;
   dnsServers: string[];
   tlsCert: string | undefined;
@@ -86,7 +88,7 @@ export interface Config {
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'deliveryConcurrency' | 'recipientsPerTransaction' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'heloName' | 'deliveryConcurrency' | 'recipientsPerTransaction' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -257,6 +259,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     baseUrl,
     serviceDomain,
     mxHost: parseHostname('--mx-host', pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
+    heloName: parseHostname('--helo-name', pick(flags.heloName, 'SVC_HELO_NAME') ?? pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
     outbound: parseOutbound(pick(flags.outbound, 'SVC_OUTBOUND') ?? 'direct'),
     dnsServers: dns ? parseDnsServers(dns) : [],
     tlsCert: tlsCert ? resolve(cwd, tlsCert) : undefined,

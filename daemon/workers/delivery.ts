@@ -32,7 +32,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
     outbound: config.outbound,
     dns: dnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
     directPort: config.directPort,
-    heloName: config.mxHost,
+    heloName: config.heloName,
     timeoutMs: config.smtpTimeoutMs,
     maxConnectionsPerHost: 5,
     maxRecipients: config.recipientsPerTransaction,

@@ -36,6 +36,8 @@ export function classifyReply(reply: { code?: number; text: string; stage: Stage
   const { code, text, stage } = reply;
   // Our own next hop: we could not hand the mail over at all. Not the recipient's doing.
   if (route === 'smarthost' && stage !== 'rcpt' && stage !== 'data') return { outcome: 'hop', class: `hop-${stage}` };
+  // The server announced (SIZE) that it takes nothing this large: refused before sending it.
+  if (code === undefined && /size larger than allowed/i.test(text)) return { outcome: 'rejected', class: 'too-large' };
   if (code === undefined) return { outcome: 'temporary', class: stage === 'tls' ? 'tls' : 'connection' };
   const m = ENHANCED.exec(text);
   const [klass, subject, detail] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [Math.floor(code / 100), null, null];

@@ -67,6 +67,9 @@ export async function compose(content: SendContent, job: OutboundJob, recipients
     subject: content.subject,
     date: new Date(content.created_at),
     messageId: `<${content.message_id}>`,
+    // Gmail's feedback loop reports complaints per these identifiers: the kind of mail, the
+    // workspace, the sender (our name last). Every value here is ours: nothing of the request.
+    headers: { 'Feedback-ID': `${content.source}:${content.workspace_id}:svc` },
     // Two parts are given ready-encoded (see alternativePart); a single part is the message's
     // root node, whose headers MailComposer writes, so it is left to MailComposer whole.
     // (An empty text counts as none, as MailComposer has it.)

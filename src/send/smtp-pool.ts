@@ -80,7 +80,8 @@ export class SmtpPool {
       const reused = conn.messages > 0;
       conn.messages++;
       try {
-        const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => conn.c.send(envelope, raw, (e, i) => (e ? reject(e) : resolve(i))));
+        // With its size, so a server that offers SIZE can refuse a message too large at MAIL FROM.
+        const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => conn.c.send({ ...envelope, size: raw.length } as SMTPConnection.Envelope, raw, (e, i) => (e ? reject(e) : resolve(i))));
         this.#release(conn);
         return info;
       } catch (e) {
@@ -158,7 +159,11 @@ export class SmtpPool {
     const waiter = this.#waiting.shift();
     if (waiter) return waiter.resolve(conn);
     this.#idle.push(conn);
-    conn.idleTimer = setTimeout(() => this.#discard(conn), this.opts.idleMs);
+    // An idle connection says QUIT before it goes, as a well-behaved client does.
+    conn.idleTimer = setTimeout(() => {
+      conn.c.quit();
+      this.#gone(conn);
+    }, this.opts.idleMs);
     conn.idleTimer.unref();
   }
 

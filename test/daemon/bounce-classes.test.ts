@@ -164,3 +164,14 @@ test('an MX whose STARTTLS handshake fails (old TLS only) gets the mail in plain
   assert.equal(old.received.length, 1);
   assert.equal(old.received[0]!.secure, false);
 });
+
+test('outbound manners: EHLO with --helo-name, SIZE= on MAIL FROM, a Feedback-ID header', async (t) => {
+  const { s, deliver } = await setup(t, { SVC_HELO_NAME: 'out.acme-mailer.test' });
+  const r = await s.post(mail(['jane@rcpt.test']));
+  await deliver();
+  assert.equal((await full(s, r.body.id)).status, 'sent');
+  const got = s.sink.received[0]!;
+  assert.equal(got.helo, 'out.acme-mailer.test');
+  assert.equal(Number(got.mailArgs.SIZE), got.raw.length, 'SIZE= is the size of what was sent');
+  assert.match(got.raw.toString(), new RegExp(`^Feedback-ID: api:${s.ws.id}:svc\\r$`, 'm'));
+});

@@ -11,6 +11,9 @@ export interface Received {
   raw: Buffer;
   secure: boolean;
   user: string | undefined;
+  /** MAIL FROM's parameters (SIZE=...) and the name the client gave in EHLO. */
+  mailArgs: Record<string, string>;
+  helo: string;
 }
 
 type Rule = (rcpt: string) => { code: number; message: string } | null;
@@ -70,6 +73,8 @@ export class Sink {
               raw: Buffer.concat(chunks),
               secure: session.secure,
               user: session.user as string | undefined,
+              mailArgs: (session.envelope.mailFrom && (session.envelope.mailFrom.args as Record<string, string>)) || {},
+              helo: session.hostNameAppearsAs,
             });
             this.#waiters = this.#waiters.filter((w) => (this.received.length >= w.n ? (w.resolve(), false) : true));
             cb();

@@ -28,6 +28,7 @@ test('4xx and connection failures are temporary; at a smarthost, anything before
   assert.equal(at('rcpt', 451, '451 4.7.1 greylisted'), 'temporary/deferred');
   assert.equal(at('rcpt', 452, '452 4.5.3 Too many recipients'), 'temporary/deferred');
   assert.equal(at('connect', undefined, 'connect ECONNREFUSED'), 'temporary/connection');
+  assert.equal(at('mail', undefined, 'Message size larger than allowed 1000'), 'rejected/too-large');
   assert.equal(at('auth', 535, '535 5.7.8 Error: authentication failed', 'smarthost'), 'hop/hop-auth');
   assert.equal(at('mail', 550, '550 5.7.1 sender not allowed', 'smarthost'), 'hop/hop-mail');
   assert.equal(at('connect', undefined, 'ECONNREFUSED', 'smarthost'), 'hop/hop-connect');

@@ -17,6 +17,7 @@ async function reference(c: SendContent): Promise<Buffer> {
   const text = c.text ?? (c.html !== null ? textFromHtml(c.html) : undefined);
   return new MailComposer({
     from: { name: c.from_name!, address: c.from }, to: [{ name: 'Jane', address: 'jane@rcpt.test' }], subject: c.subject, date: new Date(c.created_at), messageId: `<${c.message_id}>`,
+    headers: { 'Feedback-ID': `${c.source}:${c.workspace_id}:svc` },
     ...(text !== undefined ? { text } : {}), ...(html !== undefined ? { html } : {}), textEncoding: 'quoted-printable',
   }).compile().build();
 }
