@@ -1,7 +1,9 @@
 // One DNS check of a domain: the five look-ups in parallel, each evaluated by its rule, and the
 // changes against the previous check.
 import type { Domain, RecordChange, RecordCheck } from '../store/types.js';
+import { getDomain } from 'tldts';
 import type { DnsClient } from './dns.js';
+import { countSpfLookups } from './spf-lookups.js';
 import { evaluateDkim, evaluateDmarc, evaluateMx, evaluateOwnership, evaluateSpf, type Evaluation } from './evaluate.js';
 import { DKIM_SELECTOR, passes, PURPOSES, type Purpose, type ServiceNames } from './records.js';
 
@@ -19,12 +21,19 @@ export async function checkDomain(d: Domain, dns: DnsClient, names: ServiceNames
     dns.txt(`${DKIM_SELECTOR}._domainkey.${d.domain}`),
     dns.txt(`_dmarc.${d.domain}`),
   ]);
+  // What receivers also look at: the look-ups the SPF record costs them, and the organizational
+  // domain's DMARC record when this domain has none of its own.
+  const spfRecord = apex.ok ? apex.records.find((r) => /^\s*v=spf1(\s|$)/i.test(r)) : undefined;
+  const lookups = spfRecord ? await countSpfLookups(spfRecord, dns) : undefined;
+  const orgDomain = getDomain(d.domain);
+  const ownDmarc = dmarc.ok && dmarc.records.some((r) => /^\s*v=DMARC1(\s|;|$)/i.test(r));
+  const org = !ownDmarc && orgDomain && orgDomain !== d.domain ? { domain: orgDomain, lookup: await dns.txt(`_dmarc.${orgDomain}`) } : undefined;
   const evaluations: Record<Purpose, Evaluation> = {
     ownership: evaluateOwnership(ownership, d.token, verifiedElsewhere),
     mx: evaluateMx(mx, names.mxHost),
-    spf: evaluateSpf(apex, names.serviceDomain),
+    spf: evaluateSpf(apex, names.serviceDomain, lookups),
     dkim: evaluateDkim(dkim, d.dkim_public_key),
-    dmarc: evaluateDmarc(dmarc),
+    dmarc: evaluateDmarc(dmarc, org),
   };
   const records = PURPOSES.map((purpose) => ({ purpose, status: evaluations[purpose].status, note: evaluations[purpose].note, value: evaluations[purpose].value ?? null, checked_at: at }));
   const before = new Map(d.records?.map((r) => [r.purpose, r.status]) ?? []);

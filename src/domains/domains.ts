@@ -71,7 +71,12 @@ export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: 
     const at = clock.now().toISOString();
     const save = async (verifiedElsewhere: boolean) => {
       const r = await checkDomain(d, dns, names, verifiedElsewhere, at);
-      const dkim = passes(r.records.find((x) => x.purpose === 'dkim')!.status);
+      const dkimRecord = r.records.find((x) => x.purpose === 'dkim')!;
+      const dkim = passes(dkimRecord.status);
+      // A verified domain whose DKIM record broke: its mail now fails DKIM at receivers. Loud.
+      if (d.status === 'verified' && d.dkim_verified && !dkim) {
+        deps.log.error(`domain ${d.domain}: its DKIM record svc1._domainkey no longer checks out (${dkimRecord.status}${dkimRecord.note ? `: ${dkimRecord.note}` : ''}); its mail fails DKIM at receivers until it is fixed (svc domains show ${d.domain})`);
+      }
       const saved = await store.domains.saveCheck(d.id, { records: r.records, changes: r.changes, dkim_verified: dkim, checked_at: at, verify: r.passed });
       return { domain: saved, passed: r.passed };
     };

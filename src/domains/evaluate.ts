@@ -3,6 +3,7 @@
 // did not answer) and Problem (something there, but wrong) do not. A note says what to do.
 import type { Lookup, MxRecord } from './dns.js';
 import { dkimValue, spfInclude, type RecordStatus } from './records.js';
+import { SPF_LOOKUP_LIMIT } from './spf-lookups.js';
 
 export interface Evaluation {
   status: RecordStatus;
@@ -47,6 +48,13 @@ export function evaluateMx(lookup: Lookup<MxRecord>, mxHost: string): Evaluation
   if (!lookup.ok) return waitingFor('the MX records', lookup);
   if (lookup.records.length === 0) return { status: 'Waiting', note: null };
   const ours = lookup.records.filter((r) => host(r.exchange) === host(mxHost));
+  // Replies go to the most preferred MX: ours must be it, alone, or they never reach the inbox.
+  const best = Math.min(...ours.map((r) => r.priority));
+  const before = lookup.records.filter((r) => host(r.exchange) !== host(mxHost) && r.priority <= best);
+  if (ours.length && before.length) {
+    const list = before.map((r) => `${r.priority} ${host(r.exchange)}`).join(', ');
+    return { status: 'Problem', note: `${list} is preferred to (or as preferred as) ${mxHost} at ${best}, so replies go there, not to the inbox; remove it or give it a higher number than ${best}` };
+  }
   if (ours.some((r) => r.priority === 10)) return { status: 'Verified', note: null };
   if (ours.length) return { status: 'Problem', note: `${mxHost} is published at priority ${ours[0]!.priority}; use priority 10` };
   const others = lookup.records.map((r) => `${r.priority} ${host(r.exchange)}`).join(', ');
@@ -55,7 +63,11 @@ export function evaluateMx(lookup: Lookup<MxRecord>, mxHost: string): Evaluation
 
 const ALL = /^[+\-~?]?all$/i;
 
-export function evaluateSpf(lookup: Lookup<string>, serviceDomain: string): Evaluation {
+/** An SPF term as receivers read it: case and a domain's trailing dot do not matter. */
+const sameTerm = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
+
+/** `lookups`: the DNS look-ups the record needs (spf-lookups.ts), when counted. */
+export function evaluateSpf(lookup: Lookup<string>, serviceDomain: string, lookups?: number): Evaluation {
   if (!lookup.ok) return waitingFor('the SPF record', lookup);
   const include = spfInclude(serviceDomain);
   const spf = lookup.records.filter((r) => startsWithTag(r, 'v=spf1'));
@@ -68,15 +80,19 @@ export function evaluateSpf(lookup: Lookup<string>, serviceDomain: string): Eval
     };
   }
   const terms = spf[0]!.trim().split(/\s+/);
-  const at = terms.findIndex((t) => t.toLowerCase() === include.toLowerCase());
+  const at = terms.findIndex((t) => sameTerm(t, include));
   const allAt = terms.findIndex((t) => ALL.test(t));
   const merged = mergeSpf(spf, include);
   if (at < 0) return { status: 'Problem', note: `the SPF record lacks ${include}; publish the merged record`, value: merged };
   if (allAt >= 0 && at > allAt) return { status: 'Problem', note: `${include} stands after ${terms[allAt]}, so it is never evaluated; move it before`, value: merged };
+  if (lookups !== undefined && lookups > SPF_LOOKUP_LIMIT) {
+    return { status: 'Problem', note: `the SPF record needs ${lookups} DNS look-ups; receivers stop at ${SPF_LOOKUP_LIMIT} and fail SPF for all mail (permerror): replace includes with the addresses they name (flattening) or drop unused ones` };
+  }
   const all = allAt >= 0 ? terms[allAt]! : null;
-  if (all === null) return { status: 'Recommended', note: 'the SPF record has no all term; end it with -all' };
+  // The suggested value keeps every term already there (it is the record with ours merged in).
+  if (all === null) return { status: 'Recommended', note: 'the SPF record has no all term; end it with -all', value: merged };
   if (/^\+?all$/i.test(all)) return { status: 'Problem', note: `${all} lets anyone send as this domain; end the record with -all`, value: merged };
-  if (all !== '-all') return { status: 'Recommended', note: `${all} only marks unauthorised mail; -all makes receivers refuse it` };
+  if (all !== '-all') return { status: 'Recommended', note: `${all} only marks unauthorised mail; -all makes receivers refuse it`, value: merged };
   return { status: 'Verified', note: null };
 }
 
@@ -90,7 +106,7 @@ export function mergeSpf(records: string[], include: string): string {
   for (const r of records) {
     for (const t of r.trim().split(/\s+/).slice(1)) {
       if (ALL.test(t)) alls.add(t.toLowerCase());
-      else if (t.toLowerCase() !== include.toLowerCase() && !terms.some((x) => x.toLowerCase() === t.toLowerCase())) terms.push(t);
+      else if (!sameTerm(t, include) && !terms.some((x) => sameTerm(x, t))) terms.push(t);
     }
   }
   // The strictest all term of the records is kept; +all (anyone may send) never is.
@@ -112,9 +128,18 @@ export function evaluateDkim(lookup: Lookup<string>, publicKey: string): Evaluat
   return { status: 'Verified', note: null };
 }
 
-export function evaluateDmarc(lookup: Lookup<string>): Evaluation {
+/**
+ * `org`: the organizational domain's record, which receivers apply when the domain has none of its
+ * own (RFC 7489 §6.6.3).
+ */
+export function evaluateDmarc(lookup: Lookup<string>, org?: { domain: string; lookup: Lookup<string> }): Evaluation {
   if (!lookup.ok) return waitingFor('the DMARC record', lookup);
   const dmarc = lookup.records.filter((r) => startsWithTag(r, 'v=DMARC1'));
+  if (dmarc.length === 0 && org?.lookup.ok && org.lookup.records.some((r) => startsWithTag(r, 'v=DMARC1'))) {
+    const inherited = evaluateDmarc(org.lookup);
+    const from = `applied from the organizational domain ${org.domain} (_dmarc.${org.domain}), as receivers do`;
+    return { ...inherited, note: inherited.note ? `${inherited.note}; ${from}` : from };
+  }
   if (dmarc.length === 0) return { status: 'Waiting', note: null };
   if (dmarc.length > 1) return { status: 'Problem', note: `${dmarc.length} DMARC records: receivers ignore them all; keep one, e.g. v=DMARC1; p=quarantine` };
   const p = tagList(dmarc[0]!).get('p')?.toLowerCase();

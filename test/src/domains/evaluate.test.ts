@@ -93,3 +93,20 @@ test('addresses: local@domain, at most 254 characters', () => {
   // Refused on its length before any pattern runs.
   assert.match((parseMailbox('a'.repeat(40_000) + '@example.com') as { error: string }).error, /254/);
 });
+
+test('receivers\' view: trailing dots, the most preferred MX, Recommended keeps every term, organizational DMARC', () => {
+  assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost. -all'), SD).status, 'Verified');
+  assert.equal(mergeSpf(['v=spf1 include:_spf.svc.localhost. ~all'], 'include:_spf.svc.localhost'), 'v=spf1 include:_spf.svc.localhost ~all');
+  const soft = evaluateSpf(found('v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all'), SD);
+  assert.deepEqual([soft.status, soft.value], ['Recommended', 'v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all']);
+  assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost -all'), SD, 11).status, 'Problem');
+  assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost -all'), SD, 10).status, 'Verified');
+  const mx = [{ exchange: 'aspmx.l.google.com', priority: 1 }, { exchange: 'mx.svc.localhost', priority: 10 }];
+  assert.equal(evaluateMx(found(...mx), 'mx.svc.localhost').status, 'Problem');
+  assert.equal(evaluateMx(found({ exchange: 'backup.example', priority: 10 }, { exchange: 'mx.svc.localhost', priority: 10 }), 'mx.svc.localhost').status, 'Problem', 'as preferred: half the replies go elsewhere');
+  assert.equal(evaluateMx(found({ exchange: 'backup.example', priority: 20 }, { exchange: 'mx.svc.localhost', priority: 10 }), 'mx.svc.localhost').status, 'Verified', 'a backup after ours is fine');
+  const org = evaluateDmarc(found(), { domain: 'acme.test', lookup: found('v=DMARC1; p=reject') });
+  assert.equal(org.status, 'Verified');
+  assert.match(org.note!, /organizational domain acme\.test/);
+  assert.equal(evaluateDmarc(found(), { domain: 'acme.test', lookup: found() }).status, 'Waiting');
+});

@@ -205,3 +205,29 @@ test('addresses: exact mailboxes on a domain of the workspace', async (t) => {
   assert.deepEqual(await service.domains.remove(ws, 'good.test', { force: true }), { id, domain: 'good.test', addresses_removed: 1 });
   assert.deepEqual(await service.addresses.list(ws), []);
 });
+
+test('verdicts that match receivers: SPF look-ups counted, organizational DMARC, the most preferred MX, trailing dots', async (t) => {
+  const { dns, service, ws } = await setup(t);
+  const rec = (v: { records: Array<{ purpose: string; status: string | null; note: string | null; value: string }> }, p: string) => v.records.find((x) => x.purpose === p)!;
+
+  // 16 look-ups: a Problem with the count, though the record itself is well formed.
+  publish(dns, 'lookups.test', (await service.domains.add(ws, 'lookups.test')).records);
+  const many = await service.domains.verify(ws, 'lookups.test');
+  assert.equal(rec(many.view, 'spf').status, 'Problem');
+  assert.match(rec(many.view, 'spf').note!, /needs (1[1-9]|\d{3,}) DNS look-ups; receivers stop at 10/);
+  assert.equal(many.passed, false);
+
+  // DMARC at the organizational domain only, trailing dots on MX and in the SPF include: verified.
+  publish(dns, 'news.orgdmarc.test', (await service.domains.add(ws, 'news.orgdmarc.test')).records);
+  const sub = await service.domains.verify(ws, 'news.orgdmarc.test');
+  assert.deepEqual(statuses(sub.view), { ownership: 'Verified', mx: 'Verified', spf: 'Verified', dkim: 'Verified', dmarc: 'Verified' });
+  assert.match(rec(sub.view, 'dmarc').note!, /applied from the organizational domain orgdmarc\.test/);
+
+  // Google's MX at 1 beside ours at 10: a Problem; the suggested SPF keeps Google's include.
+  publish(dns, 'googlemx.test', (await service.domains.add(ws, 'googlemx.test')).records);
+  const g = await service.domains.verify(ws, 'googlemx.test');
+  assert.equal(rec(g.view, 'mx').status, 'Problem');
+  assert.match(rec(g.view, 'mx').note!, /1 aspmx\.l\.google\.com is preferred to .* replies go there/);
+  assert.equal(rec(g.view, 'spf').status, 'Problem');
+  assert.equal(rec(g.view, 'spf').value, 'v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all');
+});

@@ -1,0 +1,30 @@
+// How many DNS look-ups evaluating an SPF record costs a receiver (RFC 7208 §4.6.4): every include,
+// a, mx, ptr, exists and redirect is one, counted through the included records. More than 10 is a
+// permerror at the receiver, so SPF fails for all mail however right the record looks.
+import type { DnsClient } from './dns.js';
+
+export const SPF_LOOKUP_LIMIT = 10;
+const COUNTED = /^[+\-~?]?(include:|a$|a:|a\/|mx$|mx:|mx\/|ptr$|ptr:|exists:)|^redirect=/i;
+
+const spfOf = (records: string[]) => records.find((r) => /^\s*v=spf1(\s|$)/i.test(r));
+
+/** The look-ups the record needs, stopping once past the limit (the exact count beyond is moot). */
+export async function countSpfLookups(record: string, dns: DnsClient, seen = new Set<string>()): Promise<number> {
+  let count = 0;
+  for (const term of record.trim().split(/\s+/).slice(1)) {
+    if (!COUNTED.test(term)) continue;
+    count++;
+    if (count > SPF_LOOKUP_LIMIT) return count;
+    const target = /^[+\-~?]?include:(.+)$/i.exec(term)?.[1] ?? /^redirect=(.+)$/i.exec(term)?.[1];
+    if (!target) continue;
+    const name = target.toLowerCase().replace(/\.$/, '');
+    // A loop would never end at the receiver either; it is counted once here.
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const txt = await dns.txt(name);
+    const inner = txt.ok ? spfOf(txt.records) : undefined;
+    if (inner) count += await countSpfLookups(inner, dns, seen);
+    if (count > SPF_LOOKUP_LIMIT) return count;
+  }
+  return count;
+}
