@@ -2,14 +2,29 @@
 // signer: its header parser and its header canonicalization and signature (lib/dkim/sign). Keys
 // are parsed once into KeyObjects and cached: parsing a PEM costs as much as a signature
 // (DESIGN.md "Measured limits").
-import { createHash, createPrivateKey, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createSign, type KeyObject } from 'node:crypto';
+import { foldLines } from 'nodemailer/lib/mime-funcs';
 import MessageParser from 'nodemailer/lib/dkim/message-parser';
 import dkimSign from 'nodemailer/lib/dkim/sign';
 import type { Domain } from '../store/types.js';
 import { DKIM_SELECTOR } from '../domains/records.js';
 
 /** The headers the signature covers (issue 5: From, To, Cc, Subject, Date, Message-ID, MIME headers). */
-export const SIGNED_HEADERS = 'From:To:Cc:Subject:Date:Message-ID:MIME-Version:Content-Type:Content-Transfer-Encoding';
+export const SIGNED_HEADERS = 'From:To:Cc:Subject:Date:Message-ID:MIME-Version:Content-Type:Content-Transfer-Encoding:Feedback-ID';
+/**
+ * Named once more than they occur (over-signed, RFC 6376 §8.15): a From or Subject added on the way
+ * then breaks the signature instead of riding on it. An instance that does not exist is hashed
+ * as nothing, so the hash input is the same; only h= lists them twice.
+ */
+export const OVERSIGNED_HEADERS = ['from', 'subject'];
+
+/** RFC 6376 §3.4.2 relaxed header value (nodemailer's rule, which it does not export). */
+const relaxedValue = (line: string) =>
+  line
+    .slice(line.indexOf(':') + 1)
+    .replace(/\r?\n/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/^ | $/g, '');
 
 const CRLF = '\r\n';
 
@@ -71,8 +86,17 @@ export class DkimSigner {
     const bodyHash = createHash('sha256')
       .update(relaxedBody(blank < 0 ? Buffer.alloc(0) : raw.subarray(blank + 4)), 'latin1')
       .digest('base64');
-    const field = dkimSign(headers, 'sha256', bodyHash, { domainName: d.domain, keySelector: DKIM_SELECTOR, privateKey: this.#key(d) as unknown as string, headerFieldNames: SIGNED_HEADERS });
-    if (!field) throw new Error(`DKIM signing for ${d.domain} failed`);
+    // nodemailer canonicalizes the headers (one instance of each name); the tag list and the
+    // signature are ours, so that h= can name From and Subject twice.
+    const canon = (dkimSign as unknown as { relaxedHeaders(h: MessageParser.Header[], names: string): { headers: string; fieldNames: string } }).relaxedHeaders(headers, SIGNED_HEADERS);
+    const present = canon.fieldNames.split(':');
+    const names = [...present, ...OVERSIGNED_HEADERS.filter((n) => present.includes(n))].join(':');
+    const tags = ['v=1', 'a=rsa-sha256', 'c=relaxed/relaxed', `d=${d.domain}`, 'q=dns/txt', `s=${DKIM_SELECTOR}`, `bh=${bodyHash}`, `h=${names}`].join('; ');
+    const head = foldLines(`DKIM-Signature: ${tags}`, 76) + ';\r\n b=';
+    const signer = createSign('RSA-SHA256');
+    signer.update(canon.headers + 'dkim-signature:' + relaxedValue(head), 'latin1');
+    const b = signer.sign(this.#key(d), 'base64');
+    const field = head + b.replace(/(^.{73}|.{75}(?!\r?\n|\r))/g, '$&\r\n ').trim();
     return Buffer.concat([Buffer.from(field + CRLF, 'latin1'), raw]);
   }
 }

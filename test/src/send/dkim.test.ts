@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import DKIM from 'nodemailer/lib/dkim';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { DkimSigner, SIGNED_HEADERS, relaxedBody } from '../../../src/send/dkim.js';
@@ -32,13 +33,30 @@ const bodies: Record<string, string> = {
   'eight-bit bytes': 'caf\xe9  \xa0 x\r\n',
 };
 
+const tag = (signed: Buffer, t: string) => new RegExp(`\\b${t}=([^;]+)`).exec(signed.toString('latin1').split('\r\n\r\n')[0]!.replace(/\r\n[ \t]+/g, ''))?.[1]?.replace(/\s+/g, '');
+const verify = (signed: Buffer) => dkimVerify(signed, { resolver: async (name: string, type: string) => (type === 'TXT' && name === 'svc1._domainkey.acme.test' ? [[txt]] : []) as never });
+
 for (const [name, body] of Object.entries(bodies)) {
-  test(`DKIM: the signed message equals nodemailer's streaming signer's (${name})`, async () => {
+  test(`DKIM: the body hash equals nodemailer's streaming signer's, and the signature verifies (${name})`, async () => {
     const raw = Buffer.from(head + body, 'latin1');
     const ours = new DkimSigner().sign(raw, domain);
-    assert.equal(ours.toString('latin1'), (await reference(raw)).toString('latin1'));
+    assert.equal(tag(ours, 'bh'), tag(await reference(raw), 'bh'));
+    assert.ok(ours.subarray(ours.length - raw.length).equals(raw), 'the message itself is untouched');
+    const r = await verify(ours);
+    assert.equal(r.results[0]?.status.result, 'pass', JSON.stringify(r.results[0]?.status));
   });
 }
+
+test('DKIM: From and Subject are over-signed, so one added on the way breaks the signature', async () => {
+  const raw = Buffer.from(head + 'Hello\r\n', 'latin1');
+  const signed = new DkimSigner().sign(raw, domain);
+  assert.equal(tag(signed, 'h'), 'from:to:subject:date:message-id:mime-version:content-type:from:subject');
+  for (const added of ['From: Evil <ceo@evil.test>\r\n', 'Subject: Urgent: wire money\r\n']) {
+    const tampered = Buffer.concat([Buffer.from(added, 'latin1'), signed]);
+    const r = await verify(tampered);
+    assert.notEqual(r.results[0]?.status.result, 'pass', added);
+  }
+});
 
 test('DKIM: a 20 KB quoted-printable message verifies with mailauth', async () => {
   const body = Array.from({ length: 300 }, (_, i) => `line ${i} <a href=3D"https://example.com/${i}">x</a>=\r\n`).join('') + '\r\n';
@@ -51,4 +69,13 @@ test('DKIM: relaxed body canonicalization is linear on hostile input', () => {
   // Long runs of whitespace and of empty lines: each pass of relaxedBody is one linear scan.
   const hostile = Buffer.from(' '.repeat(2_000_000) + 'x' + '\r\n'.repeat(1_000_000) + '\t'.repeat(1_000_000));
   assert.equal(relaxedBody(hostile), ' x\r\n');
+});
+
+test('DKIM: an independent verifier (dkimpy) accepts the over-signed signature', async (t) => {
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import dkim']);
+  if (probe.error || probe.status !== 0) return t.skip('python3-dkim is not installed (apt-get install python3-dkim)');
+  const signed = new DkimSigner().sign(Buffer.from(head + 'Hello \t there\r\n\r\n', 'latin1'), domain);
+  const script = 'import sys, dkim\nkey = sys.argv[1].encode()\nmsg = sys.stdin.buffer.read()\nprint(dkim.verify(msg, dnsfunc=lambda name, timeout=5: key if name == b"svc1._domainkey.acme.test." else None))';
+  const r = spawnSync('/usr/bin/python3', ['-c', script, txt], { input: signed });
+  assert.equal(r.stdout.toString().trim(), 'True', r.stderr.toString());
 });
