@@ -189,6 +189,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
         (e: unknown) => {
           const err = replyFor(e);
           recordFailure(session.remoteAddress);
+          service.deps.events?.event('warn', 'relay login-refused', { ip: session.remoteAddress, reply: err.reply });
           if (state && ++state.authFailures >= opts.maxAuthFailures) {
             fail(err, callback);
             setImmediate(() => hangUp(session.id, '421 4.7.0 Too many failed authentication attempts, closing connection'));

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Log } from './log.js';
 import type { Store } from './store/types.js';
 import type { Faults } from './faults.js';
+import type { EventLog } from './event-log.js';
 
 export interface Deps {
   store: Store;
@@ -13,6 +14,8 @@ export interface Deps {
   log: Log;
   /** The daemon's own faults, logged without flooding and shown by /healthz (made by createService when absent). */
   faults?: Faults;
+  /** Operational events, one structured line each, rate-limited (made by createService when absent). */
+  events?: EventLog;
   /** Who to tell when work arrives (the daemon's workers), so they need not wait for their next poll. */
   hooks?: { queued?: () => void; outboxed?: () => void };
 }

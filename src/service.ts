@@ -16,15 +16,17 @@ import { idempotentSend } from './send/idempotent.js';
 import { rateLimiter } from './auth/rate-limit.js';
 import { webhookService } from './webhooks/webhooks.js';
 import { Faults } from './faults.js';
+import { EventLog } from './event-log.js';
 
 export function createService(given: Deps & { dns?: DnsClient }) {
-  const deps = { ...given, faults: given.faults ?? new Faults(given.log, given.clock) };
+  const deps = { ...given, faults: given.faults ?? new Faults(given.log, given.clock), events: given.events ?? new EventLog(given.log, given.clock) };
   const send = sendPipeline(deps);
   const idempotent = idempotentSend(deps);
   return {
     deps,
     store: deps.store,
     faults: deps.faults,
+    events: deps.events,
     workspaces: workspaceService(deps),
     keys: keyService(deps),
     domains: domainService(deps, deps.dns),

@@ -36,7 +36,7 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     maxAge: 600,
   });
   registerJsonBody(app);
-  registerErrors(app, log);
+  registerErrors(app, log, service.deps.events);
   registerAuth(app, service);
   healthRoutes(app, service, opts.ready ?? (() => true));
   meRoutes(app, service);

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSvcError } from '../../src/errors.js';
 import type { Log } from '../../src/log.js';
+import type { EventLog } from '../../src/event-log.js';
 
 const fastifyCodes: Record<string, { status: number; error: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: 'request body too large' },
@@ -23,10 +24,14 @@ export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: 
   void reply.code(known?.status ?? 400).send({ error: known?.error ?? 'invalid request' });
 }
 
-export function registerErrors(app: FastifyInstance, log: Log): void {
+export function registerErrors(app: FastifyInstance, log: Log, events?: EventLog): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (isSvcError(err)) {
-      if (err.spec.http >= 500) log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
+      // A store outage fails every request: one line a minute per kind says so, with the count.
+      if (err.spec.http >= 500) {
+        if (events) events.event('error', `api ${err.kind}`, { method: req.method, route: req.routeOptions.url ?? req.url, status: err.spec.http, error: err.message });
+        else log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
+      }
       if (err.headers) reply.headers(err.headers);
       return reply.code(err.spec.http).send({ error: err.message, ...err.details });
     }

@@ -70,6 +70,7 @@ export function webhookDispatcher(deps: Deps, sender: WebhookSender) {
         attempt: n,
       });
       if (result.ok) return { attempt, job: { id: job.id, state: 'delivered', attempts: n, next_attempt_at: job.next_attempt_at } };
+      deps.events?.event('warn', 'webhook failed', { endpoint: endpoint.id, host: new URL(endpoint.url).host, event: job.event, attempt: n, status: attempt.status_code ?? 'none', error: attempt.error ?? '' });
       const now = clock.now();
       const next = result.gone ? null : nextAttempt(n, now, random);
       const rec: AttemptRecord = {

@@ -48,6 +48,12 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       ],
     );
     assert.match(supp.find((x) => x.address === 'gone@rcpt.test')!.detail!, /User unknown/);
+    // One structured line per kind of outcome.
+    const lines = s.logs.join('');
+    assert.match(lines, new RegExp(`error: delivery permanent bad-mailbox message=${m['gone@rcpt.test'].id} domain=rcpt\\.test attempt=1 reply="550 5\\.1\\.1`));
+    assert.match(lines, /error: delivery rejected policy message=\S+ domain=rcpt\.test attempt=1 reply="554 5\.7\.1/);
+    assert.match(lines, /warn: delivery temporary mailbox-full message=\S+ domain=rcpt\.test attempt=1 reply="552 5\.2\.2 Mailbox full"/);
+    assert.match(lines, /svc: delivery sent message=\S+ domain=rcpt\.test/);
   });
 }
 
