@@ -35,6 +35,7 @@ export default {
     { flags: '--tls-key <file>', description: 'STARTTLS key (SVC_TLS_KEY)' },
     { flags: '--body-limit <size>', description: 'largest REST request body, e.g. 1mb (SVC_BODY_LIMIT, default 1mb)' },
     { flags: '--migrate', description: 'postgres: apply pending schema migrations before serving' },
+    { flags: '--outbound-ca <file>', description: 'PEM file of the private CA that signed the smarthost certificate (SVC_OUTBOUND_CA)' },
     { flags: '--helo-name <host>', description: 'the name outbound SMTP gives in EHLO; it should resolve to this host and back (SVC_HELO_NAME, default the --mx-host)' },
     { flags: '--direct-port <port>', description: 'port of direct MX delivery (SVC_DIRECT_PORT, default 25)' },
     { flags: '--smtp-timeout <ms>', description: 'outbound SMTP connect/greeting/idle timeout (SVC_SMTP_TIMEOUT, default 60000)' },

@@ -44,6 +44,8 @@ export interface Config {
   /** The name outbound SMTP gives in EHLO (default the mx host). */
   heloName: string;
   outbound: string;
+  /** PEM file of the CA that signed the smarthost's certificate (a private CA). */
+  outboundCa: string | undefined;
   dnsServers: string[];
   tlsCert: string | undefined;
   tlsKey: string | undefined;
@@ -88,7 +90,7 @@ export interface Config {
 
 /** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
 export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'heloName' | 'deliveryConcurrency' | 'recipientsPerTransaction' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
+  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'heloName' | 'outboundCa' | 'deliveryConcurrency' | 'recipientsPerTransaction' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
 > & {
   allowInsecureWebhooks?: boolean;
 };
@@ -208,6 +210,19 @@ export function parseEncryptionKey(raw: string, from: string): Buffer {
   return key;
 }
 
+/** A CA file is read once at start, so a missing or wrong file is wrong usage, not a delivery fault. */
+function readCaFile(file: string | undefined, cwd: string): string | undefined {
+  if (file === undefined) return undefined;
+  let pem: string;
+  try {
+    pem = readFileSync(resolve(cwd, file), 'utf8');
+  } catch (e) {
+    throw usage(`cannot read --outbound-ca ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw usage(`--outbound-ca ${file} holds no PEM certificate`);
+  return pem;
+}
+
 /** The key is never a flag value (flags show in /proc/PID/cmdline): the environment or a file. */
 function readEncryptionKey(file: string | undefined, value: string | undefined, cwd: string): Buffer | undefined {
   if (file !== undefined) {
@@ -261,6 +276,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     mxHost: parseHostname('--mx-host', pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
     heloName: parseHostname('--helo-name', pick(flags.heloName, 'SVC_HELO_NAME') ?? pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
     outbound: parseOutbound(pick(flags.outbound, 'SVC_OUTBOUND') ?? 'direct'),
+    outboundCa: readCaFile(pick(flags.outboundCa, 'SVC_OUTBOUND_CA'), cwd),
     dnsServers: dns ? parseDnsServers(dns) : [],
     tlsCert: tlsCert ? resolve(cwd, tlsCert) : undefined,
     tlsKey: tlsKey ? resolve(cwd, tlsKey) : undefined,

@@ -36,6 +36,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
     timeoutMs: config.smtpTimeoutMs,
     maxConnectionsPerHost: 5,
     maxRecipients: config.recipientsPerTransaction,
+    ...(config.outboundCa ? { ca: config.outboundCa } : {}),
   });
   const composer = new ComposePool(config.composeThreads);
   const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 } });

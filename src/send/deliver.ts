@@ -38,6 +38,8 @@ export interface DeliveryOptions {
   maxConnectionsPerHost: number;
   /** Recipients in one SMTP transaction at most (Gmail takes 100); the rest go in further ones. */
   maxRecipients: number;
+  /** PEM of a private CA the smarthost's certificate is checked against (--outbound-ca). */
+  ca?: string;
 }
 
 /** A server's "too many recipients in this transaction": the rest go in a new one at once. */
@@ -80,7 +82,8 @@ export class Deliverer {
         secure,
         opportunisticTLS: false,
         ...(u.username ? { auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } } : {}),
-        tls: { rejectUnauthorized: u.searchParams.get('tls') !== 'insecure' },
+        // Checked (against the system CAs, or --outbound-ca's), unless the URL says ?tls=insecure.
+        tls: { rejectUnauthorized: u.searchParams.get('tls') !== 'insecure', ...(this.opts.ca ? { ca: this.opts.ca } : {}) },
       };
     });
   }

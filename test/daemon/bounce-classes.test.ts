@@ -9,6 +9,10 @@ import { sending, type Sending } from '../helpers/sending.js';
 import { Sink, sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import type { StoreLocation } from '../../src/config.js';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpDir } from '../helpers/tmp.js';
 
 const mail = (to: string[], over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to, subject: 'Hi', body_text: 'x', ...over });
 
@@ -180,4 +184,26 @@ test('outbound manners: EHLO with --helo-name, SIZE= on MAIL FROM, a Feedback-ID
   assert.equal(got.helo, 'out.acme-mailer.test');
   assert.equal(Number(got.mailArgs.SIZE), got.raw.length, 'SIZE= is the size of what was sent');
   assert.match(got.raw.toString(), new RegExp(`^Feedback-ID: api:${s.ws.id}:svc\\r$`, 'm'));
+});
+
+test('a smarthost with a certificate of a private CA: refused (hop-tls, retried) until --outbound-ca names the CA', async (t) => {
+  const dir = await tmpDir(t);
+  const ca = join(dir, 'ca.pem');
+  const key = join(dir, 'key.pem');
+  // A self-signed certificate is its own CA: what an operator's private CA amounts to here.
+  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=relay.internal', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', ca], { encoding: 'utf8' });
+  if (r.error || r.status !== 0) return t.skip(`openssl cannot make a certificate here: ${r.error?.message ?? r.stderr}`);
+  const smarthost = await sink(t, { key: readFileSync(key), cert: readFileSync(ca) });
+  const outbound = `smtp://127.0.0.1:${smarthost.port}`;
+  const strict = await setup(t, { SVC_OUTBOUND: outbound });
+  const a = await strict.s.post(mail(['jane@rcpt.test']));
+  await strict.deliver();
+  const m = await full(strict.s, a.body.id);
+  assert.deepEqual([m.status, m.attempts], ['queued', 1]);
+  assert.match(m.last_error, /self.signed certificate|unable to verify/i);
+  const trusting = await setup(t, { SVC_OUTBOUND: outbound, SVC_OUTBOUND_CA: ca });
+  const b = await trusting.s.post(mail(['jane@rcpt.test']));
+  await trusting.deliver();
+  assert.equal((await full(trusting.s, b.body.id)).status, 'sent');
+  assert.equal(smarthost.received.at(-1)!.secure, true, 'over TLS, the certificate checked');
 });
