@@ -93,6 +93,17 @@ export class FixtureDns {
     if (lines.some((l) => l.type === 'SERVFAIL')) return fail('SERVFAIL');
     if (lines.length === 0) return fail('NXDOMAIN');
     const answers: dnsPacket.Answer[] = [];
+    // A CNAME is followed as a recursive resolver would: the alias, then the target's records.
+    const cname = lines.find((l) => l.type === 'CNAME');
+    if (cname && q.type !== 'CNAME') {
+      const target = this.#render(origin, cname.value)?.replace(/\.$/, '');
+      if (target) {
+        answers.push({ type: 'CNAME', name: q.name, ttl: 60, class: 'IN', data: target });
+        const inner = this.answer({ ...query, questions: [{ ...q, name: target }] });
+        if (inner) answers.push(...(dnsPacket.decode(inner).answers ?? []));
+      }
+      return dnsPacket.encode({ ...reply, answers });
+    }
     for (const l of lines.filter((x) => x.type === q.type)) {
       const value = this.#render(origin, l.value);
       if (value === null) continue;

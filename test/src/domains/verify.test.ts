@@ -230,4 +230,8 @@ test('verdicts that match receivers: SPF look-ups counted, organizational DMARC,
   assert.match(rec(g.view, 'mx').note!, /1 aspmx\.l\.google\.com is preferred to .* replies go there/);
   assert.equal(rec(g.view, 'spf').status, 'Problem');
   assert.equal(rec(g.view, 'spf').value, 'v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all');
+  // A DKIM record behind a CNAME is followed, as receivers do.
+  publish(dns, 'cnamedkim.test', (await service.domains.add(ws, 'cnamedkim.test')).records);
+  const c = await service.domains.verify(ws, 'cnamedkim.test');
+  assert.equal(rec(c.view, 'dkim').status, 'Verified', rec(c.view, 'dkim').note ?? '');
 });
