@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
-import { sending, type Sending } from '../helpers/sending.js';
+import { byTo, full, handOffByHand, mail, sending } from '../helpers/sending.js';
 import { Sink, sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import type { StoreLocation } from '../../src/config.js';
@@ -14,16 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpDir } from '../helpers/tmp.js';
 
-const mail = (to: string[], over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to, subject: 'Hi', body_text: 'x', ...over });
-
-async function setup(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}, store?: StoreLocation) {
-  const clock = new ManualClock('2026-03-01T12:00:00Z');
-  const s = await sending(t, { clock, deliver: false, env, ...(store ? { store } : {}) });
-  const worker = s.daemon.workers.find((w) => w.name === 'delivery')!;
-  return { s, clock, deliver: () => worker.runOnce() };
-}
-const byTo = async (s: Sending) => Object.fromEntries((await s.get('/api/v2/messages?limit=500')).body.data.map((m: any) => [m.to, m]));
-const full = async (s: Sending, id: string) => (await s.get(`/api/v2/messages/${id}`)).body;
+const setup = handOffByHand;
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: only a bad mailbox or domain suppresses, with its evidence; policy and content refusals bounce without`, async (t) => {

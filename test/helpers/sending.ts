@@ -1,6 +1,6 @@
 // A daemon ready to send: fixture DNS with a verified sender domain (acme.test) and recipient
 // domains whose MX is the test's sink, a registered address and a key.
-import type { Clock } from '../../src/clock.js';
+import { ManualClock, type Clock } from '../../src/clock.js';
 import { fixtureDns, type FixtureDns } from './dns-server.js';
 import { publish } from './domains.js';
 import { sink, type Sink } from './sink.js';
@@ -66,3 +66,21 @@ export async function settled(s: Sending, id: string): Promise<any> {
   }
   throw new Error(`message ${id} still queued`);
 }
+
+/** A simple email body from hello@acme.test. */
+export const mail = (to: string[], over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to, subject: 'Hi', body_text: 'x', ...over });
+
+/**
+ * A sending daemon on a moved clock whose hand-offs the test runs itself (`deliver`), so retries are
+ * reached by moving the clock, never by waiting.
+ */
+export async function handOffByHand(t: { after(fn: () => unknown): void }, env: Record<string, string> = {}, store?: StoreLocation) {
+  const clock = new ManualClock('2026-03-01T12:00:00Z');
+  const s = await sending(t, { clock, deliver: false, env, ...(store ? { store } : {}) });
+  const worker = s.daemon.workers.find((w) => w.name === 'delivery')!;
+  return { s, clock, deliver: () => worker.runOnce() };
+}
+
+/** The workspace's messages by recipient, and one message in full. */
+export const byTo = async (s: Sending) => Object.fromEntries((await s.get('/api/v2/messages?limit=500')).body.data.map((m: any) => [m.to, m]));
+export const full = async (s: Sending, id: string) => (await s.get(`/api/v2/messages/${id}`)).body;
