@@ -7,8 +7,8 @@ import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } fro
 import type { Socket } from 'node:net';
 import type { Service } from '../src/service.js';
 import type { Principal } from '../src/auth/authenticate.js';
-import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, RelayError, relayService } from '../src/relay/relay.js';
-import { isSvcError, toSvcError } from '../src/errors.js';
+import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, relayService } from '../src/relay/relay.js';
+import { isSvcError, smtpReplyOf, SvcError, toSvcError, type ErrorKindName } from '../src/errors.js';
 import { rewriteReply } from './relay-replies.js';
 
 export interface RelayOptions {
@@ -92,12 +92,18 @@ class RelayServer extends SMTPServer {
   }
 }
 
-const fail = (err: RelayError | string, callback: (e: Error) => void) => {
-  const reply = typeof err === 'string' ? err : err.reply;
-  const m = /^(\d{3}) (.*)$/.exec(reply)!;
-  const e = new Error(m[2]) as Error & { responseCode: number };
-  e.responseCode = Number(m[1]);
+/** The one place a refusal becomes an SMTP reply: its kind's reply in src/errors.ts. */
+const fail = (err: SvcError, callback: (e: Error) => void) => {
+  const { code, text } = smtpReplyOf(err);
+  const e = new Error(text) as Error & { responseCode: number };
+  e.responseCode = code;
   callback(e);
+};
+const refuse = (kind: ErrorKindName, callback: (e: Error) => void, message?: string) => fail(new SvcError(kind, message), callback);
+/** A reply as one line, `421 4.7.0 ...`, for logs and for refusals written to a bare socket. */
+const replyLine = (e: SvcError) => {
+  const r = smtpReplyOf(e);
+  return `${r.code} ${r.text}`;
 };
 
 export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void>; stats(): RelayStats }> {
@@ -131,19 +137,18 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
   let open = 0;
   // Message data held in memory now, over all sessions.
   let dataHeld = 0;
-  const hangUp = (id: string, reply: string) => {
+  const hangUp = (id: string, kind: ErrorKindName) => {
     const c = connections.get(id);
     if (!c) return;
-    const m = /^(\d{3}) (.*)$/.exec(reply)!;
-    c.send(Number(m[1]), m[2]);
+    const { code, text } = smtpReplyOf(new SvcError(kind));
+    c.send(code, text);
     c.close();
   };
-  /** Maps a failure of ours to its reply; anything unexpected is the spec's 451. */
-  const replyFor = (e: unknown): RelayError => {
-    if (e instanceof RelayError) return e;
+  /** Any failure as a registry kind; an unexpected one is logged and is the spec's 451. */
+  const replyFor = (e: unknown): SvcError => {
     const err = toSvcError(e);
     if (!(isSvcError(e) && e.kind !== 'internal')) log.error(`relay: ${err.message}`);
-    return new RelayError(err.spec.smtp ?? '451 4.3.0 Queue failure, retry later', err.message);
+    return err;
   };
 
   const server = new RelayServer({
@@ -171,7 +176,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     socketTimeout: opts.maxConnectionMs,
     onConnect(session, callback) {
       if (recentFailures(session.remoteAddress).length >= opts.maxAuthFailuresPerAddress) {
-        return fail('421 4.7.0 Too many failed logins from your address, try again later', callback);
+        return refuse('auth_throttled', callback);
       }
       callback();
     },
@@ -189,10 +194,10 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
         (e: unknown) => {
           const err = replyFor(e);
           recordFailure(session.remoteAddress);
-          service.deps.events?.event('warn', 'relay login-refused', { ip: session.remoteAddress, reply: err.reply });
+          service.deps.events?.event('warn', 'relay login-refused', { ip: session.remoteAddress, reply: replyLine(err) });
           if (state && ++state.authFailures >= opts.maxAuthFailures) {
             fail(err, callback);
-            setImmediate(() => hangUp(session.id, '421 4.7.0 Too many failed authentication attempts, closing connection'));
+            setImmediate(() => hangUp(session.id, 'auth_failures'));
             return;
           }
           fail(err, callback);
@@ -201,10 +206,10 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     },
     onMailFrom(address, session, callback) {
       const state = states.get(session.id);
-      if (!state?.principal) return fail('530 5.7.0 Authentication required', callback);
+      if (!state?.principal) return refuse('auth_required', callback);
       const args = address.args as Record<string, string> | false;
       const size = Number((args && args.SIZE) || 0);
-      if (size > RELAY_MAX_SIZE) return fail('552 5.3.4 Message too big: 25 MB at most', callback);
+      if (size > RELAY_MAX_SIZE) return refuse('message_too_big', callback);
       state.rcpts = 0;
       state.quotaLeft = null;
       // Revocation takes effect on the next request (spec.md "Key rules"): an open session's key
@@ -218,7 +223,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
           },
           (e: unknown) => {
             const err = replyFor(e);
-            if (!err.reply.startsWith('535')) throw e;
+            if (smtpReplyOf(err).code !== 535) throw e;
             state.principal = null;
             state.password = null;
             fail(err, callback);
@@ -229,8 +234,8 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     },
     onRcptTo(address, session, callback) {
       const state = states.get(session.id);
-      if (!state) return fail('451 4.3.0 Queue failure, retry later', callback);
-      if (state.rcpts >= RELAY_MAX_RECIPIENTS) return fail('452 4.5.3 Too many recipients', callback);
+      if (!state) return refuse('internal', callback, 'no session state');
+      if (state.rcpts >= RELAY_MAX_RECIPIENTS) return refuse('too_many_recipients', callback);
       try {
         relay.checkRecipient(address.address);
       } catch (e) {
@@ -240,7 +245,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       state.quotaLeft ??= relay.remainingQuota(state.principal!.workspace);
       state.quotaLeft.then(
         (left) => {
-          if (state.rcpts + 1 > left) return fail('452 4.5.3 Sending limit reached for this workspace; try again after the quota resets', callback);
+          if (state.rcpts + 1 > left) return refuse('quota_exceeded', callback, 'Sending limit reached for this workspace; try again after the quota resets');
           state.rcpts++;
           callback();
         },
@@ -282,15 +287,15 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       stream.on('end', () => {
         if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > RELAY_MAX_SIZE) {
           giveBack();
-          return fail('552 5.3.4 Message too big: 25 MB at most', callback);
+          return refuse('message_too_big', callback);
         }
         if (overBudget) {
           log.warn(`relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(size / 1024)} KB message was deferred with 451 4.3.1`);
-          return fail('451 4.3.1 Insufficient system resources: too much mail in progress, try again later', callback);
+          return refuse('relay_memory_full', callback);
         }
         if (!state?.principal || !session.envelope.mailFrom) {
           giveBack();
-          return fail('503 5.5.1 Bad sequence of commands', callback);
+          return refuse('bad_sequence', callback);
         }
         const rcpts = session.envelope.rcptTo.map((r) => r.address);
         const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
@@ -317,8 +322,8 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
   server.admit = (socket) => {
     const ip = socket.remoteAddress ?? '';
     const mine = openByAddress.get(ip) ?? 0;
-    if (open >= opts.maxConnections) return '421 4.7.0 Too many connections, try again later';
-    if (mine >= opts.maxConnectionsPerAddress) return '421 4.7.0 Too many connections from your address, try again later';
+    if (open >= opts.maxConnections) return replyLine(new SvcError('too_many_connections'));
+    if (mine >= opts.maxConnectionsPerAddress) return replyLine(new SvcError('too_many_connections_from_address'));
     open++;
     openByAddress.set(ip, mine + 1);
     socket.once('close', () => {
@@ -344,7 +349,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       rcpts: 0,
       quotaLeft: null,
       releaseData: null,
-      timer: setTimeout(() => hangUp(c.id, '421 4.4.2 Connection time limit reached, closing'), opts.maxConnectionMs),
+      timer: setTimeout(() => hangUp(c.id, 'connection_time_limit'), opts.maxConnectionMs),
     });
     // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
     c._socket.once('close', () => {

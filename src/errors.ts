@@ -8,6 +8,8 @@ export interface ErrorKind {
   http: number;
   /** SMTP reply (code, enhanced code and text) where the relay can meet this error. */
   smtp: string | null;
+  /** The SMTP reply carries the error's own message after the code (a quota's "resets at ..."). */
+  smtpWithMessage?: true;
   /** CLI exit code (CONTRACT.md: 1 failure, 2 wrong usage, 3 checked, not yet). */
   exit: 1 | 2 | 3;
 }
@@ -35,6 +37,19 @@ export const errorKinds = {
     smtp: '535 5.7.8 Authentication credentials invalid (missing send scope)',
     exit: 1,
   },
+  /** The relay's own refusals (spec.md "SMTP relay", reply codes), each with the reply it gives. */
+  auth_required: { message: 'authentication required', http: 401, smtp: '530 5.7.0 Authentication required', exit: 1 },
+  auth_throttled: { message: 'too many failed logins from this address', http: 429, smtp: '421 4.7.0 Too many failed logins from your address, try again later', exit: 1 },
+  auth_failures: { message: 'too many failed authentication attempts', http: 429, smtp: '421 4.7.0 Too many failed authentication attempts, closing connection', exit: 1 },
+  invalid_sender: { message: 'invalid sender address', http: 400, smtp: '501 5.5.4 Invalid sender address', exit: 2 },
+  invalid_recipient: { message: 'invalid recipient address', http: 400, smtp: '501 5.5.4 Invalid recipient address', exit: 2 },
+  too_many_recipients: { message: 'too many recipients', http: 400, smtp: '452 4.5.3 Too many recipients', exit: 2 },
+  message_too_big: { message: 'message too big', http: 413, smtp: '552 5.3.4 Message too big: 25 MB at most', exit: 1 },
+  bad_sequence: { message: 'commands out of order', http: 400, smtp: '503 5.5.1 Bad sequence of commands', exit: 2 },
+  too_many_connections: { message: 'too many connections', http: 503, smtp: '421 4.7.0 Too many connections, try again later', exit: 1 },
+  too_many_connections_from_address: { message: 'too many connections from this address', http: 503, smtp: '421 4.7.0 Too many connections from your address, try again later', exit: 1 },
+  relay_memory_full: { message: 'too much mail in progress', http: 503, smtp: '451 4.3.1 Insufficient system resources: too much mail in progress, try again later', exit: 1 },
+  connection_time_limit: { message: 'connection time limit reached', http: 408, smtp: '421 4.4.2 Connection time limit reached, closing', exit: 1 },
   /** A request the spec refuses with a 400 and its own text (POST /emails rules). */
   invalid_request: { message: 'invalid request', http: 400, smtp: '550 5.6.0 Message refused', exit: 2 },
   /** From is not an active registered address on a verified domain of the workspace. */
@@ -55,7 +70,7 @@ export const errorKinds = {
   /** Count quotas (domains, addresses, seats, contacts): spec.md "Errors", 402, app only. */
   plan_limit: { message: 'plan limit reached', http: 402, smtp: null, exit: 1 },
   /** Send quotas: 429 with code quota_exceeded; the relay defers with 452. */
-  quota_exceeded: { message: 'quota exceeded', http: 429, smtp: '452 4.5.3 Sending limit reached', exit: 1 },
+  quota_exceeded: { message: 'quota exceeded', http: 429, smtp: '452 4.5.3', smtpWithMessage: true, exit: 1 },
   body_too_large: { message: 'request body too large', http: 413, smtp: null, exit: 1 },
   store_locked: { message: 'store is locked by another process', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   store_corrupt: { message: 'store data file cannot be read', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
@@ -86,6 +101,15 @@ export class SvcError extends Error {
 
 export function isSvcError(e: unknown): e is SvcError {
   return e instanceof SvcError;
+}
+
+/** The SMTP reply of an error, from the registry: code and text (451 4.3.0 for kinds without one). */
+export function smtpReplyOf(e: SvcError): { code: number; text: string } {
+  const spec: ErrorKind = errorKinds[e.kind];
+  const reply = spec.smtp ?? '451 4.3.0 Queue failure, retry later';
+  const code = Number(reply.slice(0, 3));
+  const text = reply.slice(4) + (spec.smtpWithMessage ? ` ${e.message.replace(/[\r\n]+/g, ' ')}` : '');
+  return { code, text };
 }
 
 /** Anything thrown becomes a SvcError; unknown failures are `internal` and keep their cause. */

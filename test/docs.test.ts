@@ -34,6 +34,14 @@ test('every global option is in the man page and the README', () => {
   }
 });
 
+test('every error kind of the registry is in the man page\'s ERRORS section, with its SMTP reply', () => {
+  const section = man.slice(man.indexOf('.SH ERRORS'), man.indexOf('.SH', man.indexOf('.SH ERRORS') + 1));
+  for (const [name, k] of Object.entries(errorKinds)) {
+    assert.ok(section.includes(`.B ${name}\n`), `man page ERRORS lacks ${name}`);
+    if (k.smtp) assert.ok(section.includes(k.smtp.replace(/-/g, '\\-')), `man page ERRORS lacks the reply of ${name}: ${k.smtp}`);
+  }
+});
+
 test('the README lists the REST errors of the spec that exist so far', () => {
   for (const k of ['missing_bearer', 'invalid_key_format', 'invalid_key', 'body_too_large'] as const) {
     assert.ok(readme.includes(errorKinds[k].message), errorKinds[k].message);

@@ -16,16 +16,6 @@ import { sendWindows } from '../workspaces/send-quota.js';
 export const RELAY_MAX_SIZE = 25 * 1024 * 1024;
 export const RELAY_MAX_RECIPIENTS = 1000;
 
-/** Relay refusals, each with the reply the spec gives it. */
-export class RelayError extends Error {
-  constructor(
-    readonly reply: string,
-    message?: string,
-  ) {
-    super(message ?? reply);
-  }
-}
-
 const NO_CRLF = /[\r\n]+/g;
 
 /**
@@ -48,26 +38,21 @@ export function relayService(deps: Deps, send: Send) {
   return {
     /** AUTH: the password is an API key with scope send; the username is ignored. */
     async authenticate(password: string): Promise<Principal> {
-      let p: Principal;
-      try {
-        p = await authenticateKey(store, password);
-      } catch (e) {
-        if (e instanceof SvcError && e.kind === 'invalid_key_format') throw new RelayError('535 5.7.8 Authentication credentials invalid (not an API key)');
-        if (e instanceof SvcError && e.kind === 'invalid_key') throw new RelayError('535 5.7.8 Authentication credentials invalid (invalid or revoked key)');
-        throw e;
-      }
-      if (!hasScope(p.scopes, 'send')) throw new RelayError('535 5.7.8 Authentication credentials invalid (missing send scope)');
+      // invalid_key_format and invalid_key carry their 535 replies in the registry.
+      const p = await authenticateKey(store, password);
+      if (!hasScope(p.scopes, 'send')) throw new SvcError('missing_permission', 'missing permission: send');
       return p;
     },
 
     /** MAIL FROM: an active registered address on a verified domain of the workspace. */
     async checkSender(ws: Workspace, address: string): Promise<string> {
       const m = parseMailbox(address);
-      if ('error' in m) throw new RelayError('501 5.5.4 Invalid sender address');
+      if ('error' in m) throw new SvcError('invalid_sender');
       try {
         await authorizeSender(store, ws, m.address);
       } catch (e) {
-        if (e instanceof SvcError && (e.kind === 'sender_not_authorized' || e.kind === 'forbidden')) throw new RelayError('553 5.7.1 Sender not authorized', e.message);
+        // A read-only (trial) workspace is refused at MAIL FROM like any unauthorised sender.
+        if (e instanceof SvcError && e.kind === 'forbidden') throw new SvcError('sender_not_authorized', e.message);
         throw e;
       }
       return m.address;
@@ -82,7 +67,7 @@ export function relayService(deps: Deps, send: Send) {
 
     checkRecipient(address: string): string {
       const m = parseMailbox(address);
-      if ('error' in m) throw new RelayError('501 5.5.4 Invalid recipient address');
+      if ('error' in m) throw new SvcError('invalid_recipient');
       return m.address;
     },
 
@@ -124,13 +109,8 @@ export function relayService(deps: Deps, send: Send) {
         })),
       };
       const notes: string[] = [];
-      try {
-        return await send(ws, req, { source: 'relay', notes });
-      } catch (e) {
-        // Deliberately temporary (spec): the client keeps the message and tries again after the reset.
-        if (e instanceof SvcError && e.kind === 'quota_exceeded') throw new RelayError(`452 4.5.3 ${e.message}`);
-        throw e;
-      }
+      // A quota refusal is deliberately temporary over SMTP (452 4.5.3 with its text, spec).
+      return send(ws, req, { source: 'relay', notes });
     },
   };
 }
