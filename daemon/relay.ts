@@ -1,32 +1,26 @@
-// The SMTP relay on port 2525 (spec.md "SMTP relay"): smtp-server speaks the protocol; every
-// decision is src/relay's. Hardening smtp-server does not do by itself: bare LF/CR line ends in
-// DATA are normalised after the data has ended (never a second message), SIZE is enforced at MAIL FROM and DATA, at most 1,000 recipients, a connection that
-// fails AUTH a few times is closed and its address throttled, connections end after 5 minutes, and
-// nothing sent before STARTTLS survives into the TLS session.
-import { SMTPServer, type SMTPServerAuthentication, type SMTPServerSession } from 'smtp-server';
-import type { Socket } from 'node:net';
+// The SMTP relay on port 2525 (spec.md "SMTP relay"): the SMTP base (smtp/server.ts) speaks the
+// protocol and bounds connections, time and memory; every decision is src/relay's. Here: AUTH with
+// an API key (a connection that fails it a few times is closed, an address that keeps failing is
+// throttled, and the key is checked again at every MAIL FROM), SIZE at MAIL FROM and DATA, at most
+// 1,000 recipients, the send quota at RCPT, and DATA within the memory budget. Bare LF/CR line ends
+// are normalised by src/relay once the data has ended (never a second message), and nothing sent
+// before STARTTLS survives into the TLS session (smtp-server).
+import type { SMTPServerAuthentication } from 'smtp-server';
 import type { Service } from '../src/service.js';
 import type { Principal } from '../src/auth/authenticate.js';
 import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, relayService } from '../src/relay/relay.js';
-import { isSvcError, smtpReplyOf, SvcError, toSvcError, type ErrorKindName } from '../src/errors.js';
-import { rewriteReply } from './relay-replies.js';
+import { isSvcError, smtpReplyOf, SvcError, toSvcError } from '../src/errors.js';
+import { listenSmtp, refusal, replyLine, smtpError, type ListenerLimits } from './smtp/server.js';
 
-export interface RelayOptions {
+export interface RelayOptions extends ListenerLimits {
   host: string;
   port: number;
   tls: { cert: string; key: string };
-  /** A connection is closed after this long (spec: 5 minutes). */
-  maxConnectionMs: number;
   /** Failed AUTH attempts on one connection before it is closed. */
   maxAuthFailures: number;
   /** Failed AUTH attempts from one address within authThrottleMs before it is refused for that long. */
   maxAuthFailuresPerAddress: number;
   authThrottleMs: number;
-  /** Connections open at once, in all and from one address; more get 421 4.7.0 at connect. */
-  maxConnections: number;
-  maxConnectionsPerAddress: number;
-  /** Message data held in memory at once over all sessions; a DATA past it gets 451 4.3.1. */
-  dataMemory: number;
   /** Addresses whose failed AUTHs are remembered at most (the oldest are forgotten first). */
   maxTrackedAddresses: number;
 }
@@ -51,14 +45,6 @@ export interface RelayStats {
   trackedAuthFailures: number;
 }
 
-interface Connection {
-  id: string;
-  session: SMTPServerSession;
-  send(code: number, data?: string | string[], context?: string | false): void;
-  close(): void;
-  _socket: Socket;
-}
-
 interface State {
   principal: Principal | null;
   /** The key the session logged in with, checked again before each MAIL FROM (revocation). */
@@ -67,50 +53,14 @@ interface State {
   rcpts: number;
   /** The send quota left, read once per transaction (at its first RCPT), not once per recipient. */
   quotaLeft: Promise<number> | null;
-  timer: NodeJS.Timeout;
   /** Gives back the data memory of a DATA in progress (a connection can break in the middle). */
   releaseData: (() => void) | null;
 }
-
-/** An smtp-server whose replies go through our table and whose connections we can close. */
-class RelayServer extends SMTPServer {
-  onConnection: (c: Connection) => void = () => {};
-  /** The reply that turns a new socket away, or null to take it (before any greeting). */
-  admit: (socket: Socket) => string | null = () => null;
-  override connect(socket: Socket, socketOptions: unknown): void {
-    const refusal = this.admit(socket);
-    if (refusal) {
-      // No greeting delay and no session: one line and the socket is closed.
-      socket.on('error', () => {});
-      socket.end(`${refusal}\r\n`);
-      setTimeout(() => socket.destroy(), 1000).unref();
-      return;
-    }
-    const before = new Set((this as unknown as { connections: Set<Connection> }).connections);
-    (SMTPServer.prototype as unknown as { connect(s: Socket, o: unknown): void }).connect.call(this, socket, socketOptions);
-    for (const c of (this as unknown as { connections: Set<Connection> }).connections) if (!before.has(c)) this.onConnection(c);
-  }
-}
-
-/** The one place a refusal becomes an SMTP reply: its kind's reply in src/errors.ts. */
-const fail = (err: SvcError, callback: (e: Error) => void) => {
-  const { code, text } = smtpReplyOf(err);
-  const e = new Error(text) as Error & { responseCode: number };
-  e.responseCode = code;
-  callback(e);
-};
-const refuse = (kind: ErrorKindName, callback: (e: Error) => void, message?: string) => fail(new SvcError(kind, message), callback);
-/** A reply as one line, `421 4.7.0 ...`, for logs and for refusals written to a bare socket. */
-const replyLine = (e: SvcError) => {
-  const r = smtpReplyOf(e);
-  return `${r.code} ${r.text}`;
-};
 
 export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void>; stats(): RelayStats }> {
   const { log, clock } = service.deps;
   const relay = relayService(service.deps, service.send);
   const states = new Map<string, State>();
-  const connections = new Map<string, Connection>();
   // Failed AUTHs per source address: bounded (the oldest address is forgotten first) and swept,
   // so a scan from many addresses cannot grow it without end.
   const failuresByAddress = new Map<string, number[]>();
@@ -132,18 +82,6 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     for (const ip of [...failuresByAddress.keys()]) recentFailures(ip);
   }, Math.max(1000, Math.min(opts.authThrottleMs, 60_000)));
   sweep.unref();
-  // Open connections per address, counted from accept to close.
-  const openByAddress = new Map<string, number>();
-  let open = 0;
-  // Message data held in memory now, over all sessions.
-  let dataHeld = 0;
-  const hangUp = (id: string, kind: ErrorKindName) => {
-    const c = connections.get(id);
-    if (!c) return;
-    const { code, text } = smtpReplyOf(new SvcError(kind));
-    c.send(code, text);
-    c.close();
-  };
   /** Any failure as a registry kind; an unexpected one is logged and is the spec's 451. */
   const replyFor = (e: unknown): SvcError => {
     const err = toSvcError(e);
@@ -151,227 +89,184 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     return err;
   };
 
-  const server = new RelayServer({
-    name: service.deps.config.mxHost,
-    secure: false,
-    key: opts.tls.key,
-    cert: opts.tls.cert,
-    minVersion: 'TLSv1.2',
-    // On shutdown, sessions get 5 s to finish (smtp-server's default is 30) before 421: nothing
-    // unacknowledged is lost, a client retries, and a stop is not held up by idle clients.
-    closeTimeout: 5_000,
-    authMethods: ['PLAIN', 'LOGIN'],
-    // The spec accepts AUTH before STARTTLS for now.
-    allowInsecureAuth: true,
-    authOptional: false,
-    size: RELAY_MAX_SIZE,
-    // Our replies carry their own enhanced codes (relay-replies.ts).
-    hideENHANCEDSTATUSCODES: true,
-    hideDSN: true,
-    hideREQUIRETLS: true,
-    // UTF-8 addresses are not taken (nor delivered): not advertised, so clients do not send them.
-    hideSMTPUTF8: true,
-    disabledCommands: [],
-    logger: false,
-    socketTimeout: opts.maxConnectionMs,
-    onConnect(session, callback) {
-      if (recentFailures(session.remoteAddress).length >= opts.maxAuthFailuresPerAddress) {
-        return refuse('auth_throttled', callback);
-      }
-      callback();
-    },
-    onAuth(auth: SMTPServerAuthentication, session, callback) {
-      const state = states.get(session.id);
-      relay.authenticate(auth.password ?? '').then(
-        (p) => {
-          if (state) {
-            state.principal = p;
-            state.password = auth.password ?? '';
-          }
-          // The key is never the user name of the session: only the workspace is kept.
-          callback(null, { user: p.workspace.name });
-        },
-        (e: unknown) => {
-          const err = replyFor(e);
-          recordFailure(session.remoteAddress);
-          service.deps.events?.event('warn', 'relay login-refused', { ip: session.remoteAddress, reply: replyLine(err) });
-          if (state && ++state.authFailures >= opts.maxAuthFailures) {
-            fail(err, callback);
-            setImmediate(() => hangUp(session.id, 'auth_failures'));
-            return;
-          }
-          fail(err, callback);
-        },
-      );
-    },
-    onMailFrom(address, session, callback) {
-      const state = states.get(session.id);
-      if (!state?.principal) return refuse('auth_required', callback);
-      const args = address.args as Record<string, string> | false;
-      const size = Number((args && args.SIZE) || 0);
-      if (size > RELAY_MAX_SIZE) return refuse('message_too_big', callback);
-      state.rcpts = 0;
-      state.quotaLeft = null;
-      // Revocation takes effect on the next request (spec.md "Key rules"): an open session's key
-      // is checked again for every transaction, and a revoked one ends the session.
-      relay
-        .authenticate(state.password ?? '')
-        .then(
+  const fail = (e: SvcError, callback: (e: Error) => void) => callback(smtpError(e));
+  const refuse = (kind: Parameters<typeof refusal>[0], callback: (e: Error) => void, message?: string) => callback(refusal(kind, message));
+
+  const listener = await listenSmtp({
+    name: 'relay',
+    host: opts.host,
+    port: opts.port,
+    limits: opts,
+    log,
+    onConnection: (c) => states.set(c.id, { principal: null, password: null, authFailures: 0, rcpts: 0, quotaLeft: null, releaseData: null }),
+    server: {
+      name: service.deps.config.mxHost,
+      secure: false,
+      key: opts.tls.key,
+      cert: opts.tls.cert,
+      minVersion: 'TLSv1.2',
+      // On shutdown, sessions get 5 s to finish (smtp-server's default is 30) before 421: nothing
+      // unacknowledged is lost, a client retries, and a stop is not held up by idle clients.
+      closeTimeout: 5_000,
+      authMethods: ['PLAIN', 'LOGIN'],
+      // The spec accepts AUTH before STARTTLS for now.
+      allowInsecureAuth: true,
+      authOptional: false,
+      size: RELAY_MAX_SIZE,
+      // Our replies carry their own enhanced codes (smtp/replies.ts).
+      hideENHANCEDSTATUSCODES: true,
+      hideDSN: true,
+      hideREQUIRETLS: true,
+      // UTF-8 addresses are not taken (nor delivered): not advertised, so clients do not send them.
+      hideSMTPUTF8: true,
+      disabledCommands: [],
+      onConnect(session, callback) {
+        if (recentFailures(session.remoteAddress).length >= opts.maxAuthFailuresPerAddress) {
+          return refuse('auth_throttled', callback);
+        }
+        callback();
+      },
+      onAuth(auth: SMTPServerAuthentication, session, callback) {
+        const state = states.get(session.id);
+        relay.authenticate(auth.password ?? '').then(
           (p) => {
-            state.principal = p;
-            return relay.checkSender(p.workspace, address.address).then(() => callback());
+            if (state) {
+              state.principal = p;
+              state.password = auth.password ?? '';
+            }
+            // The key is never the user name of the session: only the workspace is kept.
+            callback(null, { user: p.workspace.name });
           },
           (e: unknown) => {
             const err = replyFor(e);
-            if (smtpReplyOf(err).code !== 535) throw e;
-            state.principal = null;
-            state.password = null;
+            recordFailure(session.remoteAddress);
+            service.deps.events?.event('warn', 'relay login-refused', { ip: session.remoteAddress, reply: replyLine(err) });
+            if (state && ++state.authFailures >= opts.maxAuthFailures) {
+              fail(err, callback);
+              setImmediate(() => listener.hangUp(session.id, 'auth_failures'));
+              return;
+            }
             fail(err, callback);
-            setImmediate(() => connections.get(session.id)?.close());
           },
-        )
-        .catch((e: unknown) => fail(replyFor(e), callback));
-    },
-    onRcptTo(address, session, callback) {
-      const state = states.get(session.id);
-      if (!state) return refuse('internal', callback, 'no session state');
-      if (state.rcpts >= RELAY_MAX_RECIPIENTS) return refuse('too_many_recipients', callback);
-      try {
-        relay.checkRecipient(address.address);
-      } catch (e) {
-        return fail(replyFor(e), callback);
-      }
-      // The envelope so far already over the send quota: refused here, temporarily.
-      state.quotaLeft ??= relay.remainingQuota(state.principal!.workspace);
-      state.quotaLeft.then(
-        (left) => {
-          if (state.rcpts + 1 > left) return refuse('quota_exceeded', callback, 'Sending limit reached for this workspace; try again after the quota resets');
-          state.rcpts++;
-          callback();
-        },
-        (e: unknown) => {
-          // Not kept: the next RCPT reads again.
-          state.quotaLeft = null;
-          fail(replyFor(e), callback);
-        },
-      );
-    },
-    onData(stream, session, callback) {
-      const state = states.get(session.id);
-      let chunks: Buffer[] = [];
-      let size = 0;
-      // What this message counts against the relay's data memory, given back when it is done.
-      let held = 0;
-      let overBudget = false;
-      const giveBack = () => {
-        dataHeld -= held;
-        held = 0;
-      };
-      if (state) state.releaseData = giveBack;
-      stream.on('data', (c: Buffer) => {
-        size += c.length;
-        // Past the limit nothing more is kept; the rest is read and dropped.
-        if (size > RELAY_MAX_SIZE || overBudget) return;
-        if (dataHeld + c.length > opts.dataMemory) {
-          // Too much mail in memory at once: this message is refused (temporarily) and dropped.
-          overBudget = true;
-          chunks = [];
-          giveBack();
-          return;
-        }
-        dataHeld += c.length;
-        held += c.length;
-        chunks.push(c);
-      });
-      stream.on('error', () => giveBack());
-      stream.on('end', () => {
-        if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > RELAY_MAX_SIZE) {
-          giveBack();
-          return refuse('message_too_big', callback);
-        }
-        if (overBudget) {
-          log.warn(`relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(size / 1024)} KB message was deferred with 451 4.3.1`);
-          return refuse('relay_memory_full', callback);
-        }
-        if (!state?.principal || !session.envelope.mailFrom) {
-          giveBack();
-          return refuse('bad_sequence', callback);
-        }
-        const rcpts = session.envelope.rcptTo.map((r) => r.address);
-        const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-        chunks = [];
+        );
+      },
+      onMailFrom(address, session, callback) {
+        const state = states.get(session.id);
+        if (!state?.principal) return refuse('auth_required', callback);
+        const args = address.args as Record<string, string> | false;
+        const size = Number((args && args.SIZE) || 0);
+        if (size > RELAY_MAX_SIZE) return refuse('message_too_big', callback);
+        state.rcpts = 0;
+        state.quotaLeft = null;
+        // Revocation takes effect on the next request (spec.md "Key rules"): an open session's key
+        // is checked again for every transaction, and a revoked one ends the session.
         relay
-          .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, raw)
-          .finally(giveBack)
+          .authenticate(state.password ?? '')
           .then(
-            // smtp-server replies 250 with this text.
-            () => callback(null, '2.0.0 OK: queued'),
-            (e: unknown) => fail(replyFor(e), callback),
-          );
-      });
-    },
-    onClose(session) {
-      const state = states.get(session.id);
-      if (state) clearTimeout(state.timer);
-      state?.releaseData?.();
-      states.delete(session.id);
-      connections.delete(session.id);
+            (p) => {
+              state.principal = p;
+              return relay.checkSender(p.workspace, address.address).then(() => callback());
+            },
+            (e: unknown) => {
+              const err = replyFor(e);
+              if (smtpReplyOf(err).code !== 535) throw e;
+              state.principal = null;
+              state.password = null;
+              fail(err, callback);
+              setImmediate(() => listener.connection(session.id)?.close());
+            },
+          )
+          .catch((e: unknown) => fail(replyFor(e), callback));
+      },
+      onRcptTo(address, session, callback) {
+        const state = states.get(session.id);
+        if (!state) return refuse('internal', callback, 'no session state');
+        if (state.rcpts >= RELAY_MAX_RECIPIENTS) return refuse('too_many_recipients', callback);
+        try {
+          relay.checkRecipient(address.address);
+        } catch (e) {
+          return fail(replyFor(e), callback);
+        }
+        // The envelope so far already over the send quota: refused here, temporarily.
+        state.quotaLeft ??= relay.remainingQuota(state.principal!.workspace);
+        state.quotaLeft.then(
+          (left) => {
+            if (state.rcpts + 1 > left) return refuse('quota_exceeded', callback, 'Sending limit reached for this workspace; try again after the quota resets');
+            state.rcpts++;
+            callback();
+          },
+          (e: unknown) => {
+            // Not kept: the next RCPT reads again.
+            state.quotaLeft = null;
+            fail(replyFor(e), callback);
+          },
+        );
+      },
+      onData(stream, session, callback) {
+        const state = states.get(session.id);
+        let chunks: Buffer[] = [];
+        let size = 0;
+        // What this message counts against the relay's data memory, given back when it is done.
+        let held = 0;
+        let overBudget = false;
+        const giveBack = () => {
+          listener.budget.give(held);
+          held = 0;
+        };
+        if (state) state.releaseData = giveBack;
+        stream.on('data', (c: Buffer) => {
+          size += c.length;
+          // Past the limit nothing more is kept; the rest is read and dropped.
+          if (size > RELAY_MAX_SIZE || overBudget) return;
+          if (!listener.budget.take(c.length)) {
+            // Too much mail in memory at once: this message is refused (temporarily) and dropped.
+            overBudget = true;
+            chunks = [];
+            giveBack();
+            return;
+          }
+          held += c.length;
+          chunks.push(c);
+        });
+        stream.on('error', () => giveBack());
+        stream.on('end', () => {
+          if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > RELAY_MAX_SIZE) {
+            giveBack();
+            return refuse('message_too_big', callback);
+          }
+          if (overBudget) {
+            log.warn(`relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(size / 1024)} KB message was deferred with 451 4.3.1`);
+            return refuse('relay_memory_full', callback);
+          }
+          if (!state?.principal || !session.envelope.mailFrom) {
+            giveBack();
+            return refuse('bad_sequence', callback);
+          }
+          const rcpts = session.envelope.rcptTo.map((r) => r.address);
+          const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+          chunks = [];
+          relay
+            .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, raw)
+            .finally(giveBack)
+            .then(
+              // smtp-server replies 250 with this text.
+              () => callback(null, '2.0.0 OK: queued'),
+              (e: unknown) => fail(replyFor(e), callback),
+            );
+        });
+      },
+      onClose(session) {
+        states.get(session.id)?.releaseData?.();
+        states.delete(session.id);
+      },
     },
   });
-
-  server.admit = (socket) => {
-    const ip = socket.remoteAddress ?? '';
-    const mine = openByAddress.get(ip) ?? 0;
-    if (open >= opts.maxConnections) return replyLine(new SvcError('too_many_connections'));
-    if (mine >= opts.maxConnectionsPerAddress) return replyLine(new SvcError('too_many_connections_from_address'));
-    open++;
-    openByAddress.set(ip, mine + 1);
-    socket.once('close', () => {
-      open--;
-      const n = (openByAddress.get(ip) ?? 1) - 1;
-      if (n > 0) openByAddress.set(ip, n);
-      else openByAddress.delete(ip);
-    });
-    return null;
-  };
-  server.onConnection = (c) => {
-    connections.set(c.id, c);
-    const send = c.send.bind(c);
-    // The one table of relay replies: smtp-server's own texts become the spec's.
-    c.send = (code, data, context) => {
-      const r = rewriteReply(code, data, context);
-      send(r.code, r.data, false);
-    };
-    states.set(c.id, {
-      principal: null,
-      password: null,
-      authFailures: 0,
-      rcpts: 0,
-      quotaLeft: null,
-      releaseData: null,
-      timer: setTimeout(() => hangUp(c.id, 'connection_time_limit'), opts.maxConnectionMs),
-    });
-    // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
-    c._socket.once('close', () => {
-      if (c.session?.envelope?.mailFrom && (c as unknown as { _dataStream?: unknown })._dataStream) log.info(`relay: 554 5.6.0 connection broke during DATA (${c.id}); nothing queued`);
-    });
-  };
-  server.on('error', (e) => log.warn(`relay: ${e.message}`));
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const addr = server.server.address() as { port: number };
-  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
-    url: `smtp://${host}:${addr.port}`,
-    stats: () => ({ connections: open, addresses: openByAddress.size, dataHeld, trackedAuthFailures: failuresByAddress.size }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of states.values()) clearTimeout(s.timer);
-        clearInterval(sweep);
-        server.close(() => resolve());
-      }),
+    url: listener.url,
+    stats: () => ({ ...listener.stats(), trackedAuthFailures: failuresByAddress.size }),
+    close: async () => {
+      clearInterval(sweep);
+      await listener.close();
+    },
   };
 }

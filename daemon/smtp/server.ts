@@ -1,0 +1,172 @@
+// The base of svc's SMTP listeners (the relay now, the inbound MX next): smtp-server speaks the
+// protocol; this adds what it does not do and every listener needs. Connections are capped in all
+// and per address (421 4.7.0 at connect, before any greeting), each is closed at a time limit,
+// smtp-server's own replies are rewritten to the spec's texts (replies.ts), refusals become replies
+// from the error registry in one place (src/errors.ts), and message data held in memory is
+// budgeted over all sessions. The listener configures only its decisions: AUTH, MAIL, RCPT, DATA.
+import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import type { Socket } from 'node:net';
+import { smtpReplyOf, SvcError, type ErrorKindName } from '../../src/errors.js';
+import type { Log } from '../../src/log.js';
+import { rewriteReply } from './replies.js';
+
+export interface ListenerLimits {
+  /** A connection is closed after this long (spec: 5 minutes). */
+  maxConnectionMs: number;
+  /** Connections open at once, in all and from one address; more get 421 4.7.0 at connect. */
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+  /** Message data held in memory at once over all sessions (DataBudget). */
+  dataMemory: number;
+}
+
+export interface SmtpConnection {
+  id: string;
+  session: SMTPServerSession;
+  send(code: number, data?: string | string[], context?: string | false): void;
+  close(): void;
+  _socket: Socket;
+}
+
+/** A refusal as smtp-server takes it: the reply of its kind in the error registry. */
+export function smtpError(err: SvcError): Error & { responseCode: number } {
+  const { code, text } = smtpReplyOf(err);
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+export const refusal = (kind: ErrorKindName, message?: string) => smtpError(new SvcError(kind, message));
+
+/** A reply as one line, `421 4.7.0 ...`, for logs and for refusals written to a bare socket. */
+export function replyLine(e: SvcError): string {
+  const r = smtpReplyOf(e);
+  return `${r.code} ${r.text}`;
+}
+
+/** Message data in memory over all sessions: a message takes its bytes as they come, and gives them back. */
+export class DataBudget {
+  held = 0;
+  constructor(readonly max: number) {}
+  /** False when these bytes would pass the budget (nothing is taken then). */
+  take(n: number): boolean {
+    if (this.held + n > this.max) return false;
+    this.held += n;
+    return true;
+  }
+  give(n: number): void {
+    this.held -= n;
+  }
+}
+
+/** An smtp-server whose replies go through our table and whose connections we can close. */
+class Server extends SMTPServer {
+  onConnection: (c: SmtpConnection) => void = () => {};
+  /** The reply that turns a new socket away, or null to take it (before any greeting). */
+  admit: (socket: Socket) => string | null = () => null;
+  override connect(socket: Socket, socketOptions: unknown): void {
+    const refused = this.admit(socket);
+    if (refused) {
+      // No greeting delay and no session: one line and the socket is closed.
+      socket.on('error', () => {});
+      socket.end(`${refused}\r\n`);
+      setTimeout(() => socket.destroy(), 1000).unref();
+      return;
+    }
+    // smtp-server has no hook that hands over its connection object: it is found in its set.
+    const connections = (this as unknown as { connections: Set<SmtpConnection> }).connections;
+    const before = new Set(connections);
+    (SMTPServer.prototype as unknown as { connect(s: Socket, o: unknown): void }).connect.call(this, socket, socketOptions);
+    for (const c of connections) if (!before.has(c)) this.onConnection(c);
+  }
+}
+
+export interface SmtpListener {
+  url: string;
+  budget: DataBudget;
+  /** Says the reply of `kind` on that connection and closes it. */
+  hangUp(id: string, kind: ErrorKindName): void;
+  connection(id: string): SmtpConnection | undefined;
+  stats(): { connections: number; addresses: number; dataHeld: number };
+  close(): Promise<void>;
+}
+
+export async function listenSmtp(opts: {
+  /** The listener's name in logs (relay, mx). */
+  name: string;
+  host: string;
+  port: number;
+  limits: ListenerLimits;
+  log: Log;
+  /** smtp-server's options: the listener's handlers and settings. */
+  server: SMTPServerOptions;
+  /** Told of every connection taken, after the base has set it up. */
+  onConnection?: (c: SmtpConnection) => void;
+}): Promise<SmtpListener> {
+  const { limits, log } = opts;
+  const connections = new Map<string, SmtpConnection>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const openByAddress = new Map<string, number>();
+  let open = 0;
+  const budget = new DataBudget(limits.dataMemory);
+  const hangUp = (id: string, kind: ErrorKindName) => {
+    const c = connections.get(id);
+    if (!c) return;
+    const { code, text } = smtpReplyOf(new SvcError(kind));
+    c.send(code, text);
+    c.close();
+  };
+
+  const server = new Server({ socketTimeout: limits.maxConnectionMs, logger: false, ...opts.server });
+  server.admit = (socket) => {
+    const ip = socket.remoteAddress ?? '';
+    const mine = openByAddress.get(ip) ?? 0;
+    if (open >= limits.maxConnections) return replyLine(new SvcError('too_many_connections'));
+    if (mine >= limits.maxConnectionsPerAddress) return replyLine(new SvcError('too_many_connections_from_address'));
+    open++;
+    openByAddress.set(ip, mine + 1);
+    socket.once('close', () => {
+      open--;
+      const n = (openByAddress.get(ip) ?? 1) - 1;
+      if (n > 0) openByAddress.set(ip, n);
+      else openByAddress.delete(ip);
+    });
+    return null;
+  };
+  server.onConnection = (c) => {
+    connections.set(c.id, c);
+    const send = c.send.bind(c);
+    // The one table of replies: smtp-server's own texts become the spec's.
+    c.send = (code, data, context) => {
+      const r = rewriteReply(code, data, context);
+      send(r.code, r.data, false);
+    };
+    timers.set(c.id, setTimeout(() => hangUp(c.id, 'connection_time_limit'), limits.maxConnectionMs));
+    c._socket.once('close', () => {
+      clearTimeout(timers.get(c.id));
+      timers.delete(c.id);
+      connections.delete(c.id);
+      // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
+      if (c.session?.envelope?.mailFrom && (c as unknown as { _dataStream?: unknown })._dataStream) log.info(`${opts.name}: 554 5.6.0 connection broke during DATA (${c.id}); nothing queued`);
+    });
+    opts.onConnection?.(c);
+  };
+  server.on('error', (e) => log.warn(`${opts.name}: ${e.message}`));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const addr = server.server.address() as { port: number };
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `smtp://${host}:${addr.port}`,
+    budget,
+    hangUp,
+    connection: (id) => connections.get(id),
+    stats: () => ({ connections: open, addresses: openByAddress.size, dataHeld: budget.held }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers.values()) clearTimeout(t);
+        server.close(() => resolve());
+      }),
+  };
+}
