@@ -20,7 +20,6 @@ import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { retentionWorker } from './workers/retention.js';
 import { webhookWorker } from './workers/webhooks.js';
-import type { Deps } from '../src/deps.js';
 
 export interface Listener {
   /** api, relay, mx: the word scripts look for in the ready line. */
@@ -97,8 +96,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       const admin = await startAdminSocket(socketPath(config.store.dir), store, log);
       stops.base.push(() => admin.close());
     }
-    const hooks: NonNullable<Deps['hooks']> = {};
-    const service = createService({ store, config, clock: opts.clock, random: opts.random, log, hooks });
+    const service = createService({ store, config, clock: opts.clock, random: opts.random, log });
 
     const api = await buildApi(service, { ready: () => ready });
     await api.listen({ host: config.host, port: config.apiPort });
@@ -128,10 +126,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     listeners.push({ name: 'relay', url: relay.url, close: relay.close, stats: () => ({ ...relay.stats() }) });
     stops.listeners.push(relay.close);
 
+    // Workers wake when work is announced on the bus (and poll besides).
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
-    hooks.queued = delivery.poke;
     const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
-    hooks.outboxed = webhooks.poke;
+    const unsubscribe = [service.bus.subscribe('queued', delivery.poke), service.bus.subscribe('outboxed', webhooks.poke)];
+    stops.workers.push(async () => unsubscribe.forEach((u) => u()));
     const workers: Worker[] = [delivery, webhooks, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
     for (const w of workers) stops.workers.push(() => w.stop());
 

@@ -5,6 +5,7 @@ import type { Log } from './log.js';
 import type { Store } from './store/types.js';
 import type { Faults } from './faults.js';
 import type { EventLog } from './event-log.js';
+import type { Bus } from './bus.js';
 
 export interface Deps {
   store: Store;
@@ -16,6 +17,6 @@ export interface Deps {
   faults?: Faults;
   /** Operational events, one structured line each, rate-limited (made by createService when absent). */
   events?: EventLog;
-  /** Who to tell when work arrives (the daemon's workers), so they need not wait for their next poll. */
-  hooks?: { queued?: () => void; outboxed?: () => void };
+  /** Where arriving work is announced (the daemon's workers subscribe); made by createService when absent. */
+  bus?: Bus;
 }

@@ -17,15 +17,22 @@ import { rateLimiter } from './auth/rate-limit.js';
 import { webhookService } from './webhooks/webhooks.js';
 import { Faults } from './faults.js';
 import { EventLog } from './event-log.js';
+import { Bus } from './bus.js';
 
 export function createService(given: Deps & { dns?: DnsClient }) {
-  const deps = { ...given, faults: given.faults ?? new Faults(given.log, given.clock), events: given.events ?? new EventLog(given.log, given.clock) };
+  const deps = {
+    ...given,
+    faults: given.faults ?? new Faults(given.log, given.clock),
+    events: given.events ?? new EventLog(given.log, given.clock),
+    bus: given.bus ?? new Bus(),
+  };
   const send = sendPipeline(deps);
   const idempotent = idempotentSend(deps);
   return {
     deps,
     store: deps.store,
     faults: deps.faults,
+    bus: deps.bus,
     events: deps.events,
     workspaces: workspaceService(deps),
     keys: keyService(deps),

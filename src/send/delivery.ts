@@ -58,7 +58,7 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
         deps.events?.event(level, `delivery ${r.outcome}${r.class ? ` ${r.class}` : ''}`, { message: m?.id, domain: job.domain, attempt: job.attempts + 1, reply: r.response });
       }
       await store.queue.complete(job.id, outcome);
-      if (outcome.events.length) deps.hooks?.outboxed?.();
+      if (outcome.events.length) deps.bus?.publish('outboxed');
     },
   };
 }

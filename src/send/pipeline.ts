@@ -160,8 +160,8 @@ export function sendPipeline(deps: Deps) {
         }
         explainSendQuota(e, ws, upgradeUrlOf(deps.config));
       }
-      if (jobs.length) deps.hooks?.queued?.();
-      if (events.length) deps.hooks?.outboxed?.();
+      if (jobs.length) deps.bus?.publish('queued');
+      if (events.length) deps.bus?.publish('outboxed');
       return result;
     }
   };
