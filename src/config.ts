@@ -210,30 +210,26 @@ export function parseEncryptionKey(raw: string, from: string): Buffer {
   return key;
 }
 
-/** A CA file is read once at start, so a missing or wrong file is wrong usage, not a delivery fault. */
+/** A file a setting names, read once at start: one that cannot be read is wrong usage (exit 2). */
+function readSettingFile(flag: string, file: string, cwd: string): string {
+  try {
+    return readFileSync(resolve(cwd, file), 'utf8');
+  } catch (e) {
+    throw usage(`cannot read ${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+/** The smarthost's CA, read at start, so a missing or wrong file is wrong usage, not a delivery fault. */
 function readCaFile(file: string | undefined, cwd: string): string | undefined {
   if (file === undefined) return undefined;
-  let pem: string;
-  try {
-    pem = readFileSync(resolve(cwd, file), 'utf8');
-  } catch (e) {
-    throw usage(`cannot read --outbound-ca ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  const pem = readSettingFile('--outbound-ca', file, cwd);
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw usage(`--outbound-ca ${file} holds no PEM certificate`);
   return pem;
 }
 
 /** The key is never a flag value (flags show in /proc/PID/cmdline): the environment or a file. */
 function readEncryptionKey(file: string | undefined, value: string | undefined, cwd: string): Buffer | undefined {
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(resolve(cwd, file), 'utf8');
-    } catch (e) {
-      throw usage(`cannot read --encryption-key-file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-    return parseEncryptionKey(text, file);
-  }
+  if (file !== undefined) return parseEncryptionKey(readSettingFile('--encryption-key-file', file, cwd), file);
   return value ? parseEncryptionKey(value, 'SVC_ENCRYPTION_KEY') : undefined;
 }
 

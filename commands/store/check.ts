@@ -1,3 +1,4 @@
+import { SvcError } from '../../src/errors.js';
 import type { CommandSpec } from '../spec.js';
 import { printStoreReport } from './render.js';
 
@@ -18,6 +19,9 @@ export default {
       return 0;
     }
     const { checkFileStore } = await import('../../src/store/file/check.js');
+    // A directory that holds no store is a mistake in --store, not a clean store.
+    const { existsSync } = await import('node:fs');
+    if (!existsSync(config.store.dir)) throw new SvcError('not_found', `no store at ${config.store.dir} (check --store or SVC_STORE)`);
     const report = await checkFileStore(config.store.dir);
     ctx.out.result(report, () => printStoreReport(ctx.out, report));
     return report.ok ? 0 : NEEDS_ATTENTION;

@@ -52,8 +52,9 @@ export function deliveryService(deps: Deps, d: DeliveryDeps) {
       else if (results.some((r) => r.outcome === 'sent')) deps.faults?.clear('outbound');
       const outcome = outcomeOf(job, messages, results, clock.now(), d.retry, random);
       // One line per outcome (rate-limited per kind and class): what happened, to whom, and why.
+      const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
       for (const r of results) {
-        const m = messages.find((x) => x.to.toLowerCase() === r.address.toLowerCase());
+        const m = byAddress.get(r.address.toLowerCase());
         const level = r.outcome === 'sent' ? 'info' : r.outcome === 'temporary' ? 'warn' : 'error';
         deps.events?.event(level, `delivery ${r.outcome}${r.class ? ` ${r.class}` : ''}`, { message: m?.id, domain: job.domain, attempt: job.attempts + 1, reply: r.response });
       }

@@ -29,18 +29,18 @@ export function outcomeOf(job: OutboundJob, messages: Message[], results: Recipi
   const at = now.toISOString();
   const byAddress = new Map(results.map((r) => [r.address.toLowerCase(), r]));
   const out: JobOutcome = { updates: [], events: [], suppressions: [] };
-  const again: string[] = [];
-  let lastError = '';
+  /** Deferred recipients with their own last reply. */
+  const again: Array<{ id: string; response: string }> = [];
   const giveUp = now.getTime() - Date.parse(job.created_at) >= policy.windowMs;
   for (const m of messages) {
     const r = byAddress.get(m.to.toLowerCase()) ?? { address: m.to, outcome: 'temporary' as const, response: 'no result for this recipient' };
     const attempts = job.attempts + 1;
+    const final = r.outcome === 'permanent' || r.outcome === 'rejected' || r.outcome === 'failed';
     if (r.outcome === 'sent') {
       out.updates.push({ id: m.id, status: 'sent', sent_at: at, attempts, next_attempt_at: null });
       out.events.push(sentEvent(random.uuid(), { ...m, status: 'sent' }, at));
-    } else if (r.outcome === 'permanent' || r.outcome === 'rejected' || r.outcome === 'failed' || giveUp) {
-      const final = r.outcome === 'permanent' || r.outcome === 'rejected' || r.outcome === 'failed';
-      const error = final ? r.response : `gave up after ${job.attempts + 1} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
+    } else if (final || giveUp) {
+      const error = final ? r.response : `gave up after ${attempts} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
       const bounced = { ...m, status: 'bounced' as const, error };
       out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at, attempts, next_attempt_at: null });
       out.events.push(bouncedEvent(random.uuid(), bounced, at));
@@ -49,18 +49,14 @@ export function outcomeOf(job: OutboundJob, messages: Message[], results: Recipi
         out.suppressions.push({ workspace_id: m.workspace_id, address: m.to.toLowerCase(), reason: 'bounce', detail: r.response.slice(0, 200), created_at: at, message_id: m.id, ...(r.class ? { class: r.class } : {}) });
       }
     } else {
-      again.push(m.id);
-      lastError = r.response;
+      again.push({ id: m.id, response: r.response });
     }
   }
   if (again.length) {
     const next = new Date(now.getTime() + retryDelay(policy, job.attempts, random)).toISOString();
-    out.retry = { message_ids: again, next_attempt_at: next, last_error: lastError };
+    out.retry = { message_ids: again.map((a) => a.id), next_attempt_at: next, last_error: again.at(-1)!.response };
     // Each deferred recipient shows its own last reply and when it is tried next.
-    for (const id of again) {
-      const r = byAddress.get(messages.find((m) => m.id === id)!.to.toLowerCase());
-      out.updates.push({ id, attempts: job.attempts + 1, last_error: (r?.response ?? lastError).slice(0, 500), next_attempt_at: next });
-    }
+    for (const a of again) out.updates.push({ id: a.id, attempts: job.attempts + 1, last_error: a.response.slice(0, 500), next_attempt_at: next });
   }
   return out;
 }

@@ -70,6 +70,13 @@ test('an unreadable journal line is set aside, reported, and repaired on request
   assert.doesNotMatch(d2.stderr(), /unreadable/);
 });
 
+test('check of a directory that holds no store is an error, not a clean bill', async (t) => {
+  const dir = await tmpDir(t);
+  const r = await svc(['--store', `file:${join(dir, 'nothing-here')}`, 'store', 'check']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /no store at .*nothing-here \(check --store or SVC_STORE\)/);
+});
+
 test('repair --apply refuses while svc serve owns the store', async (t) => {
   const dir = await tmpDir(t);
   const store = ['--store', `file:${dir}`];

@@ -131,10 +131,14 @@ async function dataFile(dir: string): Promise<StoreProblem | null> {
 
 /** Reads every file of the store and reports what cannot be read; changes nothing. */
 export async function checkFileStore(dir: string): Promise<StoreReport> {
+  return report(dir, await scanJournals(dir));
+}
+
+async function report(dir: string, scanned: Scanned[]): Promise<StoreReport> {
   const problems: StoreProblem[] = [];
   const data = await dataFile(dir);
   if (data) problems.push(data);
-  for (const s of await scanJournals(dir)) {
+  for (const s of scanned) {
     for (const b of s.bad) problems.push({ file: s.file, line: b.line, offset: b.offset, kind: 'bad_line', reason: b.reason });
     if (s.tornAt !== null) problems.push({ file: s.file, line: null, offset: s.tornAt, kind: 'torn_tail', reason: `${s.buf.length - s.tornAt} byte(s) after the last newline (a write a crash cut short; never acknowledged)` });
   }
@@ -147,9 +151,10 @@ export async function checkFileStore(dir: string): Promise<StoreReport> {
  * never rewritten here: a data file that cannot be read is left for the operator.
  */
 export async function repairFileStore(dir: string, apply: boolean): Promise<RepairReport> {
-  const report = await checkFileStore(dir);
+  const scanned = await scanJournals(dir);
+  const before = await report(dir, scanned);
   const actions: RepairReport['actions'] = [];
-  for (const s of await scanJournals(dir)) {
+  for (const s of scanned) {
     if (!s.bad.length && s.tornAt === null) continue;
     if (s.bad.length) actions.push({ file: s.file, action: `copy ${s.bad.length} unreadable line(s) (line ${s.bad.map((b) => b.line).join(', ')}) to ${join(dir, QUARANTINE, `${s.journal}.jsonl`)} and remove them from the journal` });
     if (s.tornAt !== null) actions.push({ file: s.file, action: `cut the torn tail (${s.buf.length - s.tornAt} byte(s) at offset ${s.tornAt})` });
@@ -178,7 +183,7 @@ export async function repairFileStore(dir: string, apply: boolean): Promise<Repa
     await rename(tmp, s.file);
     await syncDir(join(dir, s.journal));
   }
-  if (!apply) return { ...report, applied: false, actions };
+  if (!apply) return { ...before, applied: false, actions };
   const after = await checkFileStore(dir);
   return { ...after, applied: true, actions };
 }
