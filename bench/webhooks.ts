@@ -11,7 +11,8 @@ import { openStore } from '../src/store/open.js';
 import { loadConfig, type StoreLocation } from '../src/config.js';
 import { silentLog } from '../src/log.js';
 import { mapLimit } from '../src/parallel.js';
-import type { OutboxEvent, Store } from '../src/store/types.js';
+import type { OutboxEvent } from '../src/model/event.js';
+import type { Store } from '../src/store/types.js';
 import { SVC, load, median, percentile, report, startServer, svcSync } from './lib.js';
 import { chosen, prepare, profile } from './send.js';
 

@@ -4,7 +4,7 @@ import { loadConfig, type Config, type ConfigFlags } from '../src/config.js';
 import { systemClock, systemRandom } from '../src/clock.js';
 import { lineLog } from '../src/log.js';
 import { createService, type Service } from '../src/service.js';
-import type { Workspace } from '../src/store/types.js';
+import type { Workspace } from '../src/model/workspace.js';
 import { openStore } from '../src/store/open.js';
 import { Output, type Io } from './output.js';
 

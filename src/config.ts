@@ -8,28 +8,8 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { SvcError } from './errors.js';
 
-export interface PostgresLocation {
-  kind: 'postgres';
-  /** The connection URL as given, minus our own `schema` parameter. */
-  url: string;
-  /** `?schema=NAME`: the schema svc's tables live in (default: the connection's search_path). */
-  schema: string | undefined;
-  poolSize: number;
-  statementTimeoutMs: number;
-  connectTimeoutMs: number;
-  /** Encrypts DKIM private keys at rest (SVC_ENCRYPTION_KEY, --encryption-key-file). */
-  encryptionKey?: Buffer;
-}
-
-export type StoreLocation = { kind: 'file'; dir: string } | PostgresLocation;
-
-/** A store location for logs and errors: never a password. */
-export function describeStore(loc: StoreLocation): string {
-  if (loc.kind === 'file') return `file:${loc.dir}`;
-  const u = new URL(loc.url);
-  if (u.password) u.password = '***';
-  return u.toString() + (loc.schema ? ` (schema ${loc.schema})` : '');
-}
+import type { StoreLocation } from './store/location.js';
+export { describeStore, type PostgresLocation, type StoreLocation } from './store/location.js';
 
 export interface Config {
   store: StoreLocation;

@@ -1,7 +1,7 @@
 // The service: every rule of spec.md, built from injected dependencies (DESIGN.md). Transports and
 // commands call it; it knows nothing of HTTP, SMTP or the command line.
 import type { Deps } from './deps.js';
-import type { Workspace } from './store/types.js';
+import type { Workspace } from './model/workspace.js';
 import { workspaceService } from './workspaces/workspaces.js';
 import { keyService } from './auth/keys.js';
 import { authenticateKey, type Principal } from './auth/authenticate.js';

@@ -3,7 +3,7 @@
 import React, { useEffect, useState } from 'react';
 import { Box, Text, render, useApp } from 'ink';
 import type { Service } from '../../src/service.js';
-import type { Workspace } from '../../src/store/types.js';
+import type { Workspace } from '../../src/model/workspace.js';
 import type { DomainView } from '../../src/domains/domains.js';
 
 const colour: Record<string, string> = { Verified: 'green', Recommended: 'cyan', Problem: 'red', Waiting: 'yellow' };

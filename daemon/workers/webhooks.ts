@@ -4,7 +4,7 @@
 // written; otherwise it polls.
 import { hostname } from 'node:os';
 import type { Service } from '../../src/service.js';
-import type { AttemptRecord, WebhookEndpoint, WebhookJob } from '../../src/store/types.js';
+import type { AttemptRecord, WebhookEndpoint, WebhookJob } from '../../src/model/webhook.js';
 import { webhookDispatcher } from '../../src/webhooks/dispatch.js';
 import { resolverFor } from '../../src/webhooks/guard.js';
 import { WebhookSender } from '../../src/webhooks/sender.js';

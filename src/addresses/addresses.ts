@@ -3,9 +3,10 @@
 import { upgradeUrlOf } from '../config.js';
 import { SvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Address, Workspace } from '../store/types.js';
+import type { Address } from '../model/address.js';
+import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
-import { explainCountLimit, limitFor } from '../workspaces/quota.js';
+import { createdOrLimit, limitFor } from '../workspaces/quota.js';
 import { assertWritable } from '../send/pipeline.js';
 
 export interface AddressView {
@@ -47,15 +48,15 @@ export function addressService({ store, clock, random, config }: Deps) {
       if (!domain) {
         throw new SvcError('not_found', `${domainName} is not a domain of workspace '${ws.name}': add it first with \`svc domains add ${domainName}\``);
       }
-      try {
-        const a = await store.addresses.create(
+      const a = createdOrLimit(
+        await store.addresses.create(
           { id: random.uuid(), workspace_id: ws.id, domain_id: domain.id, address, status: 'active', created_at: clock.now().toISOString() },
           limitFor(ws, 'addresses'),
-        );
-        return toView(a, domain.domain);
-      } catch (e) {
-        explainCountLimit(e, ws, upgradeUrlOf(config));
-      }
+        ),
+        ws,
+        upgradeUrlOf(config),
+      );
+      return toView(a, domain.domain);
     },
 
     list: viewAll,

@@ -3,9 +3,11 @@
 // constant-time comparison) and the same error, so timing tells nothing about which it was.
 import { timingSafeEqual } from 'node:crypto';
 import { SvcError } from '../errors.js';
-import type { ApiKey, Store, Workspace } from '../store/types.js';
+import type { ApiKey } from '../model/key.js';
+import type { Workspace } from '../model/workspace.js';
+import type { Store } from '../store/types.js';
 import { hashKey, KEY_PATTERN, KEY_PREFIX } from './keys.js';
-import type { Scope } from './scopes.js';
+import type { Scope } from '../model/key.js';
 
 export interface Principal {
   workspace: Workspace;

@@ -3,9 +3,11 @@
 // by hash leaks nothing about other keys.
 import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
-import type { ApiKey, Workspace } from '../store/types.js';
+import type { ApiKey } from '../model/key.js';
+import type { Workspace } from '../model/workspace.js';
 import type { Deps } from '../deps.js';
-import { DEFAULT_SCOPES, parseScopes, type Scope } from './scopes.js';
+import { parseScopes } from './scopes.js';
+import { DEFAULT_SCOPES, type Scope } from '../model/key.js';
 
 export const KEY_PREFIX = 'svc_';
 export const KEY_PATTERN = /^svc_[0-9a-f]{48}$/;

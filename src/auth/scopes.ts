@@ -1,13 +1,6 @@
 // spec.md "Authentication": the scopes a key can carry, fixed at creation.
 import { SvcError } from '../errors.js';
-
-export const SCOPES = ['send', 'read', 'newsletter', 'contacts', '*'] as const;
-export type Scope = (typeof SCOPES)[number];
-export const DEFAULT_SCOPES: readonly Scope[] = ['read', 'send'];
-
-export function isScope(s: string): s is Scope {
-  return (SCOPES as readonly string[]).includes(s);
-}
+import { isScope, SCOPES, type Scope } from '../model/key.js';
 
 /** Parses `send,read` (CLI) into a de-duplicated scope list in the spec's order. */
 export function parseScopes(input: string | readonly string[]): Scope[] {

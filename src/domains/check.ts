@@ -1,11 +1,12 @@
 // One DNS check of a domain: the five look-ups in parallel, each evaluated by its rule, and the
 // changes against the previous check.
-import type { Domain, RecordChange, RecordCheck } from '../store/types.js';
+import type { Domain, RecordChange, RecordCheck } from '../model/domain.js';
 import { getDomain } from 'tldts';
 import type { DnsClient } from './dns.js';
 import { countSpfLookups } from './spf-lookups.js';
 import { evaluateDkim, evaluateDmarc, evaluateMx, evaluateOwnership, evaluateSpf, type Evaluation } from './evaluate.js';
-import { DKIM_SELECTOR, passes, PURPOSES, type Purpose, type ServiceNames } from './records.js';
+import type { ServiceNames } from './records.js';
+import { DKIM_SELECTOR, passes, PURPOSES, type Purpose } from '../model/domain.js';
 
 export interface CheckResult {
   records: RecordCheck[];

@@ -3,14 +3,16 @@ import { upgradeUrlOf } from '../config.js';
 import { SvcError, isSvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { mapLimit } from '../parallel.js';
-import type { Domain, Workspace } from '../store/types.js';
-import { explainCountLimit, limitFor } from '../workspaces/quota.js';
+import type { Domain } from '../model/domain.js';
+import type { Workspace } from '../model/workspace.js';
+import { createdOrLimit, limitFor } from '../workspaces/quota.js';
 import { assertWritable } from '../send/pipeline.js';
 import { checkDomain } from './check.js';
 import { dnsClient, type DnsClient } from './dns.js';
 import { newDkimKeyPair } from './dkim-keys.js';
 import { normalizeDomain } from './names.js';
-import { recordSpecs, passes, type ServiceNames, type RecordStatus, type Purpose } from './records.js';
+import { recordSpecs, type ServiceNames } from './records.js';
+import { passes, type RecordStatus, type Purpose } from '../model/domain.js';
 
 export interface RecordView {
   purpose: Purpose;
@@ -98,8 +100,8 @@ export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: 
       const domain = normalizeDomain(name, names);
       const keys = await newDkimKeyPair();
       const now = clock.now().toISOString();
-      try {
-        const d = await store.domains.create(
+      const d = createdOrLimit(
+        await store.domains.create(
           {
             id: random.uuid(),
             workspace_id: ws.id,
@@ -117,11 +119,11 @@ export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: 
             checked_at: null,
           },
           limitFor(ws, 'domains'),
-        );
-        return view(d);
-      } catch (e) {
-        explainCountLimit(e, ws, upgradeUrlOf(config));
-      }
+        ),
+        ws,
+        upgradeUrlOf(config),
+      );
+      return view(d);
     },
 
     async list(ws: Workspace): Promise<DomainView[]> {

@@ -2,7 +2,8 @@
 // functions of what DNS answered. Verified and Recommended pass; Waiting (nothing there yet, or DNS
 // did not answer) and Problem (something there, but wrong) do not. A note says what to do.
 import type { Lookup, MxRecord } from './dns.js';
-import { dkimValue, spfInclude, type RecordStatus } from './records.js';
+import { dkimValue, spfInclude } from './records.js';
+import type { RecordStatus } from '../model/domain.js';
 import { SPF_LOOKUP_LIMIT } from './spf-lookups.js';
 
 export interface Evaluation {

@@ -1,12 +1,5 @@
 // The five DNS records a domain publishes (spec.md "Prerequisites for sending"), in the spec's order.
-export const PURPOSES = ['ownership', 'mx', 'spf', 'dkim', 'dmarc'] as const;
-export type Purpose = (typeof PURPOSES)[number];
-
-export const RECORD_STATUSES = ['Verified', 'Waiting', 'Problem', 'Recommended'] as const;
-export type RecordStatus = (typeof RECORD_STATUSES)[number];
-export const passes = (s: RecordStatus | null) => s === 'Verified' || s === 'Recommended';
-
-export const DKIM_SELECTOR = 'svc1';
+import { DKIM_SELECTOR, type Purpose } from '../model/domain.js';
 
 export interface RecordSpec {
   purpose: Purpose;

@@ -1,7 +1,8 @@
 // The message log (spec.md "GET /api/v2/messages", "Message", "Message event").
 import { SvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Message, MessageStatus, Workspace } from '../store/types.js';
+import type { Message, MessageStatus } from '../model/message.js';
+import type { Workspace } from '../model/workspace.js';
 
 export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'sent', 'bounced'];
 export const DEFAULT_PAGE = 100;

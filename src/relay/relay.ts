@@ -6,7 +6,7 @@ import type { Deps } from '../deps.js';
 import type { Principal } from '../auth/authenticate.js';
 import { authenticateKey } from '../auth/authenticate.js';
 import { hasScope } from '../auth/scopes.js';
-import type { Workspace } from '../store/types.js';
+import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { authorizeSender } from '../send/sender.js';
 import type { Send, SendResult } from '../send/pipeline.js';

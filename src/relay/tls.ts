@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { generate } from 'selfsigned';
 import { SvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { TlsIdentity } from '../store/types.js';
+import type { TlsIdentity } from '../model/tls.js';
 
 export async function tlsIdentity({ store, config, clock, log }: Deps): Promise<Pick<TlsIdentity, 'cert' | 'key'>> {
   if (config.tlsCert && config.tlsKey) {

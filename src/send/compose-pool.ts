@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OutboundJob, SendContent } from '../store/types.js';
+import type { OutboundJob, SendContent } from '../model/message.js';
 import { compose } from './compose.js';
 import { DkimSigner, type SigningDomain } from './dkim.js';
 import { COMPOSE_BUDGET_MS, isPoison, PoisonMessage } from './poison.js';

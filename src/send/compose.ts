@@ -6,7 +6,7 @@ import MailComposer from 'nodemailer/lib/mail-composer';
 import { hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
 import { compile } from 'html-to-text';
-import type { OutboundJob, SendContent } from '../store/types.js';
+import type { OutboundJob, SendContent } from '../model/message.js';
 import { checkHtmlDepth } from './poison.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -1,7 +1,7 @@
 // One hand-off of one job: compose the copy, sign it with the domain's key, deliver it, and store
 // the outcome (statuses, events, suppressions, or the retry) in one store call.
 import type { Deps } from '../deps.js';
-import type { OutboundJob } from '../store/types.js';
+import type { OutboundJob } from '../model/message.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
 import { signingDomain } from './dkim.js';

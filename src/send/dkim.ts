@@ -6,8 +6,8 @@ import { createHash, createPrivateKey, createSign, type KeyObject } from 'node:c
 import { foldLines } from 'nodemailer/lib/mime-funcs';
 import MessageParser from 'nodemailer/lib/dkim/message-parser';
 import dkimSign from 'nodemailer/lib/dkim/sign';
-import type { Domain } from '../store/types.js';
-import { DKIM_SELECTOR } from '../domains/records.js';
+import type { Domain } from '../model/domain.js';
+import { DKIM_SELECTOR } from '../model/domain.js';
 
 /** The headers the signature covers (issue 5: From, To, Cc, Subject, Date, Message-ID, MIME headers). */
 export const SIGNED_HEADERS = 'From:To:Cc:Subject:Date:Message-ID:MIME-Version:Content-Type:Content-Transfer-Encoding:Feedback-ID';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { SvcError, isSvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Workspace } from '../store/types.js';
+import type { Workspace } from '../model/workspace.js';
 import type { SendResult } from './pipeline.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;

@@ -4,7 +4,8 @@
 // failure (or one of our own hop) → tried again with backoff, until the retry window is over →
 // bounced without suppression.
 import type { Random } from '../clock.js';
-import type { JobOutcome, Message, OutboundJob } from '../store/types.js';
+import type { Message, OutboundJob } from '../model/message.js';
+import type { JobOutcome } from '../store/types.js';
 import type { RecipientResult } from './deliver.js';
 import { bouncedEvent, sentEvent } from './pipeline.js';
 

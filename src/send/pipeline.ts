@@ -3,12 +3,14 @@
 // records, jobs and events in one store call → 202. Delivery (compose, DKIM, hand-off) follows in
 // the delivery worker.
 import { upgradeUrlOf } from '../config.js';
-import { isSuppressedRefusal } from '../suppressions/refusal.js';
 import type { Deps } from '../deps.js';
-import type { Message, MessageSource, OutboundJob, OutboxEvent, RecipientKind, SendContent, Suppression, Workspace } from '../store/types.js';
+import type { Message, MessageSource, OutboundJob, RecipientKind, SendContent } from '../model/message.js';
+import type { OutboxEvent } from '../model/event.js';
+import type { Suppression } from '../model/suppression.js';
+import type { Workspace } from '../model/workspace.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
-import { explainSendQuota, sendWindows } from '../workspaces/send-quota.js';
+import { sendQuotaError, sendWindows } from '../workspaces/send-quota.js';
 import type { Party, SendRequest } from './validate.js';
 
 export interface SendResult {
@@ -143,22 +145,21 @@ export function sendPipeline(deps: Deps) {
       const { content, messages, events, jobs, result } = build(suppressed);
       // Every recipient counts against the send quota; the debit, the records and the completion
       // of the idempotency claim are one store call.
-      try {
-        await store.messages.accept({
+      const refused = await store.messages.accept({
           content,
           messages,
           jobs,
           events,
           debit: { n: messages.length, windows: sendWindows(ws, at) },
           ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
-          unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
-        });
-      } catch (e) {
-        if (isSuppressedRefusal(e) && round < 3) {
-          suppressed = new Map((await store.suppressions.find(ws.id, [...seen])).map((x) => [x.address, x]));
-          continue;
-        }
-        explainSendQuota(e, ws, upgradeUrlOf(deps.config));
+        unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
+      });
+      if (refused?.refused === 'send_quota') throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config));
+      if (refused?.refused === 'suppressed') {
+        // The list changed between two reads three times over: give up rather than loop.
+        if (round >= 3) throw new SvcError('conflict', `on the suppression list: ${refused.addresses.join(', ')}`);
+        suppressed = new Map((await store.suppressions.find(ws.id, [...seen])).map((x) => [x.address, x]));
+        continue;
       }
       if (jobs.length) deps.bus?.publish('queued');
       if (events.length) deps.bus?.publish('outboxed');

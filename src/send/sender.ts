@@ -2,8 +2,10 @@
 // an active registered address on a verified domain of the workspace; a trial workspace's domain
 // must also pass SPF, DKIM and DMARC.
 import { SvcError } from '../errors.js';
-import type { Domain, Store, Workspace } from '../store/types.js';
-import { passes } from '../domains/records.js';
+import type { Domain } from '../model/domain.js';
+import type { Workspace } from '../model/workspace.js';
+import type { Store } from '../store/types.js';
+import { passes } from '../model/domain.js';
 
 export async function authorizeSender(store: Store, ws: Workspace, address: string): Promise<Domain> {
   const lower = address.toLowerCase();

@@ -1,7 +1,7 @@
 // The rules of POST /api/v2/emails (spec.md "Endpoints", "Errors") on a parsed JSON body, shared by
 // every way in: the result is a SendRequest or a 400 with the spec's text. Unknown fields are
 // ignored and never reach the store.
-import type { Attachment } from '../store/types.js';
+import type { Attachment } from '../model/message.js';
 import addressparser from 'nodemailer/lib/addressparser';
 import { SvcError } from '../errors.js';
 import { parseMailbox } from '../mail/address.js';

@@ -1,7 +1,7 @@
 // Opens the store a command or the daemon asked for (--store). A file store owned by a running
 // daemon is reached through the daemon's admin socket; one briefly held by another admin command
 // is waited for. Postgres is shared: every process connects directly.
-import type { StoreLocation } from '../config.js';
+import type { StoreLocation } from './location.js';
 import { SvcError } from '../errors.js';
 import type { Log } from '../log.js';
 import type { Store } from './types.js';

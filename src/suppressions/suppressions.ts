@@ -2,7 +2,8 @@
 // an address, operators add and remove by hand.
 import { SvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Suppression, Workspace } from '../store/types.js';
+import type { Suppression } from '../model/suppression.js';
+import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 
 // A bounce's evidence: the reply (detail), the message that bounced and the kind of refusal.

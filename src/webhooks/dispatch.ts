@@ -2,7 +2,7 @@
 // attempt at a job: signed, sent, and turned into what the store records (the log row, the job
 // finished or rescheduled, the endpoint disabled on 410 or after days of failures).
 import type { Deps } from '../deps.js';
-import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookJob } from '../store/types.js';
+import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookJob } from '../model/webhook.js';
 import { nextAttempt, DISABLE_AFTER_MS } from './retry.js';
 import type { SendResult, WebhookSender } from './sender.js';
 import { webhookBody, webhookHeaders } from './sign.js';

@@ -1,12 +1,6 @@
 // Event names of spec.md "Events" and what an endpoint subscribes to.
 import { SvcError } from '../errors.js';
-
-/** Events the service sends. */
-export const SENT_EVENTS = ['message.sent', 'message.bounced', 'message.opened', 'message.clicked'] as const;
-/** May be subscribed to, never sent (spec.md). */
-export const RESERVED_EVENTS = ['message.delivered', 'message.complained', 'message.unsubscribed'] as const;
-/** Every message event, now and later: the default subscription. */
-export const ALL_MESSAGE_EVENTS = 'message.*';
+import { ALL_MESSAGE_EVENTS, RESERVED_EVENTS, SENT_EVENTS } from '../model/event.js';
 
 const KNOWN = new Set<string>([...SENT_EVENTS, ...RESERVED_EVENTS, ALL_MESSAGE_EVENTS]);
 
@@ -21,6 +15,3 @@ export function parseEvents(raw: string | undefined): string[] {
   return names.includes(ALL_MESSAGE_EVENTS) ? [ALL_MESSAGE_EVENTS] : names;
 }
 
-export function endpointWants(subscribed: string[], event: string): boolean {
-  return subscribed.includes(event) || (event.startsWith('message.') && subscribed.includes(ALL_MESSAGE_EVENTS));
-}

@@ -3,7 +3,8 @@
 // attempt or every failed one, send a test event.
 import { SvcError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { AttemptQuery, WebhookAttempt, WebhookEndpoint, Workspace } from '../store/types.js';
+import type { AttemptQuery, WebhookAttempt, WebhookEndpoint } from '../model/webhook.js';
+import type { Workspace } from '../model/workspace.js';
 import { parseEvents } from './events.js';
 import { checkTarget, resolverFor } from './guard.js';
 import { WebhookSender } from './sender.js';

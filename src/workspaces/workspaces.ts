@@ -1,8 +1,8 @@
 // Workspaces (tenants): everything belongs to one. CONTRACT.md `svc workspaces ...`.
 import { SvcError } from '../errors.js';
-import type { Workspace } from '../store/types.js';
+import type { Workspace } from '../model/workspace.js';
 import type { Deps } from '../deps.js';
-import { parsePlan, PLAN_LIMITS, type Plan } from './plans.js';
+import { parsePlan, PLAN_LIMITS, type Plan } from '../model/workspace.js';
 import { sendWindows } from './send-quota.js';
 
 // A short name: it is the `tenant` of GET /me and what operators type after --workspace.

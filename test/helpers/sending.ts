@@ -6,7 +6,7 @@ import { publish } from './domains.js';
 import { sink, type Sink } from './sink.js';
 import { startTestDaemon, type TestDaemon } from './daemon.js';
 import type { StoreLocation } from '../../src/config.js';
-import type { Workspace } from '../../src/store/types.js';
+import type { Workspace } from '../../src/model/workspace.js';
 
 export interface Sending extends Omit<TestDaemon, "key"> {
   dns: FixtureDns;

@@ -5,15 +5,11 @@
 import { appendFile, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
-import { scanLines, type BadLine, type Validate } from './journal.js';
+import { scanLines, type BadLine } from './journal.js';
 import { syncDir } from './durable-json.js';
-import { dataFileProblem, mailLine, suppressionLine } from './shapes.js';
-
-export const JOURNALS: ReadonlyArray<{ name: string; validate: Validate }> = [
-  { name: 'mail', validate: mailLine },
-  { name: 'suppressions', validate: suppressionLine },
-];
-export const DATA_FILE = 'svc.json';
+import { dataFileProblem } from './shapes.js';
+import { DATA_FILE } from './doc.js';
+import { checksOf, JOURNALS } from './journals.js';
 const QUARANTINE = 'quarantine';
 
 export interface StoreProblem {
@@ -92,7 +88,9 @@ interface Scanned {
 
 async function scanJournals(dir: string): Promise<Scanned[]> {
   const out: Scanned[] = [];
-  for (const { name, validate } of JOURNALS) {
+  for (const journal of JOURNALS) {
+    const { name } = journal;
+    const { validate } = checksOf(journal);
     let files: string[];
     try {
       files = (await readdir(join(dir, name))).filter((f) => f.endsWith('.jsonl')).sort();

@@ -1,8 +1,10 @@
 // Day-partitioned journals for the file store's high-volume records (messages, events, webhook
 // deliveries): one JSON line per record version in DIR/<name>/<YYYY-MM-DD>.jsonl (or another
-// partition name, for a journal that is never dropped). An append costs
-// what it writes, never a rewrite of what is there, and concurrent appends share one write and one
-// fsync (group commit). Old days are dropped whole, which is how retention works.
+// partition name, for a journal that is never dropped). An append costs what it writes, never a
+// rewrite of what is there, and concurrent appends share one write and one fsync (group commit).
+// Old days are dropped whole, which is how retention works. Long because the write path (short
+// writes, truncate-back on failure, per-line failure) and the read path (torn tails, offsets) are
+// one file format and must change together.
 import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';

@@ -1,12 +1,12 @@
 // What a record of each file of the file store must look like, checked when the store is read, so
 // that a damaged or foreign record is reported with its file and line (or its place in svc.json)
 // instead of failing later as a bare TypeError. Each check returns what is wrong, or null.
-type Check = (v: unknown) => string | null;
+export type Check = (v: unknown) => string | null;
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An object with these fields: `s` string, `a` array, `o` object, `n` number, `?` string or null. */
-function shape(fields: Record<string, 's' | 'a' | 'o' | 'n' | '?'>): Check {
+export function shape(fields: Record<string, 's' | 'a' | 'o' | 'n' | '?'>): Check {
   return (v) => {
     if (!isObj(v)) return 'not an object';
     for (const [k, kind] of Object.entries(fields)) {
@@ -18,7 +18,7 @@ function shape(fields: Record<string, 's' | 'a' | 'o' | 'n' | '?'>): Check {
   };
 }
 
-function each(field: string, check: Check): Check {
+export function each(field: string, check: Check): Check {
   return (v) => {
     const list = (v as Record<string, unknown>)[field] as unknown[];
     for (let i = 0; i < list.length; i++) {
@@ -29,7 +29,7 @@ function each(field: string, check: Check): Check {
   };
 }
 
-const all =
+export const all =
   (...checks: Check[]): Check =>
   (v) => {
     for (const c of checks) {
@@ -38,52 +38,6 @@ const all =
     }
     return null;
   };
-
-const message = shape({ id: 's', workspace_id: 's', content_id: 's', to: 's', status: 's' });
-const job = shape({ id: 's', content_id: 's', message_ids: 'a', next_attempt_at: 's' });
-const event = shape({ id: 's', workspace_id: 's', event: 's', message_id: 's', payload: 'o' });
-
-const mailLines: Record<string, Check> = {
-  accept: all(
-    shape({ at: 's', content: 'o', messages: 'a', jobs: 'a', events: 'a' }),
-    (v) => {
-      const c = shape({ id: 's', workspace_id: 's', to: 'a', cc: 'a', notes: 'a' })((v as { content: unknown }).content);
-      return c && `content: ${c}`;
-    },
-    each('messages', message),
-    each('jobs', job),
-    each('events', event),
-  ),
-  outcome: all(shape({ at: 's', job_id: 's', outcome: 'o' }), (v) => {
-    const o = (v as { outcome: unknown }).outcome;
-    return all(shape({ updates: 'a', events: 'a' }), each('events', event))(o);
-  }),
-  wh_fanout: shape({ at: 's', event_ids: 'a', jobs: 'a' }),
-  wh_record: all(shape({ at: 's', records: 'a' }), each('records', shape({ attempt: 'o' }))),
-  wh_drop: shape({ at: 's', endpoint_id: 's' }),
-};
-
-function byType(kinds: Record<string, Check>): Check {
-  return (v) => {
-    if (!isObj(v)) return 'not an object';
-    const check = typeof v.t === 'string' ? kinds[v.t] : undefined;
-    return check ? check(v) : `unknown record type ${JSON.stringify(v.t)}`;
-  };
-}
-
-/** A line of the mail journal (mail/DAY.jsonl). */
-export const mailLine = byType(mailLines);
-
-/** A line of the suppression journal (suppressions/all.jsonl). */
-export const suppressionLine = byType({
-  add: (v) => {
-    const why = shape({ s: 'o' })(v);
-    if (why) return why;
-    const s = shape({ workspace_id: 's', address: 's', reason: 's' })((v as { s: unknown }).s);
-    return s && `s: ${s}`;
-  },
-  remove: shape({ workspace_id: 's', address: 's' }),
-});
 
 /** svc.json: each collection and each record in it, named by its place (`keys[2]: field hash is missing`). */
 export function dataFileProblem(doc: unknown): string | null {

@@ -1,14 +1,11 @@
 // The file store's webhook jobs and delivery log, in memory, rebuilt from the lines the mail
-// journal holds for them (mail-store.ts writes them, so an event's dispatch mark sits in the same
-// journal as the event and both are dropped with their day, never one without the other).
-import type { AttemptQuery, AttemptRecord, WebhookAttempt, WebhookJob } from '../types.js';
+// journal holds for them (webhooks.ts writes them and registers them for replay).
+import type { AttemptQuery, AttemptRecord, WebhookAttempt, WebhookJob } from '../../model/webhook.js';
 
 export type WebhookLine =
   | { t: 'wh_fanout'; at: string; event_ids: string[]; jobs: WebhookJob[] }
   | { t: 'wh_record'; at: string; records: AttemptRecord[] }
   | { t: 'wh_drop'; at: string; endpoint_id: string };
-
-export const isWebhookLine = (l: { t: string }): l is WebhookLine => l.t.startsWith('wh_');
 
 const copyJob = (j: WebhookJob): WebhookJob => ({ ...j, payload: { ...j.payload } });
 const copyAttempt = (a: WebhookAttempt): WebhookAttempt => ({ ...a, payload: { ...a.payload } });

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ComposeAborted, ComposePool } from '../../../src/send/compose-pool.js';
 import { htmlDepth, PoisonMessage } from '../../../src/send/poison.js';
-import type { OutboundJob, SendContent } from '../../../src/store/types.js';
+import type { OutboundJob, SendContent } from '../../../src/model/message.js';
 
 const content = (html: string): SendContent => ({
   id: 'c', workspace_id: 'w', source: 'relay', from: 'hello@acme.test', from_name: null, domain_id: 'd', to: [{ name: null, address: 'jane@rcpt.test' }], cc: [],

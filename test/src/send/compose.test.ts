@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import PostalMime from 'postal-mime';
 import { addPixel, compose, pixelUrl, textFromHtml, wrapHtml } from '../../../src/send/compose.js';
-import type { OutboundJob, SendContent } from '../../../src/store/types.js';
+import type { OutboundJob, SendContent } from '../../../src/model/message.js';
 
 const job = { id: 'j', open_token: 'tok123' } as OutboundJob;
 const content = (html: string | null, text: string | null): SendContent => ({

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import DKIM from 'nodemailer/lib/dkim';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { DkimSigner, SIGNED_HEADERS, relaxedBody } from '../../../src/send/dkim.js';
-import type { Domain } from '../../../src/store/types.js';
+import type { Domain } from '../../../src/model/domain.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'der' } });
 const domain = { id: 'd', domain: 'acme.test', dkim_private_key: privateKey, legacy: false, dkim_verified: true } as Domain;

@@ -1,6 +1,6 @@
 import { tmpDir } from '../../helpers/tmp.js';
 import { FileStore } from '../../../src/store/file/file-store.js';
-import { storeConformance } from './conformance.js';
+import { storeConformance } from './conformance/index.js';
 
 storeConformance<string>({
   name: 'file',

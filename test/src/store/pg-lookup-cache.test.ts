@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { PgStore, createPool } from '../../../src/store/postgres/pg-store.js';
 import { silentLog } from '../../../src/log.js';
+import { created } from './conformance/fixtures.js';
 import { TEST_DATABASE_URL, freshSchemaUrl, pgLocation } from '../../helpers/pg.js';
 
 async function until(check: () => Promise<boolean>): Promise<boolean> {
@@ -62,10 +63,10 @@ if (TEST_DATABASE_URL) {
     const { writer, daemon, sql } = await stores(t);
     const at = new Date().toISOString();
     const ws = await writer.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: at });
-    const d = await writer.domains.create(
+    const d = await created(writer.domains.create(
       { id: randomUUID(), workspace_id: ws.id, domain: 'acme.test', status: 'verified', token: 't', dkim_public_key: 'P', dkim_private_key: 'K', legacy: false, dkim_verified: true, records: null, history: [], created_at: at, verified_at: at, checked_at: null },
       null,
-    );
+    ));
     // Not there yet: "none" is cached too, and an add from another process ends that.
     let round = 0;
     assert.ok(await until(async () => {
@@ -73,7 +74,7 @@ if (TEST_DATABASE_URL) {
       await sql.query(`INSERT INTO addresses (id, workspace_id, domain_id, address, status, created_at) VALUES ($1, $2, $3, $4, 'active', now())`, [randomUUID(), ws.id, d.id, `x${round}@acme.test`]);
       return (await daemon.addresses.get(ws.id, `x${round++}@acme.test`)) === null;
     }), 'look-ups are served from the cache');
-    const a = await writer.addresses.create({ id: randomUUID(), workspace_id: ws.id, domain_id: d.id, address: 'hello@acme.test', status: 'active', created_at: at }, null);
+    const a = await created(writer.addresses.create({ id: randomUUID(), workspace_id: ws.id, domain_id: d.id, address: 'hello@acme.test', status: 'active', created_at: at }, null));
     assert.ok(await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'active'), 'an added address is seen');
     await writer.addresses.setStatus(ws.id, a.id, 'disabled');
     assert.ok(await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'disabled'), 'a disabled address is seen');
@@ -81,7 +82,7 @@ if (TEST_DATABASE_URL) {
     await writer.domains.remove(ws.id, d.id);
     assert.ok(await until(async () => (await daemon.domains.get(ws.id, 'acme.test')) === null), 'a removed domain is seen');
     // The daemon's own writes are seen by it at once.
-    const d2 = await daemon.domains.create({ ...d, id: randomUUID() }, null);
+    const d2 = await created(daemon.domains.create({ ...d, id: randomUUID() }, null));
     assert.equal((await daemon.domains.get(ws.id, 'acme.test'))?.id, d2.id);
   });
 }

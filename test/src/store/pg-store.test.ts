@@ -6,7 +6,7 @@ import { isSvcError } from '../../../src/errors.js';
 import { silentLog } from '../../../src/log.js';
 import { openStore } from '../../../src/store/open.js';
 import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl, pgLocation } from '../../helpers/pg.js';
-import { storeConformance } from './conformance.js';
+import { storeConformance } from './conformance/index.js';
 
 // Without a Postgres the runner has said so in one line, and these suites are not registered.
 if (TEST_DATABASE_URL) {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { endpointWants, parseEvents } from '../../../src/webhooks/events.js';
+import { parseEvents } from '../../../src/webhooks/events.js';
+import { endpointWants } from '../../../src/model/event.js';
 import { MAX_ATTEMPTS, nextAttempt, RETRY_DELAYS_MS } from '../../../src/webhooks/retry.js';
 import { signature, webhookBody } from '../../../src/webhooks/sign.js';
 import { verifyWebhook } from '../../../src/webhooks/verify.js';

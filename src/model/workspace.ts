@@ -1,8 +1,19 @@
-// spec.md "Plan quotas": the plans a workspace can be on and what each allows. null = unlimited.
+// The model: the records svc keeps and the vocabulary they are written in (plans, scopes, record
+// purposes, event names), beneath everything else. The store and the services both build on it; it
+// imports nothing but the error registry, so that nothing in src/store/ reaches up into a service.
+//
+// This file: the workspace (tenant) and the plans of spec.md "Plan quotas". null = unlimited.
 import { SvcError } from '../errors.js';
 
 export const PLANS = ['trial', 'starter', 'pro', 'scale'] as const;
 export type Plan = (typeof PLANS)[number];
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: Plan;
+  created_at: string;
+}
 
 export function parsePlan(s: string): Plan {
   if ((PLANS as readonly string[]).includes(s)) return s as Plan;

@@ -1,10 +1,9 @@
 // The Postgres side of webhooks: endpoints, the jobs that carry outbox events to them (claimed with
 // FOR UPDATE SKIP LOCKED and a lease, so several daemons never send one job at once) and the
 // delivery log. Fan-out takes undispatched outbox events and marks them in the same statement.
-import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookEndpointStore, WebhookJob, WebhookStore } from '../types.js';
-import type { PgDb } from './pg-mail.js';
-
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookJob } from '../../model/webhook.js';
+import type { WebhookEndpointStore, WebhookStore } from '../port/webhooks.js';
+import { iso, type PgDb } from './db.js';
 
 const ENDPOINT_COLS = 'id, workspace_id, url, events, secret, status, disabled_reason, failing_since, created_at, secret_rotated_at';
 
@@ -81,7 +80,7 @@ function failingAfter(records: AttemptRecord[]): Array<{ id: string; ok: boolean
   return [...by].map(([id, v]) => ({ id, ...v }));
 }
 
-export function pgWebhookStores(db: PgDb): { endpoints: WebhookEndpointStore; webhooks: WebhookStore } {
+export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhooks: WebhookStore } {
   const endpoints: WebhookEndpointStore = {
     create: async (e) => {
       const [r] = await db.rows<EndpointRow>(

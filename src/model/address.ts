@@ -1,0 +1,10 @@
+// A registered sender address on one of the workspace's domains (spec.md "Addresses").
+export interface Address {
+  id: string;
+  workspace_id: string;
+  domain_id: string;
+  /** local@domain, lowercase. */
+  address: string;
+  status: 'active' | 'disabled';
+  created_at: string;
+}

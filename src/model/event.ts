@@ -1,0 +1,23 @@
+// Message events (spec.md "Events"): their names, what an endpoint subscribes to, and the outbox
+// entry a state change writes in the same store call as the change.
+export const SENT_EVENTS = ['message.sent', 'message.bounced', 'message.opened', 'message.clicked'] as const;
+/** May be subscribed to, never sent (spec.md). */
+export const RESERVED_EVENTS = ['message.delivered', 'message.complained', 'message.unsubscribed'] as const;
+/** Every message event, now and later: the default subscription. */
+export const ALL_MESSAGE_EVENTS = 'message.*';
+
+export type WebhookEvent = (typeof SENT_EVENTS)[number];
+
+export function endpointWants(subscribed: string[], event: string): boolean {
+  return subscribed.includes(event) || (event.startsWith('message.') && subscribed.includes(ALL_MESSAGE_EVENTS));
+}
+
+/** A state change that must reach webhooks, written in the same store call as the change. */
+export interface OutboxEvent {
+  id: string;
+  workspace_id: string;
+  event: WebhookEvent;
+  message_id: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+}

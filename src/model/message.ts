@@ -1,0 +1,115 @@
+// Messages (spec.md "Message": one record per recipient), the content a send stores once for all
+// its recipients, and the outbound jobs that hand copies off.
+export type MessageStatus = 'queued' | 'sent' | 'bounced';
+export type MessageSource = 'api' | 'relay' | 'broadcast' | 'sequence';
+export type RecipientKind = 'to' | 'cc' | 'bcc';
+
+/** One record per recipient (spec.md "Message"). */
+export interface Message {
+  id: string;
+  workspace_id: string;
+  /** The send it belongs to: its content, shared by all its recipients. */
+  content_id: string;
+  source: MessageSource;
+  /** Bare sender address. */
+  from: string;
+  to: string;
+  kind: RecipientKind;
+  subject: string;
+  status: MessageStatus;
+  open_count: number;
+  click_count: number;
+  reply_count: number;
+  first_open_after_seconds: number | null;
+  /** Message-ID header without angle brackets. */
+  message_id: string;
+  error: string | null;
+  /** What the service changed or dropped on the way in (the relay drops attachments). */
+  notes: string[];
+  created_at: string;
+  sent_at: string | null;
+  opened_at: string | null;
+  clicked_at: string | null;
+  replied_at: string | null;
+  bounced_at: string | null;
+  /**
+   * Hand-off attempts so far, the last temporary reply or failure, and when the next attempt is
+   * due (null once sent or bounced). Absent on records written before they were kept: 0, null, null.
+   */
+  attempts?: number;
+  last_error?: string | null;
+  next_attempt_at?: string | null;
+  /**
+   * This recipient's own token (open pixel, tracked links, unsubscribe): unguessable, one per
+   * record, so that what a copy reports is tied to its one recipient. Absent on records written
+   * before tokens were per recipient (their copies carry the job's token).
+   */
+  token?: string;
+}
+
+export interface Party {
+  name: string | null;
+  address: string;
+}
+
+/** What one send composes from, stored once for all its recipients. */
+export interface SendContent {
+  id: string;
+  workspace_id: string;
+  source: MessageSource;
+  from: string;
+  from_name: string | null;
+  domain_id: string;
+  /** Recipients shown in To: and Cc: (bcc never appear). */
+  to: Party[];
+  cc: Party[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  message_id: string;
+  /** Notes for the log, e.g. "2 attachments dropped" (relay). */
+  notes: string[];
+  created_at: string;
+  /** Files and inline images of relayed mail, composed into every copy; absent when none. */
+  attachments?: Attachment[];
+}
+
+/** One attachment or inline part, its bytes in base64. */
+export interface Attachment {
+  filename: string | null;
+  content_type: string;
+  /** inline parts are referenced from the HTML by `cid:` */
+  disposition: 'attachment' | 'inline';
+  cid: string | null;
+  content: string;
+}
+
+/**
+ * One hand-off: the recipients of one send on one domain, delivered in one SMTP transaction when
+ * they share one copy, or one transaction per copy when each has its own. Claimed with a lease, so
+ * a crashed worker's jobs are taken by another once the lease ends.
+ */
+export interface OutboundJob {
+  id: string;
+  workspace_id: string;
+  content_id: string;
+  /** Recipient domain (ASCII). */
+  domain: string;
+  message_ids: string[];
+  /** Token of the open pixel of jobs queued before tokens were per recipient (Message.token). */
+  open_token: string;
+  attempts: number;
+  next_attempt_at: string;
+  created_at: string;
+  last_error: string | null;
+}
+
+export type MessagePatch = Pick<Message, 'id'> & Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at' | 'attempts' | 'last_error' | 'next_attempt_at'>>;
+
+export interface MessageQuery {
+  status?: MessageStatus;
+  /** Case-insensitive substring of the recipient. */
+  recipient?: string;
+  limit: number;
+  offset: number;
+}

@@ -1,0 +1,84 @@
+// File store: sending domains (svc.json). Removing a domain removes its addresses.
+import { SvcError } from '../../errors.js';
+import { HISTORY_LIMIT, type Domain } from '../../model/domain.js';
+import type { DomainStore } from '../port/domains.js';
+import { copy, type DocFile } from './doc.js';
+
+export function fileDomains(doc: DocFile): DomainStore {
+  return {
+    create: async (d, limit) => {
+      doc.open();
+      if (!doc.wsById.has(d.workspace_id)) throw new SvcError('not_found', 'workspace not found');
+      const mine = doc.data.domains.filter((x) => x.workspace_id === d.workspace_id);
+      if (mine.some((x) => x.domain === d.domain)) throw new SvcError('conflict', `domain ${d.domain} is already in this workspace`);
+      if (limit !== null && mine.length >= limit) return { refused: 'count_limit', kind: 'domains', limit, used: mine.length };
+      const rec: Domain = {
+        id: d.id,
+        workspace_id: d.workspace_id,
+        domain: d.domain,
+        status: d.status,
+        token: d.token,
+        dkim_public_key: d.dkim_public_key,
+        dkim_private_key: d.dkim_private_key,
+        legacy: d.legacy,
+        dkim_verified: d.dkim_verified,
+        records: d.records,
+        history: d.history,
+        created_at: d.created_at,
+        verified_at: d.verified_at,
+        checked_at: d.checked_at,
+      };
+      doc.data.domains.push(rec);
+      await doc.commit();
+      return copy(rec);
+    },
+    listByWorkspace: async (workspaceId) => {
+      doc.open();
+      return copy(doc.data.domains.filter((d) => d.workspace_id === workspaceId));
+    },
+    listAll: async () => {
+      doc.open();
+      return copy(doc.data.domains);
+    },
+    get: async (workspaceId, domain) => {
+      doc.open();
+      const d = doc.data.domains.find((x) => x.workspace_id === workspaceId && x.domain === domain);
+      return d ? copy(d) : null;
+    },
+    byId: async (id) => {
+      doc.open();
+      const d = doc.data.domains.find((x) => x.id === id);
+      return d ? copy(d) : null;
+    },
+    verifiedBy: async (domain) => {
+      doc.open();
+      return doc.data.domains.find((x) => x.domain === domain && x.status === 'verified')?.workspace_id ?? null;
+    },
+    saveCheck: async (id, check) => {
+      doc.open();
+      const d = doc.data.domains.find((x) => x.id === id);
+      if (!d) throw new SvcError('not_found', 'domain not found');
+      if (check.verify && d.status !== 'verified') {
+        const other = doc.data.domains.find((x) => x.domain === d.domain && x.status === 'verified' && x.id !== d.id);
+        if (other) throw new SvcError('conflict', `domain ${d.domain} is already verified by another workspace`);
+        d.status = 'verified';
+        d.verified_at = check.checked_at;
+      }
+      d.records = check.records;
+      d.history = [...d.history, ...check.changes].slice(-HISTORY_LIMIT);
+      d.dkim_verified = check.dkim_verified;
+      d.checked_at = check.checked_at;
+      await doc.commit();
+      return copy(d);
+    },
+    remove: async (workspaceId, id) => {
+      doc.open();
+      const before = doc.data.domains.length;
+      doc.data.domains = doc.data.domains.filter((d) => !(d.id === id && d.workspace_id === workspaceId));
+      if (doc.data.domains.length === before) return false;
+      doc.data.addresses = doc.data.addresses.filter((a) => a.domain_id !== id);
+      await doc.commit();
+      return true;
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// The file store's journals and the aggregates that write to each: the one place a new journaled
+// aggregate is named (its line kinds are declared in its own file). `svc store check` reads the
+// journals with these checks without opening the store.
+import { messageLines } from './messages.js';
+import { Replay } from './replay.js';
+import { suppressionLines } from './suppressions.js';
+import { webhookLines } from './webhooks.js';
+
+export const JOURNALS = [
+  /** mail/DAY.jsonl: sends, outcomes, webhook fan-outs and attempts, dropped by the day. */
+  { name: 'mail', declare: [messageLines, webhookLines] },
+  /** suppressions/all.jsonl: kept for good. */
+  { name: 'suppressions', declare: [suppressionLines] },
+] as const;
+
+/** A registry with the journal's line kinds declared and nothing applied (for checks). */
+export function checksOf(journal: (typeof JOURNALS)[number]): Replay {
+  const r = new Replay();
+  for (const declare of journal.declare) declare(r);
+  return r;
+}

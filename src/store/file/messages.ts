@@ -1,0 +1,311 @@
+// File store: messages, their contents, the outbound queue, the outbox and the send counts: the
+// message aggregate, one line per change in the day-partitioned mail journal (mail/DAY.jsonl). A
+// send's records, jobs and events are one `accept` line, so they are written together or not at
+// all (a torn last line is cut on recovery); an attempt's outcome is one `outcome` line. The state
+// lives in memory, rebuilt from the journal through the replay registry when the store opens.
+import { SvcError } from '../../errors.js';
+import type { OutboxEvent } from '../../model/event.js';
+import type { StoredResponse } from '../../model/idempotency.js';
+import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
+import type { AcceptBatch, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
+import type { SuppressionStore } from '../port/suppressions.js';
+import { dayOf, type Journal, type LineAt } from './journal.js';
+import type { Line, Replay } from './replay.js';
+import { all, each, shape } from './shapes.js';
+
+export interface AcceptLine extends Line {
+  t: 'accept';
+  content: SendContent;
+  messages: Message[];
+  jobs: OutboundJob[];
+  events: OutboxEvent[];
+  debit?: AcceptBatch['debit'];
+  idempotency?: { key: string; response: StoredResponse; fingerprint?: string | null };
+}
+
+interface OutcomeLine extends Line {
+  t: 'outcome';
+  job_id: string;
+  outcome: JobOutcome;
+}
+
+const messageShape = shape({ id: 's', workspace_id: 's', content_id: 's', to: 's', status: 's' });
+const jobShape = shape({ id: 's', content_id: 's', message_ids: 'a', next_attempt_at: 's' });
+export const eventShape = shape({ id: 's', workspace_id: 's', event: 's', message_id: 's', payload: 'o' });
+
+/** The line kinds of this aggregate in the mail journal. */
+export function messageLines(r: Replay): void {
+  r.kind(
+    'accept',
+    all(
+      shape({ at: 's', content: 'o', messages: 'a', jobs: 'a', events: 'a' }),
+      (v) => {
+        const c = shape({ id: 's', workspace_id: 's', to: 'a', cc: 'a', notes: 'a' })((v as { content: unknown }).content);
+        return c && `content: ${c}`;
+      },
+      each('messages', messageShape),
+      each('jobs', jobShape),
+      each('events', eventShape),
+    ),
+  );
+  r.kind(
+    'outcome',
+    all(shape({ at: 's', job_id: 's', outcome: 'o' }), (v) => all(shape({ updates: 'a', events: 'a' }), each('events', eventShape))((v as { outcome: unknown }).outcome)),
+  );
+}
+
+// Copies in, copies out: nobody outside can change the in-memory state. Hand-written because these
+// records are on the hot path and structuredClone costs more than the rest of a store call.
+const copyMessage = (m: Message): Message => ({ ...m, notes: [...(m.notes ?? [])] });
+const copyContent = (c: SendContent): SendContent => ({
+  ...c,
+  to: c.to.map((p) => ({ ...p })),
+  cc: c.cc.map((p) => ({ ...p })),
+  notes: [...c.notes],
+  ...(c.attachments ? { attachments: c.attachments.map((a) => ({ ...a })) } : {}),
+});
+const copyJob = (j: OutboundJob): OutboundJob => ({ ...j, message_ids: [...j.message_ids] });
+export const copyEvent = (e: OutboxEvent): OutboxEvent => ({ ...e, payload: { ...e.payload } });
+
+interface Lease {
+  owner: string;
+  until: number;
+}
+
+export interface MessageGroups {
+  messages: MessageStore;
+  queue: QueueStore;
+  outbox: OutboxStore;
+  usage: UsageStore;
+}
+
+/**
+ * The message aggregate on the mail journal. `suppressed` answers from the suppression aggregate
+ * (a send checks its recipients in the same call); an outcome's suppressions are added through it.
+ */
+export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: { has(ws: string, address: string): boolean; store: SuppressionStore }, now: () => Date): MessageGroups {
+  const byId = new Map<string, Message>();
+  /** Per workspace, in the order created: lists read it backwards (newest first). */
+  const byWorkspace = new Map<string, Message[]>();
+  /**
+   * Contents of sends with unfinished jobs (what delivery needs), and how many jobs need each. A
+   * content is kept as where its accept line lies and read back when a job is handed off, so memory
+   * does not grow with the queue (a burst of a million queued 10 KB sends would not fit).
+   */
+  const contents = new Map<string, LineAt>();
+  const contentUsers = new Map<string, number>();
+  const jobs = new Map<string, OutboundJob>();
+  const leases = new Map<string, Lease>();
+  /** Events not yet dispatched to webhook endpoints, oldest first. */
+  const outboxed = new Map<string, OutboxEvent>();
+  /** workspace → quota window → sends counted (rebuilt from the debits in accept lines). */
+  const usage = new Map<string, Map<string, number>>();
+
+  const count = (workspaceId: string, debit: NonNullable<AcceptBatch['debit']>, sign: 1 | -1): void => {
+    let ws = usage.get(workspaceId);
+    if (!ws) usage.set(workspaceId, (ws = new Map()));
+    for (const w of debit.windows) ws.set(w.key, (ws.get(w.key) ?? 0) + sign * debit.n);
+  };
+
+  messageLines(replay);
+  replay.on<AcceptLine>('accept', (line, at) => {
+    if (line.jobs.length && at) {
+      contents.set(line.content.id, at);
+      contentUsers.set(line.content.id, line.jobs.length);
+    }
+    for (const m of line.messages) {
+      byId.set(m.id, m);
+      let list = byWorkspace.get(m.workspace_id);
+      if (!list) byWorkspace.set(m.workspace_id, (list = []));
+      list.push(m);
+    }
+    for (const j of line.jobs) jobs.set(j.id, j);
+    for (const e of line.events) outboxed.set(e.id, e);
+    if (line.debit) count(line.content.workspace_id, line.debit, 1);
+  });
+  replay.on<OutcomeLine>('outcome', (line) => {
+    const { outcome } = line;
+    for (const u of outcome.updates) {
+      const m = byId.get(u.id);
+      if (m) Object.assign(m, u);
+    }
+    for (const e of outcome.events) outboxed.set(e.id, e);
+    const job = jobs.get(line.job_id);
+    leases.delete(line.job_id);
+    if (!job) return;
+    if (outcome.retry) {
+      job.message_ids = outcome.retry.message_ids;
+      job.next_attempt_at = outcome.retry.next_attempt_at;
+      job.last_error = outcome.retry.last_error;
+      job.attempts++;
+      return;
+    }
+    jobs.delete(job.id);
+    const users = (contentUsers.get(job.content_id) ?? 1) - 1;
+    if (users > 0) contentUsers.set(job.content_id, users);
+    else {
+      contentUsers.delete(job.content_id);
+      contents.delete(job.content_id);
+    }
+  });
+  // Dispatching events to endpoints is the webhook aggregate's line; the outbox lets them go.
+  // Days are named by the time each line carries, which is not always one clock (a test's moved
+  // clock, the wall clock): a dispatch mark may be read before its event, so marks are applied
+  // again once everything is read.
+  const dispatched = new Set<string>();
+  let replaying = true;
+  replay.on<Line & { event_ids: string[] }>('wh_fanout', (line) => {
+    for (const id of line.event_ids) {
+      outboxed.delete(id);
+      if (replaying) dispatched.add(id);
+    }
+  });
+  replay.afterReplay(() => {
+    for (const id of dispatched) outboxed.delete(id);
+    dispatched.clear();
+    replaying = false;
+  });
+
+  /** Durable first, then visible: a worker never hands off what a crash could take back. */
+  const write = async (line: Line): Promise<void> => {
+    await mail.append(dayOf(line.at), [line]);
+    replay.apply(line);
+  };
+
+  const messages: MessageStore = {
+    accept: async (batch) => {
+      const ws = batch.content.workspace_id;
+      const listed = batch.unsuppressed?.filter((a) => suppressions.has(ws, a)) ?? [];
+      if (listed.length) return { refused: 'suppressed', addresses: listed };
+      const line: AcceptLine = {
+        t: 'accept',
+        at: batch.content.created_at,
+        content: copyContent(batch.content),
+        messages: batch.messages.map(copyMessage),
+        jobs: batch.jobs.map(copyJob),
+        events: batch.events.map(copyEvent),
+        ...(batch.debit ? { debit: { n: batch.debit.n, windows: batch.debit.windows.map((w) => ({ ...w })) } } : {}),
+        ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response, fingerprint: batch.idempotency.fingerprint ?? null } } : {}),
+      };
+      const debit = line.debit;
+      if (debit) {
+        // Checked and reserved before the write, synchronously, so concurrent sends cannot both fit.
+        const used = usage.get(ws);
+        for (const w of debit.windows) {
+          const n = used?.get(w.key) ?? 0;
+          if (w.limit !== null && n + debit.n > w.limit) return { refused: 'send_quota', window: w, used: n };
+        }
+        count(ws, debit, 1);
+      }
+      let at: LineAt;
+      try {
+        at = await mail.appendLocated(dayOf(line.at), line);
+      } finally {
+        // The reservation ends either way: applying the line counts it for good.
+        if (debit) count(ws, debit, -1);
+      }
+      replay.apply(line, at);
+      return null;
+    },
+    get: async (workspaceId, id) => {
+      const m = byId.get(id);
+      return m && m.workspace_id === workspaceId ? copyMessage(m) : null;
+    },
+    list: async (workspaceId, q: MessageQuery) => {
+      const list = byWorkspace.get(workspaceId) ?? [];
+      const needle = q.recipient?.toLowerCase();
+      const data: Message[] = [];
+      let total = 0;
+      for (let i = list.length - 1; i >= 0; i--) {
+        const m = list[i]!;
+        if (q.status && m.status !== q.status) continue;
+        if (needle && !m.to.toLowerCase().includes(needle)) continue;
+        if (total >= q.offset && data.length < q.limit) data.push(copyMessage(m));
+        total++;
+      }
+      return { data, total };
+    },
+    byIds: async (ids) => ids.flatMap((id) => (byId.has(id) ? [copyMessage(byId.get(id)!)] : [])),
+    content: async (id) => {
+      const at = contents.get(id);
+      const line = at ? ((await mail.readAt(at)) as AcceptLine | null) : null;
+      // Parsed afresh from the file: nobody else holds this copy.
+      return line?.t === 'accept' && line.content.id === id ? line.content : null;
+    },
+    purge: async (before) => {
+      const cutoff = dayOf(before);
+      // A day of this month stays on disk (its sends count in the monthly quota when the store is
+      // read again); its messages leave the log all the same.
+      const thisMonth = now().toISOString().slice(0, 7);
+      let removed = 0;
+      for (const day of await mail.partitions()) {
+        if (day >= cutoff) break;
+        for (const l of await mail.read(day)) {
+          if (l.t !== 'accept') continue;
+          for (const m of (l as AcceptLine).messages) {
+            if (byId.delete(m.id)) removed++;
+          }
+        }
+        if (day.slice(0, 7) < thisMonth) await mail.drop(day);
+      }
+      for (const [ws, list] of byWorkspace) byWorkspace.set(ws, list.filter((m) => byId.has(m.id)));
+      return removed;
+    },
+  };
+
+  const queue: QueueStore = {
+    claim: async (owner, nowIso, leaseMs, max) => {
+      const t = Date.parse(nowIso);
+      const out: OutboundJob[] = [];
+      for (const j of jobs.values()) {
+        if (out.length >= max) break;
+        // A job never tried is due at once (QueueStore.claim).
+        if (j.attempts > 0 && Date.parse(j.next_attempt_at) > t) continue;
+        const lease = leases.get(j.id);
+        if (lease && lease.until > t) continue;
+        leases.set(j.id, { owner, until: t + leaseMs });
+        out.push(copyJob(j));
+      }
+      return out;
+    },
+    renew: async (owner, jobIds, nowIso, leaseMs) => {
+      const t = Date.parse(nowIso);
+      for (const id of jobIds) {
+        const lease = leases.get(id);
+        if (lease?.owner === owner) lease.until = t + leaseMs;
+      }
+    },
+    complete: async (jobId, outcome) => {
+      if (!jobs.has(jobId)) throw new SvcError('not_found', `job ${jobId} is not pending`);
+      // Suppressions go to their own journal (they outlive the day), and first: a crash before the
+      // outcome line leaves the job to be tried again, which adds them again, harmlessly.
+      for (const s of outcome.suppressions) await suppressions.store.add(s);
+      const copied: JobOutcome = {
+        updates: outcome.updates.map((u) => ({ ...u })),
+        events: outcome.events.map(copyEvent),
+        suppressions: [],
+        ...(outcome.retry ? { retry: { ...outcome.retry, message_ids: [...outcome.retry.message_ids] } } : {}),
+      };
+      const line: OutcomeLine = { t: 'outcome', at: now().toISOString(), job_id: jobId, outcome: copied };
+      await write(line);
+    },
+    depth: async () => jobs.size,
+  };
+
+  const outbox: OutboxStore = {
+    pending: async (limit) => {
+      const out: OutboxEvent[] = [];
+      for (const e of outboxed.values()) {
+        if (out.length >= limit) break;
+        out.push(copyEvent(e));
+      }
+      return out;
+    },
+  };
+
+  const usageStore: UsageStore = {
+    get: async (workspaceId, keys) => Object.fromEntries(keys.map((k) => [k, usage.get(workspaceId)?.get(k) ?? 0])),
+  };
+
+  return { messages, queue, outbox, usage: usageStore };
+}

@@ -1,0 +1,75 @@
+// Messages: a send's records, content, jobs and events, accepted together; the outbound queue
+// that hands them off; the outbox of events not yet dispatched; the send counts of the quota.
+import type { OutboxEvent } from '../../model/event.js';
+import type { StoredResponse } from '../../model/idempotency.js';
+import type { Message, MessagePatch, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
+import type { QuotaWindow } from '../../model/quota.js';
+import type { AcceptRefusal } from '../../model/refusal.js';
+import type { Suppression } from '../../model/suppression.js';
+
+export interface AcceptBatch {
+  content: SendContent;
+  messages: Message[];
+  jobs: OutboundJob[];
+  events: OutboxEvent[];
+  /** Counted in these windows, or refused (send_quota) when one would go over. */
+  debit?: { n: number; windows: QuotaWindow[] };
+  /** Completes this claim, with the response a replay returns (and the request's fingerprint). */
+  idempotency?: { key: string; token: string; response: StoredResponse; fingerprint?: string | null };
+  /**
+   * Lowercase addresses that must not be on the workspace's suppression list: when one is, nothing
+   * is stored and the answer is a `suppressed` refusal naming them (checked in the same call, so a
+   * send needs no separate look-up in the usual case).
+   */
+  unsuppressed?: string[];
+}
+
+/** The outcome of one attempt at a job, stored in one call. */
+export interface JobOutcome {
+  updates: MessagePatch[];
+  events: OutboxEvent[];
+  suppressions: Suppression[];
+  /** Recipients to try again, and when; absent when the job is finished. */
+  retry?: { message_ids: string[]; next_attempt_at: string; last_error: string };
+}
+
+export interface MessageStore {
+  /**
+   * The records of a send, its content, its jobs and events: all or nothing, durable on return.
+   * null when stored; a refusal (nothing stored) when over a quota or naming a suppressed recipient.
+   */
+  accept(batch: AcceptBatch): Promise<AcceptRefusal | null>;
+  get(workspaceId: string, id: string): Promise<Message | null>;
+  /** Newest first. */
+  list(workspaceId: string, q: MessageQuery): Promise<{ data: Message[]; total: number }>;
+  byIds(ids: string[]): Promise<Message[]>;
+  content(id: string): Promise<SendContent | null>;
+  /** Removes messages (and their contents and finished jobs) created before `before`; returns how many. */
+  purge(before: string): Promise<number>;
+}
+
+export interface QueueStore {
+  /**
+   * Up to `max` jobs due at `now`, leased to `owner` for leaseMs. A job never tried (attempts 0)
+   * is due at once, whatever its next_attempt_at and the caller's clock.
+   * Leases are measured with the store's own clock where several processes share it (Postgres:
+   * the database's now()), so daemons whose clocks disagree never take each other's live jobs.
+   */
+  claim(owner: string, now: string, leaseMs: number, max: number): Promise<OutboundJob[]>;
+  /** Extends the leases `owner` still holds on these jobs by leaseMs from now (a heartbeat). */
+  renew(owner: string, jobIds: string[], now: string, leaseMs: number): Promise<void>;
+  /** Records an attempt's outcome and finishes or reschedules the job, in one call. */
+  complete(jobId: string, outcome: JobOutcome): Promise<void>;
+  /** Jobs not finished (queued or in flight). */
+  depth(): Promise<number>;
+}
+
+export interface OutboxStore {
+  /** Events not yet dispatched to webhook endpoints, oldest first. */
+  pending(limit: number): Promise<OutboxEvent[]>;
+}
+
+export interface UsageStore {
+  /** Sends counted in each of these windows. */
+  get(workspaceId: string, windowKeys: string[]): Promise<Record<string, number>>;
+}

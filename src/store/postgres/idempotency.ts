@@ -1,0 +1,56 @@
+// Postgres: Idempotency-Key claims. Concurrent claims share one statement; a running claim stays
+// alive by its heartbeat on the database's clock. A claim is completed in its send's statement.
+import { Batcher } from './batcher.js';
+import { SvcError } from '../../errors.js';
+import type { StoredResponse } from '../../model/idempotency.js';
+import type { IdempotencyStore } from '../port/idempotency.js';
+import type { PgDb } from './db.js';
+
+export function pgIdempotency(db: PgDb): IdempotencyStore {
+  // Idempotency claims of concurrent requests, in one statement (two claims of the same key in one
+  // batch make it fail, and then each runs alone). A claim is won by inserting the key, or by taking
+  // over a completed one past its lifetime or a running one whose request must have died.
+  type Claim = { workspace_id: string; key: string; token: string; now: string; ttl_ms: number; running_ttl_ms: number; fingerprint: string | null };
+  const claims = new Batcher<Claim, boolean>(async (items) => {
+    const [first] = items as [Claim];
+    // One statement answers for one pair of lifetimes (the service uses one); others go alone.
+    if (items.some((c) => c.ttl_ms !== first.ttl_ms || c.running_ttl_ms !== first.running_ttl_ms)) throw new Error('mixed lifetimes');
+    const won = await db.rows<{ token: string }>(
+      // A running claim is alive while its request beats (heartbeat_at, the database's clock, one
+      // for every daemon); a completed one lives its 24 hours by the caller's clock.
+      `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at, fingerprint, heartbeat_at)
+       SELECT workspace_id, key, 'running', token, now, fingerprint, now() FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz, fingerprint text)
+       ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL, fingerprint = EXCLUDED.fingerprint,
+              heartbeat_at = now()
+        WHERE idempotency_keys.created_at < EXCLUDED.created_at - $2 * interval '1 millisecond'
+           OR (idempotency_keys.state = 'running'
+               AND COALESCE(idempotency_keys.heartbeat_at < now() - $3 * interval '1 millisecond',
+                            idempotency_keys.created_at < EXCLUDED.created_at - $3 * interval '1 millisecond'))
+       RETURNING token`,
+      [JSON.stringify(items), first.ttl_ms, first.running_ttl_ms],
+      'idem_claim',
+    );
+    const tokens = new Set(won.map((w) => w.token));
+    return items.map((c) => tokens.has(c.token));
+  });
+
+  return {
+    claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs, fingerprint = null) => {
+      if (await claims.run({ workspace_id: workspaceId, key, token, now, ttl_ms: ttlMs, running_ttl_ms: runningTtlMs, fingerprint })) return { state: 'claimed' };
+      const [cur] = await db.rows<{ state: 'running' | 'completed'; response: StoredResponse | null; fingerprint: string | null }>(
+        `SELECT state, response, fingerprint FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
+        [workspaceId, key],
+      );
+      if (!cur) throw new SvcError('store_unavailable', 'idempotency key vanished while claiming it; retry');
+      const fp = cur.fingerprint ? { fingerprint: cur.fingerprint } : {};
+      return cur.state === 'completed' ? { state: 'completed', response: cur.response!, ...fp } : { state: 'running', ...fp };
+    },
+    release: async (workspaceId, key, token) => {
+      await db.rows(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token]);
+    },
+    renew: async (workspaceId, key, token) => {
+      await db.rows(`UPDATE idempotency_keys SET heartbeat_at = now() WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token], 'idem_renew');
+    },
+  };
+
+}

@@ -1,0 +1,129 @@
+// Postgres: the outbound queue and the outbox. Jobs are claimed with FOR UPDATE SKIP LOCKED and a
+// lease on the database's clock, so several daemons never hand the same job off at once and a
+// crashed one's jobs are taken again when its lease ends; the completions of concurrent hand-offs
+// share one statement.
+import { Batcher } from './batcher.js';
+import type { OutboxEvent } from '../../model/event.js';
+import type { OutboundJob } from '../../model/message.js';
+import type { JobOutcome, OutboxStore, QueueStore } from '../port/messages.js';
+import type { PgDb } from './db.js';
+
+interface JobRow {
+  id: string;
+  workspace_id: string;
+  content_id: string;
+  domain: string;
+  message_ids: string[];
+  open_token: string;
+  attempts: number;
+  next_attempt_at: Date;
+  created_at: Date;
+  last_error: string | null;
+}
+
+const toJob = (r: JobRow): OutboundJob => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  content_id: r.content_id,
+  domain: r.domain,
+  message_ids: r.message_ids,
+  open_token: r.open_token,
+  attempts: r.attempts,
+  next_attempt_at: r.next_attempt_at.toISOString(),
+  created_at: r.created_at.toISOString(),
+  last_error: r.last_error,
+});
+
+export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error';
+
+export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
+  // Completions of concurrent hand-offs, in one statement (one round trip instead of seven per
+  // job): the jobs are locked in id order, their messages updated, events and suppressions
+  // written, each job retried or deleted, and a content dropped with its last job. A job that is
+  // not pending (completed elsewhere) is skipped. Suppressions go in address order, so that two
+  // batches never wait on each other in opposite orders.
+  const completions = new Batcher<{ jobId: string; outcome: JobOutcome }, void>(async (items) => {
+    const input = items.map(({ jobId, outcome }) => ({ job_id: jobId, updates: outcome.updates, events: outcome.events, suppressions: outcome.suppressions, retry: outcome.retry ?? null }));
+    await db.rows(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1) AS x(job_id text, updates jsonb, events jsonb, suppressions jsonb, retry jsonb)
+       ), job AS (
+         SELECT j.id, j.content_id, i.updates, i.events, i.suppressions, NULLIF(i.retry, 'null'::jsonb) AS retry
+           FROM outbound_jobs j JOIN input i ON i.job_id = j.id ORDER BY j.id FOR UPDATE OF j
+       ), updated AS (
+         UPDATE messages m SET status = COALESCE(u.status, m.status), error = COALESCE(u.error, m.error),
+                sent_at = COALESCE(u.sent_at, m.sent_at), bounced_at = COALESCE(u.bounced_at, m.bounced_at),
+                attempts = COALESCE(u.attempts, m.attempts), last_error = COALESCE(u.last_error, m.last_error),
+                -- An attempt's update always sets (or clears) when the next one is due.
+                next_attempt_at = CASE WHEN u.attempts IS NULL THEN m.next_attempt_at ELSE u.next_attempt_at END
+           FROM job, jsonb_to_recordset(job.updates) AS u(id text, status text, error text, sent_at timestamptz, bounced_at timestamptz,
+                attempts int, last_error text, next_attempt_at timestamptz)
+          WHERE m.id = u.id
+         RETURNING 1
+       ), evented AS (
+         INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
+         SELECT e.id, e.workspace_id, e.event, e.message_id, e.payload, e.created_at
+           FROM job, jsonb_to_recordset(job.events) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz)
+         RETURNING 1
+       ), suppressed AS (
+         INSERT INTO suppressions (workspace_id, address, reason, detail, created_at, message_id, class)
+         SELECT s.workspace_id, s.address, s.reason, s.detail, s.created_at, s.message_id, s.class
+           FROM job, jsonb_to_recordset(job.suppressions) AS s(workspace_id text, address text, reason text, detail text, created_at timestamptz, message_id text, class text)
+          ORDER BY s.workspace_id, s.address
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       ), retried AS (
+         UPDATE outbound_jobs o SET message_ids = job.retry->'message_ids', next_attempt_at = (job.retry->>'next_attempt_at')::timestamptz,
+                last_error = job.retry->>'last_error', attempts = o.attempts + 1, lease_owner = NULL, lease_until = NULL
+           FROM job WHERE o.id = job.id AND job.retry IS NOT NULL
+         RETURNING 1
+       ), done AS (
+         DELETE FROM outbound_jobs o USING job WHERE o.id = job.id AND job.retry IS NULL
+         RETURNING o.id, o.content_id
+       )
+       -- Every part of the statement sees the queue as it was before it: the jobs deleted here
+       -- are left out by hand.
+       DELETE FROM send_contents c
+        WHERE c.id IN (SELECT content_id FROM done)
+          AND NOT EXISTS (SELECT 1 FROM outbound_jobs o WHERE o.content_id = c.id AND o.id NOT IN (SELECT id FROM done))`,
+      [JSON.stringify(input)],
+      'queue_complete',
+    );
+    return items.map(() => undefined);
+  });
+
+  const queue: QueueStore = {
+    // Leases use the database's clock, one for every daemon: a daemon whose clock runs ahead
+    // never takes a live job of another. A job never tried is due at once, so a daemon whose clock
+    // runs behind still takes the others' new jobs at once; retries are due by the caller's clock.
+    claim: async (owner, now, leaseMs, max) => {
+      const rows = await db.rows<JobRow>(
+        `UPDATE outbound_jobs SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
+          WHERE id IN (SELECT id FROM outbound_jobs
+                        WHERE (attempts = 0 OR next_attempt_at <= $2)
+                          AND (lease_until IS NULL OR lease_until <= now())
+                        ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+          RETURNING ${JOB_COLS}`,
+        [owner, now, leaseMs, max],
+        'queue_claim',
+      );
+      return rows.map(toJob);
+    },
+    renew: async (owner, jobIds, _now, leaseMs) => {
+      if (!jobIds.length) return;
+      await db.rows(`UPDATE outbound_jobs SET lease_until = now() + $3 * interval '1 millisecond' WHERE id = ANY($2) AND lease_owner = $1`, [owner, jobIds, leaseMs], 'queue_renew');
+    },
+    complete: (jobId, outcome: JobOutcome) => completions.run({ jobId, outcome }),
+    depth: async () => Number((await db.rows<{ n: string }>(`SELECT count(*) AS n FROM outbound_jobs`, []))[0]!.n),
+  };
+
+  const outbox: OutboxStore = {
+    pending: async (limit) =>
+      (await db.rows<{ id: string; workspace_id: string; event: OutboxEvent['event']; message_id: string; payload: Record<string, unknown>; created_at: Date }>(
+        `SELECT id, workspace_id, event, message_id, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1`,
+        [limit],
+      )).map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
+  };
+
+  return { queue, outbox };
+}

@@ -1,0 +1,34 @@
+// The store conformance suite: the same tests against every backend, one file per aggregate.
+// A new aggregate adds its file here; each backend's test file runs storeConformance once.
+import { addressesConformance } from './addresses.js';
+import { domainsConformance } from './domains.js';
+import type { Backend } from './fixtures.js';
+import { idempotencyConformance } from './idempotency.js';
+import { keysConformance } from './keys.js';
+import { messagesConformance } from './messages.js';
+import { queueConformance } from './queue.js';
+import { reopenConformance } from './reopen.js';
+import { suppressionsConformance } from './suppressions.js';
+import { tlsConformance } from './tls.js';
+import { webhooksConformance } from './webhooks.js';
+import { workspacesConformance } from './workspaces.js';
+
+export type { Backend } from './fixtures.js';
+
+export function storeConformance<B>(backend: Backend<B>): void {
+  for (const suite of [
+    workspacesConformance,
+    keysConformance,
+    domainsConformance,
+    addressesConformance,
+    messagesConformance,
+    queueConformance,
+    suppressionsConformance,
+    tlsConformance,
+    webhooksConformance,
+    idempotencyConformance,
+    reopenConformance,
+  ]) {
+    suite(backend);
+  }
+}

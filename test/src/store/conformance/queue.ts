@@ -1,0 +1,104 @@
+// Store conformance: queue. Every backend runs these (conformance/index.ts).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { Message } from '../../../../src/model/message.js';
+import { type Backend, fresh, ws, domain, address, batch } from './fixtures.js';
+
+export function queueConformance<B>(backend: Backend<B>): void {
+  test(`${backend.name}: queue: claim what is due under a lease, complete or reschedule, in one call`, async (t) => {
+    const { store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b1 = batch(a.id, ['jane@rcpt.test', 'gone@rcpt.test', 'slow@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    const later = batch(a.id, ['x@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    // Tried once and due again later (a job never tried is due at once, whatever its time says).
+    later.jobs[0]!.next_attempt_at = '2026-01-01T12:00:00.000Z';
+    later.jobs[0]!.attempts = 1;
+    await store.messages.accept(b1);
+    await store.messages.accept(later);
+    assert.equal(await store.queue.depth(), 2);
+    const now = '2026-01-01T10:00:01.000Z';
+    const claimed = await store.queue.claim('w1', now, 60_000, 10);
+    assert.deepEqual(claimed.map((j) => j.id), [b1.jobs[0]!.id]);
+    assert.deepEqual(claimed[0]!.message_ids, b1.jobs[0]!.message_ids);
+    // Leased: another worker gets nothing until the lease ends, even with its clock far ahead
+    // (leases are the store's: a lease of 60 s holds, whatever the caller's clock says).
+    assert.deepEqual(await store.queue.claim('w2', now, 60_000, 10), []);
+    // A heartbeat from someone else changes nothing; the owner's keeps the job.
+    await store.queue.renew('w2', [b1.jobs[0]!.id], now, 0);
+    assert.deepEqual(await store.queue.claim('w2', now, 60_000, 10), []);
+    // The owner shortens it to nothing (as a lease that ran out): another worker takes the job.
+    await store.queue.renew('w1', [b1.jobs[0]!.id], now, 0);
+    const stolen = await store.queue.claim('w2', '2026-01-01T10:00:01.001Z', 60_000, 10);
+    assert.deepEqual(stolen.map((j) => j.id), [b1.jobs[0]!.id]);
+    const [jane, gone, slow] = b1.messages as [Message, Message, Message];
+    await store.queue.complete(b1.jobs[0]!.id, {
+      updates: [
+        { id: jane.id, status: 'sent', sent_at: now },
+        { id: gone.id, status: 'bounced', error: '550 no', bounced_at: now },
+      ],
+      events: [
+        { id: randomUUID(), workspace_id: a.id, event: 'message.sent', message_id: jane.id, payload: { message_id: jane.id }, created_at: now },
+        { id: randomUUID(), workspace_id: a.id, event: 'message.bounced', message_id: gone.id, payload: { message_id: gone.id }, created_at: now },
+      ],
+      suppressions: [{ workspace_id: a.id, address: 'gone@rcpt.test', reason: 'bounce', detail: '550 no', created_at: now }],
+      retry: { message_ids: [slow.id], next_attempt_at: '2026-01-01T10:30:00.000Z', last_error: '451 later' },
+    });
+    const byId = new Map((await store.messages.byIds(b1.messages.map((m) => m.id))).map((m) => [m.id, m]));
+    assert.deepEqual([byId.get(jane.id)?.status, byId.get(jane.id)?.sent_at], ['sent', now]);
+    assert.deepEqual([byId.get(gone.id)?.status, byId.get(gone.id)?.error, byId.get(gone.id)?.bounced_at], ['bounced', '550 no', now]);
+    assert.equal(byId.get(slow.id)?.status, 'queued');
+    assert.deepEqual((await store.outbox.pending(10)).map((e) => e.event), ['message.sent', 'message.bounced']);
+    assert.deepEqual((await store.suppressions.find(a.id, ['gone@rcpt.test', 'jane@rcpt.test'])).map((x) => x.address), ['gone@rcpt.test']);
+    // The rescheduled job holds only the recipient left, once due, with its lease gone.
+    assert.deepEqual(await store.queue.claim('w1', '2026-01-01T10:29:00.000Z', 60_000, 10), []);
+    const retried = await store.queue.claim('w1', '2026-01-01T10:30:00.000Z', 60_000, 10);
+    assert.deepEqual([retried[0]?.message_ids, retried[0]?.attempts, retried[0]?.last_error], [[slow.id], 1, '451 later']);
+    await store.queue.complete(retried[0]!.id, { updates: [{ id: slow.id, status: 'sent', sent_at: '2026-01-01T10:30:01.000Z' }], events: [], suppressions: [] });
+    assert.equal(await store.queue.depth(), 1);
+    // The content stays while the send has unfinished jobs only.
+    assert.equal(await store.messages.content(b1.content.id), null);
+    assert.ok(await store.messages.content(later.content.id));
+  });
+
+
+  test(`${backend.name}: queue: concurrent completions each take effect once, and a content goes with its last job`, async (t) => {
+    const { store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const at = '2026-01-01T10:00:00.000Z';
+    // One send to three domains (a job each), and twenty sends of one recipient.
+    const multi = batch(a.id, ['a@one.test', 'b@two.test', 'c@three.test'], at);
+    multi.jobs = multi.messages.map((m) => ({ ...multi.jobs[0]!, id: randomUUID(), domain: m.to.split('@')[1]!, message_ids: [m.id] }));
+    const singles = Array.from({ length: 20 }, (_, i) => batch(a.id, [`r${i}@rcpt.test`], at));
+    for (const b of [multi, ...singles]) await store.messages.accept(b);
+    const claimed = await store.queue.claim('w', '2026-01-01T10:00:01.000Z', 60_000, 100);
+    assert.equal(claimed.length, 23);
+    const now = '2026-01-01T10:00:02.000Z';
+    const bounce = (m: Message) => ({
+      updates: [{ id: m.id, status: 'bounced' as const, error: '550 no', bounced_at: now }],
+      events: [{ id: randomUUID(), workspace_id: a.id, event: 'message.bounced' as const, message_id: m.id, payload: { message_id: m.id }, created_at: now }],
+      // Every bounce suppresses the same address too: it must be added once, without a conflict.
+      suppressions: [m.to, 'shared@rcpt.test'].map((address) => ({ workspace_id: a.id, address, reason: 'bounce' as const, detail: '550 no', created_at: now })),
+    });
+    const [ma, mb, mc] = multi.messages as [Message, Message, Message];
+    await Promise.all([
+      store.queue.complete(multi.jobs[0]!.id, { updates: [{ id: ma.id, status: 'sent', sent_at: now }], events: [], suppressions: [] }),
+      store.queue.complete(multi.jobs[1]!.id, bounce(mb)),
+      store.queue.complete(multi.jobs[2]!.id, { updates: [], events: [], suppressions: [], retry: { message_ids: [mc.id], next_attempt_at: '2026-01-01T11:00:00.000Z', last_error: '451 later' } }),
+      ...singles.map((b, i) => store.queue.complete(b.jobs[0]!.id, i % 2 ? bounce(b.messages[0]!) : { updates: [{ id: b.messages[0]!.id, status: 'sent', sent_at: now }], events: [], suppressions: [] })),
+    ]);
+    const all = await store.messages.byIds([...multi.messages, ...singles.flatMap((b) => b.messages)].map((m) => m.id));
+    assert.deepEqual(all.map((m) => m.status), ['sent', 'bounced', 'queued', ...singles.map((_, i) => (i % 2 ? 'bounced' : 'sent'))]);
+    assert.equal((await store.outbox.pending(100)).length, 11);
+    assert.equal((await store.suppressions.list(a.id)).length, 12);
+    // One job is left (the retried one), and so is its send's content; the others' went with them.
+    assert.equal(await store.queue.depth(), 1);
+    assert.ok(await store.messages.content(multi.content.id));
+    assert.equal(await store.messages.content(singles[0]!.content.id), null);
+    const [again] = await store.queue.claim('w', '2026-01-01T11:00:00.000Z', 60_000, 10);
+    assert.deepEqual([again?.id, again?.attempts, again?.message_ids], [multi.jobs[2]!.id, 1, [mc.id]]);
+    await store.queue.complete(again!.id, { updates: [{ id: mc.id, status: 'sent', sent_at: now }], events: [], suppressions: [] });
+    assert.equal(await store.messages.content(multi.content.id), null);
+  });
+
+}
