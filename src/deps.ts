@@ -2,7 +2,7 @@
 import type { Clock, Random } from './clock.js';
 import type { Config } from './config.js';
 import type { Log } from './log.js';
-import type { Store } from './store/types.js';
+import type { Store, StoreGroups, StoreSlice } from './store/types.js';
 import type { Faults } from './faults.js';
 import type { EventLog } from './event-log.js';
 import type { Bus } from './bus.js';
@@ -20,3 +20,6 @@ export interface Deps {
   /** Where arriving work is announced (the daemon's workers subscribe); made by createService when absent. */
   bus?: Bus;
 }
+
+/** Deps with only the store groups a service uses (it is handed the whole store; it may touch these). */
+export type DepsOf<G extends keyof StoreGroups> = Omit<Deps, 'store'> & { store: StoreSlice<G> };

@@ -2,7 +2,7 @@
 // sending" 2). A From address must be an active one on a verified domain.
 import { upgradeUrlOf } from '../config.js';
 import { SvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { Address } from '../model/address.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
@@ -17,7 +17,7 @@ export interface AddressView {
   created_at: string;
 }
 
-export function addressService({ store, clock, random, config }: Deps) {
+export function addressService({ store, clock, random, config }: DepsOf<'domains' | 'addresses'>) {
   function mailbox(input: string): string {
     const m = parseMailbox(input.trim());
     if ('error' in m) throw new SvcError('invalid_argument', `invalid address '${input.slice(0, 80)}': ${m.error}`);

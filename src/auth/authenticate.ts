@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import type { ApiKey } from '../model/key.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Store } from '../store/types.js';
+import type { StoreSlice } from '../store/types.js';
 import { hashKey, KEY_PATTERN, KEY_PREFIX } from './keys.js';
 import type { Scope } from '../model/key.js';
 
@@ -25,7 +25,7 @@ export function bearerToken(header: string | undefined): string {
   return m[1]!;
 }
 
-export async function authenticateKey(store: Store, token: string): Promise<Principal> {
+export async function authenticateKey(store: StoreSlice<'keys'>, token: string): Promise<Principal> {
   if (!token.startsWith(KEY_PREFIX)) throw new SvcError('invalid_key_format');
   const presented = Buffer.from(hashKey(token), 'hex');
   const found = await store.keys.findByHash(presented.toString('hex'));

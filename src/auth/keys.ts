@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import type { ApiKey } from '../model/key.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import { parseScopes } from './scopes.js';
 import { DEFAULT_SCOPES, type Scope } from '../model/key.js';
 
@@ -22,7 +22,7 @@ export function hashKey(token: string): string {
 export type KeyInfo = Omit<ApiKey, 'hash' | 'workspace_id'>;
 export const keyInfo = ({ hash: _h, workspace_id: _w, ...info }: ApiKey): KeyInfo => info;
 
-export function keyService({ store, clock, random }: Deps) {
+export function keyService({ store, clock, random }: DepsOf<'keys'>) {
   return {
     /** Makes a key; the full key is returned here once and never stored. */
     async create(ws: Workspace, opts: { name?: string; scopes?: string | readonly Scope[] } = {}): Promise<KeyInfo & { key: string }> {

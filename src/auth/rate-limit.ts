@@ -2,7 +2,7 @@
 // every plan (the operator may change the number). The count lives in the store, so it holds across
 // daemons on one Postgres. Over it: 429, Retry-After in seconds until a slot frees, no code field.
 import { SvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { Principal } from './authenticate.js';
 
 export const RATE_WINDOW_MS = 60_000;
@@ -15,7 +15,7 @@ export const RATE_WINDOW_MS = 60_000;
  */
 const LEASE_MS = 1000;
 
-export function rateLimiter({ store, clock, config }: Deps) {
+export function rateLimiter({ store, clock, config }: DepsOf<'rateLimit'>) {
   const leases = new Map<string, { left: number; until: number }>();
   // One block request per key at a time: requests that find the block empty wait for it.
   const fetching = new Map<string, Promise<void>>();

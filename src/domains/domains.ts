@@ -1,7 +1,7 @@
 // Domains of a workspace and their verification (spec.md "Prerequisites for sending", issue 4).
 import { upgradeUrlOf } from '../config.js';
 import { SvcError, isSvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import { mapLimit } from '../parallel.js';
 import type { Domain } from '../model/domain.js';
 import type { Workspace } from '../model/workspace.js';
@@ -38,7 +38,7 @@ export interface DomainView {
   history: Domain['history'];
 }
 
-export function domainService(deps: Deps, dns: DnsClient = dnsClient({ servers: deps.config.dnsServers, timeoutMs: deps.config.dnsTimeoutMs })) {
+export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsClient = dnsClient({ servers: deps.config.dnsServers, timeoutMs: deps.config.dnsTimeoutMs })) {
   const { store, clock, random, config } = deps;
   const names: ServiceNames = { serviceDomain: config.serviceDomain, mxHost: config.mxHost };
 

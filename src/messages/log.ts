@@ -1,6 +1,6 @@
 // The message log (spec.md "GET /api/v2/messages", "Message", "Message event").
 import { SvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { Message, MessageStatus } from '../model/message.js';
 import type { Workspace } from '../model/workspace.js';
 
@@ -60,7 +60,7 @@ function wholeNumber(name: string, v: string | number | undefined, dflt: number,
   return n;
 }
 
-export function messageLog({ store }: Deps) {
+export function messageLog({ store }: DepsOf<'messages'>) {
   return {
     async list(ws: Workspace, q: ListQuery) {
       if (q.status !== undefined && !MESSAGE_STATUSES.includes(q.status as MessageStatus)) {

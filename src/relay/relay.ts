@@ -2,7 +2,7 @@
 // how a message becomes a send. daemon/relay.ts speaks SMTP and maps these errors to replies.
 import PostalMime from 'postal-mime';
 import { SvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { Principal } from '../auth/authenticate.js';
 import { authenticateKey } from '../auth/authenticate.js';
 import { hasScope } from '../auth/scopes.js';
@@ -32,7 +32,7 @@ export function normalizeLineBreaks(raw: Buffer): Buffer {
   return Buffer.from(raw.toString('latin1').replace(/\r\n|\r|\n/g, '\r\n'), 'latin1');
 }
 
-export function relayService(deps: Deps, send: Send) {
+export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addresses'>, send: Send) {
   const { store } = deps;
 
   return {

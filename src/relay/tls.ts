@@ -4,10 +4,10 @@
 import { readFile } from 'node:fs/promises';
 import { generate } from 'selfsigned';
 import { SvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { TlsIdentity } from '../model/tls.js';
 
-export async function tlsIdentity({ store, config, clock, log }: Deps): Promise<Pick<TlsIdentity, 'cert' | 'key'>> {
+export async function tlsIdentity({ store, config, clock, log }: DepsOf<'tls'>): Promise<Pick<TlsIdentity, 'cert' | 'key'>> {
   if (config.tlsCert && config.tlsKey) {
     try {
       return { cert: await readFile(config.tlsCert, 'utf8'), key: await readFile(config.tlsKey, 'utf8') };

@@ -1,6 +1,6 @@
 // One hand-off of one job: compose the copy, sign it with the domain's key, deliver it, and store
 // the outcome (statuses, events, suppressions, or the retry) in one store call.
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { OutboundJob } from '../model/message.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
@@ -14,7 +14,7 @@ export interface DeliveryDeps {
   retry: RetryPolicy;
 }
 
-export function deliveryService(deps: Deps, d: DeliveryDeps) {
+export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, d: DeliveryDeps) {
   const { store, clock, random, log, config } = deps;
 
   async function attempt(job: OutboundJob, to: string[]): Promise<RecipientResult[]> {

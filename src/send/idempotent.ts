@@ -4,7 +4,7 @@
 // remembered 24 hours.
 import { createHash } from 'node:crypto';
 import { SvcError, isSvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { Workspace } from '../model/workspace.js';
 import type { SendResult } from './pipeline.js';
 
@@ -32,7 +32,7 @@ export function fingerprint(body: unknown): string {
 
 export type Claim = { key: string; token: string; fingerprint: string };
 
-export function idempotentSend({ store, clock, random }: Deps) {
+export function idempotentSend({ store, clock, random }: DepsOf<'idempotency'>) {
   return async (ws: Workspace, key: string | undefined, body: unknown, run: (claim: Claim | null) => Promise<SendResult>): Promise<Outcome> => {
     // No header, or an empty one: no idempotency.
     if (key === undefined || key === '') return { replayed: false, status: 202, body: await run(null) };

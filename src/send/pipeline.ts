@@ -3,7 +3,7 @@
 // records, jobs and events in one store call → 202. Delivery (compose, DKIM, hand-off) follows in
 // the delivery worker.
 import { upgradeUrlOf } from '../config.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { Message, MessageSource, OutboundJob, RecipientKind, SendContent } from '../model/message.js';
 import type { OutboxEvent } from '../model/event.js';
 import type { Suppression } from '../model/suppression.js';
@@ -41,7 +41,7 @@ export function assertWritable(ws: Workspace, now: Date): void {
   }
 }
 
-export function sendPipeline(deps: Deps) {
+export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains' | 'addresses'>) {
   const { store, clock, random } = deps;
 
   return async function send(ws: Workspace, req: SendRequest, opts: SendOptions): Promise<SendResult> {

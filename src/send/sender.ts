@@ -4,10 +4,10 @@
 import { SvcError } from '../errors.js';
 import type { Domain } from '../model/domain.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Store } from '../store/types.js';
+import type { StoreSlice } from '../store/types.js';
 import { passes } from '../model/domain.js';
 
-export async function authorizeSender(store: Store, ws: Workspace, address: string): Promise<Domain> {
+export async function authorizeSender(store: StoreSlice<'domains' | 'addresses'>, ws: Workspace, address: string): Promise<Domain> {
   const lower = address.toLowerCase();
   const domainName = lower.slice(lower.lastIndexOf('@') + 1);
   const [domain, registered] = await Promise.all([store.domains.get(ws.id, domainName), store.addresses.get(ws.id, lower)]);

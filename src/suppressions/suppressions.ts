@@ -1,7 +1,7 @@
 // The workspace suppression list (spec.md): never mailed; a permanent bounce and an unsubscribe add
 // an address, operators add and remove by hand.
 import { SvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
@@ -9,7 +9,7 @@ import { parseMailbox } from '../mail/address.js';
 // A bounce's evidence: the reply (detail), the message that bounced and the kind of refusal.
 const view = (s: Suppression) => ({ address: s.address, reason: s.reason, class: s.class ?? null, message_id: s.message_id ?? null, detail: s.detail, created_at: s.created_at });
 
-export function suppressionService({ store, clock }: Deps) {
+export function suppressionService({ store, clock }: DepsOf<'suppressions'>) {
   const normal = (input: string) => {
     const m = parseMailbox(input.trim());
     if ('error' in m) throw new SvcError('invalid_argument', `invalid address '${input.slice(0, 80)}': ${m.error}`);

@@ -1,7 +1,7 @@
 // From the outbox to the endpoints: fan-out (one job per event and subscribed endpoint), and one
 // attempt at a job: signed, sent, and turned into what the store records (the log row, the job
 // finished or rescheduled, the endpoint disabled on 410 or after days of failures).
-import type { Deps } from '../deps.js';
+import type { Deps, DepsOf } from '../deps.js';
 import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookJob } from '../model/webhook.js';
 import { nextAttempt, DISABLE_AFTER_MS } from './retry.js';
 import type { SendResult, WebhookSender } from './sender.js';
@@ -43,7 +43,7 @@ export async function deliverOnce(deps: Pick<Deps, 'clock' | 'random'>, sender: 
   return { attempt, result };
 }
 
-export function webhookDispatcher(deps: Deps, sender: WebhookSender) {
+export function webhookDispatcher(deps: DepsOf<'webhooks'>, sender: WebhookSender) {
   const { store, clock, random, log } = deps;
 
   return {

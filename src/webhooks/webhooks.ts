@@ -2,7 +2,7 @@
 // secret shown once), list, remove, disable/enable, rotate the secret; read the log, replay one
 // attempt or every failed one, send a test event.
 import { SvcError } from '../errors.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import type { AttemptQuery, WebhookAttempt, WebhookEndpoint } from '../model/webhook.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseEvents } from './events.js';
@@ -23,7 +23,7 @@ export type AttemptView = ReturnType<typeof attemptView>;
 /** Replays run this many at once. */
 const REPLAY_PARALLEL = 8;
 
-export function webhookService(deps: Deps) {
+export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
   const { store, clock, random, config } = deps;
 
   const sender = () =>

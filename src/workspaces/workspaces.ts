@@ -1,14 +1,14 @@
 // Workspaces (tenants): everything belongs to one. CONTRACT.md `svc workspaces ...`.
 import { SvcError } from '../errors.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Deps } from '../deps.js';
+import type { DepsOf } from '../deps.js';
 import { parsePlan, PLAN_LIMITS, type Plan } from '../model/workspace.js';
 import { sendWindows } from './send-quota.js';
 
 // A short name: it is the `tenant` of GET /me and what operators type after --workspace.
 const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function workspaceService({ store, clock, random }: Deps) {
+export function workspaceService({ store, clock, random }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses'>) {
   async function byName(name: string): Promise<Workspace> {
     const ws = await store.workspaces.getByName(name);
     if (!ws) throw new SvcError('not_found', `workspace '${name}' not found`);
