@@ -20,7 +20,8 @@ import { silentLog } from '../src/log.js';
 import type { Domain } from '../src/model/domain.js';
 import type { Message, OutboundJob, SendContent } from '../src/model/message.js';
 import type { Store } from '../src/store/types.js';
-import { compose, textFromHtml } from '../src/send/compose.js';
+import { compose } from '../src/send/compose/index.js';
+import { textFromHtml } from '../src/send/compose/text.js';
 import { DkimSigner } from '../src/send/dkim.js';
 import { SVC, load, report, startServer, svcSync } from './lib.js';
 
@@ -50,7 +51,7 @@ async function composeRate(seconds = 2): Promise<{ perMessageMs: number; textMs:
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
   const domain = { id: 'bench', domain: 'acme.test', dkim_private_key: privateKey, legacy: false, dkim_verified: true } as Domain;
   const content: SendContent = { id: 'c', workspace_id: 'w', source: 'api', from: 'hello@acme.test', from_name: 'Acme', domain_id: 'bench', to: [{ name: null, address: 'jane@rcpt.test' }], cc: [], subject: 'Bench', html: HTML, text: null, message_id: 'c@acme.test', notes: [], created_at: new Date().toISOString() };
-  const job = { id: 'j', open_token: randomBytes(16).toString('hex') } as OutboundJob;
+  const copy = { recipients: ['jane@rcpt.test'], token: randomBytes(18).toString('base64url') };
   const signer = new DkimSigner();
   const timed = async (fn: () => unknown): Promise<number> => {
     for (let i = 0; i < 100; i++) await fn();
@@ -63,7 +64,10 @@ async function composeRate(seconds = 2): Promise<{ perMessageMs: number; textMs:
     }
     return Number(process.hrtime.bigint() - t0) / 1e6 / n;
   };
-  const perMessageMs = await timed(async () => signer.sign((await compose(content, job, ['jane@rcpt.test'], 'http://127.0.0.1')).raw, domain));
+  const perMessageMs = await timed(async () => {
+    const c = await compose(content, copy, 'http://127.0.0.1');
+    return signer.sign(c.raw, domain, c.headers);
+  });
   const textMs = await timed(() => textFromHtml(HTML));
   return { perMessageMs, textMs };
 }

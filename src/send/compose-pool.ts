@@ -8,16 +8,15 @@
 import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OutboundJob, SendContent } from '../model/message.js';
-import { compose } from './compose.js';
+import type { SendContent } from '../model/message.js';
+import { compose, type CopyFor } from './compose/index.js';
 import { DkimSigner, type SigningDomain } from './dkim.js';
 import { COMPOSE_BUDGET_MS, isPoison, PoisonMessage } from './poison.js';
 
 export interface ComposeTask {
   id: number;
   content: SendContent;
-  job: OutboundJob;
-  recipients: string[];
+  copy: CopyFor;
   baseUrl: string;
   domain: SigningDomain | null;
 }
@@ -62,8 +61,9 @@ function composeThread(heapMb: number): Worker {
 /** The message of a task, signed when the domain's key is published: what a thread or the inline path returns. */
 export async function composeSigned(task: Omit<ComposeTask, 'id'>, signer: DkimSigner): Promise<Buffer> {
   try {
-    const composed = await compose(task.content, task.job, task.recipients, task.baseUrl);
-    return task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain) : composed.raw;
+    const composed = await compose(task.content, task.copy, task.baseUrl);
+    // Signed last, over the headers the steps added too.
+    return task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain, composed.headers) : composed.raw;
   } catch (e) {
     // A recursion that overflowed overflows on every attempt.
     if (isPoison(e) && !(e instanceof PoisonMessage)) throw new PoisonMessage(`its HTML is too deeply nested (${(e as Error).message})`);

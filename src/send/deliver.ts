@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { DnsClient } from '../domains/dns.js';
 import { SmtpPool, type SmtpError, type SmtpPoolOptions } from './smtp-pool.js';
-import { classifyReply, stageOf } from './bounce-class.js';
+import { classifyReply, stageOf, type Stage } from './bounce-class.js';
 
 /**
  * `permanent`: the mailbox or domain is bad: bounced and suppressed. `rejected`: the message was
@@ -24,6 +24,8 @@ export interface RecipientResult {
   response: string;
   /** What kind of refusal it was (bounce-class.ts), kept as evidence. */
   class?: string;
+  /** Where in the session the refusal came: before RCPT it was about the connection or the sender, not the recipient. */
+  stage?: Stage;
 }
 
 export interface DeliveryOptions {
@@ -54,7 +56,7 @@ function refused(address: string, e: SmtpError, route: Route): RecipientResult {
   const stage = stageOf(e);
   const c = classifyReply({ code: e.responseCode, text: reply(e), stage }, route);
   const response = e.responseCode === undefined ? `connection: ${e.code ?? ''} ${e.message}`.replace(/\s+/g, ' ').trim() : reply(e);
-  return { address, outcome: c.outcome, class: c.class, response };
+  return { address, outcome: c.outcome, class: c.class, response, stage };
 }
 
 export class Deliverer {

@@ -1,7 +1,9 @@
-// One hand-off of one job: compose the copy, sign it with the domain's key, deliver it, and store
-// the outcome (statuses, events, suppressions, or the retry) in one store call.
+// One hand-off of one job: compose its copies (one per recipient when anything in them is per
+// recipient, else one for all), sign each with the domain's key, deliver them, and store the
+// outcome (statuses, events, suppressions, or the retry) in one store call.
 import type { DepsOf } from '../deps.js';
-import type { OutboundJob } from '../model/message.js';
+import type { Message, OutboundJob } from '../model/message.js';
+import { copiesOf } from './compose/index.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
 import { signingDomain } from './dkim.js';
@@ -17,13 +19,29 @@ export interface DeliveryDeps {
 export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, d: DeliveryDeps) {
   const { store, clock, random, log, config } = deps;
 
-  async function attempt(job: OutboundJob, to: string[]): Promise<RecipientResult[]> {
+  async function attempt(job: OutboundJob, messages: Message[]): Promise<RecipientResult[]> {
     const content = await store.messages.content(job.content_id);
     const domain = content ? await store.domains.byId(content.domain_id) : null;
-    if (!content) return to.map((address) => ({ address, outcome: 'failed' as const, response: 'svc: the content of this send is gone' }));
-    if (!domain) return to.map((address) => ({ address, outcome: 'failed' as const, response: `svc: the sending domain was removed before hand-off` }));
-    const raw = await d.composer.run({ content, job, recipients: to, baseUrl: config.baseUrl, domain: signingDomain(domain) });
-    return d.deliverer.deliver(job.domain, { from: content.from, to }, raw);
+    const all = messages.map((m) => m.to);
+    if (!content) return all.map((address) => ({ address, outcome: 'failed' as const, response: 'svc: the content of this send is gone' }));
+    if (!domain) return all.map((address) => ({ address, outcome: 'failed' as const, response: `svc: the sending domain was removed before hand-off` }));
+    const signing = signingDomain(domain);
+    const results: RecipientResult[] = [];
+    const copies = copiesOf(content, job, messages);
+    for (let i = 0; i < copies.length; i++) {
+      const copy = copies[i]!;
+      const raw = await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing });
+      const got = await d.deliverer.deliver(job.domain, { from: content.from, to: copy.recipients }, raw);
+      results.push(...got);
+      // Refused before any recipient was named (no answer, a greeting or TLS refusal, the sender
+      // refused, our next hop failing, no such domain): the other copies would meet the same
+      // refusal, so they share its result rather than wait it out again.
+      if (got.length && got.every((r) => r.outcome !== 'sent' && (r.outcome === 'hop' || r.class === 'bad-domain' || (r.stage !== undefined && r.stage !== 'rcpt' && r.stage !== 'data')))) {
+        for (const rest of copies.slice(i + 1)) for (const address of rest.recipients) results.push({ ...got[0]!, address });
+        break;
+      }
+    }
+    return results;
   }
 
   return {
@@ -32,7 +50,7 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
       const messages = await store.messages.byIds(job.message_ids);
       let results: RecipientResult[];
       try {
-        results = await attempt(job, messages.map((m) => m.to));
+        results = await attempt(job, messages);
       } catch (e) {
         // Stopped mid-compose: nothing happened; the job keeps its lease and is handed off again.
         if (e instanceof ComposeAborted) return;

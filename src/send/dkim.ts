@@ -16,6 +16,7 @@ export const SIGNED_HEADERS = 'From:To:Cc:Subject:Date:Message-ID:MIME-Version:C
  * then breaks the signature instead of riding on it. An instance that does not exist is hashed
  * as nothing, so the hash input is the same; only h= lists them twice.
  */
+const SIGNED_LIST = new Set(SIGNED_HEADERS.toLowerCase().split(':'));
 export const OVERSIGNED_HEADERS = ['from', 'subject'];
 
 /** RFC 6376 §3.4.2 relaxed header value (nodemailer's rule, which it does not export). */
@@ -75,8 +76,8 @@ export class DkimSigner {
     return !d.legacy || d.dkim_verified;
   }
 
-  /** The message with a DKIM-Signature header in front. */
-  sign(raw: Buffer, d: SigningDomain): Buffer {
+  /** The message with a DKIM-Signature header in front; `also` names further headers to cover (a composition step's). */
+  sign(raw: Buffer, d: SigningDomain, also: readonly string[] = []): Buffer {
     // Headers end at the first empty line; a message without one is all headers.
     const blank = raw.indexOf('\r\n\r\n');
     const headerEnd = blank < 0 ? raw.length : blank + 2;
@@ -88,7 +89,7 @@ export class DkimSigner {
       .digest('base64');
     // nodemailer canonicalizes the headers (one instance of each name); the tag list and the
     // signature are ours, so that h= can name From and Subject twice.
-    const canon = (dkimSign as unknown as { relaxedHeaders(h: MessageParser.Header[], names: string): { headers: string; fieldNames: string } }).relaxedHeaders(headers, SIGNED_HEADERS);
+    const canon = (dkimSign as unknown as { relaxedHeaders(h: MessageParser.Header[], names: string): { headers: string; fieldNames: string } }).relaxedHeaders(headers, also.length ? [SIGNED_HEADERS, ...also.filter((n) => !SIGNED_LIST.has(n.toLowerCase()))].join(':') : SIGNED_HEADERS);
     const present = canon.fieldNames.split(':');
     const names = [...present, ...OVERSIGNED_HEADERS.filter((n) => present.includes(n))].join(':');
     const tags = ['v=1', 'a=rsa-sha256', 'c=relaxed/relaxed', `d=${d.domain}`, 'q=dns/txt', `s=${DKIM_SELECTOR}`, `bh=${bodyHash}`, `h=${names}`].join('; ');

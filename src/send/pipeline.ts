@@ -109,6 +109,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           clicked_at: null,
           replied_at: null,
           bounced_at: s ? now : null,
+          // Its own copy's token (pixel, and later links and unsubscribe): unguessable, one per record.
+          token: random.bytes(18).toString('base64url'),
         };
         messages.push(m);
         if (s) {
@@ -126,7 +128,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         content_id: content.id,
         domain: d,
         message_ids: ids,
-        open_token: random.bytes(18).toString('base64url'),
+        // Copies carry their recipients' own tokens (Message.token); this is for older jobs only.
+        open_token: '',
         attempts: 0,
         next_attempt_at: now,
         created_at: now,

@@ -32,10 +32,12 @@ test('202 with the send response; the message arrives DKIM-signed with the heade
   assert.ok(m.sent_at);
   assert.equal(m.to, 'jane@rcpt.test');
 
-  await s.sink.waitFor(1);
-  const got = s.sink.received[0]!;
-  // One transaction for the three recipients on rcpt.test; bcc only in the envelope.
-  assert.deepEqual(got.to.sort(), ['bob@rcpt.test', 'jane@rcpt.test', 'secret@rcpt.test']);
+  await s.sink.waitFor(3);
+  // An HTML send: a copy per recipient (each with its own pixel), each in its own transaction;
+  // bcc only in its envelope, never in a header of any copy.
+  assert.deepEqual(s.sink.received.map((x) => x.to).sort(), [['bob@rcpt.test'], ['jane@rcpt.test'], ['secret@rcpt.test']]);
+  for (const copy of s.sink.received) assert.ok(!copy.raw.toString().includes('secret@rcpt.test'), 'bcc never in a header');
+  const got = s.sink.received.find((x) => x.to[0] === 'jane@rcpt.test')!;
   assert.equal(got.from, 'hello@acme.test');
   assert.equal(got.secure, true, 'STARTTLS used when offered');
   const raw = got.raw.toString();

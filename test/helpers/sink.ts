@@ -24,6 +24,8 @@ export class Sink {
   /** Delay before answering DATA, to keep messages in flight. */
   dataDelayMs = 0;
   silent = false;
+  /** Connections opened to the sink so far. */
+  connections = 0;
   /** Replies given instead of accepting: at connect (a blocklist's 554, a 421), MAIL FROM, after DATA. */
   greeting: { code: number; message: string } | null = null;
   mailReply: { code: number; message: string } | null = null;
@@ -45,6 +47,7 @@ export class Sink {
       size: 50 * 1024 * 1024,
       ...this.extra,
       onConnect: (_session, cb) => {
+        this.connections++;
         if (this.silent) return;
         cb(this.greeting ? refusal(this.greeting) : undefined);
       },

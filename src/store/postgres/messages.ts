@@ -13,7 +13,7 @@ import { JOB_COLS } from './queue.js';
 
 const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
   reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at,
-  attempts, last_error, next_attempt_at`;
+  attempts, last_error, next_attempt_at, token`;
 
 interface MessageRow {
   id: string;
@@ -41,6 +41,7 @@ interface MessageRow {
   attempts: number;
   last_error: string | null;
   next_attempt_at: Date | null;
+  token: string | null;
 }
 
 const toMessage = (r: MessageRow): Message => ({
@@ -68,6 +69,7 @@ const toMessage = (r: MessageRow): Message => ({
   bounced_at: iso(r.bounced_at),
   // Kept once there was an attempt, as the file store keeps them (a new record has none).
   ...(r.attempts > 0 ? { attempts: r.attempts, last_error: r.last_error, next_attempt_at: iso(r.next_attempt_at) } : {}),
+  ...(r.token ? { token: r.token } : {}),
 });
 
 /** The refusals of svc_debit and svc_unsuppressed (each aborts its statement) as the store's answers. */
@@ -129,11 +131,11 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
        msgs AS (
          INSERT INTO messages (${MESSAGE_COLS})
          SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
-                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at, 0, NULL, NULL
+                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at, 0, NULL, NULL, token
            FROM jsonb_to_recordset($2) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
                 subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
                 error text, notes jsonb, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
-                bounced_at timestamptz)),
+                bounced_at timestamptz, token text)),
        jobs AS (
          INSERT INTO outbound_jobs (${JOB_COLS})
          SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error

@@ -2,13 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ComposeAborted, ComposePool } from '../../../src/send/compose-pool.js';
 import { htmlDepth, PoisonMessage } from '../../../src/send/poison.js';
-import type { OutboundJob, SendContent } from '../../../src/model/message.js';
+import type { SendContent } from '../../../src/model/message.js';
 
 const content = (html: string): SendContent => ({
   id: 'c', workspace_id: 'w', source: 'relay', from: 'hello@acme.test', from_name: null, domain_id: 'd', to: [{ name: null, address: 'jane@rcpt.test' }], cc: [],
   subject: 'Big one', html, text: null, message_id: 'm@acme.test', notes: [], created_at: '2026-11-22T10:00:00.000Z',
 });
-const task = (html: string) => ({ content: content(html), job: { id: 'j', open_token: 'tok' } as OutboundJob, recipients: ['jane@rcpt.test'], baseUrl: 'http://svc.test', domain: null });
+const task = (html: string) => ({ content: content(html), copy: { recipients: ['jane@rcpt.test'], token: null }, baseUrl: 'http://svc.test', domain: null });
 const bigHtml = (mb: number) => `<p>${'Lorem ipsum dolor sit amet <b>x</b> '.repeat(Math.floor((mb * 1024 * 1024) / 36))}</p>`;
 
 async function until(cond: () => boolean): Promise<void> {

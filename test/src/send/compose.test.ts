@@ -2,10 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import PostalMime from 'postal-mime';
-import { addPixel, compose, pixelUrl, textFromHtml, wrapHtml } from '../../../src/send/compose.js';
-import type { OutboundJob, SendContent } from '../../../src/model/message.js';
+import { compose, copiesOf } from '../../../src/send/compose/index.js';
+import { wrapHtml } from '../../../src/send/compose/document.js';
+import { textFromHtml } from '../../../src/send/compose/text.js';
+import { addPixel, pixelUrl } from '../../../src/send/compose/tracking.js';
+import type { Message, OutboundJob, SendContent } from '../../../src/model/message.js';
 
-const job = { id: 'j', open_token: 'tok123' } as OutboundJob;
+const copy = { recipients: ['jane@rcpt.test'], token: 'tok123' };
 const content = (html: string | null, text: string | null): SendContent => ({
   id: 'c', workspace_id: 'w', source: 'api', from: 'hello@acme.test', from_name: 'Ácme', domain_id: 'd',
   to: [{ name: 'Jane', address: 'jane@rcpt.test' }], cc: [], subject: 'Grüße', html, text, message_id: 'm1@acme.test', notes: [], created_at: '2026-11-22T10:00:00.000Z',
@@ -13,7 +16,7 @@ const content = (html: string | null, text: string | null): SendContent => ({
 
 /** MailComposer encoding both parts itself: what compose() must produce byte for byte. */
 async function reference(c: SendContent): Promise<Buffer> {
-  const html = c.html === null ? undefined : addPixel(wrapHtml(c.html, c.subject), pixelUrl('http://svc.test', job.open_token));
+  const html = c.html === null ? undefined : addPixel(wrapHtml(c.html, c.subject), pixelUrl('http://svc.test', copy.token));
   const text = c.text ?? (c.html !== null ? textFromHtml(c.html) : undefined);
   return new MailComposer({
     from: { name: c.from_name!, address: c.from }, to: [{ name: 'Jane', address: 'jane@rcpt.test' }], subject: c.subject, date: new Date(c.created_at), messageId: `<${c.message_id}>`,
@@ -37,16 +40,16 @@ const cases: Array<[string, string | null, string | null]> = [
 for (const [name, html, text] of cases) {
   test(`compose: the message equals MailComposer's own encoding (${name})`, async () => {
     const c = content(html, text);
-    const ours = await compose(c, job, ['jane@rcpt.test'], 'http://svc.test');
+    const ours = await compose(c, copy, 'http://svc.test');
     assert.equal(norm(ours.raw), norm(await reference(c)));
   });
 }
 
 test('compose: past 64 KB the parts decode to what MailComposer encodes, in lines of at most 76', async () => {
   const c = content(`<p>${'a=b&c=d ü '.repeat(20_000)}</p>`, null);
-  const ours = (await compose(c, job, ['jane@rcpt.test'], 'http://svc.test')).raw;
+  const ours = (await compose(c, copy, 'http://svc.test')).raw;
   const [a, b] = await Promise.all([PostalMime.parse(ours), PostalMime.parse(await reference(c))]);
   assert.equal(a.text, b.text);
   assert.equal(a.html, b.html);
-  assert.ok(ours.toString('latin1').split(/\r?\n/).every((l) => l.length <= 76));
+  assert.ok(ours.toString('latin1').split(/\r?\n/).every((l: string) => l.length <= 76));
 });
