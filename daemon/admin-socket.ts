@@ -7,7 +7,9 @@ import { createInterface } from 'node:readline';
 import { toSvcError } from '../src/errors.js';
 import type { Log } from '../src/log.js';
 import { storeOperations, type Store } from '../src/store/types.js';
-import type { AdminRequest, AdminResponse } from '../src/store/file/admin-protocol.js';
+import type { AdminMessage, AdminRequest, AdminResponse } from '../src/store/file/admin-protocol.js';
+import type { Bus } from '../src/bus.js';
+import { isTopic } from '../src/model/topic.js';
 
 export interface AdminSocket {
   close(): Promise<void>;
@@ -27,25 +29,39 @@ async function answer(store: Store, req: AdminRequest): Promise<AdminResponse> {
   }
 }
 
-export async function startAdminSocket(path: string, store: Store, log: Log): Promise<AdminSocket> {
+export async function startAdminSocket(path: string, store: Store, log: Log, bus: Bus): Promise<AdminSocket> {
   // We hold the store lock, so a socket file left here is from a daemon that died.
   await unlink(path).catch(() => {});
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    let unlisten: (() => void) | null = null;
+    socket.on('close', () => {
+      sockets.delete(socket);
+      unlisten?.();
+    });
     socket.on('error', () => {});
+    const send = (res: AdminResponse) => {
+      if (!socket.destroyed) socket.write(JSON.stringify(res) + '\n');
+    };
     createInterface({ input: socket }).on('line', (line) => {
-      let req: AdminRequest;
+      let msg: AdminMessage;
       try {
-        req = JSON.parse(line) as AdminRequest;
+        msg = JSON.parse(line) as AdminMessage;
       } catch {
         socket.destroy();
         return;
       }
-      void answer(store, req).then((res) => {
-        if (!socket.destroyed) socket.write(JSON.stringify(res) + '\n');
-      });
+      // A command's announcement wakes this daemon's workers; a live view hears the bus.
+      if ('publish' in msg) {
+        if (isTopic(msg.publish)) bus.publish(msg.publish);
+        return;
+      }
+      if ('listen' in msg) {
+        unlisten ??= bus.subscribeAny((event) => send({ event }));
+        return;
+      }
+      void answer(store, msg as AdminRequest).then(send);
     });
   });
   await new Promise<void>((resolve, reject) => {

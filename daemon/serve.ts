@@ -92,11 +92,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     await checkStore(store, log);
     // Said at every start until the operator repairs the store (svc store repair --apply).
     if ('problems' in store && Array.isArray(store.problems) && store.problems.length) log.warn(`store: ${describeBadLines(store.problems)}`);
+    // The daemon hears what other processes on the store announce (other daemons and commands on
+    // one Postgres; on a file store, commands speak to it over the admin socket).
+    const service = createService({ store, config, clock: opts.clock, random: opts.random, log }, { hear: true });
+    stops.base.push(async () => service.bus.close());
     if (config.store.kind === 'file') {
-      const admin = await startAdminSocket(socketPath(config.store.dir), store, log);
+      const admin = await startAdminSocket(socketPath(config.store.dir), store, log, service.bus);
       stops.base.push(() => admin.close());
     }
-    const service = createService({ store, config, clock: opts.clock, random: opts.random, log });
 
     const api = await buildApi(service, { ready: () => ready });
     await api.listen({ host: config.host, port: config.apiPort });
@@ -129,8 +132,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // Workers wake when work is announced on the bus (and poll besides).
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
     const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
-    const unsubscribe = [service.bus.subscribe('queued', delivery.poke), service.bus.subscribe('outboxed', webhooks.poke)];
-    stops.workers.push(async () => unsubscribe.forEach((u) => u()));
     const workers: Worker[] = [delivery, webhooks, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
     for (const w of workers) stops.workers.push(() => w.stop());
 

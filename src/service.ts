@@ -19,13 +19,18 @@ import { Faults } from './faults.js';
 import { EventLog } from './event-log.js';
 import { Bus } from './bus.js';
 
-export function createService(given: Deps & { dns?: DnsClient }) {
+/**
+ * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
+ * views); otherwise it only tells them (a one-shot command's sends wake the daemon's workers).
+ */
+export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: boolean } = {}) {
   const deps = {
     ...given,
     faults: given.faults ?? new Faults(given.log, given.clock),
     events: given.events ?? new EventLog(given.log, given.clock),
     bus: given.bus ?? new Bus(),
   };
+  if (given.store.events && !given.bus) deps.bus.connect(given.store.events, { hear: opts.hear ?? false });
   const send = sendPipeline(deps);
   const idempotent = idempotentSend(deps);
   return {

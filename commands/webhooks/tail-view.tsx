@@ -6,13 +6,12 @@ import type { AttemptView } from '../../src/webhooks/webhooks.js';
 
 const SHOWN = 20;
 
-function Tail({ poll, intervalMs, signal }: { poll: () => Promise<AttemptView[]>; intervalMs: number; signal: AbortSignal }) {
+function Tail({ poll, wait, signal }: { poll: () => Promise<AttemptView[]>; wait: () => Promise<void>; signal: AbortSignal }) {
   const { exit } = useApp();
   const [rows, setRows] = useState<AttemptView[]>([]);
   const [counts, setCounts] = useState({ ok: 0, failed: 0 });
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    let timer: NodeJS.Timeout | undefined;
     const tick = () => {
       poll().then(
         (fresh) => {
@@ -21,11 +20,11 @@ function Tail({ poll, intervalMs, signal }: { poll: () => Promise<AttemptView[]>
             setRows((old) => [...old, ...fresh].slice(-SHOWN));
             setCounts((c) => ({ ok: c.ok + fresh.filter((r) => r.ok).length, failed: c.failed + fresh.filter((r) => !r.ok).length }));
           }
-          if (!signal.aborted) timer = setTimeout(tick, intervalMs);
+          if (!signal.aborted) void wait().then(() => !signal.aborted && tick());
         },
         (e: Error) => {
           setError(e.message);
-          if (!signal.aborted) timer = setTimeout(tick, intervalMs);
+          if (!signal.aborted) void wait().then(() => !signal.aborted && tick());
         },
       );
     };
@@ -33,7 +32,6 @@ function Tail({ poll, intervalMs, signal }: { poll: () => Promise<AttemptView[]>
     const onAbort = () => exit();
     signal.addEventListener('abort', onAbort);
     return () => {
-      if (timer) clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
     };
   }, []);
@@ -57,7 +55,7 @@ function Tail({ poll, intervalMs, signal }: { poll: () => Promise<AttemptView[]>
   );
 }
 
-export async function tailView(poll: () => Promise<AttemptView[]>, intervalMs: number, signal: AbortSignal): Promise<void> {
-  const app = render(<Tail poll={poll} intervalMs={intervalMs} signal={signal} />, { exitOnCtrlC: true });
+export async function tailView(poll: () => Promise<AttemptView[]>, wait: () => Promise<void>, signal: AbortSignal): Promise<void> {
+  const app = render(<Tail poll={poll} wait={wait} signal={signal} />, { exitOnCtrlC: true });
   await app.waitUntilExit();
 }

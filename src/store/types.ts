@@ -11,8 +11,10 @@ import type { SuppressionStore } from './port/suppressions.js';
 import type { TlsStore } from './port/tls.js';
 import type { WebhookEndpointStore, WebhookStore } from './port/webhooks.js';
 import type { WorkspaceStore } from './port/workspaces.js';
+import type { StoreEvents } from './port/events.js';
 
 export type * from './port/addresses.js';
+export type * from './port/events.js';
 export type * from './port/domains.js';
 export type * from './port/idempotency.js';
 export type * from './port/keys.js';
@@ -49,6 +51,8 @@ export interface Store extends StoreGroups {
   /** Resolves when the store answers; throws SvcError store_unavailable otherwise. */
   health(): Promise<void>;
   close(): Promise<void>;
+  /** Work announcements to and from the other processes on this store; absent where none can share it. */
+  readonly events?: StoreEvents;
 }
 
 /**

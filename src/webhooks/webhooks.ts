@@ -48,6 +48,7 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
       return await mapLimit(items, REPLAY_PARALLEL, async (it) => {
         const { attempt } = await deliverOnce(deps, s, it.endpoint, { ...it.from, kind: it.kind, job_id: null, attempt: 1 });
         await store.webhooks.record([{ attempt }]);
+        deps.bus?.publish('attempted');
         return attemptView(attempt);
       });
     } finally {

@@ -1,8 +1,11 @@
 // While `svc serve` owns a file store, admin commands reach it over a unix socket in the store
 // directory (mode 0600) and run store operations inside the daemon, so both sides see one state.
 // One JSON object per line each way: {id, group, op, args} → {id, result} | {id, error:{kind,message}}.
+// The bus rides along: {publish: topic} tells the daemon's bus (no answer), and after {listen: true}
+// the daemon sends {event: topic} for everything published on its bus.
 import { join } from 'node:path';
 import type { ErrorKindName } from '../../errors.js';
+import type { Topic } from '../../model/topic.js';
 
 export const SOCKET_FILE = 'svc.sock';
 export const socketPath = (dir: string): string => join(dir, SOCKET_FILE);
@@ -14,4 +17,6 @@ export interface AdminRequest {
   args: unknown[];
 }
 
-export type AdminResponse = { id: number; result: unknown } | { id: number; error: { kind: ErrorKindName; message: string } };
+export type AdminMessage = AdminRequest | { publish: Topic } | { listen: true };
+
+export type AdminResponse = { id: number; result: unknown } | { id: number; error: { kind: ErrorKindName; message: string } } | { event: Topic };

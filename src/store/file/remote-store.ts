@@ -4,7 +4,8 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { errorKinds, SvcError, type ErrorKindName } from '../../errors.js';
 import { storeOperations, type Store, type StoreGroups } from '../types.js';
-import type { AdminRequest, AdminResponse } from './admin-protocol.js';
+import type { AdminMessage, AdminRequest, AdminResponse } from './admin-protocol.js';
+import { isTopic, type Topic } from '../../model/topic.js';
 
 interface Pending {
   resolve: (v: unknown) => void;
@@ -17,6 +18,8 @@ export class RemoteStore {
   #nextId = 1;
   #pending = new Map<number, Pending>();
   #broken: SvcError | null = null;
+  #heard = new Set<(t: Topic) => void>();
+  #listening = false;
 
   private constructor(socket: Socket, path: string) {
     this.#socket = socket;
@@ -49,6 +52,10 @@ export class RemoteStore {
     } catch {
       return;
     }
+    if ('event' in msg) {
+      if (isTopic(msg.event)) for (const fn of this.#heard) fn(msg.event);
+      return;
+    }
     const p = this.#pending.get(msg.id);
     if (!p) return;
     this.#pending.delete(msg.id);
@@ -66,8 +73,12 @@ export class RemoteStore {
     const req: AdminRequest = { id, group, op, args };
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#socket.write(JSON.stringify(req) + '\n');
+      this.#send(req);
     });
+  }
+
+  #send(msg: AdminMessage): void {
+    if (!this.#broken) this.#socket.write(JSON.stringify(msg) + '\n');
   }
 
   asStore(): Store {
@@ -79,6 +90,19 @@ export class RemoteStore {
     return {
       ...(groups as unknown as StoreGroups),
       describe: this.describe,
+      // The daemon's bus, over the socket: what this command queues wakes the daemon's workers at
+      // once, and a live view hears what the daemon does.
+      events: {
+        announce: (topic) => this.#send({ publish: topic }),
+        listen: (fn) => {
+          this.#heard.add(fn);
+          if (!this.#listening) {
+            this.#listening = true;
+            this.#send({ listen: true });
+          }
+          return () => this.#heard.delete(fn);
+        },
+      },
       health: async () => {
         if (this.#broken) throw this.#broken;
       },

@@ -2,11 +2,10 @@
 // sender's domain and address (every send checks them). A round trip to Postgres for each would cap
 // the API far below the file store. Entries are dropped when Postgres says so: a revoke, a workspace,
 // domain or address change sends NOTIFY svc_invalidate in the same statement or transaction, and
-// every daemon LISTENs; a daemon's own writes also drop its entries at once. The cache is used only
-// while that LISTEN connection is up (else every look-up goes to Postgres), and a look-up that raced
-// with an invalidation is not kept.
-import pg from 'pg';
-import type { Log } from '../../log.js';
+// every daemon LISTENs (listener.ts); a daemon's own writes also drop its entries at once. The cache
+// is used only while that LISTEN connection is up (else every look-up goes to Postgres), and a
+// look-up that raced with an invalidation is not kept.
+import type { PgListener } from './listener.js';
 
 export const INVALIDATE_CHANNEL = 'svc_invalidate';
 const MAX_ENTRIES = 10_000;
@@ -20,20 +19,12 @@ interface Entry {
 
 export class LookupCache {
   #entries = new Map<string, Entry>();
-  #client: pg.Client | null = null;
-  #listening = false;
   #generation = 0;
-  #closed = false;
-  #retry: NodeJS.Timeout | null = null;
-  #backoffMs = 250;
 
-  constructor(
-    private readonly connect: () => pg.Client,
-    private readonly log: Log,
-  ) {}
-
-  start(): void {
-    void this.#listen();
+  constructor(private readonly listener: PgListener) {
+    listener.on(INVALIDATE_CHANNEL, (payload) => this.#invalidate(payload));
+    // Anything cached before a reconnect is suspect: notifications may have been missed while down.
+    listener.onState(() => this.#invalidate(undefined));
   }
 
   /** Taken before a look-up; `set` keeps the result only if nothing was invalidated since. */
@@ -43,7 +34,7 @@ export class LookupCache {
 
   /** A copy of the cached value (which may be null: "there is none"), or undefined on a miss. */
   get<T>(key: string): T | undefined {
-    if (!this.#listening) return undefined;
+    if (!this.listener.up) return undefined;
     const e = this.#entries.get(key);
     if (!e) return undefined;
     if (Date.now() - e.at > TTL_MS) {
@@ -54,7 +45,7 @@ export class LookupCache {
   }
 
   set(key: string, value: unknown, generation: number): void {
-    if (!this.#listening || generation !== this.#generation) return;
+    if (!this.listener.up || generation !== this.#generation) return;
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
     this.#entries.set(key, { value: structuredClone(value), at: Date.now() });
   }
@@ -68,47 +59,5 @@ export class LookupCache {
     this.#generation++;
     if (payload?.startsWith('key:')) this.#entries.delete(payload);
     else this.#entries.clear();
-  }
-
-  async #listen(): Promise<void> {
-    if (this.#closed) return;
-    const client = this.connect();
-    this.#client = client;
-    const lost = (why: string) => {
-      if (this.#client !== client) return;
-      this.#client = null;
-      this.#listening = false;
-      this.#invalidate(undefined);
-      client.end().catch(() => {});
-      if (this.#closed) return;
-      this.log.warn(`postgres: look-up cache off until LISTEN reconnects (${why})`);
-      this.#retry = setTimeout(() => void this.#listen(), this.#backoffMs);
-      this.#backoffMs = Math.min(this.#backoffMs * 2, 10_000);
-    };
-    client.on('error', (e) => lost(e.message));
-    client.on('end', () => lost('connection ended'));
-    client.on('notification', (n) => {
-      if (n.channel === INVALIDATE_CHANNEL) this.#invalidate(n.payload);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${INVALIDATE_CHANNEL}`);
-      if (this.#client !== client) return;
-      // Anything cached before is suspect: notifications may have been missed while down.
-      this.#invalidate(undefined);
-      this.#listening = true;
-      this.#backoffMs = 250;
-    } catch (e) {
-      lost((e as Error).message);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#listening = false;
-    if (this.#retry) clearTimeout(this.#retry);
-    const c = this.#client;
-    this.#client = null;
-    await c?.end().catch(() => {});
   }
 }

@@ -14,6 +14,10 @@ import { mapPgError } from './errors.js';
 import { pgIdempotency } from './idempotency.js';
 import { pgKeys } from './keys.js';
 import { LookupCache, INVALIDATE_CHANNEL } from './lookup-cache.js';
+import { PgListener } from './listener.js';
+import { isTopic, type Topic } from '../../model/topic.js';
+import type { StoreEvents } from '../port/events.js';
+import { randomUUID } from 'node:crypto';
 import { pgMessages } from './messages.js';
 import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSchemaVersion, type MigrateResult } from './migrations.js';
 import { connectionConfig, createPool } from './pool.js';
@@ -35,7 +39,10 @@ export interface PgOptions {
   migrate?: boolean;
 }
 
-type Groups = Omit<Store, 'describe' | 'health' | 'close'>;
+type Groups = Omit<Store, 'describe' | 'health' | 'close' | 'events'>;
+
+/** Work announcements between processes (the bus). */
+export const BUS_CHANNEL = 'svc_bus';
 
 export class PgStore implements Store {
   readonly describe: string;
@@ -43,6 +50,9 @@ export class PgStore implements Store {
   readonly #loc: PostgresLocation;
   readonly #migrate: boolean;
   readonly #cache: LookupCache | null;
+  /** The process's one LISTEN connection, opened when something first listens. */
+  readonly #listener: PgListener;
+  readonly events: StoreEvents;
   /** Seals DKIM private keys at rest when the operator gave a key (secrets.ts). */
   readonly #box: SecretBox | null;
   #schemaOk = false;
@@ -72,8 +82,9 @@ export class PgStore implements Store {
     this.#pool = createPool(loc, opts.log);
     this.#migrate = opts.migrate ?? false;
     this.describe = describeStore(loc);
-    this.#cache = opts.cacheKeys ? new LookupCache(() => new pg.Client(connectionConfig(loc)), opts.log) : null;
-    this.#cache?.start();
+    this.#listener = new PgListener(() => new pg.Client(connectionConfig(loc)), opts.log);
+    this.#cache = opts.cacheKeys ? new LookupCache(this.#listener) : null;
+    this.events = this.#busEvents();
     const db: PgDb = { rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) };
     const lookups: PgLookups = {
       ...db,
@@ -176,6 +187,25 @@ export class PgStore implements Store {
     });
   }
 
+  /**
+   * The bus between processes on this database: NOTIFY on svc_bus with the topic and this process's
+   * tag (its own announcements come back to it and are dropped), heard on the shared listener.
+   */
+  #busEvents(): StoreEvents {
+    const tag = randomUUID();
+    return {
+      announce: (topic: Topic) => {
+        if (this.#closing) return;
+        this.#rows(`SELECT pg_notify('${BUS_CHANNEL}', $1)`, [`${topic} ${tag}`], 'bus_notify').catch(() => {});
+      },
+      listen: (fn) =>
+        this.#listener.on(BUS_CHANNEL, (payload) => {
+          const [topic, from] = (payload ?? '').split(' ');
+          if (from !== tag && isTopic(topic)) fn(topic);
+        }),
+    };
+  }
+
   /** A cached look-up (the daemon's), or the store's answer, kept unless something changed meanwhile. */
   async #cached<T>(key: string, read: () => Promise<T>): Promise<T> {
     const hit = this.#cache?.get<T>(key);
@@ -251,7 +281,7 @@ export class PgStore implements Store {
       });
     }
     this.#closing = true;
-    await this.#cache?.close();
+    await this.#listener.close();
     await this.#pool.end().catch(() => {});
   }
 }
