@@ -1,3 +1,6 @@
+// commands/: the command line, one file per command (registry.ts lists them), printing through
+// output.ts.
+//
 // What a command runs with: its config (read once, on first use), the service on the selected
 // store (opened on first use, closed when the command ends) and the output.
 import { loadConfig, type Config, type ConfigFlags } from '../src/config.js';

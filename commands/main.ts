@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { isSvcError } from '../src/errors.js';
+import { helpOf, SETTINGS } from '../src/settings.js';
 import { Context } from './context.js';
 import { commands, nouns } from './registry.js';
 import type { Io } from './output.js';
@@ -22,25 +23,13 @@ export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)
   const program = new Command('svc')
     .description('svc: self-hosted transactional email (REST API, SMTP relay, inbound MX, webhooks)')
     .version(version(), '-V, --version')
-    .option('--store <url>', 'file:DIR or postgres://... (SVC_STORE, default file:./svc-data)')
-    .option('--workspace <name>', 'workspace for workspace-scoped commands (SVC_WORKSPACE)')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--debug', 'print stack traces on failure')
-    .option('--pg-pool-size <n>', 'postgres: connections per process (SVC_PG_POOL_SIZE, default 10)')
-    .option('--pg-statement-timeout <ms>', 'postgres: statement timeout (SVC_PG_STATEMENT_TIMEOUT, default 10000)')
-    .option('--pg-connect-timeout <ms>', 'postgres: connect timeout (SVC_PG_CONNECT_TIMEOUT, default 3000)')
-    .option('--encryption-key-file <file>', 'postgres: the key (32 bytes, hex or base64) that encrypts DKIM private keys at rest (SVC_ENCRYPTION_KEY_FILE, or the key itself in SVC_ENCRYPTION_KEY)')
-    .option('--service-domain <domain>', 'the {service_domain} of the SPF include (SVC_SERVICE_DOMAIN, default svc.localhost)')
-    .option('--mx-host <host>', 'the {mx_host} domains point MX at (SVC_MX_HOST, default mx.SERVICE_DOMAIN)')
-    .option('--dns-server <list>', 'IP[:port],... for DNS checks and MX look-ups (SVC_DNS_SERVERS, default the system resolvers)')
-    .option('--dns-timeout <ms>', 'per-try DNS timeout (SVC_DNS_TIMEOUT, default 2000)')
-    .option('--rate-limit <n>', 'requests per minute per API key on /api/v2 (SVC_RATE_LIMIT, default 60)')
-    .option('--allow-insecure-webhooks', 'allow http:// and private webhook targets, for development only (SVC_ALLOW_INSECURE_WEBHOOKS=1)')
-    .option('--webhook-timeout <ms>', 'how long a webhook attempt waits for its answer (SVC_WEBHOOK_TIMEOUT, default 8000)')
-    .option('--upgrade-url <url>', 'upgrade_url of quota refusals (SVC_UPGRADE_URL, default BASE_URL/upgrade)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showSuggestionAfterError(true);
+  // Every command's settings (settings.ts); `svc serve`'s own are its options.
+  for (const s of SETTINGS) if (s.scope === 'global' && s.flag) program.option(s.flag, helpOf(s));
 
   const groups = new Map<string, Command>();
   for (const spec of commands) {

@@ -36,6 +36,7 @@ import webhooksTest from './webhooks/test.js';
 import webhooksTail from './webhooks/tail.js';
 import storeCheck from './store/check.js';
 import storeRepair from './store/repair.js';
+import configShow from './config/show.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -47,6 +48,7 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   suppressions: { summary: 'the workspace suppression list', singular: 'suppression' },
   webhooks: { summary: 'webhook endpoints, the delivery log, replays', singular: 'webhook' },
   // The issue and the operator say `svc store check`; the plural is the alias here.
+  config: { summary: 'the effective settings', singular: 'configuration' },
   store: { summary: "the store's own files: check them, repair what cannot be read", singular: 'stores' },
 };
 
@@ -87,4 +89,5 @@ export const commands: CommandSpec[] = [
   webhooksTail,
   storeCheck,
   storeRepair,
+  configShow,
 ];

@@ -1,6 +1,7 @@
 import { systemClock, systemRandom } from '../src/clock.js';
 import { baseUrlIsDerived } from '../src/config.js';
 import type { CommandSpec } from './spec.js';
+import { helpOf, SETTINGS } from '../src/settings.js';
 
 /**
  * A smarthost password given in --outbound is visible to every local user in /proc/PID/cmdline:
@@ -25,32 +26,9 @@ export default {
   verb: 'serve',
   summary: 'run the daemon: REST API, SMTP relay, inbound MX and workers',
   options: [
-    { flags: '--host <address>', description: 'address every listener binds (SVC_HOST, default 127.0.0.1)' },
-    { flags: '--api-port <port>', description: 'REST API port, 0 picks a free one (SVC_API_PORT, default 8080)' },
-    { flags: '--relay-port <port>', description: 'SMTP relay port (SVC_RELAY_PORT, default 2525)' },
-    { flags: '--mx-port <port>', description: 'inbound MX port (SVC_MX_PORT, default 2526)' },
-    { flags: '--base-url <url>', description: 'public URL for tracking and unsubscribe links (SVC_BASE_URL)' },
-    { flags: '--outbound <mode>', description: 'direct, or smtp://[user:pass@]host:port (SVC_OUTBOUND)' },
-    { flags: '--tls-cert <file>', description: 'STARTTLS certificate (SVC_TLS_CERT)' },
-    { flags: '--tls-key <file>', description: 'STARTTLS key (SVC_TLS_KEY)' },
-    { flags: '--body-limit <size>', description: 'largest REST request body, e.g. 1mb (SVC_BODY_LIMIT, default 1mb)' },
+    ...SETTINGS.filter((s) => s.scope === 'serve' && s.flag).map((s) => ({ flags: s.flag!, description: helpOf(s) })),
     { flags: '--migrate', description: 'postgres: apply pending schema migrations before serving' },
-    { flags: '--outbound-ca <file>', description: 'PEM file of the private CA that signed the smarthost certificate (SVC_OUTBOUND_CA)' },
-    { flags: '--helo-name <host>', description: 'the name outbound SMTP gives in EHLO; it should resolve to this host and back (SVC_HELO_NAME, default the --mx-host)' },
-    { flags: '--direct-port <port>', description: 'port of direct MX delivery (SVC_DIRECT_PORT, default 25)' },
-    { flags: '--smtp-timeout <ms>', description: 'outbound SMTP connect/greeting/idle timeout (SVC_SMTP_TIMEOUT, default 60000)' },
-    { flags: '--retry-window <seconds>', description: 'retry temporary failures this long, then bounce (SVC_RETRY_WINDOW, default 14400)' },
-    { flags: '--recipients-per-transaction <n>', description: 'recipients in one outbound SMTP transaction at most; more go in further ones (SVC_RECIPIENTS_PER_TRANSACTION, default 100)' },
-    { flags: '--delivery-concurrency <n>', description: 'hand-offs at once (SVC_DELIVERY_CONCURRENCY, default 32)' },
-    { flags: '--compose-threads <n>', description: 'threads that compose and DKIM-sign (SVC_COMPOSE_THREADS, default the cores, at most 4; 0 = none)' },
-    { flags: '--retention-days <days>', description: 'remove messages older than this (SVC_RETENTION_DAYS, default 30)' },
-    { flags: '--relay-connection-limit <seconds>', description: 'relay connections are closed after this long (SVC_RELAY_CONNECTION_LIMIT, default 300)' },
-    { flags: '--relay-max-connections <n>', description: 'relay connections open at once; more get 421 4.7.0 (SVC_RELAY_MAX_CONNECTIONS, default 500)' },
-    { flags: '--relay-max-connections-per-address <n>', description: 'relay connections open at once from one address (SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS, default 20)' },
-    { flags: '--relay-data-memory <size>', description: 'message data the relay holds in memory at once, all sessions; past it DATA gets 451 4.3.1 (SVC_RELAY_DATA_MEMORY, default 64mb)' },
-    { flags: '--webhook-concurrency <n>', description: 'webhook attempts in flight at once (SVC_WEBHOOK_CONCURRENCY, default 64)' },
     { flags: '--no-delivery', description: 'accept and queue only; other daemons on the same Postgres hand off' },
-    { flags: '--domain-recheck <seconds>', description: "how often every domain's records are re-checked; 0 = never (SVC_DOMAIN_RECHECK, default 3600)" },
   ],
   async run(ctx) {
     const config = ctx.config();

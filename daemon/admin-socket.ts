@@ -1,3 +1,6 @@
+// daemon/: the transports of `svc serve` (http/, smtp/, the admin socket) and its workers
+// (workers/); serve.ts starts and stops them.
+//
 // The daemon's side of the admin socket (src/store/file/admin-protocol.ts): admin commands run next
 // to `svc serve` send store operations here, so they take effect in the daemon at once and neither
 // side overwrites the other's writes. Only operations listed in storeOperations are answered.

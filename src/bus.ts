@@ -1,3 +1,6 @@
+// src/: the service (service.ts builds it from deps.ts), one folder per capability, the store
+// beneath them and the model at the bottom.
+//
 // A small publish/subscribe bus: parts of the service say that work arrived (a send queued jobs, an
 // outcome wrote events, attempts were recorded) and whoever takes such work wakes at once instead
 // of at its next poll. Built with the service, so no part is wired in after the fact.

@@ -1,12 +1,11 @@
-// Configuration is read once into one typed object: flags, then SVC_* environment, then defaults
-// (CONTRACT.md "Binary and global options", "The daemon"). Invalid values are a usage error (exit 2)
-// before anything starts.
+// Configuration is read once into one typed object: flags, then SVC_* environment, then defaults,
+// each setting as its entry in settings.ts says. Invalid values are a usage error (exit 2) before
+// anything starts.
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { SvcError } from './errors.js';
+import { resolveSettings, type SettingName } from './settings.js';
 
 import type { StoreLocation } from './store/location.js';
 export { describeStore, type PostgresLocation, type StoreLocation } from './store/location.js';
@@ -68,12 +67,8 @@ export interface Config {
   webhookConcurrency: number;
 }
 
-/** Flag values as commander hands them over (camelCase names of CONTRACT.md's flags). */
-export type ConfigFlags = Partial<
-  Record<keyof Omit<Config, 'store' | 'dnsServers' | 'allowInsecureWebhooks'> | 'store' | 'dnsServer' | 'pgPoolSize' | 'pgStatementTimeout' | 'pgConnectTimeout' | 'dnsTimeout' | 'domainRecheck' | 'directPort' | 'smtpTimeout' | 'retryWindow' | 'heloName' | 'outboundCa' | 'deliveryConcurrency' | 'recipientsPerTransaction' | 'retentionDays' | 'composeThreads' | 'encryptionKeyFile' | 'relayConnectionLimit' | 'relayMaxConnections' | 'relayMaxConnectionsPerAddress' | 'relayDataMemory' | 'rateLimit' | 'webhookTimeout' | 'webhookConcurrency', string>
-> & {
-  allowInsecureWebhooks?: boolean;
-};
+/** Flag values as commander hands them over, by setting name (settings.ts); switches are booleans. */
+export type ConfigFlags = Record<string, unknown>;
 
 const usage = (msg: string) => new SvcError('usage', msg);
 
@@ -113,73 +108,6 @@ export function parseStore(raw: string, cwd: string = process.cwd(), pool: PoolS
   );
 }
 
-function parsePort(name: string, raw: string): number {
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw usage(`invalid ${name} '${raw}': a port is a whole number from 0 to 65535`);
-  return Number(raw);
-}
-
-function parseHttpUrl(name: string, raw: string): string {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw usage(`invalid ${name} '${raw}': not a URL`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usage(`invalid ${name} '${raw}': use http:// or https://`);
-  return raw.replace(/\/+$/, '');
-}
-
-const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
-
-function parseHostname(name: string, raw: string): string {
-  if (!HOSTNAME.test(raw)) throw usage(`invalid ${name} '${raw}': not a host name`);
-  return raw.toLowerCase().replace(/\.$/, '');
-}
-
-function parseHost(raw: string): string {
-  if (isIP(raw) || HOSTNAME.test(raw)) return raw;
-  throw usage(`invalid --host '${raw}': not an address or host name`);
-}
-
-function parseOutbound(raw: string): string {
-  if (raw === 'direct') return raw;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw usage(`invalid --outbound '${raw}': use direct or smtp://[user:pass@]host:port`);
-  }
-  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw usage(`invalid --outbound '${u.protocol}': use direct, smtp:// or smtps://`);
-  if (!u.hostname) throw usage(`invalid --outbound: missing host`);
-  return raw;
-}
-
-function parseDnsServers(raw: string): string[] {
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const s of list) {
-    const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(s);
-    const host = m?.[1] ?? m?.[2];
-    if (!m || !host || isIP(host) === 0 || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))) {
-      throw usage(`invalid --dns-server '${s}': use IP[:port], comma-separated`);
-    }
-  }
-  return list;
-}
-
-function parseCount(name: string, raw: string, min: number, max: number): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw usage(`invalid ${name} '${raw}': a whole number from ${min} to ${max}`);
-  return Number(raw);
-}
-
-function parseSize(name: string, raw: string): number {
-  const m = /^(\d+)\s*(b|kb|k|mb|m)?$/i.exec(raw.trim());
-  if (!m) throw usage(`invalid ${name} '${raw}': use bytes, or a number with kb or mb`);
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const n = Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1);
-  if (n < 1024) throw usage(`invalid ${name} '${raw}': at least 1kb`);
-  return n;
-}
-
 /** The operator's key: 64 hex characters or the base64 of 32 bytes. */
 export function parseEncryptionKey(raw: string, from: string): Buffer {
   const text = raw.trim();
@@ -215,66 +143,52 @@ function readEncryptionKey(file: string | undefined, value: string | undefined, 
 
 const withKey = (loc: StoreLocation, key: Buffer | undefined): StoreLocation => (loc.kind === 'postgres' && key ? { ...loc, encryptionKey: key } : loc);
 
-const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v);
-
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
-  const pick = (flag: string | undefined, envName: string): string | undefined => flag ?? (env[envName] || undefined);
-  const host = parseHost(pick(flags.host, 'SVC_HOST') ?? '127.0.0.1');
-  const apiPort = parsePort('--api-port', pick(flags.apiPort, 'SVC_API_PORT') ?? '8080');
-  const serviceDomain = parseHostname('--service-domain', pick(flags.serviceDomain, 'SVC_SERVICE_DOMAIN') ?? 'svc.localhost');
-  const urlHost = isIP(host) === 6 ? `[${host}]` : host;
-  const baseUrlRaw = pick(flags.baseUrl, 'SVC_BASE_URL');
-  const dns = pick(flags.dnsServer, 'SVC_DNS_SERVERS');
-  const workspace = pick(flags.workspace, 'SVC_WORKSPACE');
-  const tlsCert = pick(flags.tlsCert, 'SVC_TLS_CERT');
-  const tlsKey = pick(flags.tlsKey, 'SVC_TLS_KEY');
-  if ((tlsCert === undefined) !== (tlsKey === undefined)) throw usage('--tls-cert and --tls-key go together');
-  const pool: PoolSettings = {
-    poolSize: parseCount('--pg-pool-size', pick(flags.pgPoolSize, 'SVC_PG_POOL_SIZE') ?? String(DEFAULT_POOL.poolSize), 1, 1000),
-    statementTimeoutMs: parseCount('--pg-statement-timeout', pick(flags.pgStatementTimeout, 'SVC_PG_STATEMENT_TIMEOUT') ?? String(DEFAULT_POOL.statementTimeoutMs), 1, 3_600_000),
-    connectTimeoutMs: parseCount('--pg-connect-timeout', pick(flags.pgConnectTimeout, 'SVC_PG_CONNECT_TIMEOUT') ?? String(DEFAULT_POOL.connectTimeoutMs), 1, 600_000),
-  };
-  const baseUrl = baseUrlRaw ? parseHttpUrl('--base-url', baseUrlRaw) : `http://${urlHost}:${apiPort}`;
-  const encryptionKey = readEncryptionKey(pick(flags.encryptionKeyFile, 'SVC_ENCRYPTION_KEY_FILE'), env.SVC_ENCRYPTION_KEY, cwd);
-  const upgradeUrl = pick(flags.upgradeUrl, 'SVC_UPGRADE_URL');
+  // Every setting read once, in the table's order (settings.ts); what follows only assembles them.
+  const v = Object.fromEntries(resolveSettings(flags, env).map((r) => [r.setting.name, r.value])) as Record<SettingName, unknown>;
+  const num = (name: SettingName) => v[name] as number;
+  const str = (name: SettingName) => v[name] as string | undefined;
+  if ((str('tlsCert') === undefined) !== (str('tlsKey') === undefined)) throw usage('--tls-cert and --tls-key go together');
+  const pool: PoolSettings = { poolSize: num('pgPoolSize'), statementTimeoutMs: num('pgStatementTimeout'), connectTimeoutMs: num('pgConnectTimeout') };
+  const encryptionKey = readEncryptionKey(str('encryptionKeyFile'), str('encryptionKey'), cwd);
   return {
-    store: withKey(parseStore(pick(flags.store, 'SVC_STORE') ?? 'file:./svc-data', cwd, pool), encryptionKey),
-    workspace,
-    host,
-    apiPort,
-    relayPort: parsePort('--relay-port', pick(flags.relayPort, 'SVC_RELAY_PORT') ?? '2525'),
-    mxPort: parsePort('--mx-port', pick(flags.mxPort, 'SVC_MX_PORT') ?? '2526'),
+    store: withKey(parseStore(str('store')!, cwd, pool), encryptionKey),
+    workspace: str('workspace'),
+    host: str('host')!,
+    apiPort: num('apiPort'),
+    relayPort: num('relayPort'),
+    mxPort: num('mxPort'),
     // With --api-port 0 the real port is known only after listening; serve fills it in then.
-    baseUrl,
-    serviceDomain,
-    mxHost: parseHostname('--mx-host', pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
-    heloName: parseHostname('--helo-name', pick(flags.heloName, 'SVC_HELO_NAME') ?? pick(flags.mxHost, 'SVC_MX_HOST') ?? `mx.${serviceDomain}`),
-    outbound: parseOutbound(pick(flags.outbound, 'SVC_OUTBOUND') ?? 'direct'),
-    outboundCa: readCaFile(pick(flags.outboundCa, 'SVC_OUTBOUND_CA'), cwd),
-    dnsServers: dns ? parseDnsServers(dns) : [],
-    tlsCert: tlsCert ? resolve(cwd, tlsCert) : undefined,
-    tlsKey: tlsKey ? resolve(cwd, tlsKey) : undefined,
-    allowInsecureWebhooks: flags.allowInsecureWebhooks === true || truthy(env.SVC_ALLOW_INSECURE_WEBHOOKS),
-    bodyLimit: parseSize('--body-limit', pick(flags.bodyLimit, 'SVC_BODY_LIMIT') ?? String(DEFAULT_BODY_LIMIT)),
-    upgradeUrl: upgradeUrl ? parseHttpUrl('--upgrade-url', upgradeUrl) : undefined,
-    dnsTimeoutMs: parseCount('--dns-timeout', pick(flags.dnsTimeout, 'SVC_DNS_TIMEOUT') ?? '2000', 1, 60_000),
-    domainRecheckSeconds: parseCount('--domain-recheck', pick(flags.domainRecheck, 'SVC_DOMAIN_RECHECK') ?? '3600', 0, 7 * 86_400),
-    directPort: parseCount('--direct-port', pick(flags.directPort, 'SVC_DIRECT_PORT') ?? '25', 1, 65535),
-    smtpTimeoutMs: parseCount('--smtp-timeout', pick(flags.smtpTimeout, 'SVC_SMTP_TIMEOUT') ?? '60000', 100, 600_000),
-    retryWindowSeconds: parseCount('--retry-window', pick(flags.retryWindow, 'SVC_RETRY_WINDOW') ?? '14400', 0, 30 * 86_400),
-    deliveryConcurrency: parseCount('--delivery-concurrency', pick(flags.deliveryConcurrency, 'SVC_DELIVERY_CONCURRENCY') ?? '32', 1, 1000),
-    recipientsPerTransaction: parseCount('--recipients-per-transaction', pick(flags.recipientsPerTransaction, 'SVC_RECIPIENTS_PER_TRANSACTION') ?? '100', 1, 1000),
-    retentionDays: parseCount('--retention-days', pick(flags.retentionDays, 'SVC_RETENTION_DAYS') ?? '30', 1, 3650),
-    rateLimit: parseCount('--rate-limit', pick(flags.rateLimit, 'SVC_RATE_LIMIT') ?? '60', 1, 1_000_000),
-    relayConnectionSeconds: parseCount('--relay-connection-limit', pick(flags.relayConnectionLimit, 'SVC_RELAY_CONNECTION_LIMIT') ?? '300', 1, 86_400),
-    relayMaxConnections: parseCount('--relay-max-connections', pick(flags.relayMaxConnections, 'SVC_RELAY_MAX_CONNECTIONS') ?? '500', 1, 100_000),
-    relayMaxConnectionsPerAddress: parseCount('--relay-max-connections-per-address', pick(flags.relayMaxConnectionsPerAddress, 'SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS') ?? '20', 1, 100_000),
-    relayDataMemory: parseSize('--relay-data-memory', pick(flags.relayDataMemory, 'SVC_RELAY_DATA_MEMORY') ?? '64mb'),
-    webhookTimeoutMs: parseCount('--webhook-timeout', pick(flags.webhookTimeout, 'SVC_WEBHOOK_TIMEOUT') ?? '8000', 1, 600_000),
-    webhookConcurrency: parseCount('--webhook-concurrency', pick(flags.webhookConcurrency, 'SVC_WEBHOOK_CONCURRENCY') ?? '64', 1, 10_000),
-    composeThreads: parseCount('--compose-threads', pick(flags.composeThreads, 'SVC_COMPOSE_THREADS') ?? String(Math.min(4, availableParallelism())), 0, 64),
+    baseUrl: str('baseUrl')!,
+    serviceDomain: str('serviceDomain')!,
+    mxHost: str('mxHost')!,
+    heloName: str('heloName')!,
+    outbound: str('outbound')!,
+    outboundCa: readCaFile(str('outboundCa'), cwd),
+    dnsServers: (v.dnsServer as string[] | undefined) ?? [],
+    tlsCert: str('tlsCert') ? resolve(cwd, str('tlsCert')!) : undefined,
+    tlsKey: str('tlsKey') ? resolve(cwd, str('tlsKey')!) : undefined,
+    allowInsecureWebhooks: v.allowInsecureWebhooks === true,
+    bodyLimit: num('bodyLimit'),
+    upgradeUrl: str('upgradeUrl'),
+    dnsTimeoutMs: num('dnsTimeout'),
+    domainRecheckSeconds: num('domainRecheck'),
+    directPort: num('directPort'),
+    smtpTimeoutMs: num('smtpTimeout'),
+    retryWindowSeconds: num('retryWindow'),
+    deliveryConcurrency: num('deliveryConcurrency'),
+    recipientsPerTransaction: num('recipientsPerTransaction'),
+    retentionDays: num('retentionDays'),
+    rateLimit: num('rateLimit'),
+    relayConnectionSeconds: num('relayConnectionLimit'),
+    relayMaxConnections: num('relayMaxConnections'),
+    relayMaxConnectionsPerAddress: num('relayMaxConnectionsPerAddress'),
+    relayDataMemory: num('relayDataMemory'),
+    webhookTimeoutMs: num('webhookTimeout'),
+    webhookConcurrency: num('webhookConcurrency'),
+    composeThreads: num('composeThreads'),
   };
 }
 

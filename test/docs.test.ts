@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { commands } from '../commands/registry.js';
 import { buildProgram } from '../commands/main.js';
 import { errorKinds } from '../src/errors.js';
+import { defaultShown, flagName, manEnvironment, markdownTable, SETTINGS } from '../src/settings.js';
+import { MAN_BLOCK, README_BLOCK } from '../scripts/docs.js';
 
 const man = readFileSync(new URL('../man/svc.1', import.meta.url), 'utf8');
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -47,4 +49,28 @@ test('the README lists the REST errors of the spec that exist so far', () => {
     assert.ok(readme.includes(errorKinds[k].message), errorKinds[k].message);
   }
   assert.match(readme, /^```sh\nnpm ci && npm start.*\nnpm ci && npm test/m);
+});
+
+test('the README configuration table and the man page ENVIRONMENT list are the settings table (npm run docs)', () => {
+  const block = (text: string, [begin, end]: readonly [string, string]) => text.slice(text.indexOf(begin) + begin.length + 1, text.indexOf(end) - 1);
+  assert.equal(block(readme, README_BLOCK), markdownTable());
+  assert.equal(block(man, MAN_BLOCK), manEnvironment());
+});
+
+test("every setting's flag has a man page entry that names its variable and its default", () => {
+  const roff = (s: string) => s.replace(/-/g, '\\-');
+  const missing: string[] = [];
+  for (const s of SETTINGS) {
+    if (!s.flag) continue;
+    const at = man.search(new RegExp(`\\.TP\\n\\.BI? ${roff(flagName(s)!).replace(/\\/g, '\\\\')}[ \\n]`));
+    if (at < 0) {
+      missing.push(`no entry for ${s.flag}`);
+      continue;
+    }
+    const entry = man.slice(at + 4, man.slice(at + 4).search(/\n\.(TP|SS|SH|PP)\b/) + at + 4);
+    if (s.env && !entry.includes(s.env)) missing.push(`${s.flag}: ${s.env}`);
+    const d = defaultShown(s);
+    if (d !== 'none' && /^[\w.:/-]+$/.test(d) && !entry.includes(roff(d))) missing.push(`${s.flag}: default ${d}`);
+  }
+  assert.deepEqual(missing, []);
 });

@@ -1,3 +1,4 @@
+// commands/addresses/: `svc addresses ...`, one file per verb.
 import type { CommandSpec } from '../spec.js';
 
 export default {

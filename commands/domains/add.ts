@@ -1,3 +1,4 @@
+// commands/domains/: `svc domains ...`, one file per verb (watch.tsx is the live view).
 import type { CommandSpec } from '../spec.js';
 import { printDomain } from './render.js';
 

@@ -1,3 +1,4 @@
+// commands/keys/: `svc keys ...`, one file per verb.
 import type { CommandSpec } from '../spec.js';
 
 export default {

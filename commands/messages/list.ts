@@ -1,3 +1,4 @@
+// commands/messages/: `svc messages ...`, one file per verb.
 import type { CommandSpec } from '../spec.js';
 
 export default {

@@ -1,3 +1,4 @@
+// commands/store/: `svc store check|repair`: the file store's own files.
 import { SvcError } from '../../src/errors.js';
 import type { CommandSpec } from '../spec.js';
 import { printStoreReport } from './render.js';

@@ -1,3 +1,4 @@
+// commands/suppressions/: `svc suppressions ...`, one file per verb.
 import type { CommandSpec } from '../spec.js';
 
 export default {

@@ -1,3 +1,4 @@
+// commands/webhooks/: `svc webhooks ...`, one file per verb (tail-view.tsx is the live view).
 import type { CommandSpec } from '../spec.js';
 
 export default {

@@ -1,3 +1,4 @@
+// commands/workspaces/: `svc workspaces ...`, one file per verb.
 import type { CommandSpec } from '../spec.js';
 
 export default {

@@ -1,3 +1,6 @@
+// daemon/http/: the REST API (fastify): the app, auth, error mapping, one file per route group
+// (routes/).
+//
 // Builds the REST app (DESIGN.md "Build, then listen"): serve.ts alone calls listen.
 import Fastify, { type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';

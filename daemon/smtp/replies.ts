@@ -1,3 +1,6 @@
+// daemon/smtp/: the SMTP listeners' base (server.ts) and reply table; each listener configures the
+// base.
+//
 // The relay's one reply table: smtp-server's built-in replies rewritten to the codes and texts of
 // spec.md "SMTP relay" (for example its "500 Error: command not recognized" is our "502 5.5.2").
 // Replies the relay makes itself already carry their enhanced code and pass through.

@@ -1,3 +1,5 @@
+// daemon/workers/: the daemon's background work: leased queues on one runner (runner.ts), timers.
+//
 // The delivery worker: the leased-queue runner (runner.ts) over the outbound queue. It claims due
 // jobs (with a lease, so a crash never loses one: another worker takes it when the lease ends) and
 // hands them off, up to the configured concurrency at once. Woken on the bus when a send queues

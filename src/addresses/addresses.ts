@@ -1,3 +1,5 @@
+// src/addresses/: registered sender addresses.
+//
 // Registered addresses: exact mailboxes on a domain of the workspace (spec.md "Prerequisites for
 // sending" 2). A From address must be an active one on a verified domain.
 import { upgradeUrlOf } from '../config.js';

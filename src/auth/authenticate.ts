@@ -1,3 +1,5 @@
+// src/auth/: API keys, scopes, authentication and the rate limit.
+//
 // Turns a presented key into the workspace and scopes it stands for (spec.md "Authentication").
 // Unknown, revoked and malformed-but-prefixed keys take the same path (hash, one lookup, one
 // constant-time comparison) and the same error, so timing tells nothing about which it was.

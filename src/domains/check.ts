@@ -1,3 +1,5 @@
+// src/domains/: sending domains, their DNS records and checks.
+//
 // One DNS check of a domain: the five look-ups in parallel, each evaluated by its rule, and the
 // changes against the previous check.
 import type { Domain, RecordChange, RecordCheck } from '../model/domain.js';

@@ -1,3 +1,5 @@
+// src/mail/: email address syntax.
+//
 // Email addresses, parsed in linear time (no backtracking patterns) and at most 254 characters
 // (RFC 5321 path limit), so a 40,000-character address is refused at once.
 import { toAsciiDomain } from '../domains/names.js';

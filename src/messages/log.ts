@@ -1,3 +1,5 @@
+// src/messages/: the message log as the API and commands show it.
+//
 // The message log (spec.md "GET /api/v2/messages", "Message", "Message event").
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';

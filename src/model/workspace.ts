@@ -1,8 +1,4 @@
-// The model: the records svc keeps and the vocabulary they are written in (plans, scopes, record
-// purposes, event names), beneath everything else. The store and the services both build on it; it
-// imports nothing but the error registry, so that nothing in src/store/ reaches up into a service.
-//
-// This file: the workspace (tenant) and the plans of spec.md "Plan quotas". null = unlimited.
+// The workspace (tenant) and the plans of spec.md "Plan quotas". null = unlimited.
 import { SvcError } from '../errors.js';
 
 export const PLANS = ['trial', 'starter', 'pro', 'scale'] as const;

@@ -1,3 +1,5 @@
+// src/relay/: the SMTP relay's rules and its TLS identity (the listener is daemon/relay.ts).
+//
 // The SMTP relay's rules (spec.md "SMTP relay"), free of the protocol: who may log in, who may send,
 // how a message becomes a send. daemon/relay.ts speaks SMTP and maps these errors to replies.
 import PostalMime from 'postal-mime';

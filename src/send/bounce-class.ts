@@ -1,3 +1,6 @@
+// src/send/: the one pipeline (pipeline.ts), delivery (composition in compose/, DKIM, SMTP
+// hand-off, outcomes).
+//
 // What a refusal means (issue: bounce classes), from the reply's enhanced status code (RFC 3463),
 // its text when it has none, the SMTP stage it came at, and whose server said it. Only a reply that
 // says the mailbox or the domain is bad suppresses the recipient; a refusal of the message (policy,

@@ -1,3 +1,6 @@
+// src/store/: the store: its ports (port/, one per aggregate; types.ts is their index) and two
+// backends (file/, postgres/), each one file per aggregate.
+//
 // Where a store lives (--store): a directory, or a Postgres database and schema.
 export interface PostgresLocation {
   kind: 'postgres';

@@ -1,3 +1,5 @@
+// src/suppressions/: the workspace suppression list.
+//
 // The workspace suppression list (spec.md): never mailed; a permanent bounce and an unsubscribe add
 // an address, operators add and remove by hand.
 import { SvcError } from '../errors.js';

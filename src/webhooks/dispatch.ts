@@ -1,3 +1,5 @@
+// src/webhooks/: webhook endpoints, signing, the target guard, dispatch and retries.
+//
 // From the outbox to the endpoints: fan-out (one job per event and subscribed endpoint), and one
 // attempt at a job: signed, sent, and turned into what the store records (the log row, the job
 // finished or rescheduled, the endpoint disabled on 410 or after days of failures).

@@ -1,3 +1,5 @@
+// src/workspaces/: workspaces, plans' count limits and send quotas.
+//
 // Quota refusals (spec.md "Errors", "Plan quotas"): one body shape for count limits (402) and send
 // limits (429): code quota_exceeded, error, kind, limit, used, window and resets_at where the quota
 // resets, upgrade_url.

@@ -1,3 +1,5 @@
+// daemon/http/routes/: one file per group of REST routes.
+//
 // POST /api/v2/emails (scope send) and the message log (read or send; a 403 names read).
 import type { FastifyInstance } from 'fastify';
 import type { Service } from '../../../src/service.js';

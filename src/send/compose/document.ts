@@ -1,3 +1,6 @@
+// src/send/compose/: composition as named steps (index.ts orders them), MIME last; DKIM follows in
+// compose-pool.ts.
+//
 // Step: an HTML fragment becomes a whole document (<html>, <head> with charset and title, <body>).
 import type { Step } from './draft.js';
 

@@ -1,3 +1,6 @@
+// src/store/file/: the embedded file store: one file per aggregate, assembled by file-store.ts over
+// svc.json (doc.ts), the journals (journal.ts, replay.ts) and the lock.
+//
 // File store: sender addresses (svc.json).
 import { SvcError } from '../../errors.js';
 import type { Address } from '../../model/address.js';

@@ -1,3 +1,6 @@
+// src/store/postgres/: the Postgres store: one file per aggregate, assembled by pg-store.ts over
+// the pool and plumbing (db.ts, pool.ts, listener.ts) and migrations/.
+//
 // Postgres: sender addresses; every write tells every daemon (NOTIFY) to drop its cached look-ups.
 import { SvcError } from '../../errors.js';
 import type { Address } from '../../model/address.js';

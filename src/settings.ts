@@ -1,0 +1,266 @@
+// Every setting once: its flag, its environment variable, its default, how its value is read, what
+// it means, and whether every command takes it or only `svc serve`. The commander options, the
+// Config that loadConfig builds (config.ts), `svc config show`, the README's configuration table
+// and the man page's option lists all come from this table (a test holds the docs to it).
+// Long because it is the table: one entry per setting, and the readers they share.
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { SvcError } from './errors.js';
+
+const usage = (msg: string) => new SvcError('usage', msg);
+
+/** Where a setting's value came from (a config file joins them with `svc init`). */
+export type Source = 'flag' | 'env' | 'default';
+
+/** The values read so far, by setting name (defaults may depend on earlier ones). */
+export type Values = Record<string, unknown>;
+
+export interface Setting {
+  /** camelCase: the commander option's name, the key in flags and in Values. */
+  name: string;
+  /** As commander takes it: `--api-port <port>`, or `--allow-insecure-webhooks` for a switch; absent for a secret only the environment may give. */
+  flag?: string;
+  env?: string;
+  /** The default as text (parsed like a given value), or computed from settings read before it. */
+  default?: string | ((v: Values) => string | undefined);
+  /** How the default reads in help and docs when it is not a plain value. */
+  defaultText?: string;
+  /** `serve`: only `svc serve` takes the flag (the environment variable is read by every command). */
+  scope: 'global' | 'serve';
+  /** Never shown whole (`svc config show` masks it). `url`: only the URL's password is hidden. */
+  secret?: 'value' | 'url';
+  description: string;
+  /** Reads a given or default value; absent: the text itself. A switch gets 'true' when set. */
+  parse?(raw: string, v: Values): unknown;
+}
+
+// Readers ---------------------------------------------------------------------------------------
+
+export function parsePort(name: string, raw: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw usage(`invalid ${name} '${raw}': a port is a whole number from 0 to 65535`);
+  return Number(raw);
+}
+
+export function parseHttpUrl(name: string, raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw usage(`invalid ${name} '${raw}': not a URL`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usage(`invalid ${name} '${raw}': use http:// or https://`);
+  return raw.replace(/\/+$/, '');
+}
+
+const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+export function parseHostname(name: string, raw: string): string {
+  if (!HOSTNAME.test(raw)) throw usage(`invalid ${name} '${raw}': not a host name`);
+  return raw.toLowerCase().replace(/\.$/, '');
+}
+
+function parseHost(raw: string): string {
+  if (isIP(raw) || HOSTNAME.test(raw)) return raw;
+  throw usage(`invalid --host '${raw}': not an address or host name`);
+}
+
+function parseOutbound(raw: string): string {
+  if (raw === 'direct') return raw;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw usage(`invalid --outbound '${raw}': use direct or smtp://[user:pass@]host:port`);
+  }
+  if (u.protocol !== 'smtp:' && u.protocol !== 'smtps:') throw usage(`invalid --outbound '${u.protocol}': use direct, smtp:// or smtps://`);
+  if (!u.hostname) throw usage(`invalid --outbound: missing host`);
+  return raw;
+}
+
+function parseDnsServers(raw: string): string[] {
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of list) {
+    const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(s);
+    const host = m?.[1] ?? m?.[2];
+    if (!m || !host || isIP(host) === 0 || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))) {
+      throw usage(`invalid --dns-server '${s}': use IP[:port], comma-separated`);
+    }
+  }
+  return list;
+}
+
+export function parseCount(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw usage(`invalid ${name} '${raw}': a whole number from ${min} to ${max}`);
+  return Number(raw);
+}
+
+function parseSize(name: string, raw: string): number {
+  const m = /^(\d+)\s*(b|kb|k|mb|m)?$/i.exec(raw.trim());
+  if (!m) throw usage(`invalid ${name} '${raw}': use bytes, or a number with kb or mb`);
+  const unit = (m[2] ?? 'b').toLowerCase();
+  const n = Number(m[1]) * (unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 * 1024 : 1);
+  if (n < 1024) throw usage(`invalid ${name} '${raw}': at least 1kb`);
+  return n;
+}
+
+const truthy = (v: string) => /^(1|true|yes|on)$/i.test(v);
+const count = (flag: string, min: number, max: number) => (raw: string) => parseCount(flag, raw, min, max);
+
+// The table ----------------------------------------------------------------------------------------
+
+const TABLE = [
+  { name: 'store', flag: '--store <url>', env: 'SVC_STORE', default: 'file:./svc-data', scope: 'global', secret: 'url', description: '`file:DIR` (embedded store in DIR) or `postgres://` / `postgresql://` (`?schema=NAME` for a schema of its own)' },
+  { name: 'workspace', flag: '--workspace <name>', env: 'SVC_WORKSPACE', defaultText: 'the only workspace, if there is exactly one', scope: 'global', description: 'workspace of workspace-scoped commands' },
+  { name: 'pgPoolSize', flag: '--pg-pool-size <n>', env: 'SVC_PG_POOL_SIZE', default: '10', scope: 'global', description: 'Postgres connections per process', parse: count('--pg-pool-size', 1, 1000) },
+  { name: 'pgStatementTimeout', flag: '--pg-statement-timeout <ms>', env: 'SVC_PG_STATEMENT_TIMEOUT', default: '10000', scope: 'global', description: 'ms before a Postgres statement is cancelled (503)', parse: count('--pg-statement-timeout', 1, 3_600_000) },
+  { name: 'pgConnectTimeout', flag: '--pg-connect-timeout <ms>', env: 'SVC_PG_CONNECT_TIMEOUT', default: '3000', scope: 'global', description: 'ms to wait for a Postgres connection (503 past it)', parse: count('--pg-connect-timeout', 1, 600_000) },
+  { name: 'encryptionKeyFile', flag: '--encryption-key-file <file>', env: 'SVC_ENCRYPTION_KEY_FILE', scope: 'global', description: 'Postgres: file holding the key (32 bytes, hex or base64) that encrypts DKIM private keys at rest; or the key itself in `SVC_ENCRYPTION_KEY` (never a flag: flags show in /proc)' },
+  { name: 'encryptionKey', env: 'SVC_ENCRYPTION_KEY', scope: 'global', secret: 'value', description: 'the key itself, instead of `--encryption-key-file`' },
+  { name: 'host', flag: '--host <address>', env: 'SVC_HOST', default: '127.0.0.1', scope: 'serve', description: 'address every listener binds', parse: parseHost },
+  { name: 'apiPort', flag: '--api-port <port>', env: 'SVC_API_PORT', default: '8080', scope: 'serve', description: 'REST API, tracking and unsubscribe; `0` picks a free port', parse: (r) => parsePort('--api-port', r) },
+  { name: 'relayPort', flag: '--relay-port <port>', env: 'SVC_RELAY_PORT', default: '2525', scope: 'serve', description: 'SMTP relay; `0` picks a free port', parse: (r) => parsePort('--relay-port', r) },
+  { name: 'mxPort', flag: '--mx-port <port>', env: 'SVC_MX_PORT', default: '2526', scope: 'serve', description: 'inbound MX; `0` picks a free port', parse: (r) => parsePort('--mx-port', r) },
+  {
+    name: 'baseUrl',
+    flag: '--base-url <url>',
+    env: 'SVC_BASE_URL',
+    default: (v) => `http://${isIP(v.host as string) === 6 ? `[${v.host as string}]` : (v.host as string)}:${v.apiPort as number}`,
+    defaultText: 'http://HOST:API_PORT',
+    scope: 'serve',
+    description: 'public URL in tracking and unsubscribe links',
+    parse: (r) => parseHttpUrl('--base-url', r),
+  },
+  { name: 'serviceDomain', flag: '--service-domain <domain>', env: 'SVC_SERVICE_DOMAIN', default: 'svc.localhost', scope: 'global', description: 'the `{service_domain}` of the SPF include', parse: (r) => parseHostname('--service-domain', r) },
+  { name: 'mxHost', flag: '--mx-host <host>', env: 'SVC_MX_HOST', default: (v) => `mx.${v.serviceDomain as string}`, defaultText: 'mx. + service domain', scope: 'global', description: 'the `{mx_host}` domains point MX at', parse: (r) => parseHostname('--mx-host', r) },
+  { name: 'heloName', flag: '--helo-name <host>', env: 'SVC_HELO_NAME', default: (v) => v.mxHost as string, defaultText: 'the --mx-host', scope: 'serve', description: 'the name outbound SMTP gives in EHLO (it should resolve to the sending IP and back)', parse: (r) => parseHostname('--helo-name', r) },
+  {
+    name: 'outbound',
+    flag: '--outbound <mode>',
+    env: 'SVC_OUTBOUND',
+    default: 'direct',
+    scope: 'serve',
+    secret: 'url',
+    description: '`direct`, or a smarthost `smtp://[user:pass@]host:port` / `smtps://...`; a password is better given in `SVC_OUTBOUND` (in the flag it shows in /proc/PID/cmdline until the daemon rewrites its process title)',
+    parse: parseOutbound,
+  },
+  { name: 'outboundCa', flag: '--outbound-ca <file>', env: 'SVC_OUTBOUND_CA', scope: 'serve', description: "PEM file of the private CA that signed the smarthost's certificate (instead of `?tls=insecure`)" },
+  { name: 'dnsServer', flag: '--dns-server <list>', env: 'SVC_DNS_SERVERS', defaultText: 'the system resolvers', scope: 'global', description: '`IP[:port]` list for DNS checks and MX look-ups', parse: parseDnsServers },
+  { name: 'dnsTimeout', flag: '--dns-timeout <ms>', env: 'SVC_DNS_TIMEOUT', default: '2000', scope: 'global', description: 'per-try DNS timeout in ms; each query is tried twice', parse: count('--dns-timeout', 1, 60_000) },
+  { name: 'tlsCert', flag: '--tls-cert <file>', env: 'SVC_TLS_CERT', defaultText: 'self-signed, kept in the store', scope: 'serve', description: 'STARTTLS certificate of relay and MX (with --tls-key)' },
+  { name: 'tlsKey', flag: '--tls-key <file>', env: 'SVC_TLS_KEY', defaultText: 'self-signed, kept in the store', scope: 'serve', secret: 'value', description: 'STARTTLS key of relay and MX (with --tls-cert)' },
+  { name: 'allowInsecureWebhooks', flag: '--allow-insecure-webhooks', env: 'SVC_ALLOW_INSECURE_WEBHOOKS', default: 'false', defaultText: 'off', scope: 'global', description: 'allow `http://` and private webhook targets (development only; `webhooks add`, `test` and `replay` honour it too)', parse: truthy },
+  { name: 'webhookTimeout', flag: '--webhook-timeout <ms>', env: 'SVC_WEBHOOK_TIMEOUT', default: '8000', scope: 'global', description: 'ms a webhook attempt waits for its answer (spec: 8 s)', parse: count('--webhook-timeout', 1, 600_000) },
+  { name: 'webhookConcurrency', flag: '--webhook-concurrency <n>', env: 'SVC_WEBHOOK_CONCURRENCY', default: '64', scope: 'serve', description: 'webhook attempts in flight per daemon', parse: count('--webhook-concurrency', 1, 10_000) },
+  { name: 'bodyLimit', flag: '--body-limit <size>', env: 'SVC_BODY_LIMIT', default: '1mb', scope: 'serve', description: 'largest REST request body (e.g. `1mb`); larger is 413', parse: (r) => parseSize('--body-limit', r) },
+  { name: 'rateLimit', flag: '--rate-limit <n>', env: 'SVC_RATE_LIMIT', default: '60', scope: 'global', description: 'requests per minute per API key on `/api/v2` (sliding window)', parse: count('--rate-limit', 1, 1_000_000) },
+  { name: 'upgradeUrl', flag: '--upgrade-url <url>', env: 'SVC_UPGRADE_URL', defaultText: 'BASE_URL/upgrade', scope: 'global', description: '`upgrade_url` of quota refusals', parse: (r) => parseHttpUrl('--upgrade-url', r) },
+  { name: 'domainRecheck', flag: '--domain-recheck <seconds>', env: 'SVC_DOMAIN_RECHECK', default: '3600', scope: 'serve', description: "seconds between the daemon's re-checks of every domain; `0` = off", parse: count('--domain-recheck', 0, 7 * 86_400) },
+  { name: 'directPort', flag: '--direct-port <port>', env: 'SVC_DIRECT_PORT', default: '25', scope: 'serve', description: 'port of direct MX delivery (tests point it at a local sink)', parse: count('--direct-port', 1, 65535) },
+  { name: 'smtpTimeout', flag: '--smtp-timeout <ms>', env: 'SVC_SMTP_TIMEOUT', default: '60000', scope: 'serve', description: 'ms to connect, greet and answer before a temporary failure', parse: count('--smtp-timeout', 100, 600_000) },
+  { name: 'retryWindow', flag: '--retry-window <seconds>', env: 'SVC_RETRY_WINDOW', default: '14400', scope: 'serve', description: 'seconds temporary failures are retried before a bounce', parse: count('--retry-window', 0, 30 * 86_400) },
+  { name: 'recipientsPerTransaction', flag: '--recipients-per-transaction <n>', env: 'SVC_RECIPIENTS_PER_TRANSACTION', default: '100', scope: 'serve', description: 'recipients in one outbound SMTP transaction at most; more go in further ones', parse: count('--recipients-per-transaction', 1, 1000) },
+  { name: 'deliveryConcurrency', flag: '--delivery-concurrency <n>', env: 'SVC_DELIVERY_CONCURRENCY', default: '32', scope: 'serve', description: 'hand-offs in flight per daemon', parse: count('--delivery-concurrency', 1, 1000) },
+  {
+    name: 'composeThreads',
+    flag: '--compose-threads <n>',
+    env: 'SVC_COMPOSE_THREADS',
+    default: () => String(Math.min(4, availableParallelism())),
+    defaultText: 'the cores, at most 4',
+    scope: 'serve',
+    description: 'threads that compose and DKIM-sign; `0` = on the event loop',
+    parse: count('--compose-threads', 0, 64),
+  },
+  { name: 'retentionDays', flag: '--retention-days <days>', env: 'SVC_RETENTION_DAYS', default: '30', scope: 'serve', description: 'messages older than this are removed', parse: count('--retention-days', 1, 3650) },
+  { name: 'relayConnectionLimit', flag: '--relay-connection-limit <seconds>', env: 'SVC_RELAY_CONNECTION_LIMIT', default: '300', scope: 'serve', description: 'seconds before a relay connection is closed', parse: count('--relay-connection-limit', 1, 86_400) },
+  {
+    name: 'relayMaxConnections',
+    flag: '--relay-max-connections <n>',
+    env: 'SVC_RELAY_MAX_CONNECTIONS',
+    default: '500',
+    scope: 'serve',
+    description: 'relay connections open at once; more get `421 4.7.0` at connect (lowered, with a warning, to leave a quarter of the open-file limit, at least 128, to the rest of the daemon)',
+    parse: count('--relay-max-connections', 1, 100_000),
+  },
+  { name: 'relayMaxConnectionsPerAddress', flag: '--relay-max-connections-per-address <n>', env: 'SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS', default: '20', scope: 'serve', description: "relay connections open at once from one address (as Postfix's `smtpd_client_connection_count_limit`)", parse: count('--relay-max-connections-per-address', 1, 100_000) },
+  { name: 'relayDataMemory', flag: '--relay-data-memory <size>', env: 'SVC_RELAY_DATA_MEMORY', default: '64mb', scope: 'serve', description: 'message data the relay holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--relay-data-memory', r) },
+] as const satisfies readonly Setting[];
+
+export const SETTINGS: readonly Setting[] = TABLE;
+
+/** A setting's name: what loadConfig reads its value by (a typo is a compile error). */
+export type SettingName = (typeof TABLE)[number]['name'];
+
+/** `--api-port <port>` → `--api-port`. */
+export const flagName = (s: Setting): string | undefined => s.flag?.split(' ')[0];
+
+/** The default as people read it. */
+export const defaultShown = (s: Setting): string => s.defaultText ?? (typeof s.default === 'string' ? s.default : 'none');
+
+/** Commander's help text: the meaning, then where else it can come from and its default. */
+export const helpOf = (s: Setting): string => `${s.description.replace(/`/g, '')} (${[s.env, `default ${defaultShown(s).replace(/`/g, '')}`].filter(Boolean).join(', ')})`;
+
+export interface Resolved {
+  setting: Setting;
+  /** The text given or defaulted; undefined when unset. */
+  raw: string | undefined;
+  source: Source;
+  value: unknown;
+}
+
+/**
+ * Reads every setting in table order: the flag, else the environment, else the default. Invalid
+ * values are usage errors naming the flag.
+ */
+export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Resolved[] {
+  const values: Values = {};
+  return SETTINGS.map((setting) => {
+    const given = flags[setting.name];
+    let raw: string | undefined;
+    let source: Source = 'default';
+    if (given !== undefined && given !== false) {
+      raw = given === true ? 'true' : String(given);
+      source = 'flag';
+    } else if (setting.env && env[setting.env]) {
+      raw = env[setting.env];
+      source = 'env';
+    } else {
+      raw = typeof setting.default === 'function' ? setting.default(values) : setting.default;
+    }
+    const value = raw === undefined ? undefined : setting.parse ? setting.parse(raw, values) : raw;
+    values[setting.name] = value;
+    return { setting, raw, source, value };
+  });
+}
+
+/** A value as `svc config show` prints it: secrets masked. */
+export function shown(r: Resolved): string | null {
+  if (r.raw === undefined) return null;
+  if (r.setting.secret === 'value') return '***';
+  if (r.setting.secret === 'url') {
+    try {
+      const u = new URL(r.raw);
+      if (u.password) {
+        u.password = '***';
+        return u.toString();
+      }
+    } catch {
+      /* not a URL: nothing to hide */
+    }
+  }
+  return r.raw;
+}
+
+/** The README's configuration table (every setting, in table order). */
+export function markdownTable(): string {
+  const rows = SETTINGS.map((s) => `| ${s.flag ? `\`${flagName(s)}\`${s.scope === 'serve' ? ' (serve)' : ''}` : ''} | ${s.env ? `\`${s.env}\`` : ''} | ${s.defaultText ?? (typeof s.default === 'string' ? `\`${s.default}\`` : 'none')} | ${s.description} |`);
+  return ['| Flag | Env | Default | Meaning |', '| - | - | - | - |', ...rows].join('\n');
+}
+
+const roff = (s: string) => s.replace(/\\/g, '\\e').replace(/-/g, '\\-').replace(/`([^`]*)`/g, '\\fB$1\\fR');
+
+/** The man page's ENVIRONMENT entries: every variable, the flag it stands for, its default. */
+export function manEnvironment(): string {
+  return SETTINGS.filter((s) => s.env)
+    .map((s) => `.TP\n.B ${s.env}\n${s.flag ? `As \\fB${roff(flagName(s)!)}\\fR${s.scope === 'serve' ? ' (serve)' : ''}` : roff(s.description.replace(/^./, (c) => c.toUpperCase()))}; default ${roff(defaultShown(s))}.`)
+    .join('\n');
+}
