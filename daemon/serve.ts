@@ -8,7 +8,6 @@ import type { Log } from '../src/log.js';
 import { isSvcError } from '../src/errors.js';
 import { createService, type Service } from '../src/service.js';
 import { openStore } from '../src/store/open.js';
-import { describeBadLines } from '../src/store/file/check.js';
 import type { Store } from '../src/store/types.js';
 import { socketPath } from '../src/store/file/admin-protocol.js';
 import { buildApi } from './http/app.js';
@@ -91,7 +90,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     stops.base.push(() => store.close());
     await checkStore(store, log);
     // Said at every start until the operator repairs the store (svc store repair --apply).
-    if ('problems' in store && Array.isArray(store.problems) && store.problems.length) log.warn(`store: ${describeBadLines(store.problems)}`);
+    const warning = store.startupWarning?.();
+    if (warning) log.warn(`store: ${warning}`);
     // The daemon hears what other processes on the store announce (other daemons and commands on
     // one Postgres; on a file store, commands speak to it over the admin socket).
     const service = createService({ store, config, clock: opts.clock, random: opts.random, log }, { hear: true });

@@ -5,10 +5,9 @@
 // they hold spaces, so the lines can be grepped and parsed.
 import type { Clock } from './clock.js';
 import type { Log } from './log.js';
+import { LineThrottle } from './line-throttle.js';
 
 const WINDOW_MS = 60_000;
-/** Kinds remembered at most (the oldest forgotten first), so that keys from input cannot grow it. */
-const MAX_KINDS = 1000;
 
 const value = (v: unknown) => {
   const s = String(v ?? '').replace(/[\r\n]+/g, ' ').slice(0, 300);
@@ -16,7 +15,7 @@ const value = (v: unknown) => {
 };
 
 export class EventLog {
-  #kinds = new Map<string, { at: number; held: number }>();
+  readonly #throttle = new LineThrottle(WINDOW_MS);
 
   constructor(
     private readonly log: Log,
@@ -28,16 +27,8 @@ export class EventLog {
    * `fields` are written as key=value.
    */
   event(level: 'info' | 'warn' | 'error', kind: string, fields: Record<string, unknown>): void {
-    const now = this.clock.now().getTime();
-    const cur = this.#kinds.get(kind);
-    if (cur && now - cur.at < WINDOW_MS && now >= cur.at) {
-      cur.held++;
-      return;
-    }
-    const held = cur?.held ?? 0;
-    this.#kinds.delete(kind);
-    this.#kinds.set(kind, { at: now, held: 0 });
-    while (this.#kinds.size > MAX_KINDS) this.#kinds.delete(this.#kinds.keys().next().value!);
+    const held = this.#throttle.pass(kind, this.clock.now().getTime());
+    if (held === null) return;
     const line = Object.entries(fields)
       .map(([k, v]) => `${k}=${value(v)}`)
       .join(' ');

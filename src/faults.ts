@@ -4,6 +4,7 @@
 // ones are shown by GET /healthz.
 import type { Clock } from './clock.js';
 import type { Log } from './log.js';
+import { LineThrottle } from './line-throttle.js';
 
 export interface Fault {
   /** What failed: `outbound` (the next hop of delivery), ... */
@@ -17,7 +18,8 @@ export interface Fault {
 const REPEAT_LOG_MS = 60_000;
 
 export class Faults {
-  #open = new Map<string, Fault & { loggedAt: number; loggedCount: number }>();
+  #open = new Map<string, Fault>();
+  readonly #throttle = new LineThrottle(REPEAT_LOG_MS);
 
   constructor(
     private readonly log: Log,
@@ -26,25 +28,23 @@ export class Faults {
 
   raise(kind: string, detail: string): void {
     const now = this.clock.now();
-    const cur = this.#open.get(kind);
-    if (!cur) {
-      this.#open.set(kind, { kind, detail, since: now.toISOString(), count: 1, loggedAt: now.getTime(), loggedCount: 1 });
-      this.log.error(`${kind}: ${detail}`);
-      return;
+    let cur = this.#open.get(kind);
+    if (cur) {
+      cur.count++;
+      cur.detail = detail;
+    } else {
+      this.#open.set(kind, (cur = { kind, detail, since: now.toISOString(), count: 1 }));
     }
-    cur.count++;
-    cur.detail = detail;
-    if (now.getTime() - cur.loggedAt >= REPEAT_LOG_MS) {
-      this.log.error(`${kind}: ${detail} (${cur.count - cur.loggedCount} more time(s) since the last line, ${cur.count} since ${cur.since})`);
-      cur.loggedAt = now.getTime();
-      cur.loggedCount = cur.count;
-    }
+    const held = this.#throttle.pass(kind, now.getTime());
+    if (held === null) return;
+    this.log.error(cur.count === 1 ? `${kind}: ${detail}` : `${kind}: ${detail} (${held} more time(s) since the last line, ${cur.count} since ${cur.since})`);
   }
 
   clear(kind: string): void {
     const cur = this.#open.get(kind);
     if (!cur) return;
     this.#open.delete(kind);
+    this.#throttle.forget(kind);
     this.log.info(`${kind}: working again after ${cur.count} failure(s) since ${cur.since}`);
   }
 

@@ -129,15 +129,25 @@ export class ComposePool {
     return new Promise((resolve, reject) => {
       // Over its budget the message is poison, and the thread, busy with it for who knows how much
       // longer, is ended (its other tasks fail as temporary and are tried again; a new one comes).
-      const timer = setTimeout(() => {
+      const timer = this.#budget(() => {
         if (!this.#pending.delete(id)) return;
-        reject(new PoisonMessage(`composing took longer than ${Math.round(this.#opts.budgetMs / 1000)} s`));
+        reject(this.#overBudget());
         void w.terminate();
-      }, this.#opts.budgetMs);
-      timer.unref();
+      });
       this.#pending.set(id, { resolve, reject, worker, timer });
       w.postMessage({ ...task, id });
     });
+  }
+
+  /** A message's time in a thread (COMPOSE_BUDGET_MS); past it, `over` runs. Never keeps the process up. */
+  #budget(over: () => void): NodeJS.Timeout {
+    const t = setTimeout(over, this.#opts.budgetMs);
+    t.unref();
+    return t;
+  }
+
+  #overBudget(): PoisonMessage {
+    return new PoisonMessage(`composing took longer than ${Math.round(this.#opts.budgetMs / 1000)} s`);
   }
 
   /** Ends every thread at once; what they held fails with ComposeAborted (nothing was sent). */
@@ -218,8 +228,7 @@ export class ComposePool {
     this.#alone.add(w);
     let timer: NodeJS.Timeout | undefined;
     return new Promise<Buffer>((resolve, reject) => {
-      timer = setTimeout(() => reject(new PoisonMessage(`composing took longer than ${Math.round(this.#opts.budgetMs / 1000)} s`)), this.#opts.budgetMs);
-      timer.unref();
+      timer = this.#budget(() => reject(this.#overBudget()));
       w.once('message', (m: Reply) => (m.raw ? resolve(toBuffer(m.raw)) : reject(replyError(m))));
       w.once('error', reject);
       w.once('exit', (code) => reject(this.#closed ? new ComposeAborted() : new Error(`compose thread exited (${code})`)));

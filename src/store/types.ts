@@ -51,6 +51,8 @@ export interface Store extends StoreGroups {
   /** Resolves when the store answers; throws SvcError store_unavailable otherwise. */
   health(): Promise<void>;
   close(): Promise<void>;
+  /** What the store set aside when it opened (unreadable lines), said at every start until repaired; null when nothing. */
+  startupWarning?(): string | null;
   /** Work announcements to and from the other processes on this store; absent where none can share it. */
   readonly events?: StoreEvents;
 }

@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store } from '../types.js';
 import { fileAddresses } from './addresses.js';
-import { setAside } from './check.js';
+import { describeBadLines, setAside } from './check.js';
 import { DocFile } from './doc.js';
 import { fileDomains } from './domains.js';
 import { fileIdempotency } from './idempotency.js';
@@ -23,7 +23,7 @@ import { fileWorkspaces } from './workspaces.js';
 
 export { DATA_FILE } from './doc.js';
 
-type Groups = Omit<Store, 'describe' | 'health' | 'close'>;
+type Groups = Omit<Store, 'describe' | 'health' | 'close' | 'events' | 'startupWarning'>;
 
 export class FileStore implements Store {
   readonly describe: string;
@@ -119,6 +119,11 @@ export class FileStore implements Store {
   /** Journal lines skipped because they cannot be read (set aside in quarantine/). */
   get problems(): BadLine[] {
     return this.#journals.flatMap((j) => j.problems);
+  }
+
+  startupWarning(): string | null {
+    const bad = this.problems;
+    return bad.length ? describeBadLines(bad) : null;
   }
 
   /** File writes made so far (grouping shows as fewer writes than calls). */

@@ -118,6 +118,8 @@ interface PendingLine {
 }
 
 export class Journal<T> {
+  /** Partitions whose file name this process has made durable (syncDir). */
+  readonly #named = new Set<string>();
   readonly dir: string;
   #pending = new Map<string, PendingLine[]>();
   #handles = new Map<string, FileHandle>();
@@ -244,6 +246,7 @@ export class Journal<T> {
     await this.#handles.get(partition)?.close();
     this.#handles.delete(partition);
     this.#sizes.delete(partition);
+    this.#named.delete(partition);
     await this.#closeReader(partition);
     await rm(join(this.dir, `${partition}.jsonl`), { force: true });
   }
@@ -300,7 +303,13 @@ export class Journal<T> {
     }
     this.#handles.set(partition, fh);
     this.#sizes.set(partition, size);
-    await syncDir(this.dir);
+    // A file's name must be on disk before a line in it is acknowledged: made durable once per
+    // file and process (a process that died before doing it acknowledged nothing in it), not at
+    // every reopen of a handle closed to keep few open.
+    if (!this.#named.has(partition)) {
+      await syncDir(this.dir);
+      this.#named.add(partition);
+    }
     // Few days are written at once; keep the newest handles open.
     for (const [old, h] of this.#handles) {
       if (this.#handles.size <= 4) break;

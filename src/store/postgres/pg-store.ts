@@ -39,7 +39,7 @@ export interface PgOptions {
   migrate?: boolean;
 }
 
-type Groups = Omit<Store, 'describe' | 'health' | 'close' | 'events'>;
+type Groups = Omit<Store, 'describe' | 'health' | 'close' | 'events' | 'startupWarning'>;
 
 /** Work announcements between processes (the bus). */
 export const BUS_CHANNEL = 'svc_bus';
