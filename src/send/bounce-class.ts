@@ -8,7 +8,8 @@
 // a full mailbox is tried again; and a failure of our own next hop (the smarthost refusing our
 // login or our sender, TLS that does not work) is never the recipient's bounce: the mail waits and
 // the fault is made loud.
-import type { RecipientOutcome } from './deliver.js';
+/** What became of one recipient in one attempt. */
+export type RecipientOutcome = 'sent' | 'permanent' | 'rejected' | 'failed' | 'temporary' | 'hop';
 
 /** Where in the SMTP session the reply came. */
 export type Stage = 'connect' | 'tls' | 'auth' | 'mail' | 'rcpt' | 'data';

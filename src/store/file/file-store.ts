@@ -4,7 +4,7 @@
 // never re-serialises the whole store. The directory's lock (lock.ts) keeps one owner.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Store } from '../types.js';
+import type { Store, StoreGroups } from '../types.js';
 import { fileAddresses } from './addresses.js';
 import { describeBadLines, setAside } from './check.js';
 import { DocFile } from './doc.js';
@@ -23,7 +23,8 @@ import { fileWorkspaces } from './workspaces.js';
 
 export { DATA_FILE } from './doc.js';
 
-type Groups = Omit<Store, 'describe' | 'health' | 'close' | 'events' | 'startupWarning'>;
+// The groups are assembled in the constructor; the interface gives the class their types.
+export interface FileStore extends StoreGroups {}
 
 export class FileStore implements Store {
   readonly describe: string;
@@ -31,21 +32,6 @@ export class FileStore implements Store {
   readonly #lock: StoreLock;
   readonly #journals: Array<Journal<Line>>;
   #closed = false;
-
-  readonly workspaces: Groups['workspaces'];
-  readonly keys: Groups['keys'];
-  readonly domains: Groups['domains'];
-  readonly addresses: Groups['addresses'];
-  readonly tls: Groups['tls'];
-  readonly messages: Groups['messages'];
-  readonly queue: Groups['queue'];
-  readonly outbox: Groups['outbox'];
-  readonly usage: Groups['usage'];
-  readonly suppressions: Groups['suppressions'];
-  readonly endpoints: Groups['endpoints'];
-  readonly webhooks: Groups['webhooks'];
-  readonly idempotency: Groups['idempotency'];
-  readonly rateLimit: Groups['rateLimit'];
 
   private constructor(
     readonly dir: string,
@@ -59,23 +45,21 @@ export class FileStore implements Store {
     this.#doc = doc;
     this.#lock = lock;
     this.#journals = [mail.journal, held.journal];
-    this.workspaces = fileWorkspaces(doc);
-    this.keys = fileKeys(doc);
-    this.domains = fileDomains(doc);
-    this.addresses = fileAddresses(doc);
-    this.tls = fileTls(doc);
     const suppressions = fileSuppressions(held.journal, held.replay, now);
-    this.suppressions = suppressions.store;
     const msgs = fileMessages(mail.journal, mail.replay, suppressions, now);
-    this.messages = msgs.messages;
-    this.queue = msgs.queue;
-    this.outbox = msgs.outbox;
-    this.usage = msgs.usage;
-    const hooks = fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox);
-    this.endpoints = hooks.endpoints;
-    this.webhooks = hooks.webhooks;
-    this.idempotency = fileIdempotency(mail.replay);
-    this.rateLimit = fileRateLimit();
+    const groups: StoreGroups = {
+      workspaces: fileWorkspaces(doc),
+      keys: fileKeys(doc),
+      domains: fileDomains(doc),
+      addresses: fileAddresses(doc),
+      tls: fileTls(doc),
+      suppressions: suppressions.store,
+      ...msgs,
+      ...fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox),
+      idempotency: fileIdempotency(mail.replay),
+      rateLimit: fileRateLimit(),
+    };
+    Object.assign(this, groups);
   }
 
   /** Takes the directory's lock and loads it; throws LockHeldError when another process owns it. */

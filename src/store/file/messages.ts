@@ -12,6 +12,7 @@ import type { SuppressionStore } from '../port/suppressions.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';
+import { Leases } from './leases.js';
 
 export interface AcceptLine extends Line {
   t: 'accept';
@@ -67,11 +68,6 @@ const copyContent = (c: SendContent): SendContent => ({
 const copyJob = (j: OutboundJob): OutboundJob => ({ ...j, message_ids: [...j.message_ids] });
 export const copyEvent = (e: OutboxEvent): OutboxEvent => ({ ...e, payload: { ...e.payload } });
 
-interface Lease {
-  owner: string;
-  until: number;
-}
-
 export interface MessageGroups {
   messages: MessageStore;
   queue: QueueStore;
@@ -95,7 +91,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
   const contents = new Map<string, LineAt>();
   const contentUsers = new Map<string, number>();
   const jobs = new Map<string, OutboundJob>();
-  const leases = new Map<string, Lease>();
+  const leases = new Leases();
   /** Events not yet dispatched to webhook endpoints, oldest first. */
   const outboxed = new Map<string, OutboxEvent>();
   /** workspace → quota window → sends counted (rebuilt from the debits in accept lines). */
@@ -131,7 +127,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
     }
     for (const e of outcome.events) outboxed.set(e.id, e);
     const job = jobs.get(line.job_id);
-    leases.delete(line.job_id);
+    leases.release(line.job_id);
     if (!job) return;
     if (outcome.retry) {
       job.message_ids = outcome.retry.message_ids;
@@ -261,20 +257,13 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
         if (out.length >= max) break;
         // A job never tried is due at once (QueueStore.claim).
         if (j.attempts > 0 && Date.parse(j.next_attempt_at) > t) continue;
-        const lease = leases.get(j.id);
-        if (lease && lease.until > t) continue;
-        leases.set(j.id, { owner, until: t + leaseMs });
+        if (!leases.free(j.id, t)) continue;
+        leases.take(j.id, owner, t, leaseMs);
         out.push(copyJob(j));
       }
       return out;
     },
-    renew: async (owner, jobIds, nowIso, leaseMs) => {
-      const t = Date.parse(nowIso);
-      for (const id of jobIds) {
-        const lease = leases.get(id);
-        if (lease?.owner === owner) lease.until = t + leaseMs;
-      }
-    },
+    renew: async (owner, jobIds, nowIso, leaseMs) => leases.renew(owner, jobIds, Date.parse(nowIso), leaseMs),
     complete: async (jobId, outcome) => {
       if (!jobs.has(jobId)) throw new SvcError('not_found', `job ${jobId} is not pending`);
       // Suppressions go to their own journal (they outlive the day), and first: a crash before the

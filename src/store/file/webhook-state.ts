@@ -1,5 +1,6 @@
 // The file store's webhook jobs and delivery log, in memory, rebuilt from the lines the mail
 // journal holds for them (webhooks.ts writes them and registers them for replay).
+import { Leases } from './leases.js';
 import type { AttemptQuery, AttemptRecord, WebhookAttempt, WebhookJob } from '../../model/webhook.js';
 
 export type WebhookLine =
@@ -13,7 +14,7 @@ const copyAttempt = (a: WebhookAttempt): WebhookAttempt => ({ ...a, payload: { .
 export class WebhookState {
   /** Pending jobs only: a finished job leaves memory (its attempts stay in the log). */
   #jobs = new Map<string, WebhookJob>();
-  #leases = new Map<string, number>();
+  #leases = new Leases();
   /** The delivery log in the order written. */
   #log: WebhookAttempt[] = [];
   #byId = new Map<string, WebhookAttempt>();
@@ -34,7 +35,7 @@ export class WebhookState {
         if (a.ok) this.#failing.delete(a.endpoint_id);
         else if (!this.#failing.has(a.endpoint_id)) this.#failing.set(a.endpoint_id, a.attempted_at);
         if (!r.job) continue;
-        this.#leases.delete(r.job.id);
+        this.#leases.release(r.job.id);
         const job = this.#jobs.get(r.job.id);
         if (!job) continue;
         if (r.job.state === 'pending') Object.assign(job, { attempts: r.job.attempts, next_attempt_at: r.job.next_attempt_at });
@@ -48,13 +49,13 @@ export class WebhookState {
   }
 
   /** Due jobs whose endpoint `usable` accepts, leased until now + leaseMs. */
-  claim(now: string, leaseMs: number, max: number, usable: (endpointId: string) => boolean): WebhookJob[] {
+  claim(owner: string, now: string, leaseMs: number, max: number, usable: (endpointId: string) => boolean): WebhookJob[] {
     const t = Date.parse(now);
     const out: WebhookJob[] = [];
     for (const j of this.#jobs.values()) {
       if (out.length >= max) break;
-      if (Date.parse(j.next_attempt_at) > t || (this.#leases.get(j.id) ?? 0) > t || !usable(j.endpoint_id)) continue;
-      this.#leases.set(j.id, t + leaseMs);
+      if (Date.parse(j.next_attempt_at) > t || !this.#leases.free(j.id, t) || !usable(j.endpoint_id)) continue;
+      this.#leases.take(j.id, owner, t, leaseMs);
       out.push(copyJob(j));
     }
     return out;

@@ -106,9 +106,9 @@ export function fileWebhooks(doc: DocFile, mail: Journal<Line>, replay: Replay, 
       await write({ t: 'wh_fanout', at: now, event_ids: events.map((e) => e.id), jobs });
       return { events: events.length, jobs: jobs.length };
     },
-    claim: async (_owner, now, leaseMs, max) => {
+    claim: async (owner, now, leaseMs, max) => {
       doc.open();
-      const jobs = state.claim(now, leaseMs, max, (id) => byId(id)?.status === 'enabled');
+      const jobs = state.claim(owner, now, leaseMs, max, (id) => byId(id)?.status === 'enabled');
       return jobs.map((job) => ({ job, endpoint: view(byId(job.endpoint_id)!) }));
     },
     record: async (records) => {

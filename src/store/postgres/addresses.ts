@@ -5,13 +5,11 @@
 import { SvcError } from '../../errors.js';
 import type { Address } from '../../model/address.js';
 import type { AddressStore } from '../port/addresses.js';
-import type { PgLookups } from './db.js';
+import type { PgLookups, Row } from './db.js';
 import { underLimit } from './domains.js';
 import { INVALIDATE_CHANNEL } from './lookup-cache.js';
 
-interface AddressRow extends Omit<Address, 'created_at'> {
-  created_at: Date;
-}
+type AddressRow = Row<Address, 'created_at'>;
 
 const ADDRESS_COLS = 'id, workspace_id, domain_id, address, status, created_at';
 const toAddress = (r: AddressRow): Address => ({

@@ -24,4 +24,7 @@ export interface PgLookups extends PgDb {
   readonly box: SecretBox | null;
 }
 
+/** A record as Postgres returns its row: these fields, ISO strings in the record, come back as Dates. */
+export type Row<T, Dates extends keyof T> = Omit<T, Dates> & { [K in Dates]: null extends T[K] ? Date | null : Date };
+
 export const iso = (d: Date | null) => (d === null ? null : d.toISOString());

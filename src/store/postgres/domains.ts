@@ -6,15 +6,11 @@ import { HISTORY_LIMIT, type Domain, type RecordChange, type RecordCheck } from 
 import type { CountKind } from '../../model/quota.js';
 import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { DomainStore } from '../port/domains.js';
-import { iso, type PgLookups } from './db.js';
+import { iso, type PgLookups, type Row } from './db.js';
 import { INVALIDATE_CHANNEL } from './lookup-cache.js';
 import { isSealed, NEEDS_KEY } from './secrets.js';
 
-interface DomainRow extends Omit<Domain, 'created_at' | 'verified_at' | 'checked_at'> {
-  created_at: Date;
-  verified_at: Date | null;
-  checked_at: Date | null;
-}
+type DomainRow = Row<Domain, 'created_at' | 'verified_at' | 'checked_at'>;
 
 const DOMAIN_COLS = 'id, workspace_id, domain, status, token, dkim_public_key, dkim_private_key, legacy, dkim_verified, records, history, created_at, verified_at, checked_at';
 

@@ -1,22 +1,13 @@
 // Postgres: API keys. The look-up every request makes is one prepared statement, cached in the
 // daemon; a revocation tells every daemon (NOTIFY) to drop the key.
 import { SvcError } from '../../errors.js';
-import type { ApiKey, KeyOwner, Scope } from '../../model/key.js';
+import type { ApiKey, KeyOwner } from '../../model/key.js';
 import type { Plan } from '../../model/workspace.js';
 import type { KeyStore } from '../port/keys.js';
-import { iso, type PgLookups } from './db.js';
+import { iso, type PgLookups, type Row } from './db.js';
 import { INVALIDATE_CHANNEL } from './lookup-cache.js';
 
-interface KeyRow {
-  id: string;
-  workspace_id: string;
-  name: string;
-  scopes: Scope[];
-  prefix: string;
-  hash: string;
-  created_at: Date;
-  revoked_at: Date | null;
-}
+type KeyRow = Row<ApiKey, 'created_at' | 'revoked_at'>;
 
 const KEY_COLS = 'id, workspace_id, name, scopes, prefix, hash, created_at, revoked_at';
 const toKey = (r: KeyRow): ApiKey => ({

@@ -8,41 +8,21 @@ import type { Message, SendContent } from '../../model/message.js';
 import type { QuotaWindow } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js';
-import { iso, type PgDb } from './db.js';
+import { iso, type PgDb, type Row } from './db.js';
 import { JOB_COLS } from './queue.js';
 
 const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
   reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at,
   attempts, last_error, next_attempt_at, token`;
 
-interface MessageRow {
-  id: string;
-  workspace_id: string;
-  content_id: string;
-  source: Message['source'];
+type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token'> & {
   from_addr: string;
   to_addr: string;
-  kind: Message['kind'];
-  subject: string;
-  status: Message['status'];
-  open_count: number;
-  click_count: number;
-  reply_count: number;
-  first_open_after_seconds: number | null;
-  message_id: string;
-  error: string | null;
-  notes: string[];
-  created_at: Date;
-  sent_at: Date | null;
-  opened_at: Date | null;
-  clicked_at: Date | null;
-  replied_at: Date | null;
-  bounced_at: Date | null;
   attempts: number;
   last_error: string | null;
   next_attempt_at: Date | null;
   token: string | null;
-}
+};
 
 const toMessage = (r: MessageRow): Message => ({
   id: r.id,

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SvcError } from '../../errors.js';
 import type { Log } from '../../log.js';
 import { describeStore, type PostgresLocation } from '../location.js';
-import type { Store } from '../types.js';
+import type { Store, StoreGroups } from '../types.js';
 import type { PgDb, PgLookups } from './db.js';
 import { pgAddresses } from './addresses.js';
 import { pgDomains } from './domains.js';
@@ -39,7 +39,8 @@ export interface PgOptions {
   migrate?: boolean;
 }
 
-type Groups = Omit<Store, 'describe' | 'health' | 'close' | 'events' | 'startupWarning'>;
+// The groups are assembled in the constructor; the interface gives the class their types.
+export interface PgStore extends StoreGroups {}
 
 /** Work announcements between processes (the bus). */
 export const BUS_CHANNEL = 'svc_bus';
@@ -61,21 +62,6 @@ export class PgStore implements Store {
   #closing = false;
   #idle: (() => void) | null = null;
 
-  readonly workspaces: Groups['workspaces'];
-  readonly keys: Groups['keys'];
-  readonly domains: Groups['domains'];
-  readonly addresses: Groups['addresses'];
-  readonly tls: Groups['tls'];
-  readonly messages: Groups['messages'];
-  readonly usage: Groups['usage'];
-  readonly queue: Groups['queue'];
-  readonly outbox: Groups['outbox'];
-  readonly endpoints: Groups['endpoints'];
-  readonly webhooks: Groups['webhooks'];
-  readonly suppressions: Groups['suppressions'];
-  readonly idempotency: Groups['idempotency'];
-  readonly rateLimit: Groups['rateLimit'];
-
   private constructor(loc: PostgresLocation, opts: PgOptions) {
     this.#box = loc.encryptionKey ? new SecretBox(loc.encryptionKey) : null;
     this.#loc = loc;
@@ -94,17 +80,20 @@ export class PgStore implements Store {
       senderWrite: (write) => this.#senderWrite(write),
       senderTx: (fn) => this.#senderTx(fn),
     };
-    this.workspaces = pgWorkspaces(db);
-    this.keys = pgKeys(lookups);
-    this.domains = pgDomains(lookups);
-    this.addresses = pgAddresses(lookups);
-    this.tls = pgTls(db);
-    ({ messages: this.messages, usage: this.usage } = pgMessages(db));
-    ({ queue: this.queue, outbox: this.outbox } = pgQueue(db));
-    ({ endpoints: this.endpoints, webhooks: this.webhooks } = pgWebhooks(db));
-    this.suppressions = pgSuppressions(db);
-    this.idempotency = pgIdempotency(db);
-    this.rateLimit = pgRateLimit(db);
+    const groups: StoreGroups = {
+      workspaces: pgWorkspaces(db),
+      keys: pgKeys(lookups),
+      domains: pgDomains(lookups),
+      addresses: pgAddresses(lookups),
+      tls: pgTls(db),
+      ...pgMessages(db),
+      ...pgQueue(db),
+      ...pgWebhooks(db),
+      suppressions: pgSuppressions(db),
+      idempotency: pgIdempotency(db),
+      rateLimit: pgRateLimit(db),
+    };
+    Object.assign(this, groups);
   }
 
   /**

@@ -6,20 +6,10 @@ import { Batcher } from './batcher.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { OutboundJob } from '../../model/message.js';
 import type { JobOutcome, OutboxStore, QueueStore } from '../port/messages.js';
-import type { PgDb } from './db.js';
+import type { PgDb, Row } from './db.js';
+import { claimStatement, RELEASED, renewStatement } from './lease.js';
 
-interface JobRow {
-  id: string;
-  workspace_id: string;
-  content_id: string;
-  domain: string;
-  message_ids: string[];
-  open_token: string;
-  attempts: number;
-  next_attempt_at: Date;
-  created_at: Date;
-  last_error: string | null;
-}
+type JobRow = Row<OutboundJob, 'next_attempt_at' | 'created_at'>;
 
 const toJob = (r: JobRow): OutboundJob => ({
   id: r.id,
@@ -35,6 +25,8 @@ const toJob = (r: JobRow): OutboundJob => ({
 });
 
 export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error';
+
+const CLAIM = claimStatement({ table: 'outbound_jobs', alias: 'o', due: 'o.attempts = 0 OR o.next_attempt_at <= $2', returning: JOB_COLS });
 
 export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
   // Completions of concurrent hand-offs, in one statement (one round trip instead of seven per
@@ -74,7 +66,7 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
          RETURNING 1
        ), retried AS (
          UPDATE outbound_jobs o SET message_ids = job.retry->'message_ids', next_attempt_at = (job.retry->>'next_attempt_at')::timestamptz,
-                last_error = job.retry->>'last_error', attempts = o.attempts + 1, lease_owner = NULL, lease_until = NULL
+                last_error = job.retry->>'last_error', attempts = o.attempts + 1, ${RELEASED}
            FROM job WHERE o.id = job.id AND job.retry IS NOT NULL
          RETURNING 1
        ), done AS (
@@ -97,21 +89,12 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
     // never takes a live job of another. A job never tried is due at once, so a daemon whose clock
     // runs behind still takes the others' new jobs at once; retries are due by the caller's clock.
     claim: async (owner, now, leaseMs, max) => {
-      const rows = await db.rows<JobRow>(
-        `UPDATE outbound_jobs SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
-          WHERE id IN (SELECT id FROM outbound_jobs
-                        WHERE (attempts = 0 OR next_attempt_at <= $2)
-                          AND (lease_until IS NULL OR lease_until <= now())
-                        ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
-          RETURNING ${JOB_COLS}`,
-        [owner, now, leaseMs, max],
-        'queue_claim',
-      );
+      const rows = await db.rows<JobRow>(CLAIM, [owner, now, leaseMs, max], 'queue_claim');
       return rows.map(toJob);
     },
     renew: async (owner, jobIds, _now, leaseMs) => {
       if (!jobIds.length) return;
-      await db.rows(`UPDATE outbound_jobs SET lease_until = now() + $3 * interval '1 millisecond' WHERE id = ANY($2) AND lease_owner = $1`, [owner, jobIds, leaseMs], 'queue_renew');
+      await db.rows(renewStatement('outbound_jobs'), [owner, jobIds, leaseMs], 'queue_renew');
     },
     complete: (jobId, outcome: JobOutcome) => completions.run({ jobId, outcome }),
     depth: async () => Number((await db.rows<{ n: string }>(`SELECT count(*) AS n FROM outbound_jobs`, []))[0]!.n),

@@ -3,22 +3,12 @@
 // delivery log. Fan-out takes undispatched outbox events and marks them in the same statement.
 import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookJob } from '../../model/webhook.js';
 import type { WebhookEndpointStore, WebhookStore } from '../port/webhooks.js';
-import { iso, type PgDb } from './db.js';
+import { iso, type PgDb, type Row } from './db.js';
+import { claimStatement, RELEASED } from './lease.js';
 
 const ENDPOINT_COLS = 'id, workspace_id, url, events, secret, status, disabled_reason, failing_since, created_at, secret_rotated_at';
 
-interface EndpointRow {
-  id: string;
-  workspace_id: string;
-  url: string;
-  events: string[];
-  secret: string;
-  status: WebhookEndpoint['status'];
-  disabled_reason: string | null;
-  failing_since: Date | null;
-  created_at: Date;
-  secret_rotated_at: Date | null;
-}
+type EndpointRow = Row<WebhookEndpoint, 'failing_since' | 'created_at' | 'secret_rotated_at'>;
 
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
@@ -35,18 +25,7 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
 
 const JOB_COLS = 'id, workspace_id, endpoint_id, event_id, event, message_id, payload, attempts, next_attempt_at, created_at';
 
-interface JobRow {
-  id: string;
-  workspace_id: string;
-  endpoint_id: string;
-  event_id: string;
-  event: string;
-  message_id: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  next_attempt_at: Date;
-  created_at: Date;
-}
+type JobRow = Row<Omit<WebhookJob, 'state'>, 'next_attempt_at' | 'created_at'>;
 
 const toJob = (r: JobRow): WebhookJob => ({
   id: r.id,
@@ -79,6 +58,14 @@ function failingAfter(records: AttemptRecord[]): Array<{ id: string; ok: boolean
   }
   return [...by].map(([id, v]) => ({ id, ...v }));
 }
+
+const CLAIM = claimStatement({
+  table: 'webhook_jobs',
+  alias: 'j',
+  join: "JOIN webhook_endpoints ep ON ep.id = j.endpoint_id AND ep.status = 'enabled'",
+  due: 'j.next_attempt_at <= $2 OR (j.attempts = 0 AND j.next_attempt_at <= now())',
+  returning: JOB_COLS,
+});
 
 export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhooks: WebhookStore } {
   const endpoints: WebhookEndpointStore = {
@@ -136,13 +123,7 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
     // Leases on the database's clock, as for outbound jobs (pg-mail.ts).
     claim: async (owner, now, leaseMs, max) => {
       const rows = await db.rows<JobRow & { ep: EndpointRow & { created_at: string; failing_since: string | null; secret_rotated_at: string | null } }>(
-        `WITH c AS (
-           UPDATE webhook_jobs SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
-            WHERE id IN (SELECT j.id FROM webhook_jobs j JOIN webhook_endpoints ep ON ep.id = j.endpoint_id AND ep.status = 'enabled'
-                          WHERE (j.next_attempt_at <= $2 OR (j.attempts = 0 AND j.next_attempt_at <= now())) AND (j.lease_until IS NULL OR j.lease_until <= now())
-                          ORDER BY j.next_attempt_at LIMIT $4 FOR UPDATE OF j SKIP LOCKED)
-            RETURNING ${JOB_COLS})
-         SELECT c.*, to_jsonb(ep) AS ep FROM c JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`,
+        `WITH c AS (${CLAIM}) SELECT c.*, to_jsonb(ep) AS ep FROM c JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`,
         [owner, now, leaseMs, max],
         'webhook_claim',
       );
@@ -172,7 +153,7 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
                   message_id text, payload jsonb, kind text, attempt int, ok boolean, status_code int, error text, response text, duration_ms int, attempted_at timestamptz)),
          finished AS (DELETE FROM webhook_jobs WHERE id = ANY ($2::text[])),
          retried AS (
-           UPDATE webhook_jobs j SET attempts = u.attempts, next_attempt_at = u.next_attempt_at, lease_owner = NULL, lease_until = NULL
+           UPDATE webhook_jobs j SET attempts = u.attempts, next_attempt_at = u.next_attempt_at, ${RELEASED}
              FROM jsonb_to_recordset($3) AS u(id text, attempts int, next_attempt_at timestamptz) WHERE j.id = u.id),
          failing AS (
            UPDATE webhook_endpoints e SET failing_since = CASE WHEN u.ok THEN NULL ELSE u.since END,
