@@ -5,8 +5,9 @@ import { domains } from './domains.js';
 import { send, sendE2E, idempotencyCost } from './send.js';
 import { relay, relayMemory } from './relay.js';
 import { webhooks } from './webhooks.js';
+import { tracking } from './tracking.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, 'relay-memory': relayMemory, idempotency: idempotencyCost, webhooks, e2e: sendE2E };
+const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, 'relay-memory': relayMemory, idempotency: idempotencyCost, webhooks, tracking, e2e: sendE2E };
 const wanted = process.argv.slice(2);
 // e2e is the end-to-end part of `send` alone, for quick runs; the default runs everything once.
 for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e')) {

@@ -162,7 +162,7 @@ async function fill(storeUrl: string, n: number): Promise<void> {
   }
 }
 
-const post = (key: string) => ({
+export const post = (key: string) => ({
   method: 'POST' as const,
   headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
   body: JSON.stringify({ from: 'Acme <hello@acme.test>', to: ['jane@rcpt.test'], subject: 'Bench', body_html: HTML }),
@@ -178,7 +178,7 @@ export const profile = () => [
   ...(process.env.SVC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ];
 
-async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
+export async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
   const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
   try {
     const url = `${daemon.url}/api/v2/emails`;

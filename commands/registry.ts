@@ -21,6 +21,7 @@ import addressesEnable from './addresses/enable.js';
 import addressesRemove from './addresses/remove.js';
 import messagesList from './messages/list.js';
 import messagesShow from './messages/show.js';
+import messagesEvents from './messages/events.js';
 import suppressionsList from './suppressions/list.js';
 import suppressionsAdd from './suppressions/add.js';
 import suppressionsRemove from './suppressions/remove.js';
@@ -74,6 +75,7 @@ export const commands: CommandSpec[] = [
   addressesRemove,
   messagesList,
   messagesShow,
+  messagesEvents,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

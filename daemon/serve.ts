@@ -134,6 +134,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
     const workers: Worker[] = [delivery, webhooks, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
     for (const w of workers) stops.workers.push(() => w.stop());
+    // Opens and clicks answered before the stop are written before the store closes.
+    stops.workers.push(() => service.tracking.drain());
 
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
     ready = true;

@@ -35,6 +35,8 @@ export interface Config {
   upgradeUrl: string | undefined;
   /** Per-try DNS timeout of domain checks and MX look-ups. */
   dnsTimeoutMs: number;
+  /** Opens this soon after sending are automatic fetching (spec: prefetch), clicks a scanner's. */
+  prefetchWindowSeconds: number;
   /** How often the daemon re-checks every domain's records; 0 turns it off. */
   domainRecheckSeconds: number;
   /** Port of direct MX delivery (25 on the internet). */
@@ -175,6 +177,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     upgradeUrl: str('upgradeUrl'),
     dnsTimeoutMs: num('dnsTimeout'),
     domainRecheckSeconds: num('domainRecheck'),
+    prefetchWindowSeconds: num('prefetchWindow'),
     directPort: num('directPort'),
     smtpTimeoutMs: num('smtpTimeout'),
     retryWindowSeconds: num('retryWindow'),

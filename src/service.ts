@@ -18,6 +18,7 @@ import { webhookService } from './webhooks/webhooks.js';
 import { Faults } from './faults.js';
 import { EventLog } from './event-log.js';
 import { Bus } from './bus.js';
+import { trackingService } from './tracking/tracking.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -52,6 +53,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     messages: messageLog(deps),
     suppressions: suppressionService(deps),
     webhooks: webhookService(deps),
+    tracking: trackingService(deps),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

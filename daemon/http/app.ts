@@ -11,6 +11,7 @@ import { registerAuth } from './auth.js';
 import { meRoutes } from './routes/me.js';
 import { healthRoutes } from './routes/health.js';
 import { emailRoutes } from './routes/emails.js';
+import { trackingRoutes } from './routes/tracking.js';
 
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
@@ -44,5 +45,6 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   healthRoutes(app, service, opts.ready ?? (() => true));
   meRoutes(app, service);
   emailRoutes(app, service);
+  trackingRoutes(app, service);
   return app;
 }

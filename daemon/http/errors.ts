@@ -1,5 +1,6 @@
 // The REST transport's one error table: a SvcError's kind gives the status (src/errors.ts); fastify's
 // own errors are mapped to the spec's texts here. Every error body is {"error": "..."}.
+import { PIXEL_PATH, sendPixel } from './pixel.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSvcError } from '../../src/errors.js';
 import type { Log } from '../../src/log.js';
@@ -19,7 +20,9 @@ const routerCodes: Record<string, { status: number; error: string }> = {
   FST_ERR_BAD_URL: { status: 400, error: 'invalid path' },
 };
 
-export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  // Even a pixel URL the router cannot read gets the pixel (nothing to tell a forged token by).
+  if (req.url.startsWith(PIXEL_PATH)) return void sendPixel(reply);
   const known = err.code ? routerCodes[err.code] : undefined;
   void reply.code(known?.status ?? 400).send({ error: known?.error ?? 'invalid request' });
 }

@@ -40,7 +40,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
     ...(config.outboundCa ? { ca: config.outboundCa } : {}),
   });
   const composer = new ComposePool(config.composeThreads);
-  const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 } });
+  const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 }, linkKey: service.tracking.linkKey });
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const now = () => clock.now().toISOString();
 

@@ -82,12 +82,6 @@ export function messageLog({ store }: DepsOf<'messages'>) {
       return messageView(m);
     },
 
-    /** Open, click and reply events arrive with tracking and the inbox; until then a message has none. */
-    async events(ws: Workspace, id: string) {
-      await this.get(ws, id);
-      return { data: [] as unknown[], total: 0 };
-    },
-
     purgeOlderThan(days: number, now: Date) {
       return store.messages.purge(new Date(now.getTime() - days * 86_400_000).toISOString());
     },

@@ -17,6 +17,8 @@ export interface ComposeTask {
   id: number;
   content: SendContent;
   copy: CopyFor;
+  /** The key that signs tracked links (broadcasts and sequences). */
+  linkKey?: string;
   baseUrl: string;
   domain: SigningDomain | null;
 }
@@ -61,7 +63,7 @@ function composeThread(heapMb: number): Worker {
 /** The message of a task, signed when the domain's key is published: what a thread or the inline path returns. */
 export async function composeSigned(task: Omit<ComposeTask, 'id'>, signer: DkimSigner): Promise<Buffer> {
   try {
-    const composed = await compose(task.content, task.copy, task.baseUrl);
+    const composed = await compose(task.content, task.copy, task.baseUrl, task.linkKey);
     // Signed last, over the headers the steps added too.
     return task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain, composed.headers) : composed.raw;
   } catch (e) {

@@ -14,6 +14,8 @@ export interface DeliveryDeps {
   deliverer: Deliverer;
   composer: ComposePool;
   retry: RetryPolicy;
+  /** The key that signs tracked links (read once from the store). */
+  linkKey: () => Promise<string>;
 }
 
 export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, d: DeliveryDeps) {
@@ -30,7 +32,8 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     const copies = copiesOf(content, job, messages);
     for (let i = 0; i < copies.length; i++) {
       const copy = copies[i]!;
-      const raw = await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing });
+      const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
+      const raw = await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) });
       const got = await d.deliverer.deliver(job.domain, { from: content.from, to: copy.recipients }, raw);
       results.push(...got);
       // Refused before any recipient was named (no answer, a greeting or TLS refusal, the sender

@@ -12,6 +12,8 @@ import type { TlsStore } from './port/tls.js';
 import type { WebhookEndpointStore, WebhookStore } from './port/webhooks.js';
 import type { WorkspaceStore } from './port/workspaces.js';
 import type { StoreEvents } from './port/events.js';
+import type { TrackingStore } from './port/tracking.js';
+import type { SecretStore } from './port/secrets.js';
 
 export type * from './port/addresses.js';
 export type * from './port/events.js';
@@ -22,6 +24,8 @@ export type * from './port/messages.js';
 export type * from './port/rate-limit.js';
 export type * from './port/suppressions.js';
 export type * from './port/tls.js';
+export type * from './port/tracking.js';
+export type * from './port/secrets.js';
 export type * from './port/webhooks.js';
 export type * from './port/workspaces.js';
 
@@ -40,6 +44,8 @@ export interface StoreGroups {
   idempotency: IdempotencyStore;
   rateLimit: RateLimitStore;
   usage: UsageStore;
+  tracking: TrackingStore;
+  secrets: SecretStore;
 }
 
 /** The groups a service uses, e.g. `StoreSlice<'workspaces' | 'usage'>`. */
@@ -76,4 +82,6 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   idempotency: { claim: true, release: true, renew: true },
   rateLimit: { hit: true },
   usage: { get: true },
+  tracking: { byTokens: true, record: true, events: true },
+  secrets: { keep: true },
 };

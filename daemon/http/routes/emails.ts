@@ -22,6 +22,6 @@ export function emailRoutes(app: FastifyInstance, service: Service): void {
   app.get<{ Params: { id: string } }>('/api/v2/messages/:id', { config: { scope: readOrSend } }, async (req) => service.messages.get(principalOf(req).workspace, req.params.id));
 
   app.get<{ Params: { id: string } }>('/api/v2/messages/:id/events', { config: { scope: readOrSend } }, async (req) =>
-    service.messages.events(principalOf(req).workspace, req.params.id),
+    service.tracking.events(principalOf(req).workspace, req.params.id),
   );
 }

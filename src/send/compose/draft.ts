@@ -18,6 +18,8 @@ export interface ComposeContext {
   copy: CopyFor;
   /** Public base URL of the tracking endpoints (--base-url). */
   baseUrl: string;
+  /** The key that signs tracked links (store.secrets), when the sender has one. */
+  linkKey?: string;
 }
 
 /** The message as the steps build it, before MIME. */

@@ -8,11 +8,15 @@ import { feedbackStep } from './feedback.js';
 import { renderMime } from './mime.js';
 import { textStep } from './text.js';
 import { trackingStep } from './tracking.js';
+import { linksStep } from './links.js';
 
 export type { CopyFor } from './draft.js';
 
-/** In this order: the document first (the pixel goes inside it), headers last. */
-export const STEPS: readonly Step[] = [documentStep, trackingStep, textStep, feedbackStep];
+/**
+ * In this order: the document first (the pixel goes inside it); the text from the HTML as sent
+ * (before links are rewritten, so it shows the real ones); tracked links; headers last.
+ */
+export const STEPS: readonly Step[] = [documentStep, trackingStep, textStep, linksStep, feedbackStep];
 
 export interface Composed {
   raw: Buffer;
@@ -21,9 +25,9 @@ export interface Composed {
   headers: string[];
 }
 
-export async function compose(content: SendContent, copy: CopyFor, baseUrl: string): Promise<Composed> {
+export async function compose(content: SendContent, copy: CopyFor, baseUrl: string, linkKey?: string): Promise<Composed> {
   checkHtmlDepth(content.html);
-  const ctx: ComposeContext = { content, copy, baseUrl };
+  const ctx: ComposeContext = { content, copy, baseUrl, ...(linkKey ? { linkKey } : {}) };
   const draft: Draft = { html: content.html, text: content.text, headers: [] };
   for (const step of STEPS) step.apply(draft, ctx);
   const raw = await renderMime(content, draft);

@@ -23,9 +23,11 @@ export interface Doc {
   addresses: Address[];
   webhook_endpoints: WebhookEndpoint[];
   tls: TlsIdentity | null;
+  /** The service's own shared secrets by name (secrets.ts). */
+  secrets: Record<string, string>;
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], tls: null });
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], tls: null, secrets: {} });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -68,6 +70,7 @@ export class DocFile {
     doc.addresses ??= [];
     doc.webhook_endpoints ??= [];
     doc.tls ??= null;
+    doc.secrets ??= {};
     const why = dataFileProblem(doc);
     if (why) throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not a readable svc store (${why}); it was left untouched (svc store check)`);
     this.wsById = new Map(doc.workspaces.map((w) => [w.id, w]));

@@ -20,6 +20,8 @@ import { fileSuppressions } from './suppressions.js';
 import { fileTls } from './tls.js';
 import { fileWebhooks } from './webhooks.js';
 import { fileWorkspaces } from './workspaces.js';
+import { fileTracking } from './tracking.js';
+import { fileSecrets } from './secrets.js';
 
 export { DATA_FILE } from './doc.js';
 
@@ -54,8 +56,13 @@ export class FileStore implements Store {
       addresses: fileAddresses(doc),
       tls: fileTls(doc),
       suppressions: suppressions.store,
-      ...msgs,
+      messages: msgs.messages,
+      queue: msgs.queue,
+      outbox: msgs.outbox,
+      usage: msgs.usage,
       ...fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox),
+      tracking: fileTracking(mail.journal, mail.replay, msgs.lookup),
+      secrets: fileSecrets(doc),
       idempotency: fileIdempotency(mail.replay),
       rateLimit: fileRateLimit(),
     };

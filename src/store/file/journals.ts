@@ -5,10 +5,11 @@ import { messageLines } from './messages.js';
 import { Replay } from './replay.js';
 import { suppressionLines } from './suppressions.js';
 import { webhookLines } from './webhooks.js';
+import { trackingLines } from './tracking.js';
 
 export const JOURNALS = [
   /** mail/DAY.jsonl: sends, outcomes, webhook fan-outs and attempts, dropped by the day. */
-  { name: 'mail', declare: [messageLines, webhookLines] },
+  { name: 'mail', declare: [messageLines, webhookLines, trackingLines] },
   /** suppressions/all.jsonl: kept for good. */
   { name: 'suppressions', declare: [suppressionLines] },
 ] as const;

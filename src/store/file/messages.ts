@@ -7,6 +7,7 @@ import { SvcError } from '../../errors.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
+import { applyEvent, type MessageEvent } from '../../model/tracking.js';
 import type { AcceptBatch, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
@@ -75,12 +76,30 @@ export interface MessageGroups {
   usage: UsageStore;
 }
 
+/** What the tracking aggregate reads of this one (tracking.ts). */
+export interface MessageLookup {
+  byToken(token: string): Message | undefined;
+  has(id: string): boolean;
+  /** Called with the ids of records a purge removed (what belongs to them goes too). */
+  onPurge(fn: (ids: string[]) => void): void;
+}
+
+/** A batch of message events (tracking.ts writes it; this aggregate applies it to its records). */
+export interface TrackLine extends Line {
+  t: 'track';
+  events: MessageEvent[];
+  outbox: OutboxEvent[];
+}
+
 /**
  * The message aggregate on the mail journal. `suppressed` answers from the suppression aggregate
  * (a send checks its recipients in the same call); an outcome's suppressions are added through it.
  */
-export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: { has(ws: string, address: string): boolean; store: SuppressionStore }, now: () => Date): MessageGroups {
+export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: { has(ws: string, address: string): boolean; store: SuppressionStore }, now: () => Date): MessageGroups & { lookup: MessageLookup } {
   const byId = new Map<string, Message>();
+  /** Records by their own token (tracking finds them by it). */
+  const byToken = new Map<string, Message>();
+  const purgeListeners: Array<(ids: string[]) => void> = [];
   /** Per workspace, in the order created: lists read it backwards (newest first). */
   const byWorkspace = new Map<string, Message[]>();
   /**
@@ -111,6 +130,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
     }
     for (const m of line.messages) {
       byId.set(m.id, m);
+      if (m.token) byToken.set(m.token, m);
       let list = byWorkspace.get(m.workspace_id);
       if (!list) byWorkspace.set(m.workspace_id, (list = []));
       list.push(m);
@@ -143,6 +163,14 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
       contentUsers.delete(job.content_id);
       contents.delete(job.content_id);
     }
+  });
+  // Opens and clicks change their records' counters and may raise webhook events.
+  replay.on<TrackLine>('track', (line) => {
+    for (const e of line.events) {
+      const m = byId.get(e.message_id);
+      if (m) applyEvent(m, e);
+    }
+    for (const e of line.outbox) if (byId.has(e.message_id)) outboxed.set(e.id, e);
   });
   // Dispatching events to endpoints is the webhook aggregate's line; the outbox lets them go.
   // Days are named by the time each line carries, which is not always one clock (a test's moved
@@ -234,17 +262,23 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
       // read again); its messages leave the log all the same.
       const thisMonth = now().toISOString().slice(0, 7);
       let removed = 0;
+      const gone: string[] = [];
       for (const day of await mail.partitions()) {
         if (day >= cutoff) break;
         for (const l of await mail.read(day)) {
           if (l.t !== 'accept') continue;
           for (const m of (l as AcceptLine).messages) {
-            if (byId.delete(m.id)) removed++;
+            if (byId.delete(m.id)) {
+              removed++;
+              gone.push(m.id);
+            }
+            if (m.token) byToken.delete(m.token);
           }
         }
         if (day.slice(0, 7) < thisMonth) await mail.drop(day);
       }
       for (const [ws, list] of byWorkspace) byWorkspace.set(ws, list.filter((m) => byId.has(m.id)));
+      for (const fn of purgeListeners) fn(gone);
       return removed;
     },
   };
@@ -296,5 +330,6 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
     get: async (workspaceId, keys) => Object.fromEntries(keys.map((k) => [k, usage.get(workspaceId)?.get(k) ?? 0])),
   };
 
-  return { messages, queue, outbox, usage: usageStore };
+  const lookup: MessageLookup = { byToken: (t) => byToken.get(t), has: (id) => byId.has(id), onPurge: (fn) => void purgeListeners.push(fn) };
+  return { messages, queue, outbox, usage: usageStore, lookup };
 }

@@ -11,11 +11,11 @@ import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js'
 import { iso, type PgDb, type Row } from './db.js';
 import { JOB_COLS } from './queue.js';
 
-const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
+export const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
   reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at,
   attempts, last_error, next_attempt_at, token`;
 
-type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token'> & {
+export type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token'> & {
   from_addr: string;
   to_addr: string;
   attempts: number;
@@ -24,7 +24,7 @@ type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'cl
   token: string | null;
 };
 
-const toMessage = (r: MessageRow): Message => ({
+export const toMessage = (r: MessageRow): Message => ({
   id: r.id,
   workspace_id: r.workspace_id,
   content_id: r.content_id,

@@ -28,6 +28,8 @@ import { pgSuppressions } from './suppressions.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
+import { pgTracking } from './tracking.js';
+import { pgSecrets } from './secrets-store.js';
 
 export { createPool } from './pool.js';
 
@@ -92,6 +94,8 @@ export class PgStore implements Store {
       suppressions: pgSuppressions(db),
       idempotency: pgIdempotency(db),
       rateLimit: pgRateLimit(db),
+      tracking: pgTracking(db),
+      secrets: pgSecrets(db),
     };
     Object.assign(this, groups);
   }

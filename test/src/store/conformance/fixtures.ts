@@ -89,6 +89,7 @@ export function batch(workspace_id: string, to: string[], at: string): AcceptBat
     clicked_at: null,
     replied_at: null,
     bounced_at: null,
+    token: randomUUID().replace(/-/g, ''),
   }));
   return {
     content: { id: content_id, workspace_id, source: 'api', from: 'hello@acme.test', from_name: 'Acme', domain_id: randomUUID(), to: to.map((address) => ({ name: null, address })), cc: [], subject: 'Hi', html: '<p>x</p>', text: null, message_id: `${content_id}@acme.test`, notes: [], created_at: at },

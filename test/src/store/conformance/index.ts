@@ -11,6 +11,7 @@ import { reopenConformance } from './reopen.js';
 import { suppressionsConformance } from './suppressions.js';
 import { tlsConformance } from './tls.js';
 import { webhooksConformance } from './webhooks.js';
+import { trackingConformance } from './tracking.js';
 import { workspacesConformance } from './workspaces.js';
 
 export type { Backend } from './fixtures.js';
@@ -27,6 +28,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     tlsConformance,
     webhooksConformance,
     idempotencyConformance,
+    trackingConformance,
     reopenConformance,
   ]) {
     suite(backend);

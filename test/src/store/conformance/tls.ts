@@ -16,4 +16,15 @@ export function tlsConformance<B>(backend: Backend<B>): void {
     assert.equal((await again.tls.get())?.cert, 'CERT-1');
   });
 
+  test(`${backend.name}: a shared secret is kept once: the first value saved is the one every later call gets`, async (t) => {
+    const { b, store } = await fresh(backend, t);
+    const [x, y] = await Promise.all([store.secrets.keep('links', 'first'), store.secrets.keep('links', 'second')]);
+    assert.equal(x, y);
+    assert.equal(await store.secrets.keep('links', 'third'), x);
+    assert.equal(await store.secrets.keep('other', 'o'), 'o');
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    assert.equal(await again.secrets.keep('links', 'fourth'), x);
+  });
 }

@@ -1,0 +1,134 @@
+// Opens and clicks are answered at once (the pixel never waits for the store) and recorded
+// afterwards: hits gather here and are written in batches, each batch one store call with the
+// records' counters and the webhook events of the counted ones; then the bus wakes the webhook
+// worker. A hit whose token is unknown is dropped here (the answer was the same either way). What
+// the store cannot take now is kept and tried again (up to MAX_HELD hits, then the oldest go, said
+// in the log): a crash loses at most the hits of the last moments, never a message.
+import type { DepsOf } from '../deps.js';
+import type { OutboxEvent } from '../model/event.js';
+import type { Message } from '../model/message.js';
+import { counts, type MessageEvent } from '../model/tracking.js';
+import { classify, type Hit } from './classify.js';
+
+export interface TrackedHit extends Hit {
+  token: string;
+  /** The link a click goes to (already checked against its signature). */
+  url: string | null;
+}
+
+const FLUSH_MS = 50;
+const BATCH = 1000;
+const MAX_HELD = 100_000;
+/** Clicks remembered per copy to tell a scanner's burst (several links in one second). */
+const RECENT = 10_000;
+
+export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds: number) {
+  const { store, clock, random, log } = deps;
+  let held: TrackedHit[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let writing: Promise<void> | null = null;
+  /** message id → seconds (epoch) and count of its last counted-or-not clicks. */
+  const recentClicks = new Map<string, { sec: number; n: number }>();
+
+  const clicksInSecond = (id: string, at: string): number => {
+    const sec = Math.floor(Date.parse(at) / 1000);
+    const cur = recentClicks.get(id);
+    const before = cur && cur.sec === sec ? cur.n : 0;
+    recentClicks.delete(id);
+    recentClicks.set(id, { sec, n: before + 1 });
+    if (recentClicks.size > RECENT) recentClicks.delete(recentClicks.keys().next().value!);
+    return before;
+  };
+
+  const toEvents = (hits: TrackedHit[], byToken: Map<string, Message>) => {
+    const events: MessageEvent[] = [];
+    const outbox: OutboxEvent[] = [];
+    for (const h of hits) {
+      const m = byToken.get(h.token);
+      if (!m) continue;
+      const v = classify(h, m.sent_at, prefetchWindowSeconds, h.kind === 'click' ? clicksInSecond(m.id, h.at) : 0);
+      const e: MessageEvent = {
+        id: random.uuid(),
+        workspace_id: m.workspace_id,
+        message_id: m.id,
+        kind: h.kind,
+        prefetch: !counts(v.source),
+        source: v.source,
+        reason: v.reason,
+        url: h.url,
+        ip: h.ip,
+        user_agent: h.user_agent,
+        created_at: h.at,
+      };
+      events.push(e);
+      // spec.md "Events": only counted ones; an open carries the recipient, a click no link.
+      if (!counts(v.source)) continue;
+      const base = { message_id: m.id, from: m.from, subject: m.subject };
+      outbox.push({
+        id: random.uuid(),
+        workspace_id: m.workspace_id,
+        event: h.kind === 'open' ? 'message.opened' : 'message.clicked',
+        message_id: m.id,
+        payload: h.kind === 'open' ? { ...base, to: m.to } : base,
+        created_at: h.at,
+      });
+    }
+    return { events, outbox };
+  };
+
+  const write = async (): Promise<void> => {
+    while (held.length) {
+      const batch = held.slice(0, BATCH);
+      try {
+        const known = await store.tracking.byTokens([...new Set(batch.map((h) => h.token))]);
+        const { events, outbox } = toEvents(batch, new Map(known.map((m) => [m.token!, m])));
+        await store.tracking.record(events, outbox);
+        held = held.slice(batch.length);
+        if (outbox.length) deps.bus?.publish('outboxed');
+      } catch (e) {
+        log.warn(`tracking: cannot record ${batch.length} opens and clicks now (${(e as Error).message}); kept and tried again`);
+        schedule(1000);
+        return;
+      }
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    timer = null;
+    writing ??= write().finally(() => {
+      writing = null;
+      if (held.length && !timer) schedule(FLUSH_MS);
+    });
+    return writing;
+  };
+
+  const schedule = (ms: number) => {
+    if (timer) return;
+    timer = setTimeout(() => void flush(), ms);
+    timer.unref();
+  };
+
+  return {
+    /** Takes a hit after its answer went out. */
+    hit(h: TrackedHit): void {
+      held.push(h);
+      if (held.length > MAX_HELD) {
+        const over = held.length - MAX_HELD;
+        held = held.slice(over);
+        log.warn(`tracking: ${over} opens and clicks dropped (the store has not taken any for a while)`);
+      }
+      if (held.length >= BATCH) void flush();
+      else schedule(FLUSH_MS);
+    },
+    /** Writes what is held now (a stop; tests). */
+    async drain(): Promise<void> {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await writing;
+      if (held.length) await flush();
+    },
+    now: () => clock.now().toISOString(),
+  };
+}
+
+export type TrackingRecorder = ReturnType<typeof trackingRecorder>;
