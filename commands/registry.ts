@@ -22,6 +22,7 @@ import addressesRemove from './addresses/remove.js';
 import messagesList from './messages/list.js';
 import messagesShow from './messages/show.js';
 import messagesEvents from './messages/events.js';
+import messagesExplain from './messages/explain.js';
 import suppressionsList from './suppressions/list.js';
 import suppressionsAdd from './suppressions/add.js';
 import suppressionsRemove from './suppressions/remove.js';
@@ -76,6 +77,7 @@ export const commands: CommandSpec[] = [
   messagesList,
   messagesShow,
   messagesEvents,
+  messagesExplain,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

@@ -246,7 +246,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
           const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
           chunks = [];
           relay
-            .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, raw)
+            .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, raw, state.principal.key)
             .finally(giveBack)
             .then(
               // smtp-server replies 250 with this text.

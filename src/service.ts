@@ -19,6 +19,7 @@ import { Faults } from './faults.js';
 import { EventLog } from './event-log.js';
 import { Bus } from './bus.js';
 import { trackingService } from './tracking/tracking.js';
+import { messageExplainer } from './messages/explain.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -47,13 +48,14 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     /** The one pipeline; `sendJson` applies POST /emails' body rules first. */
     send,
     /** POST /api/v2/emails: the body's rules, then the send, once per Idempotency-Key. */
-    sendJson: (ws: Workspace, body: unknown, idempotencyKey?: string) =>
-      idempotent(ws, idempotencyKey, body, (claim) => send(ws, parseSendRequest(body), { source: 'api', idempotency: claim })),
+    sendJson: (ws: Workspace, body: unknown, idempotencyKey?: string, key?: { id: string; prefix: string }) =>
+      idempotent(ws, idempotencyKey, body, (claim) => send(ws, parseSendRequest(body), { source: 'api', idempotency: claim, key: key ?? null })),
     rateLimit: rateLimiter(deps),
     messages: messageLog(deps),
     suppressions: suppressionService(deps),
     webhooks: webhookService(deps),
     tracking: trackingService(deps),
+    explain: messageExplainer(deps),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

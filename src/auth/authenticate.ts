@@ -13,7 +13,7 @@ import type { Scope } from '../model/key.js';
 
 export interface Principal {
   workspace: Workspace;
-  key: Pick<ApiKey, 'id' | 'name' | 'scopes'>;
+  key: Pick<ApiKey, 'id' | 'name' | 'scopes' | 'prefix'>;
   scopes: Scope[];
 }
 
@@ -37,7 +37,7 @@ export async function authenticateKey(store: StoreSlice<'keys'>, token: string):
   if (!found || !same || !wellFormed || found.key.revoked_at !== null) throw new SvcError('invalid_key');
   return {
     workspace: found.workspace,
-    key: { id: found.key.id, name: found.key.name, scopes: found.key.scopes },
+    key: { id: found.key.id, name: found.key.name, scopes: found.key.scopes, prefix: found.key.prefix },
     scopes: found.key.scopes,
   };
 }

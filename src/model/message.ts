@@ -1,3 +1,5 @@
+import type { Arrival } from './attempt.js';
+
 // Messages (spec.md "Message": one record per recipient), the content a send stores once for all
 // its recipients, and the outbound jobs that hand copies off.
 export type MessageStatus = 'queued' | 'sent' | 'bounced';
@@ -45,6 +47,8 @@ export interface Message {
    * before tokens were per recipient (their copies carry the job's token).
    */
   token?: string;
+  /** How it came in (the key, the Idempotency-Key); absent on records written before it was kept. */
+  via?: Arrival;
 }
 
 export interface Party {

@@ -67,6 +67,8 @@ export interface AttemptRecord {
 
 export interface AttemptQuery {
   endpoint_id?: string;
+  /** Attempts of this message record's events. */
+  message_id?: string;
   failed?: boolean;
   /** Attempts at or after this time. */
   since?: string;

@@ -79,7 +79,7 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
      * is parsed, attachments are dropped and noted). From:, Bcc:, Reply-To:, display names and
      * custom headers are ignored.
      */
-    async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer): Promise<SendResult> {
+    async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer, key?: { id: string; prefix: string }): Promise<SendResult> {
       const mail = await PostalMime.parse(normalizeLineBreaks(raw), { attachmentEncoding: 'arraybuffer' });
       const listed = new Set(
         [...(mail.to ?? []), ...(mail.cc ?? [])]
@@ -112,7 +112,7 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
       };
       const notes: string[] = [];
       // A quota refusal is deliberately temporary over SMTP (452 4.5.3 with its text, spec).
-      return send(ws, req, { source: 'relay', notes });
+      return send(ws, req, { source: 'relay', notes, key: key ?? null });
     },
   };
 }

@@ -28,6 +28,15 @@ export interface RecipientResult {
   stage?: Stage;
 }
 
+/** One host tried for one transaction (the transcript `svc messages explain` shows). */
+export interface HostTry {
+  host: string;
+  ip: string | null;
+  /** Whether the session ran over TLS; null when it failed before that was known. */
+  tls: boolean | null;
+  ms: number;
+}
+
 export interface DeliveryOptions {
   /** `direct` or an smtp:// / smtps:// URL. */
   outbound: string;
@@ -133,13 +142,13 @@ export class Deliverer {
    * a server defers with 452 4.5.3 (its own cap) go again at once in a new transaction, as long as
    * each transaction takes some.
    */
-  async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<RecipientResult[]> {
+  async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer, trace: HostTry[] = []): Promise<RecipientResult[]> {
     const done = new Map<string, RecipientResult>();
     let pending = [...envelope.to];
     while (pending.length) {
       const batch = pending.slice(0, this.opts.maxRecipients);
       pending = pending.slice(batch.length);
-      const results = await this.#transaction(domain, { from: envelope.from, to: batch }, raw);
+      const results = await this.#transaction(domain, { from: envelope.from, to: batch }, raw, trace);
       const again = results.filter(tooMany);
       const progress = again.length < batch.length;
       for (const r of results) if (!progress || !tooMany(r)) done.set(r.address, r);
@@ -148,16 +157,16 @@ export class Deliverer {
     return envelope.to.map((address) => done.get(address)!);
   }
 
-  async #transaction(domain: string, envelope: { from: string; to: string[] }, raw: Buffer): Promise<RecipientResult[]> {
+  async #transaction(domain: string, envelope: { from: string; to: string[] }, raw: Buffer, trace: HostTry[]): Promise<RecipientResult[]> {
     const all = (outcome: RecipientOutcome, response: string, klass: string) => envelope.to.map((address) => ({ address, outcome, response, class: klass }));
-    if (this.opts.outbound !== 'direct') return this.#send(this.#smarthost(), envelope, raw, 'smarthost');
+    if (this.opts.outbound !== 'direct') return this.#send(this.#smarthost(), envelope, raw, 'smarthost', trace, { host: new URL(this.opts.outbound).hostname, ip: null });
     const r = await this.routes(domain);
     if ('fail' in r) return all(r.fail, r.why, r.class);
     let last: RecipientResult[] = all('temporary', 'no mail host answered', 'connection');
     for (const host of r.hosts) {
-      last = await this.#send(this.#direct(host.ip, host.name), envelope, raw, 'direct');
+      last = await this.#send(this.#direct(host.ip, host.name), envelope, raw, 'direct', trace, { host: host.name, ip: host.ip });
       // A STARTTLS handshake that fails (an MX with only old TLS): at once again in plaintext.
-      if (last.every((x) => x.outcome === 'temporary' && x.class === 'tls')) last = await this.#send(this.#direct(host.ip, host.name, true), envelope, raw, 'direct');
+      if (last.every((x) => x.outcome === 'temporary' && x.class === 'tls')) last = await this.#send(this.#direct(host.ip, host.name, true), envelope, raw, 'direct', trace, { host: host.name, ip: host.ip });
       // A host that could not take any of it now (no connection, 421, another 4xx) passes the
       // message on to the next MX in the same attempt (RFC 5321 §5.1).
       if (!last.every((x) => x.outcome === 'temporary' && x.class !== 'mailbox-full')) return last;
@@ -165,15 +174,21 @@ export class Deliverer {
     return last;
   }
 
-  async #send(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route): Promise<RecipientResult[]> {
+  async #send(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route, trace: HostTry[], to: { host: string; ip: string | null }): Promise<RecipientResult[]> {
+    const t0 = Date.now();
+    const tried: HostTry = { ...to, tls: null, ms: 0 };
+    trace.push(tried);
     try {
       const info = await pool.send(envelope, raw);
+      tried.ms = Date.now() - t0;
+      tried.tls = (info as { tls?: boolean }).tls ?? null;
       const rejected = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]));
       return envelope.to.map((address) => {
         const e = rejected.get(address.toLowerCase());
         return e ? refused(address, e, route) : { address, outcome: 'sent' as const, response: String(info.response ?? '250 OK') };
       });
     } catch (err) {
+      tried.ms = Date.now() - t0;
       const e = err as SmtpError;
       if (e.rejectedErrors?.length) {
         const byRcpt = new Map(e.rejectedErrors.map((x) => [String(x.recipient).toLowerCase(), x]));

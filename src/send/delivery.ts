@@ -7,7 +7,8 @@ import { copiesOf } from './compose/index.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
 import { signingDomain } from './dkim.js';
-import type { Deliverer, RecipientResult } from './deliver.js';
+import type { Deliverer, HostTry, RecipientResult } from './deliver.js';
+import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
 
 export interface DeliveryDeps {
@@ -18,10 +19,45 @@ export interface DeliveryDeps {
   linkKey: () => Promise<string>;
 }
 
+/** The DKIM signature a copy carries: its domain, selector and signed headers (null unsigned). */
+function signatureOf(raw: Buffer): DeliveryAttempt['dkim'] {
+  const head = raw.subarray(0, Math.min(raw.length, 4096)).toString('latin1');
+  const m = /^DKIM-Signature:((?:.*(?:\r\n[ \t].*)*))/im.exec(head);
+  if (!m) return null;
+  const tags = Object.fromEntries(m[1]!.replace(/\r\n[ \t]+/g, ' ').split(';').map((t) => t.trim().split('=')).map(([k, ...v]) => [k!.trim(), v.join('=').trim()]));
+  return tags.d && tags.s ? { domain: tags.d, selector: tags.s, headers: (tags.h ?? '').replace(/\s+/g, '') } : null;
+}
+
 export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, d: DeliveryDeps) {
   const { store, clock, random, log, config } = deps;
 
-  async function attempt(job: OutboundJob, messages: Message[]): Promise<RecipientResult[]> {
+  /** What each recipient's copy met: the last host tried, TLS, time, and the signature it carried. */
+  const transcribe = (job: OutboundJob, messages: Message[], got: RecipientResult[], trace: HostTry[], raw: Buffer | null, at: string, ms: number): DeliveryAttempt[] => {
+    const last = trace.at(-1);
+    const dkim = raw ? signatureOf(raw) : null;
+    const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
+    return got.flatMap((r) => {
+      const m = byAddress.get(r.address.toLowerCase());
+      if (!m) return [];
+      return [{
+        id: random.uuid(),
+        workspace_id: m.workspace_id,
+        message_id: m.id,
+        attempt: job.attempts + 1,
+        at,
+        duration_ms: ms,
+        host: last?.host ?? null,
+        ip: last?.ip ?? null,
+        tls: last?.tls ?? null,
+        outcome: r.outcome,
+        class: r.class ?? null,
+        reply: r.response.slice(0, REPLY_MAX),
+        dkim,
+      }];
+    });
+  };
+
+  async function attempt(job: OutboundJob, messages: Message[], transcript: DeliveryAttempt[]): Promise<RecipientResult[]> {
     const content = await store.messages.content(job.content_id);
     const domain = content ? await store.domains.byId(content.domain_id) : null;
     const all = messages.map((m) => m.to);
@@ -34,13 +70,19 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
       const copy = copies[i]!;
       const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
       const raw = await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) });
-      const got = await d.deliverer.deliver(job.domain, { from: content.from, to: copy.recipients }, raw);
+      const at = clock.now().toISOString();
+      const t0 = Date.now();
+      const trace: HostTry[] = [];
+      const got = await d.deliverer.deliver(job.domain, { from: content.from, to: copy.recipients }, raw, trace);
       results.push(...got);
+      transcript.push(...transcribe(job, messages, got, trace, raw, at, Date.now() - t0));
       // Refused before any recipient was named (no answer, a greeting or TLS refusal, the sender
       // refused, our next hop failing, no such domain): the other copies would meet the same
       // refusal, so they share its result rather than wait it out again.
       if (got.length && got.every((r) => r.outcome !== 'sent' && (r.outcome === 'hop' || r.class === 'bad-domain' || (r.stage !== undefined && r.stage !== 'rcpt' && r.stage !== 'data')))) {
-        for (const rest of copies.slice(i + 1)) for (const address of rest.recipients) results.push({ ...got[0]!, address });
+        const shared = copies.slice(i + 1).flatMap((rest) => rest.recipients.map((address) => ({ ...got[0]!, address })));
+        results.push(...shared);
+        transcript.push(...transcribe(job, messages, shared, [], null, clock.now().toISOString(), 0).map((a) => ({ ...a, reply: `not tried: ${a.reply}` })));
         break;
       }
     }
@@ -52,8 +94,9 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     async run(job: OutboundJob): Promise<void> {
       const messages = await store.messages.byIds(job.message_ids);
       let results: RecipientResult[];
+      const transcript: DeliveryAttempt[] = [];
       try {
-        results = await attempt(job, messages);
+        results = await attempt(job, messages, transcript);
       } catch (e) {
         // Stopped mid-compose: nothing happened; the job keeps its lease and is handed off again.
         if (e instanceof ComposeAborted) return;
@@ -72,6 +115,9 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
       if (hop) deps.faults?.raise('outbound', `the next hop refused or failed (${hop.class}): ${hop.response}; mail is kept and retried`);
       else if (results.some((r) => r.outcome === 'sent')) deps.faults?.clear('outbound');
       const outcome = outcomeOf(job, messages, results, clock.now(), d.retry, random);
+      // Failures of our own (composing, the content gone) have no host: their results say why.
+      const told = new Set(transcript.map((a) => a.message_id));
+      outcome.transcript = [...transcript, ...transcribe(job, messages.filter((m) => !told.has(m.id)), results, [], null, clock.now().toISOString(), 0)];
       // One line per outcome (rate-limited per kind and class): what happened, to whom, and why.
       const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
       for (const r of results) {

@@ -28,6 +28,8 @@ export interface SendOptions {
   notes?: string[];
   /** The Idempotency-Key claim this send completes. */
   idempotency?: { key: string; token: string; fingerprint?: string } | null;
+  /** The key that sent it (kept on each record for `svc messages explain`). */
+  key?: { id: string; prefix: string } | null;
 }
 
 const TRIAL_DAYS = 7;
@@ -111,6 +113,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           bounced_at: s ? now : null,
           // Its own copy's token (pixel, and later links and unsubscribe): unguessable, one per record.
           token: random.bytes(18).toString('base64url'),
+          via: { key_id: opts.key?.id ?? null, key_prefix: opts.key?.prefix ?? null, idempotency_key: opts.idempotency?.key ?? null },
         };
         messages.push(m);
         if (s) {

@@ -82,6 +82,8 @@ export class SmtpPool {
       try {
         // With its size, so a server that offers SIZE can refuse a message too large at MAIL FROM.
         const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => conn.c.send({ ...envelope, size: raw.length } as SMTPConnection.Envelope, raw, (e, i) => (e ? reject(e) : resolve(i))));
+        // Whether this session ran over TLS (for the attempt's transcript).
+        (info as { tls?: boolean }).tls = (conn.c as unknown as { secure: boolean }).secure === true;
         this.#release(conn);
         return info;
       } catch (e) {

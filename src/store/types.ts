@@ -72,7 +72,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   keys: { create: true, listByWorkspace: true, findByHash: true, revoke: true },
   domains: { create: true, listByWorkspace: true, listAll: true, get: true, byId: true, verifiedBy: true, saveCheck: true, remove: true },
   addresses: { create: true, listByWorkspace: true, get: true, setStatus: true, remove: true },
-  messages: { accept: true, get: true, list: true, byIds: true, content: true, purge: true },
+  messages: { accept: true, get: true, list: true, byIds: true, content: true, purge: true, attempts: true },
   queue: { claim: true, renew: true, complete: true, depth: true },
   outbox: { pending: true },
   endpoints: { create: true, listByWorkspace: true, get: true, update: true, remove: true },

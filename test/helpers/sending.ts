@@ -13,7 +13,7 @@ export interface Sending extends Omit<TestDaemon, "key"> {
   sink: Sink;
   ws: Workspace;
   key: string;
-  post(body: unknown, key?: string): Promise<{ status: number; body: any; headers: Headers }>;
+  post(body: unknown, key?: string, idempotencyKey?: string): Promise<{ status: number; body: any; headers: Headers }>;
   get(path: string, key?: string): Promise<{ status: number; body: any }>;
 }
 
@@ -37,10 +37,10 @@ export async function sending(
   if (!v.passed) throw new Error(`acme.test did not verify: ${JSON.stringify(v.view.records)}`);
   await service.addresses.add(ws, 'hello@acme.test');
   const key = (await service.keys.create(ws, { scopes: 'send,read' })).key;
-  const call = async (method: string, path: string, body: unknown, k: string) => {
+  const call = async (method: string, path: string, body: unknown, k: string, idem?: string) => {
     const r = await fetch(`${d.api}${path}`, {
       method,
-      headers: { authorization: `Bearer ${k}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: { authorization: `Bearer ${k}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(idem ? { 'idempotency-key': idem } : {}) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await r.text();
@@ -52,7 +52,7 @@ export async function sending(
     sink: s,
     ws,
     key,
-    post: (body, k = key) => call('POST', '/api/v2/emails', body, k),
+    post: (body, k = key, idem) => call('POST', '/api/v2/emails', body, k, idem),
     get: (path, k = key) => call('GET', path, undefined, k),
   };
 }

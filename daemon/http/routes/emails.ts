@@ -10,7 +10,8 @@ const readOrSend = { anyOf: ['read', 'send'], named: 'read' } as const;
 export function emailRoutes(app: FastifyInstance, service: Service): void {
   app.post('/api/v2/emails', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req, reply) => {
     const key = req.headers['idempotency-key'];
-    const r = await service.sendJson(principalOf(req).workspace, req.body, Array.isArray(key) ? key[0] : key);
+    const principal = principalOf(req);
+    const r = await service.sendJson(principal.workspace, req.body, Array.isArray(key) ? key[0] : key, principal.key);
     if (r.replayed) reply.header('Idempotent-Replayed', 'true');
     return reply.code(r.status).send(r.body);
   });

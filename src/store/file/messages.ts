@@ -8,6 +8,7 @@ import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
 import { applyEvent, type MessageEvent } from '../../model/tracking.js';
+import { ATTEMPTS_KEPT, type DeliveryAttempt } from '../../model/attempt.js';
 import type { AcceptBatch, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
@@ -100,6 +101,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
   /** Records by their own token (tracking finds them by it). */
   const byToken = new Map<string, Message>();
   const purgeListeners: Array<(ids: string[]) => void> = [];
+  /** message id → its newest hand-off attempts, oldest first. */
+  const transcripts = new Map<string, DeliveryAttempt[]>();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
   const byWorkspace = new Map<string, Message[]>();
   /**
@@ -141,6 +144,12 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
   });
   replay.on<OutcomeLine>('outcome', (line) => {
     const { outcome } = line;
+    for (const a of outcome.transcript ?? []) {
+      if (!byId.has(a.message_id)) continue;
+      const list = transcripts.get(a.message_id) ?? [];
+      list.push(a);
+      transcripts.set(a.message_id, list.slice(-ATTEMPTS_KEPT));
+    }
     for (const u of outcome.updates) {
       const m = byId.get(u.id);
       if (m) Object.assign(m, u);
@@ -256,6 +265,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
       // Parsed afresh from the file: nobody else holds this copy.
       return line?.t === 'accept' && line.content.id === id ? line.content : null;
     },
+    attempts: async (workspaceId, messageId) => (transcripts.get(messageId) ?? []).filter((a) => a.workspace_id === workspaceId).map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })),
     purge: async (before) => {
       const cutoff = dayOf(before);
       // A day of this month stays on disk (its sends count in the monthly quota when the store is
@@ -272,6 +282,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
               removed++;
               gone.push(m.id);
             }
+            transcripts.delete(m.id);
             if (m.token) byToken.delete(m.token);
           }
         }
@@ -308,6 +319,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
         events: outcome.events.map(copyEvent),
         suppressions: [],
         ...(outcome.retry ? { retry: { ...outcome.retry, message_ids: [...outcome.retry.message_ids] } } : {}),
+        ...(outcome.transcript?.length ? { transcript: outcome.transcript.map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })) } : {}),
       };
       const line: OutcomeLine = { t: 'outcome', at: now().toISOString(), job_id: jobId, outcome: copied };
       await write(line);

@@ -6,6 +6,7 @@ import type { Message, MessagePatch, MessageQuery, OutboundJob, SendContent } fr
 import type { QuotaWindow } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { Suppression } from '../../model/suppression.js';
+import type { DeliveryAttempt } from '../../model/attempt.js';
 
 export interface AcceptBatch {
   content: SendContent;
@@ -31,6 +32,8 @@ export interface JobOutcome {
   suppressions: Suppression[];
   /** Recipients to try again, and when; absent when the job is finished. */
   retry?: { message_ids: string[]; next_attempt_at: string; last_error: string };
+  /** What each recipient's attempt met (kept, the newest ATTEMPTS_KEPT per record). */
+  transcript?: DeliveryAttempt[];
 }
 
 export interface MessageStore {
@@ -46,6 +49,8 @@ export interface MessageStore {
   content(id: string): Promise<SendContent | null>;
   /** Removes messages (and their contents and finished jobs) created before `before`; returns how many. */
   purge(before: string): Promise<number>;
+  /** A record's hand-off attempts, oldest first (none for another workspace's record). */
+  attempts(workspaceId: string, messageId: string): Promise<DeliveryAttempt[]>;
 }
 
 export interface QueueStore {

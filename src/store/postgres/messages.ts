@@ -9,19 +9,21 @@ import type { QuotaWindow } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js';
 import { iso, type PgDb, type Row } from './db.js';
+import { ATTEMPTS_KEPT, type DeliveryAttempt } from '../../model/attempt.js';
 import { JOB_COLS } from './queue.js';
 
 export const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
   reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at,
-  attempts, last_error, next_attempt_at, token`;
+  attempts, last_error, next_attempt_at, token, via`;
 
-export type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token'> & {
+export type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token' | 'via'> & {
   from_addr: string;
   to_addr: string;
   attempts: number;
   last_error: string | null;
   next_attempt_at: Date | null;
   token: string | null;
+  via: Message['via'] | null;
 };
 
 export const toMessage = (r: MessageRow): Message => ({
@@ -50,6 +52,7 @@ export const toMessage = (r: MessageRow): Message => ({
   // Kept once there was an attempt, as the file store keeps them (a new record has none).
   ...(r.attempts > 0 ? { attempts: r.attempts, last_error: r.last_error, next_attempt_at: iso(r.next_attempt_at) } : {}),
   ...(r.token ? { token: r.token } : {}),
+  ...(r.via ? { via: r.via } : {}),
 });
 
 /** The refusals of svc_debit and svc_unsuppressed (each aborts its statement) as the store's answers. */
@@ -111,11 +114,11 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
        msgs AS (
          INSERT INTO messages (${MESSAGE_COLS})
          SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
-                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at, 0, NULL, NULL, token
+                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at, 0, NULL, NULL, token, via
            FROM jsonb_to_recordset($2) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
                 subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
                 error text, notes jsonb, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
-                bounced_at timestamptz, token text)),
+                bounced_at timestamptz, token text, via jsonb)),
        jobs AS (
          INSERT INTO outbound_jobs (${JOB_COLS})
          SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error
@@ -201,6 +204,13 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
     },
     byIds: (ids) => messageReads.run(ids),
     content: (id) => contentReads.run(id),
+    attempts: async (workspaceId, messageId) =>
+      (await db.rows<Row<DeliveryAttempt, 'at'> & { seq: string }>(
+        `SELECT * FROM (SELECT seq, id, workspace_id, message_id, attempt, at, duration_ms, host, ip, tls, outcome, class, reply, dkim FROM delivery_attempts
+          WHERE workspace_id = $1 AND message_id = $2 ORDER BY seq DESC LIMIT ${ATTEMPTS_KEPT}) AS newest ORDER BY seq`,
+        [workspaceId, messageId],
+        'delivery_attempts',
+      )).map(({ seq: _seq, ...r }) => ({ ...r, at: r.at.toISOString() })),
     purge: async (before) =>
       db.tx(async (c) => {
         const r = await c.query(`DELETE FROM messages WHERE created_at < $1`, [before]);

@@ -35,12 +35,12 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
   // not pending (completed elsewhere) is skipped. Suppressions go in address order, so that two
   // batches never wait on each other in opposite orders.
   const completions = new Batcher<{ jobId: string; outcome: JobOutcome }, void>(async (items) => {
-    const input = items.map(({ jobId, outcome }) => ({ job_id: jobId, updates: outcome.updates, events: outcome.events, suppressions: outcome.suppressions, retry: outcome.retry ?? null }));
+    const input = items.map(({ jobId, outcome }) => ({ job_id: jobId, updates: outcome.updates, events: outcome.events, suppressions: outcome.suppressions, retry: outcome.retry ?? null, transcript: outcome.transcript ?? [] }));
     await db.rows(
       `WITH input AS (
-         SELECT * FROM jsonb_to_recordset($1) AS x(job_id text, updates jsonb, events jsonb, suppressions jsonb, retry jsonb)
+         SELECT * FROM jsonb_to_recordset($1) AS x(job_id text, updates jsonb, events jsonb, suppressions jsonb, retry jsonb, transcript jsonb)
        ), job AS (
-         SELECT j.id, j.content_id, i.updates, i.events, i.suppressions, NULLIF(i.retry, 'null'::jsonb) AS retry
+         SELECT j.id, j.content_id, i.updates, i.events, i.suppressions, NULLIF(i.retry, 'null'::jsonb) AS retry, i.transcript
            FROM outbound_jobs j JOIN input i ON i.job_id = j.id ORDER BY j.id FOR UPDATE OF j
        ), updated AS (
          UPDATE messages m SET status = COALESCE(u.status, m.status), error = COALESCE(u.error, m.error),
@@ -51,6 +51,14 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
            FROM job, jsonb_to_recordset(job.updates) AS u(id text, status text, error text, sent_at timestamptz, bounced_at timestamptz,
                 attempts int, last_error text, next_attempt_at timestamptz)
           WHERE m.id = u.id
+         RETURNING 1
+       ), transcribed AS (
+         INSERT INTO delivery_attempts (id, workspace_id, message_id, attempt, at, duration_ms, host, ip, tls, outcome, class, reply, dkim)
+         SELECT a.id, a.workspace_id, a.message_id, a.attempt, a.at, a.duration_ms, a.host, a.ip, a.tls, a.outcome, a.class, a.reply, a.dkim
+           FROM job, jsonb_to_recordset(job.transcript) AS a(id text, workspace_id text, message_id text, attempt int, at timestamptz, duration_ms int,
+                host text, ip text, tls boolean, outcome text, class text, reply text, dkim jsonb)
+          WHERE EXISTS (SELECT 1 FROM messages m WHERE m.id = a.message_id)
+         ON CONFLICT (id) DO NOTHING
          RETURNING 1
        ), evented AS (
          INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)

@@ -180,6 +180,10 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
         values.push(q.endpoint_id);
         where.push(`endpoint_id = $${values.length}`);
       }
+      if (q.message_id) {
+        values.push(q.message_id);
+        where.push(`message_id = $${values.length}`);
+      }
       if (q.failed) where.push('NOT ok');
       if (q.since) {
         values.push(q.since);

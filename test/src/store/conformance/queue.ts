@@ -101,4 +101,30 @@ export function queueConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.messages.content(multi.content.id), null);
   });
 
+  test(`${backend.name}: queue: an outcome keeps each recipient's attempt transcript; a record keeps how it came in`, async (t) => {
+    const { b, store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const other = await store.workspaces.create(ws('other'));
+    const send = batch(a.id, ['jane@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    const via = { key_id: 'k1', key_prefix: 'svc_abcdefgh', idempotency_key: 'order-1' };
+    send.messages[0]!.via = via;
+    assert.equal(await store.messages.accept(send), null);
+    const jane = send.messages[0]!;
+    assert.deepEqual((await store.messages.get(a.id, jane.id))?.via, via);
+    const attempt = (n: number, outcome: string, reply: string) => ({
+      id: randomUUID(), workspace_id: a.id, message_id: jane.id, attempt: n, at: `2026-01-01T10:0${n}:00.000Z`, duration_ms: 12, host: 'mx.rcpt.test', ip: '192.0.2.25',
+      tls: true, outcome, class: outcome === 'sent' ? null : 'deferred', reply, dkim: { domain: 'acme.test', selector: 'svc1', headers: 'from:to:subject' },
+    });
+    const job = send.jobs[0]!;
+    await store.queue.complete(job.id, { updates: [], events: [], suppressions: [], retry: { message_ids: [jane.id], next_attempt_at: '2026-01-01T10:05:00.000Z', last_error: '451' }, transcript: [attempt(1, 'temporary', '451 4.7.1 later')] });
+    await store.queue.complete(job.id, { updates: [{ id: jane.id, status: 'sent', sent_at: '2026-01-01T10:06:00.000Z' }], events: [], suppressions: [], transcript: [attempt(2, 'sent', '250 OK')] });
+    const got = await store.messages.attempts(a.id, jane.id);
+    assert.deepEqual(got.map((x) => [x.attempt, x.outcome, x.reply, x.tls, x.dkim?.selector]), [[1, 'temporary', '451 4.7.1 later', true, 'svc1'], [2, 'sent', '250 OK', true, 'svc1']]);
+    assert.deepEqual(await store.messages.attempts(other.id, jane.id), []);
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    assert.equal((await again.messages.attempts(a.id, jane.id)).length, 2);
+    assert.deepEqual((await again.messages.get(a.id, jane.id))?.via, via);
+  });
 }

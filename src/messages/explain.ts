@@ -1,0 +1,50 @@
+// `svc messages explain ID`: the whole life of one message record in time order, from what the
+// store kept: how it came in (REST or relay, which key, the Idempotency-Key), the suppression
+// check, each hand-off attempt (host, address, TLS, time, the remote reply, the DKIM signature of
+// the copy), its status changes, its opens and clicks with their labels, and the webhook attempts
+// of its events with their status codes.
+import { SvcError } from '../errors.js';
+import type { DepsOf } from '../deps.js';
+import type { Workspace } from '../model/workspace.js';
+
+export interface TimelineEntry {
+  at: string;
+  stage: string;
+  detail: string;
+}
+
+export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'webhooks'>) {
+  return async function explain(ws: Workspace, id: string): Promise<{ id: string; timeline: TimelineEntry[] }> {
+    const m = await store.messages.get(ws.id, id);
+    if (!m) throw new SvcError('not_found', 'message not found');
+    const [attempts, events, hooks] = await Promise.all([
+      store.messages.attempts(ws.id, id),
+      store.tracking.events(ws.id, id),
+      store.webhooks.attempts(ws.id, { message_id: id, limit: 1000 }),
+    ]);
+    const t: TimelineEntry[] = [];
+    const via = m.via;
+    const how = m.source === 'api' ? 'REST API (POST /api/v2/emails)' : m.source === 'relay' ? 'SMTP relay' : m.source;
+    const key = via?.key_prefix ? `, key ${via.key_prefix}… (${via.key_id})` : '';
+    const idem = via?.idempotency_key ? `, Idempotency-Key ${JSON.stringify(via.idempotency_key)} (first use: accepted)` : '';
+    t.push({ at: m.created_at, stage: 'accepted', detail: `from ${m.from} to ${m.to} (${m.kind}) via the ${how}${key}${idem}; Message-ID <${m.message_id}>${m.notes.length ? `; ${m.notes.join('; ')}` : ''}` });
+    const suppressed = m.status === 'bounced' && m.error?.startsWith('not sent:');
+    t.push({ at: m.created_at, stage: 'suppression', detail: suppressed ? m.error! : `${m.to} is not on the suppression list: queued` });
+    for (const a of attempts) {
+      const where = a.host ? `${a.host}${a.ip && a.ip !== a.host ? ` [${a.ip}]` : ''}, ${a.tls === null ? 'no session' : a.tls ? 'TLS' : 'no TLS'}, ${a.duration_ms} ms` : 'no host reached';
+      const signed = a.dkim ? `; DKIM d=${a.dkim.domain} s=${a.dkim.selector} h=${a.dkim.headers}` : a.host ? '; not DKIM-signed' : '';
+      t.push({ at: a.at, stage: `attempt ${a.attempt}`, detail: `${where}: ${a.outcome}${a.class ? ` (${a.class})` : ''}: ${a.reply}${signed}` });
+    }
+    if (m.status === 'queued' && m.next_attempt_at) t.push({ at: m.next_attempt_at, stage: 'next attempt', detail: `due; last: ${m.last_error ?? ''}` });
+    if (m.sent_at) t.push({ at: m.sent_at, stage: 'sent', detail: 'status sent; message.sent' });
+    if (m.bounced_at) t.push({ at: m.bounced_at, stage: 'bounced', detail: `status bounced: ${m.error ?? ''}; message.bounced` });
+    for (const e of events) {
+      t.push({ at: e.created_at, stage: e.kind, detail: `${e.source}${e.prefetch ? ', not counted' : ', counted'} (${e.reason})${e.url ? ` ${e.url}` : ''}${e.ip ? ` from ${e.ip}` : ''}${e.user_agent ? ` "${e.user_agent}"` : ''}` });
+    }
+    for (const h of [...hooks].reverse()) {
+      t.push({ at: h.attempted_at, stage: 'webhook', detail: `${h.event} to endpoint ${h.endpoint_id} (${h.kind}, attempt ${h.attempt}): ${h.ok ? 'delivered' : 'failed'}, ${h.status_code ?? h.error ?? 'no answer'}` });
+    }
+    // Stable: entries of one instant keep the order above (accepted before suppression, ...).
+    return { id, timeline: t.map((e, i) => ({ e, i })).sort((a, b) => (a.e.at < b.e.at ? -1 : a.e.at > b.e.at ? 1 : a.i - b.i)).map(({ e }) => e) };
+  };
+}
