@@ -28,33 +28,62 @@ interface Group {
 /** The shipped list (sources.json): who fetches besides the reader. */
 export const SOURCE_LIST = JSON.parse(readFileSync(new URL('./sources.json', import.meta.url), 'utf8')) as SourceList;
 
-interface Matcher {
-  name: string;
+/**
+ * One kind of fetcher (proxy, prefetch, scanner): every range of its groups in one BlockList, so a
+ * request costs one address check per kind (a hit on the pixel path runs this thousands of times a
+ * second); the group is named only when something matched.
+ */
+interface Kind {
+  groups: Array<{ name: string; agents: string[]; ranges: BlockList }>;
   agents: string[];
   ranges: BlockList;
 }
 
-function matchers(groups: Group[]): Matcher[] {
-  return groups.map((g) => {
-    const ranges = new BlockList();
-    for (const r of g.ranges) {
-      const [net, bits] = r.split('/');
-      ranges.addSubnet(net!, Number(bits), isIPv6(net!) ? 'ipv6' : 'ipv4');
-    }
-    return { name: g.name, agents: g.agents.map((a) => a.toLowerCase()), ranges };
-  });
+function kind(groups: Group[]): Kind {
+  const all = new BlockList();
+  const add = (list: BlockList, r: string) => {
+    const [net, bits] = r.split('/');
+    list.addSubnet(net!, Number(bits), isIPv6(net!) ? 'ipv6' : 'ipv4');
+  };
+  return {
+    groups: groups.map((g) => {
+      const ranges = new BlockList();
+      for (const r of g.ranges) {
+        add(ranges, r);
+        add(all, r);
+      }
+      return { name: g.name, agents: g.agents.map((a) => a.toLowerCase()), ranges };
+    }),
+    agents: groups.flatMap((g) => g.agents.map((a) => a.toLowerCase())),
+    ranges: all,
+  };
 }
 
-const LISTS = { proxy: matchers(SOURCE_LIST.proxy), prefetch: matchers(SOURCE_LIST.prefetch), scanner: matchers(SOURCE_LIST.scanner) };
+const LISTS = { proxy: kind(SOURCE_LIST.proxy), prefetch: kind(SOURCE_LIST.prefetch), scanner: kind(SOURCE_LIST.scanner) };
 
-function find(list: Matcher[], ip: string | null, agent: string | null): string | null {
-  const ua = agent?.toLowerCase() ?? '';
-  const family = ip && isIPv4(ip) ? 'ipv4' : ip && isIPv6(ip) ? 'ipv6' : null;
-  for (const m of list) {
-    if (ua && m.agents.some((a) => ua.includes(a))) return `${m.name} (agent)`;
-    if (ip && family && m.ranges.check(ip, family)) return `${m.name} (address)`;
+/**
+ * Which kinds an address is in, remembered (a BlockList check costs about 2 µs, and the same
+ * proxies and gateways come back again and again); the oldest are forgotten past ADDRESSES_KEPT.
+ */
+const ADDRESSES_KEPT = 10_000;
+const known = new Map<string, { proxy: boolean; prefetch: boolean; scanner: boolean }>();
+function inRanges(ip: string, family: 'ipv4' | 'ipv6'): { proxy: boolean; prefetch: boolean; scanner: boolean } {
+  let hit = known.get(ip);
+  if (!hit) {
+    hit = { proxy: LISTS.proxy.ranges.check(ip, family), prefetch: LISTS.prefetch.ranges.check(ip, family), scanner: LISTS.scanner.ranges.check(ip, family) };
+    known.set(ip, hit);
+    if (known.size > ADDRESSES_KEPT) known.delete(known.keys().next().value!);
   }
-  return null;
+  return hit;
+}
+
+function find(name: keyof typeof LISTS, ip: string | null, ua: string, family: 'ipv4' | 'ipv6' | null): string | null {
+  const k = LISTS[name];
+  const byAgent = ua !== '' && k.agents.some((a) => ua.includes(a));
+  const byAddress = !byAgent && ip !== null && family !== null && inRanges(ip, family)[name];
+  if (!byAgent && !byAddress) return null;
+  const g = k.groups.find((x) => (byAgent ? x.agents.some((a) => ua.includes(a)) : x.ranges.check(ip!, family!)))!;
+  return `${g.name} (${byAgent ? 'agent' : 'address'})`;
 }
 
 export interface Hit {
@@ -75,14 +104,16 @@ export interface Verdict {
  */
 export function classify(hit: Hit, sentAt: string | null, windowSeconds: number, clicksSameSecond: number): Verdict {
   const after = sentAt ? (Date.parse(hit.at) - Date.parse(sentAt)) / 1000 : -1;
+  const ua = hit.user_agent?.toLowerCase() ?? '';
+  const family = hit.ip && isIPv4(hit.ip) ? 'ipv4' : hit.ip && isIPv6(hit.ip) ? 'ipv6' : null;
   if (hit.kind === 'open' && after < windowSeconds) return { source: 'prefetch', reason: sentAt ? `open ${Math.max(0, Math.round(after))} s after sending, within the ${windowSeconds} s prefetch window` : 'open before the message was sent' };
-  const scanner = find(LISTS.scanner, hit.ip, hit.user_agent);
+  const scanner = find('scanner', hit.ip, ua, family);
   if (scanner) return { source: 'scanner', reason: scanner };
   if (hit.kind === 'click' && after < windowSeconds) return { source: 'scanner', reason: sentAt ? `click ${Math.max(0, Math.round(after))} s after sending` : 'click before the message was sent' };
   if (hit.kind === 'click' && clicksSameSecond > 0) return { source: 'scanner', reason: `${clicksSameSecond + 1} links of one copy in the same second` };
-  const prefetch = find(LISTS.prefetch, hit.ip, hit.user_agent);
+  const prefetch = find('prefetch', hit.ip, ua, family);
   if (prefetch) return { source: 'prefetch', reason: prefetch };
-  const proxy = find(LISTS.proxy, hit.ip, hit.user_agent);
+  const proxy = find('proxy', hit.ip, ua, family);
   if (proxy) return { source: 'proxy', reason: proxy };
   return { source: 'human', reason: 'no automatic pattern' };
 }

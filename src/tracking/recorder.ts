@@ -17,7 +17,7 @@ export interface TrackedHit extends Hit {
 }
 
 const FLUSH_MS = 50;
-const BATCH = 1000;
+const BATCH = 250;
 const MAX_HELD = 100_000;
 /** Clicks remembered per copy to tell a scanner's burst (several links in one second). */
 const RECENT = 10_000;

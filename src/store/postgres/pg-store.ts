@@ -241,16 +241,23 @@ export class PgStore implements Store {
     } catch (e) {
       throw mapPgError(e);
     }
+    // A checked-out connection that dies (a server restart, a cut) reports it as an 'error' event
+    // as well as in the query that was running; unheard, the event would end the process.
+    let lost: Error | null = null;
+    const onError = (e: Error) => void (lost = e);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const out = await fn(client);
       await client.query('COMMIT');
       return out;
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => {});
+      if (!lost) await client.query('ROLLBACK').catch(() => {});
       throw mapPgError(e);
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A dead connection is not put back in the pool.
+      client.release(lost ?? undefined);
     }
   }
 
