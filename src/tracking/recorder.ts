@@ -17,10 +17,12 @@ export interface TrackedHit extends Hit {
 }
 
 const FLUSH_MS = 50;
-const BATCH = 250;
+const BATCH = 64;
 const MAX_HELD = 100_000;
 /** Clicks remembered per copy to tell a scanner's burst (several links in one second). */
 const RECENT = 10_000;
+/** Sent records remembered by token: what labelling and the webhook need of them does not change once sent. */
+const RECORDS_KEPT = 50_000;
 
 export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds: number) {
   const { store, clock, random, log } = deps;
@@ -29,6 +31,25 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
   let writing: Promise<void> | null = null;
   /** message id → seconds (epoch) and count of its last counted-or-not clicks. */
   const recentClicks = new Map<string, { sec: number; n: number }>();
+  const sentByToken = new Map<string, Message>();
+
+  /** The records of these tokens: remembered ones (sent: fixed from then on), the rest from the store. */
+  const records = async (tokens: string[]): Promise<Map<string, Message>> => {
+    const found = new Map<string, Message>();
+    const ask: string[] = [];
+    for (const t of tokens) {
+      const m = sentByToken.get(t);
+      if (m) found.set(t, m);
+      else ask.push(t);
+    }
+    for (const m of ask.length ? await store.tracking.byTokens(ask) : []) {
+      found.set(m.token!, m);
+      if (m.sent_at === null) continue;
+      sentByToken.set(m.token!, m);
+      if (sentByToken.size > RECORDS_KEPT) sentByToken.delete(sentByToken.keys().next().value!);
+    }
+    return found;
+  };
 
   const clicksInSecond = (id: string, at: string): number => {
     const sec = Math.floor(Date.parse(at) / 1000);
@@ -80,8 +101,7 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
     while (held.length) {
       const batch = held.slice(0, BATCH);
       try {
-        const known = await store.tracking.byTokens([...new Set(batch.map((h) => h.token))]);
-        const { events, outbox } = toEvents(batch, new Map(known.map((m) => [m.token!, m])));
+        const { events, outbox } = toEvents(batch, await records([...new Set(batch.map((h) => h.token))]));
         await store.tracking.record(events, outbox);
         held = held.slice(batch.length);
         if (outbox.length) deps.bus?.publish('outboxed');
