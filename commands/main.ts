@@ -77,8 +77,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     await program.parseAsync(argv, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
-      // commander has printed its one-line message already.
-      return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(e.code) ? 0 : 2;
+      // commander has printed its one-line message already. Help asked for is success; help shown
+      // because a noun came without its verb (`svc store`) is wrong usage.
+      return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(e.code) && e.exitCode === 0 ? 0 : 2;
     }
     const message = e instanceof Error ? e.message : String(e);
     // With --json a refusal that has a body (a quota) prints it as the one document.

@@ -22,6 +22,16 @@ test('--version, --help and help <command>', async () => {
   assert.match(hk.stdout, /create/);
 });
 
+test('a noun without its verb shows the noun\'s help on stderr and exits 2; help asked for exits 0', async () => {
+  for (const noun of ['store', 'keys', 'webhooks']) {
+    const r = await svc([noun]);
+    assert.equal(r.code, 2, noun);
+    assert.match(r.stderr, new RegExp(`Usage: svc ${noun}`));
+    assert.equal(r.stdout, '');
+  }
+  for (const args of [['--help'], ['keys', '--help'], ['help', 'keys']]) assert.equal((await svc(args)).code, 0, args.join(' '));
+});
+
 test('wrong usage exits 2 with one line on stderr', async (t) => {
   const store = `file:${await tmpDir(t)}`;
   for (const args of [
