@@ -143,7 +143,7 @@ function readEncryptionKey(file: string | undefined, value: string | undefined, 
   return value ? parseEncryptionKey(value, 'SVC_ENCRYPTION_KEY') : undefined;
 }
 
-const withKey = (loc: StoreLocation, key: Buffer | undefined): StoreLocation => (loc.kind === 'postgres' && key ? { ...loc, encryptionKey: key } : loc);
+const withKey = (loc: StoreLocation, key: Buffer | undefined): StoreLocation => (key ? { ...loc, encryptionKey: key } : loc);
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 

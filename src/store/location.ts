@@ -15,7 +15,7 @@ export interface PostgresLocation {
   encryptionKey?: Buffer;
 }
 
-export type StoreLocation = { kind: 'file'; dir: string } | PostgresLocation;
+export type StoreLocation = { kind: 'file'; dir: string; /** Encrypts DKIM private keys in svc.json. */ encryptionKey?: Buffer } | PostgresLocation;
 
 /** A store location for logs and errors: never a password. */
 export function describeStore(loc: StoreLocation): string {

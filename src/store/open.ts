@@ -46,7 +46,7 @@ export async function openStore(location: StoreLocation, opts: OpenOptions): Pro
   const deadline = Date.now() + (opts.waitMs ?? 10_000);
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     try {
-      return await FileStore.open(location.dir, opts.role);
+      return await FileStore.open(location.dir, opts.role, { ...(location.encryptionKey ? { encryptionKey: location.encryptionKey } : {}) });
     } catch (e) {
       if (!(e instanceof LockHeldError)) throw e;
       if (e.holder.role === 'serve') {

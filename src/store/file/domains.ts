@@ -1,10 +1,41 @@
-// File store: sending domains (svc.json). Removing a domain removes its addresses.
+// File store: sending domains (svc.json). Removing a domain removes its addresses. With the
+// operator's key, DKIM private keys are kept sealed in svc.json and opened as they are read.
 import { SvcError } from '../../errors.js';
+import { isSealed, NEEDS_KEY_FILE_STORE, type SecretBox } from '../secret-box.js';
 import { HISTORY_LIMIT, type Domain } from '../../model/domain.js';
 import type { DomainStore } from '../port/domains.js';
 import { copy, type DocFile } from './doc.js';
 
-export function fileDomains(doc: DocFile): DomainStore {
+/**
+ * At open: without a key, sealed keys mean the store cannot sign (refused, as on Postgres); with
+ * one, a key sealed with another is refused and plaintext keys left from before are sealed now.
+ */
+export async function sealDomainKeys(doc: DocFile, box: SecretBox | null): Promise<void> {
+  const domains = doc.data.domains;
+  if (!box) {
+    if (domains.some((d) => isSealed(d.dkim_private_key))) throw new SvcError('store_locked', NEEDS_KEY_FILE_STORE);
+    return;
+  }
+  const sealed = domains.find((d) => isSealed(d.dkim_private_key));
+  if (sealed) box.open(sealed.dkim_private_key, `the DKIM key of ${sealed.domain}`);
+  const plain = domains.filter((d) => !isSealed(d.dkim_private_key));
+  for (const d of plain) d.dkim_private_key = box.seal(d.dkim_private_key);
+  if (plain.length) await doc.commit();
+}
+
+export function fileDomains(doc: DocFile, box: SecretBox | null = null): DomainStore {
+  // Opened keys by their sealed value: every hand-off reads its domain.
+  const opened = new Map<string, string>();
+  const open = (d: Domain): Domain => {
+    if (!box || !isSealed(d.dkim_private_key)) return d;
+    let plain = opened.get(d.dkim_private_key);
+    if (plain === undefined) {
+      plain = box.open(d.dkim_private_key, `the DKIM key of ${d.domain}`);
+      opened.set(d.dkim_private_key, plain);
+    }
+    return { ...d, dkim_private_key: plain };
+  };
+  const out = (d: Domain): Domain => open(copy(d));
   return {
     create: async (d, limit) => {
       doc.open();
@@ -19,7 +50,7 @@ export function fileDomains(doc: DocFile): DomainStore {
         status: d.status,
         token: d.token,
         dkim_public_key: d.dkim_public_key,
-        dkim_private_key: d.dkim_private_key,
+        dkim_private_key: box ? box.seal(d.dkim_private_key) : d.dkim_private_key,
         legacy: d.legacy,
         dkim_verified: d.dkim_verified,
         records: d.records,
@@ -30,25 +61,25 @@ export function fileDomains(doc: DocFile): DomainStore {
       };
       doc.data.domains.push(rec);
       await doc.commit();
-      return copy(rec);
+      return out(rec);
     },
     listByWorkspace: async (workspaceId) => {
       doc.open();
-      return copy(doc.data.domains.filter((d) => d.workspace_id === workspaceId));
+      return doc.data.domains.filter((d) => d.workspace_id === workspaceId).map(out);
     },
     listAll: async () => {
       doc.open();
-      return copy(doc.data.domains);
+      return doc.data.domains.map(out);
     },
     get: async (workspaceId, domain) => {
       doc.open();
       const d = doc.data.domains.find((x) => x.workspace_id === workspaceId && x.domain === domain);
-      return d ? copy(d) : null;
+      return d ? out(d) : null;
     },
     byId: async (id) => {
       doc.open();
       const d = doc.data.domains.find((x) => x.id === id);
-      return d ? copy(d) : null;
+      return d ? out(d) : null;
     },
     verifiedBy: async (domain) => {
       doc.open();
@@ -69,7 +100,7 @@ export function fileDomains(doc: DocFile): DomainStore {
       d.dkim_verified = check.dkim_verified;
       d.checked_at = check.checked_at;
       await doc.commit();
-      return copy(d);
+      return out(d);
     },
     remove: async (workspaceId, id) => {
       doc.open();

@@ -8,7 +8,8 @@ import type { Store, StoreGroups } from '../types.js';
 import { fileAddresses } from './addresses.js';
 import { describeBadLines, setAside } from './check.js';
 import { DocFile } from './doc.js';
-import { fileDomains } from './domains.js';
+import { fileDomains, sealDomainKeys } from './domains.js';
+import { SecretBox } from '../secret-box.js';
 import { fileIdempotency } from './idempotency.js';
 import { Journal, type BadLine } from './journal.js';
 import { fileKeys } from './keys.js';
@@ -42,6 +43,7 @@ export class FileStore implements Store {
     mail: { journal: Journal<Line>; replay: Replay },
     held: { journal: Journal<Line>; replay: Replay },
     now: () => Date,
+    box: SecretBox | null,
   ) {
     this.describe = `file:${dir}`;
     this.#doc = doc;
@@ -52,7 +54,7 @@ export class FileStore implements Store {
     const groups: StoreGroups = {
       workspaces: fileWorkspaces(doc),
       keys: fileKeys(doc),
-      domains: fileDomains(doc),
+      domains: fileDomains(doc, box),
       addresses: fileAddresses(doc),
       tls: fileTls(doc),
       suppressions: suppressions.store,
@@ -70,7 +72,10 @@ export class FileStore implements Store {
   }
 
   /** Takes the directory's lock and loads it; throws LockHeldError when another process owns it. */
-  static async open(dir: string, role: LockRole, now: () => Date = () => new Date()): Promise<FileStore> {
+  /** `encryptionKey`: DKIM private keys in svc.json are kept sealed with it (secret-box.ts). */
+  static async open(dir: string, role: LockRole, opts: { now?: () => Date; encryptionKey?: Buffer } = {}): Promise<FileStore> {
+    const now = opts.now ?? (() => new Date());
+    const box = opts.encryptionKey ? new SecretBox(opts.encryptionKey) : null;
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (e) {
@@ -80,13 +85,14 @@ export class FileStore implements Store {
     try {
       const doc = new DocFile(dir);
       await doc.load();
+      await sealDomainKeys(doc, box);
       // The aggregates register their line kinds as the store is assembled; then the journals are
       // read through them.
       const mailReplay = new Replay();
       const heldReplay = new Replay();
       const mail = await Journal.open<Line>(join(dir, 'mail'), { validate: mailReplay.validate });
       const held = await Journal.open<Line>(join(dir, 'suppressions'), { validate: heldReplay.validate });
-      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, now);
+      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, now, box);
       for (const [journal, replay] of [[held, heldReplay], [mail, mailReplay]] as const) {
         for (const day of await journal.partitions()) {
           for (const { record, at } of await journal.readLocated(day)) replay.apply(record, at);

@@ -3,7 +3,7 @@
 // (keys, domains, addresses) a cache that LISTEN/NOTIFY keeps honest across daemons.
 import type pg from 'pg';
 import type { LookupCache } from './lookup-cache.js';
-import type { SecretBox } from './secrets.js';
+import type { SecretBox } from '../secret-box.js';
 
 export interface PgDb {
   rows<R extends pg.QueryResultRow>(text: string, values: unknown[], name?: string): Promise<R[]>;

@@ -8,7 +8,7 @@ import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { DomainStore } from '../port/domains.js';
 import { iso, type PgLookups, type Row } from './db.js';
 import { INVALIDATE_CHANNEL } from './lookup-cache.js';
-import { isSealed, NEEDS_KEY } from './secrets.js';
+import { isSealed, NEEDS_KEY } from '../secret-box.js';
 
 type DomainRow = Row<Domain, 'created_at' | 'verified_at' | 'checked_at'>;
 

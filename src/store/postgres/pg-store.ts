@@ -23,13 +23,13 @@ import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSche
 import { connectionConfig, createPool } from './pool.js';
 import { pgQueue } from './queue.js';
 import { pgRateLimit } from './rate-limit.js';
-import { NEEDS_KEY, SecretBox } from './secrets.js';
+import { NEEDS_KEY, SecretBox } from '../secret-box.js';
 import { pgSuppressions } from './suppressions.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
 import { pgTracking } from './tracking.js';
-import { pgSecrets } from './secrets-store.js';
+import { pgSecrets } from './secrets.js';
 
 export { createPool } from './pool.js';
 

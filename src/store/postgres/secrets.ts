@@ -1,42 +1,16 @@
-// DKIM private keys at rest in Postgres, encrypted with a key the operator provides
-// (SVC_ENCRYPTION_KEY or --encryption-key-file): AES-256-GCM, each value with its own nonce, and
-// the key's id in the value, so a wrong key is told apart from damaged data. A database dump or a
-// read-only replica then holds no usable signing key.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { SvcError } from '../../errors.js';
+// Postgres: the service's own shared secrets, one row each; the first daemon to save one wins.
+import type { SecretStore } from '../port/secrets.js';
+import type { PgDb } from './db.js';
 
-const PREFIX = 'enc:v1:';
-
-export const isSealed = (value: string): boolean => value.startsWith(PREFIX);
-
-export class SecretBox {
-  readonly #key: Buffer;
-  /** Names the key in every value it seals (not secret: a hash prefix). */
-  readonly id: string;
-
-  constructor(key: Buffer) {
-    this.#key = key;
-    this.id = createHash('sha256').update('svc-encryption-key').update(key).digest('hex').slice(0, 8);
-  }
-
-  seal(plain: string): string {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', this.#key, iv);
-    const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-    return `${PREFIX}${this.id}:${iv.toString('base64')}:${c.getAuthTag().toString('base64')}:${body.toString('base64')}`;
-  }
-
-  open(sealed: string, what: string): string {
-    const [id, iv, tag, body] = sealed.slice(PREFIX.length).split(':');
-    if (id !== this.id) throw new SvcError('store_locked', `${what} is encrypted with another key (key id ${id}, this one is ${this.id}): give svc the key it was encrypted with`);
-    try {
-      const d = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv!, 'base64'));
-      d.setAuthTag(Buffer.from(tag!, 'base64'));
-      return Buffer.concat([d.update(Buffer.from(body!, 'base64')), d.final()]).toString('utf8');
-    } catch {
-      throw new SvcError('store_corrupt', `${what} cannot be decrypted (damaged)`);
-    }
-  }
+export function pgSecrets(db: PgDb): SecretStore {
+  return {
+    keep: async (name, value) => {
+      const [r] = await db.rows<{ value: string }>(
+        `WITH ins AS (INSERT INTO service_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value)
+         SELECT value FROM ins UNION ALL SELECT value FROM service_secrets WHERE name = $1 LIMIT 1`,
+        [name, value],
+      );
+      return r!.value;
+    },
+  };
 }
-
-export const NEEDS_KEY = 'the DKIM private keys in this database are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';

@@ -1,0 +1,43 @@
+// DKIM private keys at rest in the file store: sealed in svc.json with the operator's key, opened
+// as they are read; a store holding sealed keys refuses to open without the key or with another.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileStore } from '../../../../src/store/file/file-store.js';
+import { isSvcError } from '../../../../src/errors.js';
+import { tmpDir } from '../../../helpers/tmp.js';
+
+const PEM = '-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n';
+const domain = (workspace_id: string, name: string) => ({
+  id: randomUUID(), workspace_id, domain: name, status: 'pending' as const, token: 't', dkim_public_key: 'P', dkim_private_key: PEM,
+  legacy: false, dkim_verified: false, records: null, history: [], created_at: '2026-01-01T00:00:00.000Z', verified_at: null, checked_at: null,
+});
+
+test('file store: DKIM keys sealed in svc.json with the key, opened on reading; plaintext ones sealed at open; no key or another key is refused', async (t) => {
+  const dir = await tmpDir(t);
+  const key = randomBytes(32);
+  // A store written before it had a key: the key is in plaintext.
+  const before = await FileStore.open(dir, 'admin');
+  const ws = await before.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: '2026-01-01T00:00:00.000Z' });
+  await before.domains.create(domain(ws.id, 'old.test'), null);
+  await before.close();
+  assert.ok((await readFile(join(dir, 'svc.json'), 'utf8')).includes('MIIEsecret'));
+
+  const store = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const added = await store.domains.create(domain(ws.id, 'new.test'), null);
+  assert.ok(!('refused' in added) && added.dkim_private_key === PEM);
+  for (const name of ['old.test', 'new.test']) assert.equal((await store.domains.get(ws.id, name))?.dkim_private_key, PEM, name);
+  assert.deepEqual((await store.domains.listAll()).map((d) => d.dkim_private_key), [PEM, PEM]);
+  await store.close();
+  const raw = await readFile(join(dir, 'svc.json'), 'utf8');
+  assert.ok(!raw.includes('MIIEsecret') && !raw.includes('PRIVATE KEY'), 'no key in plaintext on disk');
+  assert.equal(raw.match(/enc:v1:/g)?.length, 2);
+
+  await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_locked' && /encrypted: set SVC_ENCRYPTION_KEY/.test(e.message));
+  await assert.rejects(FileStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }), (e) => isSvcError(e) && e.kind === 'store_locked' && /another key/.test(e.message));
+  const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  assert.equal((await again.domains.get(ws.id, 'old.test'))?.dkim_private_key, PEM);
+  await again.close();
+});
