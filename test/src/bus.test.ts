@@ -13,13 +13,18 @@ import { silentLog } from '../../src/log.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 
-/** Resolves with the topics `bus` heard once `n` have arrived. */
-function heard(bus: Bus, n: number): Promise<Topic[]> {
+/** Resolves with the topics `bus` heard once `n` have arrived; fails (never hangs) after `ms`. */
+function heard(bus: Bus, n: number, ms = 20_000): Promise<Topic[]> {
   const got: Topic[] = [];
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`heard ${got.length} of ${n} topics in ${ms} ms: ${got.join(', ')}`));
+    }, ms);
     const off = bus.subscribeAny((t) => {
       got.push(t);
       if (got.length === n) {
+        clearTimeout(timer);
         off();
         resolve(got);
       }
@@ -43,7 +48,7 @@ test('in one process: subscribers of a topic, every-topic subscribers, next() by
 });
 
 if (TEST_DATABASE_URL) {
-  test('postgres: a topic published by one process is heard by another, and not echoed to its sender', async (t) => {
+  test('postgres: a topic published by one process is heard by another, and not echoed to its sender', { timeout: 60_000 }, async (t) => {
     const loc = pgLocation(await migratedSchemaUrl(t));
     const daemonStore = PgStore.create(loc, { log: silentLog, cacheKeys: true });
     const commandStore = PgStore.create(loc, { log: silentLog });
@@ -55,13 +60,17 @@ if (TEST_DATABASE_URL) {
     // Wait for the daemon's LISTEN: the command publishes until one arrives.
     const first = heard(daemon, 1);
     const poke = setInterval(() => command.publish('queued'), 50);
-    assert.deepEqual(await first, ['queued']);
-    clearInterval(poke);
+    try {
+      assert.deepEqual(await first, ['queued']);
+    } finally {
+      clearInterval(poke);
+    }
     // From here on, everything the daemon hears.
     const got: Topic[] = [];
     daemon.subscribeAny((x) => got.push(x));
     const until = async (topic: Topic) => {
-      while (!got.includes(topic)) {
+      for (let i = 0; !got.includes(topic); i++) {
+        if (i === 100) assert.fail(`${topic} was not heard in 100 tries (heard: ${got.join(', ')})`);
         command.publish(topic);
         await daemon.next(topic, 200);
       }
@@ -77,7 +86,7 @@ if (TEST_DATABASE_URL) {
   });
 }
 
-test('file store: a command announces to the daemon over the admin socket, and hears the daemon when it listens', async (t) => {
+test('file store: a command announces to the daemon over the admin socket, and hears the daemon when it listens', { timeout: 60_000 }, async (t) => {
   const d = await startTestDaemon(t, { deliver: false });
   const dir = (d.daemon.service.store.describe).replace(/^file:/, '');
   const remote = await RemoteStore.connect(socketPath(dir));
