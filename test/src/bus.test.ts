@@ -1,5 +1,6 @@
 // The bus between processes: on Postgres a topic published in one process is heard in another
-// (NOTIFY on svc_bus over the shared LISTEN connection) and never comes back to its sender; on a
+// (NOTIFY on svc_bus over the shared LISTEN connection), never comes back to its sender and never
+// reaches a deployment in another schema; on a
 // file store a command's topic reaches the daemon over the admin socket, and a command that listens
 // hears the daemon's.
 import { test } from 'node:test';
@@ -55,6 +56,13 @@ if (TEST_DATABASE_URL) {
     t.after(() => Promise.all([daemonStore.close(), commandStore.close()]));
     const daemon = new Bus();
     daemon.connect(daemonStore.events, { hear: true });
+    // Another deployment in another schema of the same database hears none of it.
+    const elsewhereStore = PgStore.create(pgLocation(await migratedSchemaUrl(t)), { log: silentLog, cacheKeys: true });
+    t.after(() => elsewhereStore.close());
+    const elsewhere = new Bus();
+    elsewhere.connect(elsewhereStore.events, { hear: true });
+    const strayed: Topic[] = [];
+    elsewhere.subscribeAny((x) => strayed.push(x));
     const command = new Bus();
     command.connect(commandStore.events, { hear: false });
     // Wait for the daemon's LISTEN: the command publishes until one arrives.
@@ -82,6 +90,7 @@ if (TEST_DATABASE_URL) {
     const seenOutboxed = got.filter((x) => x === 'outboxed').length;
     await until('queued');
     assert.equal(seenOutboxed, 1);
+    assert.deepEqual(strayed, [], 'another schema heard nothing');
     assert.equal(got.filter((x) => x === 'outboxed').length, 1, `echoed: ${got.join(', ')}`);
   });
 }

@@ -181,20 +181,23 @@ export class PgStore implements Store {
   }
 
   /**
-   * The bus between processes on this database: NOTIFY on svc_bus with the topic and this process's
-   * tag (its own announcements come back to it and are dropped), heard on the shared listener.
+   * The bus between processes on this store: NOTIFY on svc_bus with the topic, this process's tag
+   * (its own announcements come back to it and are dropped) and the schema (a notification reaches
+   * every session of the database: another deployment in another schema is not ours), heard on
+   * the shared listener.
    */
   #busEvents(): StoreEvents {
     const tag = randomUUID();
+    const scope = this.#loc.schema ?? '';
     return {
       announce: (topic: Topic) => {
         if (this.#closing) return;
-        this.#rows(`SELECT pg_notify('${BUS_CHANNEL}', $1)`, [`${topic} ${tag}`], 'bus_notify').catch(() => {});
+        this.#rows(`SELECT pg_notify('${BUS_CHANNEL}', $1)`, [`${topic} ${tag} ${scope}`], 'bus_notify').catch(() => {});
       },
       listen: (fn) =>
         this.#listener.on(BUS_CHANNEL, (payload) => {
-          const [topic, from] = (payload ?? '').split(' ');
-          if (from !== tag && isTopic(topic)) fn(topic);
+          const [topic, from, schema = ''] = (payload ?? '').split(' ');
+          if (from !== tag && schema === scope && isTopic(topic)) fn(topic);
         }),
     };
   }
