@@ -145,8 +145,6 @@ function readEncryptionKey(file: string | undefined, value: string | undefined, 
 
 const withKey = (loc: StoreLocation, key: Buffer | undefined): StoreLocation => (key ? { ...loc, encryptionKey: key } : loc);
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   // Every setting read once, in the table's order (settings.ts); what follows only assembles them.
   const v = Object.fromEntries(resolveSettings(flags, env).map((r) => [r.setting.name, r.value])) as Record<SettingName, unknown>;

@@ -36,12 +36,12 @@ export interface Setting {
 
 // Readers ---------------------------------------------------------------------------------------
 
-export function parsePort(name: string, raw: string): number {
+function parsePort(name: string, raw: string): number {
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) throw usage(`invalid ${name} '${raw}': a port is a whole number from 0 to 65535`);
   return Number(raw);
 }
 
-export function parseHttpUrl(name: string, raw: string): string {
+function parseHttpUrl(name: string, raw: string): string {
   let u: URL;
   try {
     u = new URL(raw);
@@ -54,7 +54,7 @@ export function parseHttpUrl(name: string, raw: string): string {
 
 const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
 
-export function parseHostname(name: string, raw: string): string {
+function parseHostname(name: string, raw: string): string {
   if (!HOSTNAME.test(raw)) throw usage(`invalid ${name} '${raw}': not a host name`);
   return raw.toLowerCase().replace(/\.$/, '');
 }
@@ -89,7 +89,7 @@ function parseDnsServers(raw: string): string[] {
   return list;
 }
 
-export function parseCount(name: string, raw: string, min: number, max: number): number {
+function parseCount(name: string, raw: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw usage(`invalid ${name} '${raw}': a whole number from ${min} to ${max}`);
   return Number(raw);
 }

@@ -29,5 +29,3 @@ export type AcceptRefusal = SendQuotaRefusal | SuppressedRefusal;
 
 /** A creation answers the record, or why not. */
 export type Created<T> = T | CountLimitRefusal;
-
-export const isRefusal = <T extends object>(v: T | CountLimitRefusal | AcceptRefusal | null): v is CountLimitRefusal | AcceptRefusal => v !== null && 'refused' in v;
