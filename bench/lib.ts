@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: child processes, load, and figures.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -14,6 +15,12 @@ export function median(xs: number[]): number {
 export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+/** CPU seconds (user + system) in a /proc stat file, of a process or of one of its threads. */
+export function statCpu(path: string): number {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
 }
 
 export function svcSync(args: string[], env: Record<string, string> = {}): string {

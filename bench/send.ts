@@ -23,7 +23,7 @@ import type { Store } from '../src/store/types.js';
 import { compose } from '../src/send/compose/index.js';
 import { textFromHtml } from '../src/send/compose/text.js';
 import { DkimSigner } from '../src/send/dkim.js';
-import { SVC, load, report, startServer, svcSync } from './lib.js';
+import { SVC, load, report, startServer, statCpu, svcSync } from './lib.js';
 
 const databaseUrl = process.env.DATABASE_URL || 'postgres://localhost:5432/test';
 const HTML = `<h1>Newsletter</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. <a href="https://example.com">Read more</a></p>'.repeat(80)}`.slice(0, 10_240);
@@ -193,12 +193,6 @@ export async function acceptRate(storeUrl: string, key: string, label: string, o
   } finally {
     await daemon.stop();
   }
-}
-
-/** CPU seconds (user + system) in a /proc stat file, of a process or of one of its threads. */
-function statCpu(path: string): number {
-  const stat = readFileSync(path, 'utf8');
-  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
 }
 
 /** CPU seconds of each thread of a process, by thread id; the main thread is `main`. */

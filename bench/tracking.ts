@@ -9,14 +9,18 @@ import { loadConfig, type StoreLocation } from '../src/config.js';
 import { silentLog } from '../src/log.js';
 import type { Message } from '../src/model/message.js';
 import { fileURLToPath } from 'node:url';
-import { SVC, load, report, startServer } from './lib.js';
-import { acceptRate, chosen, post, prepare, profile } from './send.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { SVC, load, median, report, startServer, statCpu } from './lib.js';
+import { chosen, post, prepare, profile } from './send.js';
 
 const N = 10_000;
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
 
 /** N sent records with tokens, an hour old (so their opens are past the prefetch window). */
-async function seed(storeUrl: string): Promise<string[]> {
+export async function seed(storeUrl: string): Promise<string[]> {
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
   const store = await openStore(loc, { role: 'admin', log: silentLog });
   try {
@@ -64,7 +68,7 @@ async function openCounts(storeUrl: string): Promise<number> {
   }
 }
 
-/** A pixel load over the seeded tokens, round robin. */
+/** A pixel load over the seeded tokens, round robin, from this process (the full-speed run). */
 const pixelLoad = (url: string, tokens: string[], extra: Record<string, unknown> = {}) => {
   let i = 0;
   return load({
@@ -75,60 +79,110 @@ const pixelLoad = (url: string, tokens: string[], extra: Record<string, unknown>
   });
 };
 
+interface PixelFigures {
+  average: number;
+  answered: number;
+  p99: number;
+  errors: number;
+}
+
+/**
+ * A paced pixel load (10 connections) from a process of its own: beside another load in this
+ * process it would share one thread with it, and both would measure the client (the first version
+ * of this benchmark delivered 1,200 of the 2,000 opens/s asked for).
+ */
+function pixelProcess(url: string, tokensFile: string, rate: number, seconds = 5): Promise<PixelFigures> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./pixel-load-process.ts', import.meta.url)), url, tokensFile, '10', String(rate), String(seconds), BROWSER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as PixelFigures) : reject(new Error(`pixel load exited ${code}`))));
+  });
+}
+
+/** CPU time of a server process per open during 5 s of 2,000 opens/s, in µs: the cost of one open, whatever else the machine does. */
+async function cpuPerOpen(server: { url: string; child: ChildProcess }, tokensFile: string): Promise<{ us: number }> {
+  const cpu = () => statCpu(`/proc/${server.child.pid}/stat`);
+  const before = cpu();
+  const r = await pixelProcess(server.url, tokensFile, 2000);
+  return { us: ((cpu() - before) * 1e6) / r.answered };
+}
+
 /** The same client against a bare fastify route answering the same pixel: what the client and the machine allow. */
-async function barePixel(tokens: string[]): Promise<number> {
+async function barePixel(tokens: string[], tokensFile: string): Promise<{ rate: number; usPerOpen: number }> {
   const server = await startServer(['--import', 'tsx', fileURLToPath(new URL('./bare-fastify.ts', import.meta.url))]);
   try {
     const r = await pixelLoad(server.url, tokens);
-    report('bare fastify, same pixel', { hits_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99, connections: 50 });
-    return r.requests.average;
+    const usPerOpen = (await cpuPerOpen(server, tokensFile)).us;
+    report('bare fastify, same pixel', { hits_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99, connections: 50, cpu_us_per_hit_at_2000_per_s: Math.round(usPerOpen) });
+    return { rate: r.requests.average, usPerOpen };
   } finally {
     await server.stop();
   }
 }
 
+const serve = (store: string) => startServer([...profile(), SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+
+/** POST /emails accepted/s on a fresh daemon, alone or beside 2,000 opens/s from another process. */
+async function acceptBeside(store: string, key: string, tokensFile: string | null): Promise<{ accepted: number; opens: number }> {
+  const daemon = await serve(store);
+  try {
+    const url = `${daemon.url}/api/v2/emails`;
+    await load({ url, duration: 1, ...post(key) });
+    const [sending, opens] = await Promise.all([load({ url, ...post(key) }), tokensFile ? pixelProcess(daemon.url, tokensFile, 2000) : null]);
+    if (sending.non2xx || sending.errors) throw new Error(`POST /emails: ${sending.non2xx} non-2xx, ${sending.errors} errors`);
+    return { accepted: sending.requests.average, opens: opens?.average ?? 0 };
+  } finally {
+    await daemon.stop();
+  }
+}
+
 export async function tracking(): Promise<void> {
-  let bare: number | null = null;
+  let bare: { rate: number; usPerOpen: number } | null = null;
   for (const b of chosen()) {
     const dns = await new FixtureDns().load(['sending.zone']).start();
     const st = await b.fresh();
+    const tokensFile = join(mkdtempSync(join(tmpdir(), 'svc-bench-tokens-')), 'tokens');
     try {
       const key = await prepare(st.store, dns);
       const tokens = await seed(st.store);
+      writeFileSync(tokensFile, tokens.join('\n'));
       report(b.name, { messages: N });
-      bare ??= await barePixel(tokens);
-      const daemon = await startServer([...profile(), SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+      bare ??= await barePixel(tokens, tokensFile);
+      const daemon = await serve(st.store);
       let sent = 0;
       try {
         const r = await pixelLoad(daemon.url, tokens);
         // Every request sent is answered and recorded, those still in flight when the clock ran out too.
         sent = r.requests.sent;
-        report('  pixel, 50 connections', { hits_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99, errors: r.errors + r.non2xx, of_bare: r.requests.average / bare, target: b.name.startsWith('file') ? '>= 10,000/s' : '>= 5,000/s; p99 < 20 ms' });
+        report('  pixel, 50 connections', { hits_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99, errors: r.errors + r.non2xx, of_bare: r.requests.average / bare.rate, target: b.name.startsWith('file') ? '>= 10,000/s' : '>= 5,000/s; p99 < 20 ms' });
       } finally {
         // A stop writes what is held: then the counts are final.
         await daemon.stop();
       }
       const counted = await openCounts(st.store);
       report('  opens recorded vs pixel requests sent', { recorded: counted, sent, once_each: counted === sent ? 'yes' : 'NO' });
-
-      // Sending alone, then with 2,000 opens/s beside it.
-      const alone = await acceptRate(st.store, key, 'sending alone');
-      const both = await startServer([SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+      const paced = await serve(st.store);
       try {
-        const url = `${both.url}/api/v2/emails`;
-        await load({ url, duration: 1, ...post(key) });
-        const [sending, opens] = await Promise.all([load({ url, ...post(key) }), pixelLoad(both.url, tokens, { connections: 10, overallRate: 2000 })]);
-        report('  accept during 2,000 opens/s', {
-          accepted_per_s: Math.round(sending.requests.average),
-          opens_per_s: Math.round(opens.requests.average),
-          ratio: sending.requests.average / alone,
-          target: '>= 0.8',
-        });
+        const us = (await cpuPerOpen(paced, tokensFile)).us;
+        report('  cpu per open at 2,000/s', { svc_us: Math.round(us), bare_us: Math.round(bare.usPerOpen), recording_us: Math.round(us - bare.usPerOpen) });
       } finally {
-        await both.stop();
+        await paced.stop();
       }
+
+      // Sending alone, then beside 2,000 opens/s, alternated three times on fresh daemons (this machine's
+      // speed drifts between runs more than the difference measured).
+      const ratios: number[] = [];
+      for (let round = 1; round <= 3; round++) {
+        const alone = await acceptBeside(st.store, key, null);
+        const both = await acceptBeside(st.store, key, tokensFile);
+        ratios.push(both.accepted / alone.accepted);
+        report(`  accept, round ${round}`, { alone_per_s: Math.round(alone.accepted), beside_opens_per_s: Math.round(both.accepted), opens_per_s: Math.round(both.opens), ratio: both.accepted / alone.accepted });
+      }
+      report('  accept during 2,000 opens/s', { ratio: median(ratios), target: '>= 0.8' });
     } finally {
       st.cleanup();
+      rmSync(dirname(tokensFile), { recursive: true, force: true });
       await dns.stop();
     }
   }
