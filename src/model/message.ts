@@ -76,6 +76,13 @@ export interface SendContent {
   created_at: string;
   /** Files and inline images of relayed mail, composed into every copy; absent when none. */
   attachments?: Attachment[];
+  /**
+   * A reply from the team inbox: the thread its Sent copy joins and the message it answers (the
+   * In-Reply-To and References headers). Absent on other sends: each starts a thread of its own.
+   */
+  thread_id?: string;
+  in_reply_to?: string | null;
+  references?: string[];
 }
 
 /** One attachment or inline part, its bytes in base64. */

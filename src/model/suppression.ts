@@ -3,7 +3,7 @@ export interface Suppression {
   workspace_id: string;
   /** Lowercase. */
   address: string;
-  reason: 'bounce' | 'unsubscribe' | 'manual';
+  reason: 'bounce' | 'complaint' | 'unsubscribe' | 'manual';
   detail: string | null;
   created_at: string;
   /** A bounce's evidence: the message that bounced and the kind of refusal (bad-mailbox, ...). */

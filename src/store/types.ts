@@ -14,6 +14,7 @@ import type { WorkspaceStore } from './port/workspaces.js';
 import type { StoreEvents } from './port/events.js';
 import type { TrackingStore } from './port/tracking.js';
 import type { SecretStore } from './port/secrets.js';
+import type { InboxStore } from './port/inbox.js';
 
 export type * from './port/addresses.js';
 export type * from './port/events.js';
@@ -26,6 +27,7 @@ export type * from './port/suppressions.js';
 export type * from './port/tls.js';
 export type * from './port/tracking.js';
 export type * from './port/secrets.js';
+export type * from './port/inbox.js';
 export type * from './port/webhooks.js';
 export type * from './port/workspaces.js';
 
@@ -46,6 +48,7 @@ export interface StoreGroups {
   usage: UsageStore;
   tracking: TrackingStore;
   secrets: SecretStore;
+  inbox: InboxStore;
 }
 
 /** The groups a service uses, e.g. `StoreSlice<'workspaces' | 'usage'>`. */
@@ -71,8 +74,8 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   workspaces: { create: true, list: true, getByName: true, setPlan: true },
   keys: { create: true, listByWorkspace: true, findByHash: true, revoke: true },
   domains: { create: true, listByWorkspace: true, listAll: true, get: true, byId: true, verifiedBy: true, saveCheck: true, remove: true },
-  addresses: { create: true, listByWorkspace: true, get: true, setStatus: true, remove: true },
-  messages: { accept: true, get: true, list: true, byIds: true, content: true, purge: true, attempts: true },
+  addresses: { create: true, listByWorkspace: true, get: true, everywhere: true, setStatus: true, remove: true },
+  messages: { accept: true, get: true, list: true, byIds: true, byHeaderId: true, content: true, purge: true, attempts: true },
   queue: { claim: true, renew: true, complete: true, depth: true },
   outbox: { pending: true },
   endpoints: { create: true, listByWorkspace: true, get: true, update: true, remove: true },
@@ -84,4 +87,5 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   usage: { get: true },
   tracking: { byTokens: true, record: true, events: true },
   secrets: { keep: true },
+  inbox: { receive: true, list: true, get: true, threads: true, threadOf: true, about: true, usage: true, purge: true },
 };

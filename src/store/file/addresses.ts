@@ -29,6 +29,10 @@ export function fileAddresses(doc: DocFile): AddressStore {
       const a = doc.data.addresses.find((x) => x.workspace_id === workspaceId && x.address === address);
       return a ? copy(a) : null;
     },
+    everywhere: async (address) => {
+      doc.open();
+      return copy(doc.data.addresses.filter((x) => x.address === address));
+    },
     setStatus: async (workspaceId, id, status) => {
       doc.open();
       const a = doc.data.addresses.find((x) => x.workspace_id === workspaceId && x.id === id);

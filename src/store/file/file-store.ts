@@ -23,6 +23,7 @@ import { fileWebhooks } from './webhooks.js';
 import { fileWorkspaces } from './workspaces.js';
 import { fileTracking } from './tracking.js';
 import { fileSecrets } from './secrets.js';
+import { fileInbox } from './inbox.js';
 
 export { DATA_FILE } from './doc.js';
 
@@ -42,15 +43,16 @@ export class FileStore implements Store {
     lock: StoreLock,
     mail: { journal: Journal<Line>; replay: Replay },
     held: { journal: Journal<Line>; replay: Replay },
+    inbox: { journal: Journal<Line>; replay: Replay },
     now: () => Date,
     box: SecretBox | null,
   ) {
     this.describe = `file:${dir}`;
     this.#doc = doc;
     this.#lock = lock;
-    this.#journals = [mail.journal, held.journal];
+    this.#journals = [mail.journal, held.journal, inbox.journal];
     const suppressions = fileSuppressions(held.journal, held.replay, now);
-    const msgs = fileMessages(mail.journal, mail.replay, suppressions, now);
+    const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
     const groups: StoreGroups = {
       workspaces: fileWorkspaces(doc),
       keys: fileKeys(doc),
@@ -63,10 +65,11 @@ export class FileStore implements Store {
       outbox: msgs.outbox,
       usage: msgs.usage,
       ...fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox),
-      tracking: fileTracking(mail.journal, mail.replay, msgs.lookup),
+      tracking: fileTracking(mail.journal, mail.replay, inbox.replay, msgs.lookup),
       secrets: fileSecrets(doc),
       idempotency: fileIdempotency(mail.replay),
       rateLimit: fileRateLimit(),
+      inbox: fileInbox(inbox.journal, inbox.replay, mail.replay, (at) => mail.journal.readAt(at), suppressions.store, msgs.lookup.onPurge),
     };
     Object.assign(this, groups);
   }
@@ -90,18 +93,28 @@ export class FileStore implements Store {
       // read through them.
       const mailReplay = new Replay();
       const heldReplay = new Replay();
+      const inboxReplay = new Replay();
       const mail = await Journal.open<Line>(join(dir, 'mail'), { validate: mailReplay.validate });
       const held = await Journal.open<Line>(join(dir, 'suppressions'), { validate: heldReplay.validate });
-      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, now, box);
-      for (const [journal, replay] of [[held, heldReplay], [mail, mailReplay]] as const) {
+      const inbox = await Journal.open<Line>(join(dir, 'inbox'), { validate: inboxReplay.validate });
+      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, { journal: inbox, replay: inboxReplay }, now, box);
+      // Suppressions first; the inbox's lines change records of the mail journal, so they are read
+      // after it, and the mail journal's marks (events dispatched) are applied after both.
+      const replayAll = async (journal: Journal<Line>, replay: Replay) => {
         for (const day of await journal.partitions()) {
           for (const { record, at } of await journal.readLocated(day)) replay.apply(record, at);
         }
-        replay.finish();
-      }
+      };
+      await replayAll(held, heldReplay);
+      heldReplay.finish();
+      await replayAll(mail, mailReplay);
+      await replayAll(inbox, inboxReplay);
+      mailReplay.finish();
+      inboxReplay.finish();
       // Unreadable lines were skipped; a copy of each goes aside before anything else is written.
       await setAside(dir, 'mail', mail.problems);
       await setAside(dir, 'suppressions', held.problems);
+      await setAside(dir, 'inbox', inbox.problems);
       return store;
     } catch (e) {
       await lock.release();

@@ -6,12 +6,15 @@ import { Replay } from './replay.js';
 import { suppressionLines } from './suppressions.js';
 import { webhookLines } from './webhooks.js';
 import { trackingLines } from './tracking.js';
+import { inboxLines } from './inbox.js';
 
 export const JOURNALS = [
   /** mail/DAY.jsonl: sends, outcomes, webhook fan-outs and attempts, dropped by the day. */
   { name: 'mail', declare: [messageLines, webhookLines, trackingLines] },
   /** suppressions/all.jsonl: kept for good. */
   { name: 'suppressions', declare: [suppressionLines] },
+  /** inbox/DAY.jsonl: what the MX received, with what it changed; dropped by --inbox-retention-days. */
+  { name: 'inbox', declare: [inboxLines] },
 ] as const;
 
 /** A registry with the journal's line kinds declared and nothing applied (for checks). */

@@ -15,6 +15,7 @@ import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';
 import { Leases } from './leases.js';
+import type { InboundLine } from './inbox.js';
 
 export interface AcceptLine extends Line {
   t: 'accept';
@@ -81,8 +82,8 @@ export interface MessageGroups {
 export interface MessageLookup {
   byToken(token: string): Message | undefined;
   has(id: string): boolean;
-  /** Called with the ids of records a purge removed (what belongs to them goes too). */
-  onPurge(fn: (ids: string[]) => void): void;
+  /** Called with the ids of records a purge removed and of their sends' contents (what belongs to them goes too). */
+  onPurge(fn: (ids: string[], contentIds: string[]) => void): void;
 }
 
 /** A batch of message events (tracking.ts writes it; this aggregate applies it to its records). */
@@ -96,11 +97,14 @@ export interface TrackLine extends Line {
  * The message aggregate on the mail journal. `suppressed` answers from the suppression aggregate
  * (a send checks its recipients in the same call); an outcome's suppressions are added through it.
  */
-export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: { has(ws: string, address: string): boolean; store: SuppressionStore }, now: () => Date): MessageGroups & { lookup: MessageLookup } {
+export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Replay, suppressions: { has(ws: string, address: string): boolean; store: SuppressionStore }, now: () => Date): MessageGroups & { lookup: MessageLookup } {
   const byId = new Map<string, Message>();
   /** Records by their own token (tracking finds them by it). */
   const byToken = new Map<string, Message>();
-  const purgeListeners: Array<(ids: string[]) => void> = [];
+  /** Records by workspace and Message-ID header (a send's records share one): replies and bounce reports find them by it. */
+  const byHeader = new Map<string, Message[]>();
+  const headerKey = (ws: string, mid: string) => `${ws} ${mid}`;
+  const purgeListeners: Array<(ids: string[], contentIds: string[]) => void> = [];
   /** message id → its newest hand-off attempts, oldest first. */
   const transcripts = new Map<string, DeliveryAttempt[]>();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
@@ -134,6 +138,10 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
     for (const m of line.messages) {
       byId.set(m.id, m);
       if (m.token) byToken.set(m.token, m);
+      const hk = headerKey(m.workspace_id, m.message_id);
+      const same = byHeader.get(hk);
+      if (same) same.push(m);
+      else byHeader.set(hk, [m]);
       let list = byWorkspace.get(m.workspace_id);
       if (!list) byWorkspace.set(m.workspace_id, (list = []));
       list.push(m);
@@ -180,6 +188,24 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
       if (m) applyEvent(m, e);
     }
     for (const e of line.outbox) if (byId.has(e.message_id)) outboxed.set(e.id, e);
+  });
+  // What the MX received changes records too (inbox.ts writes the line to the inbox journal): a
+  // permanent bounce report bounces a record not bounced yet, a reply counts, and their webhook
+  // events are queued.
+  inbound.on<InboundLine>('inbound', (line) => {
+    const bounced = new Set<string>();
+    for (const u of line.updates) {
+      const m = byId.get(u.id);
+      if (!m || m.status === 'bounced') continue;
+      Object.assign(m, u);
+      bounced.add(m.id);
+    }
+    for (const e of line.events) {
+      const m = byId.get(e.message_id);
+      if (m) applyEvent(m, e);
+    }
+    // message.bounced only for a record this line bounced (never twice for one record).
+    for (const e of line.outbox) if (byId.has(e.message_id) && (e.event !== 'message.bounced' || bounced.has(e.message_id))) outboxed.set(e.id, e);
   });
   // Dispatching events to endpoints is the webhook aggregate's line; the outbox lets them go.
   // Days are named by the time each line carries, which is not always one clock (a test's moved
@@ -259,6 +285,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
       return { data, total };
     },
     byIds: async (ids) => ids.flatMap((id) => (byId.has(id) ? [copyMessage(byId.get(id)!)] : [])),
+    byHeaderId: async (workspaceId, messageId) => (byHeader.get(headerKey(workspaceId, messageId)) ?? []).map(copyMessage),
     content: async (id) => {
       const at = contents.get(id);
       const line = at ? ((await mail.readAt(at)) as AcceptLine | null) : null;
@@ -273,10 +300,12 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
       const thisMonth = now().toISOString().slice(0, 7);
       let removed = 0;
       const gone: string[] = [];
+      const contentsGone: string[] = [];
       for (const day of await mail.partitions()) {
         if (day >= cutoff) break;
         for (const l of await mail.read(day)) {
           if (l.t !== 'accept') continue;
+          contentsGone.push((l as AcceptLine).content.id);
           for (const m of (l as AcceptLine).messages) {
             if (byId.delete(m.id)) {
               removed++;
@@ -284,12 +313,13 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, suppressions: 
             }
             transcripts.delete(m.id);
             if (m.token) byToken.delete(m.token);
+            byHeader.delete(headerKey(m.workspace_id, m.message_id));
           }
         }
         if (day.slice(0, 7) < thisMonth) await mail.drop(day);
       }
       for (const [ws, list] of byWorkspace) byWorkspace.set(ws, list.filter((m) => byId.has(m.id)));
-      for (const fn of purgeListeners) fn(gone);
+      for (const fn of purgeListeners) fn(gone, contentsGone);
       return removed;
     },
   };

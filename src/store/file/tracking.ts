@@ -16,18 +16,22 @@ export function trackingLines(r: Replay): void {
 
 const copyTrack = (e: MessageEvent): MessageEvent => ({ ...e });
 
-export function fileTracking(mail: Journal<Line>, replay: Replay, messages: MessageLookup): TrackingStore {
+export function fileTracking(mail: Journal<Line>, replay: Replay, inbound: Replay, messages: MessageLookup): TrackingStore {
   /** message id → its events, oldest first. */
   const byMessage = new Map<string, MessageEvent[]>();
   messages.onPurge((ids) => ids.forEach((id) => byMessage.delete(id)));
   trackingLines(replay);
-  replay.on<TrackLine>('track', (line) => {
+  const keep = (line: { events: MessageEvent[] }) => {
     for (const e of line.events) {
+      if (!messages.has(e.message_id)) continue;
       let list = byMessage.get(e.message_id);
       if (!list) byMessage.set(e.message_id, (list = []));
       list.push(e);
     }
-  });
+  };
+  replay.on<TrackLine>('track', keep);
+  // Replies come with what the MX received (inbox.ts).
+  inbound.on<TrackLine>('inbound', keep);
 
   return {
     byTokens: async (tokens) => tokens.flatMap((t) => {

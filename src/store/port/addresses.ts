@@ -10,6 +10,8 @@ export interface AddressStore {
   create(a: Address, limit: CountLimit): Promise<Created<Address>>;
   listByWorkspace(workspaceId: string): Promise<Address[]>;
   get(workspaceId: string, address: string): Promise<Address | null>;
+  /** This exact mailbox (lowercase) as registered in any workspace (the MX finds whose mail it is). */
+  everywhere(address: string): Promise<Address[]>;
   setStatus(workspaceId: string, id: string, status: Address['status']): Promise<Address | null>;
   remove(workspaceId: string, id: string): Promise<boolean>;
 }

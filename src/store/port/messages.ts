@@ -46,6 +46,8 @@ export interface MessageStore {
   /** Newest first. */
   list(workspaceId: string, q: MessageQuery): Promise<{ data: Message[]; total: number }>;
   byIds(ids: string[]): Promise<Message[]>;
+  /** The records of the send whose Message-ID header (without brackets) is this, in the order stored. */
+  byHeaderId(workspaceId: string, messageId: string): Promise<Message[]>;
   content(id: string): Promise<SendContent | null>;
   /** Removes messages (and their contents and finished jobs) created before `before`; returns how many. */
   purge(before: string): Promise<number>;

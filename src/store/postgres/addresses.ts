@@ -43,6 +43,8 @@ export function pgAddresses(db: PgLookups): AddressStore {
         const [r] = await db.rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 AND address = $2`, [workspaceId, address], 'address_get');
         return r ? toAddress(r) : null;
       }),
+    everywhere: async (address) =>
+      db.cached(`address:*\0${address}`, async () => (await db.rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE address = $1 ORDER BY created_at`, [address], 'address_everywhere')).map(toAddress)),
     setStatus: async (workspaceId, id, status) =>
       db.senderWrite(async () => {
         const [r] = await db.rows<AddressRow>(

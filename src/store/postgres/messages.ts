@@ -71,6 +71,18 @@ function refusalFrom(e: unknown): AcceptRefusal {
 /** How long a send whose statement got no answer keeps trying to learn whether it was queued. */
 export const FENCE_WINDOW_MS = 60_000;
 
+export type ContentRow = {
+  id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc'];
+  subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date; attachments: SendContent['attachments'] | null;
+  thread_id: string | null; in_reply_to: string | null; refs: string[] | null;
+};
+
+export const toContent = (r: ContentRow): SendContent => ({
+  id: r.id, workspace_id: r.workspace_id, source: r.source, from: r.from_addr, from_name: r.from_name, domain_id: r.domain_id, to: r.to_list, cc: r.cc_list, subject: r.subject, html: r.html,
+  text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString(), ...(r.attachments ? { attachments: r.attachments } : {}),
+  ...(r.thread_id ? { thread_id: r.thread_id } : {}), ...(r.in_reply_to ? { in_reply_to: r.in_reply_to } : {}), ...(r.refs ? { references: r.refs } : {}),
+});
+
 export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStore } {
   // The sends of one batch (batcher.ts) in one statement, so atomic without BEGIN/COMMIT:
   // their contents, records, jobs and events; per workspace, the suppression check and the quota
@@ -90,15 +102,16 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
     const contents = batches.map(({ content: k }) => ({
       id: k.id, workspace_id: k.workspace_id, source: k.source, from_addr: k.from, from_name: k.from_name, domain_id: k.domain_id, to_list: k.to, cc_list: k.cc,
       subject: k.subject, html: k.html, text_body: k.text, message_id: k.message_id, notes: k.notes, created_at: k.created_at, attachments: k.attachments ?? null,
+      thread_id: k.thread_id ?? null, in_reply_to: k.in_reply_to ?? null, refs: k.references ?? null,
     }));
     await db.rows(
       `WITH sends AS (
          SELECT * FROM jsonb_to_recordset($5) AS s(workspace_id text, n int, windows jsonb, unsuppressed text[], idem_key text, idem_token text, idem_response jsonb, created_at timestamptz)),
        content AS (
-         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments)
-         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments
+         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs)
+         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs
            FROM jsonb_to_recordset($1) AS c(id text, workspace_id text, source text, from_addr text, from_name text, domain_id text, to_list jsonb, cc_list jsonb,
-                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb)
+                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb, thread_id text, in_reply_to text, refs jsonb)
          RETURNING id),
        -- A suppressed recipient raises (AcceptBatch.unsuppressed) and the statement stores nothing.
        checked AS (SELECT svc_unsuppressed(workspace_id, array_agg(u)) AS ok FROM sends, unnest(unsuppressed) AS u GROUP BY workspace_id),
@@ -203,6 +216,7 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
       return { data: rows.map(toMessage), total: Number(n) };
     },
     byIds: (ids) => messageReads.run(ids),
+    byHeaderId: async (workspaceId, messageId) => (await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND message_id = $2 ORDER BY seq`, [workspaceId, messageId], 'messages_by_header')).map(toMessage),
     content: (id) => contentReads.run(id),
     attempts: async (workspaceId, messageId) =>
       (await db.rows<Row<DeliveryAttempt, 'at'> & { seq: string }>(
@@ -220,13 +234,13 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
   };
 
   // The reads of concurrent hand-offs (a worker runs dozens at once), one statement for each kind.
-  type ContentRow = { id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc']; subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date; attachments: SendContent['attachments'] | null };
   const contentReads = new Batcher<string, SendContent | null>(async (ids) => {
-    const rows = await db.rows<ContentRow>(`SELECT * FROM send_contents WHERE id = ANY($1)`, [ids], 'content_get');
+    // What delivery needs: the content of a send with jobs left (a finished one is only its Sent copy).
+    const rows = await db.rows<ContentRow>(`SELECT * FROM send_contents c WHERE id = ANY($1) AND EXISTS (SELECT 1 FROM outbound_jobs j WHERE j.content_id = c.id)`, [ids], 'content_get');
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => {
       const r = byId.get(id);
-      return r ? { id: r.id, workspace_id: r.workspace_id, source: r.source, from: r.from_addr, from_name: r.from_name, domain_id: r.domain_id, to: r.to_list, cc: r.cc_list, subject: r.subject, html: r.html, text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString(), ...(r.attachments ? { attachments: r.attachments } : {}) } : null;
+      return r ? toContent(r) : null;
     });
   });
   const messageReads = new Batcher<string[], Message[]>(async (lists) => {

@@ -30,6 +30,7 @@ import { pgWebhooks } from './webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
 import { pgTracking } from './tracking.js';
 import { pgSecrets } from './secrets.js';
+import { pgInbox } from './inbox.js';
 
 export { createPool } from './pool.js';
 
@@ -96,6 +97,7 @@ export class PgStore implements Store {
       rateLimit: pgRateLimit(db),
       tracking: pgTracking(db),
       secrets: pgSecrets(db),
+      inbox: pgInbox(db),
     };
     Object.assign(this, groups);
   }

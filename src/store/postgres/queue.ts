@@ -77,15 +77,10 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
                 last_error = job.retry->>'last_error', attempts = o.attempts + 1, ${RELEASED}
            FROM job WHERE o.id = job.id AND job.retry IS NOT NULL
          RETURNING 1
-       ), done AS (
-         DELETE FROM outbound_jobs o USING job WHERE o.id = job.id AND job.retry IS NULL
-         RETURNING o.id, o.content_id
        )
-       -- Every part of the statement sees the queue as it was before it: the jobs deleted here
-       -- are left out by hand.
-       DELETE FROM send_contents c
-        WHERE c.id IN (SELECT content_id FROM done)
-          AND NOT EXISTS (SELECT 1 FROM outbound_jobs o WHERE o.content_id = c.id AND o.id NOT IN (SELECT id FROM done))`,
+       -- A finished send's content stays: it is the send's Sent copy in the team inbox until the
+       -- message log's retention removes it (messages.ts purge).
+       DELETE FROM outbound_jobs o USING job WHERE o.id = job.id AND job.retry IS NULL`,
       [JSON.stringify(input)],
       'queue_complete',
     );

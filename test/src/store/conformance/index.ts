@@ -12,6 +12,7 @@ import { suppressionsConformance } from './suppressions.js';
 import { tlsConformance } from './tls.js';
 import { webhooksConformance } from './webhooks.js';
 import { trackingConformance } from './tracking.js';
+import { inboxConformance } from './inbox.js';
 import { workspacesConformance } from './workspaces.js';
 
 export type { Backend } from './fixtures.js';
@@ -29,6 +30,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     webhooksConformance,
     idempotencyConformance,
     trackingConformance,
+    inboxConformance,
     reopenConformance,
   ]) {
     suite(backend);

@@ -1,0 +1,105 @@
+// The team inbox (spec.md "What the service does"): what the inbound MX received for a workspace's
+// addresses and the return paths of its mail, and the Sent copies of what it sent. A received item
+// keeps its raw message; a Sent copy is the send's own content (the message log), so it leaves with
+// the log after --retention-days and is not charged to storage.
+import type { OutboxEvent } from './event.js';
+import type { MessagePatch, SendContent } from './message.js';
+import type { Suppression } from './suppression.js';
+import type { MessageEvent } from './tracking.js';
+
+export type InboxFolder = 'inbox' | 'sent';
+/** CONTRACT.md `svc inbox list`: mail, reply, auto_reply, bounce, complaint (inbox) or sent. */
+export const INBOX_KINDS = ['mail', 'reply', 'auto_reply', 'bounce', 'complaint', 'sent'] as const;
+export type InboxKind = (typeof INBOX_KINDS)[number];
+
+/** What a list shows of an item: no bodies. */
+export interface InboxSummary {
+  id: string;
+  workspace_id: string;
+  folder: InboxFolder;
+  kind: InboxKind;
+  thread_id: string;
+  /** The From header's address (received) or the sender (sent). */
+  from: string;
+  to: string[];
+  subject: string;
+  /** The Message-ID header without angle brackets; null when the mail had none. */
+  message_id: string | null;
+  /** Bytes counted against the workspace's storage (received items; 0 for Sent copies). */
+  size: number;
+  /** The message record this item is about (a reply, a bounce, a complaint), when one matched. */
+  message_ref: string | null;
+  /** Why it got its kind, or what the MX could not do with it (a message over the parse limits). */
+  note: string | null;
+  created_at: string;
+}
+
+export interface InboxItem extends InboxSummary {
+  cc: string[];
+  in_reply_to: string | null;
+  references: string[];
+  /** The header block as received (or as composed, for a Sent copy). */
+  headers: string;
+  text: string | null;
+  /** Stored as received; never rendered by anything svc prints. */
+  html: string | null;
+  /** Received items: the SMTP envelope. */
+  envelope: { mail_from: string; rcpt_to: string[]; remote_ip: string | null } | null;
+  /** Received items: the message as it came, base64 (null for Sent copies). */
+  raw: string | null;
+}
+
+/**
+ * One message the MX took, with everything it changes, stored in one call before the 250: an item
+ * per workspace it was for, and what a bounce, a complaint or a reply changes on the records of
+ * the mail it is about.
+ */
+export interface InboundDelivery {
+  items: InboxItem[];
+  /** A permanent bounce report: the record becomes bounced (applied only to a record not bounced yet). */
+  updates: MessagePatch[];
+  outbox: OutboxEvent[];
+  /** Reply events (applyEvent in tracking.ts). */
+  events: MessageEvent[];
+  suppressions: Suppression[];
+}
+
+export interface InboxQuery {
+  folder: InboxFolder;
+  thread_id?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface InboxThread {
+  thread_id: string;
+  subject: string;
+  /** Items in both folders. */
+  count: number;
+  last_at: string;
+  /** The newest item's sender and kind. */
+  last_from: string;
+  last_kind: InboxKind;
+}
+
+/** A send's content as its Sent copy (the headers it was composed with, without the per-recipient ones):
+ * its id is the content's, its thread the inbox reply's or else its own. */
+export function sentItem(c: SendContent): InboxItem {
+  const to = c.to.map((p) => p.address);
+  const cc = c.cc.map((p) => p.address);
+  const headers = [
+    `From: ${c.from_name ? `"${c.from_name}" ` : ''}<${c.from}>`,
+    ...(to.length ? [`To: ${to.join(', ')}`] : []),
+    ...(cc.length ? [`Cc: ${cc.join(', ')}`] : []),
+    `Subject: ${c.subject}`,
+    `Message-ID: <${c.message_id}>`,
+    ...(c.in_reply_to ? [`In-Reply-To: <${c.in_reply_to}>`] : []),
+    `Date: ${new Date(c.created_at).toUTCString()}`,
+  ].join('\r\n');
+  return {
+    id: c.id, workspace_id: c.workspace_id, folder: 'sent', kind: 'sent', thread_id: c.thread_id ?? c.id, from: c.from, to, cc, subject: c.subject,
+    message_id: c.message_id, size: 0, message_ref: null, note: null, created_at: c.created_at, in_reply_to: c.in_reply_to ?? null, references: c.references ?? [],
+    headers, text: c.text, html: c.html, envelope: null, raw: null,
+  };
+}
+

@@ -1,0 +1,180 @@
+// File store: the team inbox. What the MX received is one `inbound` line per message in its own
+// day-partitioned journal (inbox/DAY.jsonl, dropped by --inbox-retention-days), holding the items
+// and what they change; the message aggregate applies the changes from the same line
+// (messages.ts), and the suppressions are written to their journal first (as a job's outcome does:
+// a crash between the two adds them again, harmlessly, when the sender retries). Sent copies are
+// the sends' contents, read from the accept lines of the mail journal. Memory holds summaries and
+// where each body lies, never the bodies.
+import { sentItem, type InboxItem, type InboxSummary, type InboxThread, type InboundDelivery } from '../../model/inbox.js';
+import type { InboxStore } from '../port/inbox.js';
+import type { SuppressionStore } from '../port/suppressions.js';
+import { dayOf, type Journal, type LineAt } from './journal.js';
+import type { AcceptLine } from './messages.js';
+import type { Line, Replay } from './replay.js';
+import { all, each, shape } from './shapes.js';
+
+export interface InboundLine extends Line, InboundDelivery {
+  t: 'inbound';
+}
+
+/** The line kinds of the inbox journal. */
+export function inboxLines(r: Replay): void {
+  r.kind('inbound', all(shape({ at: 's', items: 'a', updates: 'a', outbox: 'a', events: 'a', suppressions: 'a' }), each('items', shape({ id: 's', workspace_id: 's', thread_id: 's', kind: 's', created_at: 's' }))));
+}
+
+const summaryOf = (i: InboxSummary): InboxSummary => ({
+  id: i.id, workspace_id: i.workspace_id, folder: i.folder, kind: i.kind, thread_id: i.thread_id, from: i.from, to: [...i.to], subject: i.subject,
+  message_id: i.message_id, size: i.size, message_ref: i.message_ref, note: i.note, created_at: i.created_at,
+});
+
+interface Kept {
+  summary: InboxSummary;
+  at: LineAt | undefined;
+}
+
+/** One workspace's inbox in memory: both folders, in the order stored. */
+class Folders {
+  readonly inbox: Kept[] = [];
+  readonly sent: Kept[] = [];
+  /** Message-ID → thread, over both folders. */
+  readonly threadByMid = new Map<string, string>();
+  bytes = 0;
+}
+
+export function fileInbox(
+  journal: Journal<Line>,
+  replay: Replay,
+  mail: Replay,
+  readMail: (at: LineAt) => Promise<Line | null>,
+  suppressions: SuppressionStore,
+  onMessagesPurged: (fn: (contentIds: string[]) => void) => void,
+): InboxStore {
+  const workspaces = new Map<string, Folders>();
+  const byId = new Map<string, Kept>();
+  /** message record id → the received items about it. */
+  const byRef = new Map<string, InboxSummary[]>();
+  const folders = (ws: string) => {
+    let f = workspaces.get(ws);
+    if (!f) workspaces.set(ws, (f = new Folders()));
+    return f;
+  };
+  const keep = (s: InboxSummary, at: LineAt | undefined) => {
+    const f = folders(s.workspace_id);
+    const k: Kept = { summary: s, at };
+    (s.folder === 'sent' ? f.sent : f.inbox).push(k);
+    byId.set(s.id, k);
+    if (s.message_id && !f.threadByMid.has(s.message_id)) f.threadByMid.set(s.message_id, s.thread_id);
+    if (s.folder === 'inbox') f.bytes += s.size;
+    if (s.message_ref) {
+      const list = byRef.get(s.message_ref) ?? [];
+      list.push(s);
+      byRef.set(s.message_ref, list);
+    }
+  };
+  const forget = (ids: Set<string>) => {
+    for (const id of ids) {
+      const k = byId.get(id);
+      if (!k) continue;
+      byId.delete(id);
+      const f = workspaces.get(k.summary.workspace_id)!;
+      if (k.summary.folder === 'inbox') f.bytes -= k.summary.size;
+      if (k.summary.message_id && f.threadByMid.get(k.summary.message_id) === k.summary.thread_id) f.threadByMid.delete(k.summary.message_id);
+      if (k.summary.message_ref) {
+        const left = (byRef.get(k.summary.message_ref) ?? []).filter((s) => s.id !== id);
+        if (left.length) byRef.set(k.summary.message_ref, left);
+        else byRef.delete(k.summary.message_ref);
+      }
+    }
+    for (const f of workspaces.values()) {
+      for (const list of [f.inbox, f.sent]) {
+        const kept = list.filter((k) => byId.has(k.summary.id));
+        list.length = 0;
+        list.push(...kept);
+      }
+    }
+  };
+
+  inboxLines(replay);
+  replay.on<InboundLine>('inbound', (line, at) => {
+    for (const item of line.items) keep(summaryOf(item), at);
+  });
+  mail.on<AcceptLine>('accept', (line, at) => keep(summaryOf(sentItem(line.content)), at));
+  onMessagesPurged((contentIds) => forget(new Set(contentIds)));
+
+  const read = async (k: Kept): Promise<InboxItem | null> => {
+    if (!k.at) return null;
+    if (k.summary.folder === 'sent') {
+      const line = (await readMail(k.at)) as AcceptLine | null;
+      return line?.t === 'accept' && line.content.id === k.summary.id ? sentItem(line.content) : null;
+    }
+    const line = (await journal.readAt(k.at)) as InboundLine | null;
+    return line?.items.find((i) => i.id === k.summary.id) ?? null;
+  };
+
+  return {
+    receive: async (d) => {
+      for (const s of d.suppressions) await suppressions.add(s);
+      const line: InboundLine = { t: 'inbound', at: d.items[0]?.created_at ?? new Date().toISOString(), ...d, suppressions: d.suppressions.map((s) => ({ ...s })) };
+      const at = await journal.appendLocated(dayOf(line.at), line);
+      replay.apply(line, at);
+    },
+    list: async (workspaceId, q) => {
+      const f = workspaces.get(workspaceId);
+      const list = f ? (q.folder === 'sent' ? f.sent : f.inbox) : [];
+      const data: InboxSummary[] = [];
+      let total = 0;
+      for (let i = list.length - 1; i >= 0; i--) {
+        const s = list[i]!.summary;
+        if (q.thread_id && s.thread_id !== q.thread_id) continue;
+        if (total >= q.offset && data.length < q.limit) data.push(summaryOf(s));
+        total++;
+      }
+      return { data, total };
+    },
+    get: async (workspaceId, id) => {
+      const k = byId.get(id);
+      return k && k.summary.workspace_id === workspaceId ? read(k) : null;
+    },
+    threads: async (workspaceId, q) => {
+      const f = workspaces.get(workspaceId);
+      const threads = new Map<string, InboxThread & { first_at: string }>();
+      for (const k of [...(f?.inbox ?? []), ...(f?.sent ?? [])]) {
+        const s = k.summary;
+        const t = threads.get(s.thread_id);
+        if (!t) threads.set(s.thread_id, { thread_id: s.thread_id, subject: s.subject, count: 1, last_at: s.created_at, last_from: s.from, last_kind: s.kind, first_at: s.created_at });
+        else {
+          t.count++;
+          // The subject is the first item's; the sender and kind the newest's (as in Postgres).
+          if (s.created_at < t.first_at) Object.assign(t, { subject: s.subject, first_at: s.created_at });
+          if (s.created_at > t.last_at) Object.assign(t, { last_at: s.created_at, last_from: s.from, last_kind: s.kind });
+        }
+      }
+      const all = [...threads.values()]
+        .sort((a, b) => (a.last_at < b.last_at ? 1 : a.last_at > b.last_at ? -1 : a.thread_id < b.thread_id ? -1 : 1))
+        .map(({ first_at: _, ...t }) => t);
+      return { data: all.slice(q.offset, q.offset + q.limit), total: all.length };
+    },
+    threadOf: async (workspaceId, messageIds) => {
+      const f = workspaces.get(workspaceId);
+      for (const mid of messageIds) {
+        const t = f?.threadByMid.get(mid);
+        if (t) return t;
+      }
+      return null;
+    },
+    about: async (workspaceId, ref) => (byRef.get(ref) ?? []).filter((s) => s.workspace_id === workspaceId).map(summaryOf),
+    usage: async (workspaceId) => workspaces.get(workspaceId)?.bytes ?? 0,
+    purge: async (before) => {
+      const cutoff = dayOf(before);
+      const gone = new Set<string>();
+      for (const day of await journal.partitions()) {
+        if (day >= cutoff) break;
+        for (const l of await journal.read(day)) if (l.t === 'inbound') for (const i of (l as InboundLine).items) gone.add(i.id);
+        await journal.drop(day);
+      }
+      const n = [...gone].filter((id) => byId.has(id)).length;
+      forget(gone);
+      return n;
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// The team inbox: what the MX received (stored with its effects on the message log in one call)
+// and the Sent copies, which are the sends' own contents (port/messages.ts), read as items.
+import type { InboundDelivery, InboxItem, InboxQuery, InboxSummary, InboxThread } from '../../model/inbox.js';
+
+export interface InboxStore {
+  /**
+   * Stores a received message's items and applies what it changes (bounces, suppressions, reply
+   * events, webhook events): all or nothing, durable on return. A bounce update applies only to a
+   * record that is not bounced yet; a record gone meanwhile is skipped with its events.
+   */
+  receive(d: InboundDelivery): Promise<void>;
+  /** Newest first; Sent copies are `sent` items with the send's content id as their id. */
+  list(workspaceId: string, q: InboxQuery): Promise<{ data: InboxSummary[]; total: number }>;
+  /** One item of either folder, with its bodies (null for another workspace's). */
+  get(workspaceId: string, id: string): Promise<InboxItem | null>;
+  /** Threads, newest activity first. */
+  threads(workspaceId: string, q: { limit: number; offset: number }): Promise<{ data: InboxThread[]; total: number }>;
+  /** The thread of the first item (received or sent) whose Message-ID is one of these, or null. */
+  threadOf(workspaceId: string, messageIds: string[]): Promise<string | null>;
+  /** Received items about this message record (bounces, complaints, replies), oldest first. */
+  about(workspaceId: string, messageRef: string): Promise<InboxSummary[]>;
+  /** Bytes of the workspace's received items (its storage use). */
+  usage(workspaceId: string): Promise<number>;
+  /** Removes received items created before `before`; returns how many. */
+  purge(before: string): Promise<number>;
+}

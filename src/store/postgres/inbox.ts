@@ -1,0 +1,143 @@
+// Postgres: the team inbox. Received items in inbox_items; Sent copies are the send_contents rows
+// (their id is the item id, their thread_id or else their id the thread). A received message and
+// what it changes (bounces, suppressions, reply counts, webhook events) are one transaction.
+import { sentItem, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type InboxThread } from '../../model/inbox.js';
+import type { InboxStore } from '../port/inbox.js';
+import type { PgDb } from './db.js';
+import { toContent, type ContentRow } from './messages.js';
+import { RECORD_EVENTS } from './tracking.js';
+
+interface ItemRow {
+  id: string;
+  workspace_id: string;
+  kind: InboxKind;
+  thread_id: string;
+  from_addr: string;
+  to_list: string[];
+  cc_list: string[];
+  subject: string;
+  message_id: string | null;
+  in_reply_to: string | null;
+  refs: string[];
+  headers: string;
+  text_body: string | null;
+  html: string | null;
+  envelope: InboxItem['envelope'];
+  raw: string | null;
+  size: string;
+  message_ref: string | null;
+  note: string | null;
+  created_at: Date;
+}
+
+const SUMMARY_COLS = 'id, workspace_id, kind, thread_id, from_addr, to_list, subject, message_id, size, message_ref, note, created_at';
+/** Sent copies as summary rows (a send's content is its Sent copy). */
+const SENT_SUMMARY = `SELECT id, workspace_id, 'sent' AS kind, COALESCE(thread_id, id) AS thread_id, from_addr, (SELECT COALESCE(jsonb_agg(p->>'address'), '[]') FROM jsonb_array_elements(to_list) p) AS to_list,
+                             subject, message_id, 0 AS size, NULL AS message_ref, NULL AS note, created_at
+                        FROM send_contents WHERE source <> 'fence'`;
+
+const toSummary = (r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'headers' | 'text_body' | 'html' | 'envelope' | 'raw'>): InboxSummary => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  folder: (r.kind === 'sent' ? 'sent' : 'inbox') as InboxFolder,
+  kind: r.kind,
+  thread_id: r.thread_id,
+  from: r.from_addr,
+  to: r.to_list,
+  subject: r.subject,
+  message_id: r.message_id,
+  size: Number(r.size),
+  message_ref: r.message_ref,
+  note: r.note,
+  created_at: r.created_at.toISOString(),
+});
+
+const toItem = (r: ItemRow): InboxItem => ({ ...toSummary(r), cc: r.cc_list, in_reply_to: r.in_reply_to, references: r.refs, headers: r.headers, text: r.text_body, html: r.html, envelope: r.envelope, raw: r.raw });
+
+export function pgInbox(db: PgDb): InboxStore {
+  return {
+    receive: (d) =>
+      db.tx(async (c) => {
+        for (const s of d.suppressions) {
+          await c.query(
+            `INSERT INTO suppressions (workspace_id, address, reason, detail, created_at, message_id, class) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+            [s.workspace_id, s.address, s.reason, s.detail, s.created_at, s.message_id ?? null, s.class ?? null],
+          );
+        }
+        await c.query(
+          `INSERT INTO inbox_items (id, workspace_id, kind, thread_id, from_addr, to_list, cc_list, subject, message_id, in_reply_to, refs, headers, text_body, html, envelope, raw, size, message_ref, note, created_at)
+           SELECT id, workspace_id, kind, thread_id, "from", "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, raw, size, message_ref, note, created_at
+             FROM jsonb_to_recordset($1) AS i(id text, workspace_id text, kind text, thread_id text, "from" text, "to" jsonb, cc jsonb, subject text, message_id text, in_reply_to text,
+                  "references" jsonb, headers text, text text, html text, envelope jsonb, raw text, size bigint, message_ref text, note text, created_at timestamptz)`,
+          [JSON.stringify(d.items)],
+        );
+        // A permanent bounce report bounces a record not bounced yet, and only then is message.bounced sent.
+        const bounced = d.updates.length
+          ? (
+              await c.query<{ id: string }>(
+                `UPDATE messages m SET status = 'bounced', error = u.error, bounced_at = u.bounced_at, next_attempt_at = NULL
+                   FROM jsonb_to_recordset($1) AS u(id text, error text, bounced_at timestamptz)
+                  WHERE m.id = u.id AND m.status <> 'bounced' RETURNING m.id`,
+                [JSON.stringify(d.updates)],
+              )
+            ).rows.map((r) => r.id)
+          : [];
+        const outbox = d.outbox.filter((e) => e.event !== 'message.bounced' || bounced.includes(e.message_id));
+        if (d.events.length) await c.query(RECORD_EVENTS, [JSON.stringify(d.events), JSON.stringify(outbox)]);
+        else if (outbox.length) {
+          await c.query(
+            `INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
+             SELECT o.id, o.workspace_id, o.event, o.message_id, o.payload, o.created_at
+               FROM jsonb_to_recordset($1) AS o(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz)
+              WHERE EXISTS (SELECT 1 FROM messages m WHERE m.id = o.message_id)`,
+            [JSON.stringify(outbox)],
+          );
+        }
+      }),
+    list: async (workspaceId, q) => {
+      const from = q.folder === 'sent' ? `(${SENT_SUMMARY}) s` : 'inbox_items s';
+      const order = q.folder === 'sent' ? 'created_at DESC, id' : 'seq DESC';
+      const where = `workspace_id = $1${q.thread_id ? ' AND thread_id = $2' : ''}`;
+      const filter = [workspaceId, ...(q.thread_id ? [q.thread_id] : [])];
+      const n = filter.length;
+      const rows = await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...filter, q.limit, q.offset], `inbox_list_${q.folder}`);
+      const [c] = await db.rows<{ n: string }>(`SELECT count(*) AS n FROM ${from} WHERE ${where}`, filter, `inbox_count_${q.folder}`);
+      return { data: rows.map(toSummary), total: Number(c!.n) };
+    },
+    get: async (workspaceId, id) => {
+      const [r] = await db.rows<ItemRow>(`SELECT * FROM inbox_items WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'inbox_get');
+      if (r) return toItem(r);
+      const [c] = await db.rows<ContentRow>(`SELECT * FROM send_contents WHERE workspace_id = $1 AND id = $2 AND source <> 'fence'`, [workspaceId, id], 'inbox_get_sent');
+      return c ? sentItem(toContent(c)) : null;
+    },
+    threads: async (workspaceId, q) => {
+      const rows = await db.rows<{ thread_id: string; subject: string; count: string; last_at: Date; last_from: string; last_kind: InboxKind; total: string }>(
+        `WITH items AS (SELECT thread_id, subject, from_addr, kind, created_at FROM inbox_items WHERE workspace_id = $1
+                        UNION ALL SELECT COALESCE(thread_id, id), subject, from_addr, 'sent', created_at FROM send_contents WHERE workspace_id = $1 AND source <> 'fence'),
+              t AS (SELECT thread_id, count(*) AS count, max(created_at) AS last_at, (array_agg(subject ORDER BY created_at))[1] AS subject,
+                           (array_agg(from_addr ORDER BY created_at DESC))[1] AS last_from, (array_agg(kind ORDER BY created_at DESC))[1] AS last_kind
+                      FROM items GROUP BY thread_id)
+         SELECT t.*, count(*) OVER () AS total FROM t ORDER BY last_at DESC, thread_id LIMIT $2 OFFSET $3`,
+        [workspaceId, q.limit, q.offset],
+        'inbox_threads',
+      );
+      const data: InboxThread[] = rows.map((r) => ({ thread_id: r.thread_id, subject: r.subject, count: Number(r.count), last_at: r.last_at.toISOString(), last_from: r.last_from, last_kind: r.last_kind }));
+      const total = rows.length ? Number(rows[0]!.total) : 0;
+      return { data, total };
+    },
+    threadOf: async (workspaceId, messageIds) => {
+      if (!messageIds.length) return null;
+      const [r] = await db.rows<{ thread_id: string }>(
+        `SELECT thread_id FROM (SELECT thread_id, message_id, created_at FROM inbox_items WHERE workspace_id = $1 AND message_id = ANY($2)
+                                UNION ALL SELECT COALESCE(thread_id, id), message_id, created_at FROM send_contents WHERE workspace_id = $1 AND message_id = ANY($2) AND source <> 'fence') x
+          ORDER BY array_position($2, message_id), created_at LIMIT 1`,
+        [workspaceId, messageIds],
+        'inbox_thread_of',
+      );
+      return r?.thread_id ?? null;
+    },
+    about: async (workspaceId, ref) => (await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM inbox_items WHERE workspace_id = $1 AND message_ref = $2 ORDER BY seq`, [workspaceId, ref], 'inbox_about')).map(toSummary),
+    usage: async (workspaceId) => Number((await db.rows<{ n: string }>(`SELECT COALESCE(sum(size), 0) AS n FROM inbox_items WHERE workspace_id = $1`, [workspaceId], 'inbox_usage'))[0]!.n),
+    purge: async (before) => (await db.rows(`DELETE FROM inbox_items WHERE created_at < $1 RETURNING id`, [before])).length,
+  };
+}

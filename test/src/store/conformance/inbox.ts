@@ -1,0 +1,137 @@
+// Store conformance: the team inbox. Received items with what they change (a reply counted, a
+// permanent bounce report after `sent`, suppressions, webhook events), Sent copies read from the
+// sends, threads across both folders, storage use, retention, workspaces kept apart, and a reopen.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { InboxItem, InboundDelivery } from '../../../../src/model/inbox.js';
+import type { OutboxEvent } from '../../../../src/model/event.js';
+import { type Backend, fresh, ws, batch } from './fixtures.js';
+
+const item = (workspace_id: string, thread_id: string, over: Partial<InboxItem> = {}): InboxItem => ({
+  id: randomUUID(),
+  workspace_id,
+  folder: 'inbox',
+  kind: 'mail',
+  thread_id,
+  from: 'jane@rcpt.test',
+  to: ['hello@acme.test'],
+  cc: [],
+  subject: 'Re: Hi',
+  message_id: `${randomUUID()}@rcpt.test`,
+  size: 1200,
+  message_ref: null,
+  note: null,
+  created_at: '2026-01-02T10:00:00.000Z',
+  in_reply_to: null,
+  references: [],
+  headers: 'From: jane@rcpt.test\r\nSubject: Re: Hi',
+  text: 'Thanks!',
+  html: '<p>Thanks!<script>x()</script></p>',
+  envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
+  raw: Buffer.from('Subject: Re: Hi\r\n\r\nThanks!\r\n').toString('base64'),
+  ...over,
+});
+const nothing = (items: InboxItem[]): InboundDelivery => ({ items, updates: [], outbox: [], events: [], suppressions: [] });
+
+export function inboxConformance<B>(backend: Backend<B>): void {
+  test(`${backend.name}: inbox: Sent copies from sends; a reply threaded and counted; a late bounce once; storage; isolation; retention; reopen`, async (t) => {
+    const { b, store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const other = await store.workspaces.create(ws('other'));
+    const send = batch(a.id, ['jane@rcpt.test', 'bob@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    assert.equal(await store.messages.accept(send), null);
+    const [jane, bob] = send.messages as [(typeof send.messages)[0], (typeof send.messages)[0]];
+    await store.queue.complete(send.jobs[0]!.id, { updates: send.messages.map((m) => ({ id: m.id, status: 'sent' as const, sent_at: '2026-01-01T10:00:05.000Z' })), events: [], suppressions: [] });
+
+    // The send is its own Sent copy, in a thread of its own.
+    const sent = await store.inbox.list(a.id, { folder: 'sent', limit: 10, offset: 0 });
+    assert.equal(sent.total, 1);
+    assert.equal(sent.data[0]!.id, send.content.id);
+    assert.equal(sent.data[0]!.kind, 'sent');
+    assert.equal(sent.data[0]!.thread_id, send.content.id);
+    const copy = await store.inbox.get(a.id, send.content.id);
+    assert.equal(copy?.text, send.content.text);
+    assert.match(copy!.headers, new RegExp(`Message-ID: <${send.content.message_id}>`));
+    assert.deepEqual((await store.messages.byHeaderId(a.id, send.content.message_id)).map((m) => m.id), [jane.id, bob.id]);
+    assert.deepEqual(await store.messages.byHeaderId(other.id, send.content.message_id), []);
+
+    // Jane replies: threaded with the Sent copy, counted on her record, a reply event.
+    const thread = await store.inbox.threadOf(a.id, ['unknown@x', send.content.message_id]);
+    assert.equal(thread, send.content.id);
+    const reply = item(a.id, thread!, { kind: 'reply', message_ref: jane.id, in_reply_to: send.content.message_id });
+    await store.inbox.receive({
+      ...nothing([reply]),
+      events: [{ id: randomUUID(), workspace_id: a.id, message_id: jane.id, kind: 'reply', prefetch: false, source: 'human', reason: 'In-Reply-To', url: null, ip: null, user_agent: null, created_at: reply.created_at }],
+    });
+    const j1 = (await store.messages.get(a.id, jane.id))!;
+    assert.equal(j1.reply_count, 1);
+    assert.equal(j1.replied_at, reply.created_at);
+    assert.equal(j1.status, 'sent');
+    assert.deepEqual((await store.tracking.events(a.id, jane.id)).map((e) => e.kind), ['reply']);
+    assert.deepEqual(await store.inbox.get(a.id, reply.id), reply);
+    assert.deepEqual((await store.inbox.about(a.id, jane.id)).map((s) => s.id), [reply.id]);
+
+    // A permanent bounce report for Bob after `sent`: bounced, suppressed, message.bounced once.
+    const bounce = (): InboundDelivery => {
+      const report = item(a.id, randomUUID(), { kind: 'bounce', message_ref: bob.id, from: 'mailer-daemon@rcpt.test', subject: 'Undelivered', created_at: '2026-01-02T11:00:00.000Z' });
+      const event: OutboxEvent = { id: randomUUID(), workspace_id: a.id, event: 'message.bounced', message_id: bob.id, payload: { message_id: bob.id }, created_at: report.created_at };
+      return {
+        items: [report],
+        updates: [{ id: bob.id, status: 'bounced', error: '5.1.1 user unknown', bounced_at: report.created_at }],
+        outbox: [event],
+        events: [],
+        suppressions: [{ workspace_id: a.id, address: 'bob@rcpt.test', reason: 'bounce', detail: '5.1.1 user unknown', created_at: report.created_at, message_id: bob.id, class: 'bad-mailbox' }],
+      };
+    };
+    const before = (await store.outbox.pending(100)).length;
+    await store.inbox.receive(bounce());
+    await store.inbox.receive(bounce());
+    const b1 = (await store.messages.get(a.id, bob.id))!;
+    assert.equal(b1.status, 'bounced');
+    assert.equal(b1.error, '5.1.1 user unknown');
+    assert.equal(b1.bounced_at, '2026-01-02T11:00:00.000Z');
+    assert.equal((await store.outbox.pending(100)).filter((e) => e.event === 'message.bounced').length - before, 1);
+    assert.deepEqual((await store.suppressions.find(a.id, ['bob@rcpt.test'])).map((s) => s.reason), ['bounce']);
+
+    // Lists newest first; threads across folders; storage is the received bytes.
+    const inbox = await store.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 });
+    assert.equal(inbox.total, 3);
+    assert.deepEqual(inbox.data.map((s) => s.kind), ['bounce', 'bounce', 'reply']);
+    assert.equal(inbox.data[0]!.folder, 'inbox');
+    assert.equal((await store.inbox.list(a.id, { folder: 'inbox', limit: 1, offset: 1 })).data.length, 1);
+    assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', thread_id: thread!, limit: 10, offset: 0 })).data.map((s) => s.id), [reply.id]);
+    const threads = await store.inbox.threads(a.id, { limit: 10, offset: 0 });
+    assert.equal(threads.total, 3);
+    const conversation = threads.data.find((x) => x.thread_id === thread)!;
+    assert.deepEqual({ count: conversation.count, subject: conversation.subject, last_kind: conversation.last_kind }, { count: 2, subject: 'Hi', last_kind: 'reply' });
+    assert.equal(await store.inbox.usage(a.id), 3600);
+
+    // Another workspace sees none of it.
+    assert.equal(await store.inbox.get(other.id, reply.id), null);
+    assert.equal(await store.inbox.get(other.id, send.content.id), null);
+    assert.equal((await store.inbox.list(other.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 0);
+    assert.equal(await store.inbox.threadOf(other.id, [send.content.message_id]), null);
+    assert.equal(await store.inbox.usage(other.id), 0);
+
+    // After a reopen: the same items, counts and storage.
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    assert.deepEqual(await again.inbox.get(a.id, reply.id), reply);
+    assert.equal((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 3);
+    assert.equal((await again.inbox.list(a.id, { folder: 'sent', limit: 10, offset: 0 })).total, 1);
+    assert.equal((await again.messages.get(a.id, jane.id))!.reply_count, 1);
+    assert.equal((await again.messages.get(a.id, bob.id))!.status, 'bounced');
+    assert.equal((await again.outbox.pending(100)).filter((e) => e.event === 'message.bounced').length - before, 1);
+    assert.equal(await again.inbox.usage(a.id), 3600);
+
+    // Retention removes received items older than the cutoff (by day on the file store).
+    const later = item(a.id, randomUUID(), { created_at: '2026-01-09T10:00:00.000Z' });
+    await again.inbox.receive(nothing([later]));
+    assert.equal(await again.inbox.purge('2026-01-05T00:00:00.000Z'), 3);
+    assert.deepEqual((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id), [later.id]);
+    assert.equal(await again.inbox.usage(a.id), 1200);
+    assert.deepEqual(await again.inbox.about(a.id, jane.id), []);
+  });
+}
