@@ -11,6 +11,7 @@ import type { Principal } from '../src/auth/authenticate.js';
 import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, relayService } from '../src/relay/relay.js';
 import { isSvcError, smtpReplyOf, SvcError, toSvcError } from '../src/errors.js';
 import { listenSmtp, refusal, replyLine, smtpError, type ListenerLimits } from './smtp/server.js';
+import { readData } from './smtp/data.js';
 
 export interface RelayOptions extends ListenerLimits {
   host: string;
@@ -204,50 +205,21 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       },
       onData(stream, session, callback) {
         const state = states.get(session.id);
-        let chunks: Buffer[] = [];
-        let size = 0;
-        // What this message counts against the relay's data memory, given back when it is done.
-        let held = 0;
-        let overBudget = false;
-        const giveBack = () => {
-          listener.budget.give(held);
-          held = 0;
-        };
-        if (state) state.releaseData = giveBack;
-        stream.on('data', (c: Buffer) => {
-          size += c.length;
-          // Past the limit nothing more is kept; the rest is read and dropped.
-          if (size > RELAY_MAX_SIZE || overBudget) return;
-          if (!listener.budget.take(c.length)) {
-            // Too much mail in memory at once: this message is refused (temporarily) and dropped.
-            overBudget = true;
-            chunks = [];
-            giveBack();
-            return;
-          }
-          held += c.length;
-          chunks.push(c);
-        });
-        stream.on('error', () => giveBack());
-        stream.on('end', () => {
-          if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded || size > RELAY_MAX_SIZE) {
-            giveBack();
-            return refuse('message_too_big', callback);
-          }
-          if (overBudget) {
-            log.warn(`relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(size / 1024)} KB message was deferred with 451 4.3.1`);
-            return refuse('relay_memory_full', callback);
+        const data = readData(stream, listener.budget, RELAY_MAX_SIZE);
+        if (state) state.releaseData = data.release;
+        void data.done.then((got) => {
+          if ('refused' in got) {
+            if (got.refused === 'relay_memory_full') log.warn(`relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(got.size / 1024)} KB message was deferred with 451 4.3.1`);
+            return refuse(got.refused, callback);
           }
           if (!state?.principal || !session.envelope.mailFrom) {
-            giveBack();
+            data.release();
             return refuse('bad_sequence', callback);
           }
           const rcpts = session.envelope.rcptTo.map((r) => r.address);
-          const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-          chunks = [];
           relay
-            .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, raw, state.principal.key)
-            .finally(giveBack)
+            .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, got.raw, state.principal.key)
+            .finally(data.release)
             .then(
               // smtp-server replies 250 with this text.
               () => callback(null, '2.0.0 OK: queued'),

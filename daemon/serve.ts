@@ -1,7 +1,6 @@
 // The daemon's lifecycle (DESIGN.md "A lifecycle you can read"): open the store, start the admin
 // socket, build and start each listener in order, print one ready line per listener; on stop,
-// stop accepting, let work in flight finish, close the store. Relay, MX and workers join the
-// `listeners` list in their issues.
+// stop accepting, let work in flight finish, close the store.
 import type { Clock, Random } from '../src/clock.js';
 import type { Config } from '../src/config.js';
 import type { Log } from '../src/log.js';
@@ -13,6 +12,7 @@ import { socketPath } from '../src/store/file/admin-protocol.js';
 import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
 import { DEFAULT_RELAY, startRelay } from './relay.js';
+import { DEFAULT_MX, startMx } from './mx.js';
 import { openFileLimit, relayConnectionCeiling } from './fd-limit.js';
 import { tlsIdentity } from '../src/relay/tls.js';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
@@ -128,6 +128,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     });
     listeners.push({ name: 'relay', url: relay.url, close: relay.close, stats: () => ({ ...relay.stats() }) });
     stops.listeners.push(relay.close);
+
+    const mx = await startMx(service, { ...DEFAULT_MX, host: config.host, port: config.mxPort, tls: await tlsIdentity(service.deps) });
+    listeners.push({ name: 'mx', url: mx.url, close: mx.close, stats: mx.stats });
+    stops.listeners.push(mx.close);
 
     // Workers wake when work is announced on the bus (and poll besides).
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });

@@ -51,6 +51,10 @@ export interface Config {
   recipientsPerTransaction: number;
   /** Messages older than this many days are removed by the daemon. */
   retentionDays: number;
+  /** Days received inbox items are kept. */
+  inboxRetentionDays: number;
+  /** Bytes of received mail a workspace may keep, below its plan's storage (undefined: the plan's). */
+  storageLimit: number | undefined;
   /** Threads that compose and DKIM-sign outbound mail; 0 = on the event loop. */
   composeThreads: number;
   /** A relay connection is closed after this long (spec: 5 minutes). */
@@ -182,6 +186,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     deliveryConcurrency: num('deliveryConcurrency'),
     recipientsPerTransaction: num('recipientsPerTransaction'),
     retentionDays: num('retentionDays'),
+    inboxRetentionDays: num('inboxRetentionDays'),
+    storageLimit: v.storageLimit as number | undefined,
     rateLimit: num('rateLimit'),
     relayConnectionSeconds: num('relayConnectionLimit'),
     relayMaxConnections: num('relayMaxConnections'),

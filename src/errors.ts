@@ -50,6 +50,10 @@ export const errorKinds = {
   too_many_connections_from_address: { message: 'too many connections from this address', http: 503, smtp: '421 4.7.0 Too many connections from your address, try again later', exit: 1 },
   relay_memory_full: { message: 'too much mail in progress', http: 503, smtp: '451 4.3.1 Insufficient system resources: too much mail in progress, try again later', exit: 1 },
   connection_time_limit: { message: 'connection time limit reached', http: 408, smtp: '421 4.4.2 Connection time limit reached, closing', exit: 1 },
+  /** The inbound MX's refusals (CONTRACT.md "The MX"): never an open relay, never a lost message. */
+  unknown_mailbox: { message: 'no such mailbox', http: 404, smtp: '550 5.1.1 No such mailbox here', exit: 1 },
+  relay_denied: { message: 'this server does not take mail for that domain', http: 403, smtp: '550 5.7.1 Relaying denied: we do not take mail for that domain', exit: 1 },
+  storage_quota: { message: 'storage quota reached', http: 429, smtp: '452 4.2.2 Mailbox storage quota reached for this workspace; try again later', exit: 1 },
   /** A request the spec refuses with a 400 and its own text (POST /emails rules). */
   invalid_request: { message: 'invalid request', http: 400, smtp: '550 5.6.0 Message refused', exit: 2 },
   /** From is not an active registered address on a verified domain of the workspace. */

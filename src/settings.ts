@@ -172,6 +172,8 @@ const TABLE = [
     parse: count('--compose-threads', 0, 64),
   },
   { name: 'retentionDays', flag: '--retention-days <days>', env: 'SVC_RETENTION_DAYS', default: '30', scope: 'serve', description: 'messages older than this are removed', parse: count('--retention-days', 1, 3650) },
+  { name: 'inboxRetentionDays', flag: '--inbox-retention-days <days>', env: 'SVC_INBOX_RETENTION_DAYS', default: '365', scope: 'serve', description: 'mail the MX received is removed from the team inbox after this many days (Sent copies leave with the message log, `--retention-days`)', parse: count('--inbox-retention-days', 1, 36_500) },
+  { name: 'storageLimit', flag: '--storage-limit <size>', env: 'SVC_STORAGE_LIMIT', scope: 'serve', defaultText: "the plan's", description: "received mail a workspace may keep (e.g. `500mb`), below its plan's storage quota; past it the MX defers with `452 4.2.2`", parse: (r) => parseSize('--storage-limit', r) },
   { name: 'relayConnectionLimit', flag: '--relay-connection-limit <seconds>', env: 'SVC_RELAY_CONNECTION_LIMIT', default: '300', scope: 'serve', description: 'seconds before a relay connection is closed', parse: count('--relay-connection-limit', 1, 86_400) },
   {
     name: 'relayMaxConnections',

@@ -1,5 +1,6 @@
-// Removes messages and webhook delivery log rows older than --retention-days (default 30), soon
-// after start and then hourly.
+// Removes messages and webhook delivery log rows older than --retention-days (default 30), and
+// received inbox items older than --inbox-retention-days (default 365), soon after start and then
+// hourly.
 import type { Service } from '../../src/service.js';
 import type { Worker } from './domain-recheck.js';
 
@@ -11,6 +12,8 @@ export function retentionWorker(service: Service): Worker {
     if (removed) log.info(`retention: removed ${removed} messages older than ${config.retentionDays} days`);
     const attempts = await service.store.webhooks.purge(new Date(clock.now().getTime() - config.retentionDays * 86_400_000).toISOString());
     if (attempts) log.info(`retention: removed ${attempts} webhook delivery log rows older than ${config.retentionDays} days`);
+    const received = await service.store.inbox.purge(new Date(clock.now().getTime() - config.inboxRetentionDays * 86_400_000).toISOString());
+    if (received) log.info(`retention: removed ${received} inbox items older than ${config.inboxRetentionDays} days`);
   };
   const tick = () => {
     running ??= runOnce()

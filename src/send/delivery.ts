@@ -10,6 +10,7 @@ import { signingDomain } from './dkim.js';
 import type { Deliverer, HostTry, RecipientResult } from './deliver.js';
 import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
+import { returnPath } from '../mail/return-path.js';
 
 export interface DeliveryDeps {
   deliverer: Deliverer;
@@ -73,7 +74,10 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
       const at = clock.now().toISOString();
       const t0 = Date.now();
       const trace: HostTry[] = [];
-      const got = await d.deliverer.deliver(job.domain, { from: content.from, to: copy.recipients }, raw, trace);
+      // The return path names the copy's first record, so that a bounce report finds its message (mail/return-path.ts).
+      const first = messages.find((m) => m.to.toLowerCase() === copy.recipients[0]!.toLowerCase());
+      const from = first ? returnPath(first.id, content.from) : content.from;
+      const got = await d.deliverer.deliver(job.domain, { from, to: copy.recipients }, raw, trace);
       results.push(...got);
       transcript.push(...transcribe(job, messages, got, trace, raw, at, Date.now() - t0));
       // Refused before any recipient was named (no answer, a greeting or TLS refusal, the sender

@@ -1,0 +1,118 @@
+// The inbound MX on --mx-port (CONTRACT.md "The MX"): the SMTP base (smtp/server.ts) speaks the
+// protocol and bounds connections, time and memory; src/inbox/receive.ts decides. No AUTH (mail
+// arrives from anyone's server); STARTTLS offered; 25 MB and 1,000 recipients as on the relay; a
+// recipient is accepted only for a registered address on a verified domain or a return path of
+// ours (550 otherwise: never an open relay); a workspace over its storage gets 452 4.2.2 at RCPT
+// or DATA (deferred, not lost); the 250 comes after the message is durable in the store. Bare LF
+// and CR line ends are made CRLF once the data has ended, as on the relay.
+import type { Service } from '../src/service.js';
+import { isSvcError, toSvcError, type SvcError } from '../src/errors.js';
+import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, normalizeLineBreaks } from '../src/relay/relay.js';
+import { inboundService, type Recipient } from '../src/inbox/receive.js';
+import { listenSmtp, refusal, smtpError, type ListenerLimits } from './smtp/server.js';
+import { readData } from './smtp/data.js';
+
+export interface MxOptions extends ListenerLimits {
+  host: string;
+  port: number;
+  tls: { cert: string; key: string };
+}
+
+export const DEFAULT_MX: Omit<MxOptions, 'host' | 'port' | 'tls'> = {
+  maxConnectionMs: 5 * 60_000,
+  maxConnections: 500,
+  maxConnectionsPerAddress: 20,
+  dataMemory: 128 * 1024 * 1024,
+};
+
+interface State {
+  recipients: Recipient[];
+  releaseData: (() => void) | null;
+}
+
+export async function startMx(service: Service, opts: MxOptions): Promise<{ url: string; close(): Promise<void>; stats(): Record<string, number> }> {
+  const { log } = service.deps;
+  const inbound = inboundService(service.deps);
+  const states = new Map<string, State>();
+  let received = 0;
+  /** Any failure as a registry kind; an unexpected one is logged and answered 451 (the sender retries). */
+  const replyFor = (e: unknown): SvcError => {
+    const err = toSvcError(e);
+    if (!(isSvcError(e) && e.kind !== 'internal')) log.error(`mx: ${err.message}`);
+    return err;
+  };
+  const state = (id: string) => {
+    let s = states.get(id);
+    if (!s) states.set(id, (s = { recipients: [], releaseData: null }));
+    return s;
+  };
+
+  const listener = await listenSmtp({
+    name: 'mx',
+    host: opts.host,
+    port: opts.port,
+    limits: opts,
+    log,
+    server: {
+      name: service.deps.config.mxHost,
+      secure: false,
+      key: opts.tls.key,
+      cert: opts.tls.cert,
+      minVersion: 'TLSv1.2',
+      closeTimeout: 5_000,
+      authOptional: true,
+      disabledCommands: ['AUTH'],
+      size: RELAY_MAX_SIZE,
+      hideENHANCEDSTATUSCODES: true,
+      hideDSN: true,
+      hideREQUIRETLS: true,
+      hideSMTPUTF8: true,
+      onMailFrom(_address, session, callback) {
+        // Anyone may send to our mailboxes; the null sender (<>) of bounce reports included.
+        state(session.id).recipients = [];
+        callback();
+      },
+      onRcptTo(address, session, callback) {
+        const s = state(session.id);
+        if (s.recipients.length >= RELAY_MAX_RECIPIENTS) return callback(refusal('too_many_recipients'));
+        inbound
+          .recipient(address.address)
+          .then(async (r) => {
+            await inbound.checkStorage(r.workspace_id);
+            s.recipients.push(r);
+            callback();
+          })
+          .catch((e: unknown) => callback(smtpError(replyFor(e))));
+      },
+      onData(stream, session, callback) {
+        const s = state(session.id);
+        const data = readData(stream, listener.budget, RELAY_MAX_SIZE);
+        s.releaseData = data.release;
+        void data.done.then((got) => {
+          if ('refused' in got) return callback(refusal(got.refused));
+          if (!s.recipients.length) {
+            data.release();
+            return callback(refusal('bad_sequence'));
+          }
+          const env = { mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', recipients: s.recipients, remoteIp: session.remoteAddress ?? null };
+          inbound
+            .receive(env, normalizeLineBreaks(got.raw))
+            .finally(data.release)
+            .then(
+              (items) => {
+                received++;
+                service.deps.events?.event('info', 'mx received', { kinds: items.map((i) => i.kind).join(','), size: got.size, ip: env.remoteIp ?? '' });
+                callback(null, '2.0.0 OK: queued');
+              },
+              (e: unknown) => callback(smtpError(replyFor(e))),
+            );
+        });
+      },
+      onClose(session) {
+        states.get(session.id)?.releaseData?.();
+        states.delete(session.id);
+      },
+    },
+  });
+  return { url: listener.url, stats: () => ({ ...listener.stats(), received }), close: () => listener.close() };
+}

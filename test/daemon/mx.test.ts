@@ -1,0 +1,127 @@
+// The inbound MX over real SMTP sessions, on both backends: who it takes mail for (and that it is
+// never a relay), replies threaded and counted, automatic replies kept but never counted, bounce
+// reports that bounce a sent message, that only wait, or that match nothing, complaints, and the
+// Sent copies of REST and relay mail.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sending, settled } from '../helpers/sending.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
+import { arf, dsn, plainMail, replyTo, transact } from '../helpers/mx.js';
+import { plain, RawSmtp } from '../helpers/smtp-client.js';
+
+const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
+
+async function daemon(t: { after(fn: () => unknown): void }, backend: string, env: Record<string, string> = {}) {
+  const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+  const s = await sending(t, { ...(pgUrl ? { store: pgLocation(pgUrl) } : {}), env });
+  return { s, mx: s.daemon.url('mx'), service: s.daemon.service };
+}
+
+/** Sends one HTML message to `to` through the API and waits for it to be handed off; its record and the copy the sink got. */
+async function sent(s: Awaited<ReturnType<typeof daemon>>['s'], to: string) {
+  const before = s.sink.received.length;
+  const r = await s.post({ from: 'hello@acme.test', to: [to], subject: 'Hello', body_html: '<p>Hello</p>' });
+  assert.equal(r.status, 202);
+  const m = await settled(s, r.body.id);
+  assert.equal(m.status, 'sent');
+  await s.sink.waitFor(before + 1);
+  return { m, copy: s.sink.received.find((x) => x.to[0] === to)! };
+}
+
+for (const backend of backends) {
+  test(`${backend}: MX: RCPT rules, no relay, STARTTLS, no AUTH; a reply threaded and counted; an out-of-office kept, not counted; other mail`, async (t) => {
+    const { s, mx, service } = await daemon(t, backend);
+    const { m, copy } = await sent(s, 'jane@rcpt.test');
+    assert.equal(copy.from, `bounces+${m.id}@acme.test`);
+
+    const { client, greeting } = await RawSmtp.open(mx);
+    t.after(() => client.destroy());
+    assert.match(greeting.join('\n'), /^220 /);
+    const ehlo = await client.cmd('EHLO sender.test');
+    assert.match(ehlo, /STARTTLS/);
+    assert.doesNotMatch(ehlo, /AUTH/);
+    assert.match(await client.cmd(`AUTH PLAIN ${plain(s.key)}`), /^502 /);
+    assert.match(await client.cmd('MAIL FROM:<>'), /^250/);
+    assert.match(await client.cmd('RCPT TO:<nobody@acme.test>'), /^550 5\.1\.1/);
+    assert.match(await client.cmd('RCPT TO:<someone@elsewhere.test>'), /^550 5\.7\.1/);
+    assert.match(await client.cmd('RCPT TO:<jane@rcpt.test>'), /^550 5\.7\.1/, 'never a relay, not even to a recipient of ours');
+    assert.match(await client.cmd('RCPT TO:<bounces+00000000-0000-4000-8000-000000000000@acme.test>'), /^550 5\.1\.1/);
+    assert.match(await client.cmd(`RCPT TO:<bounces+${m.id}@other.test>`), /^550 5\.1\.1/, 'a return path on another domain than its message');
+    assert.match(await client.cmd('RCPT TO:<HELLO@acme.test>'), /^250/);
+    assert.match(await client.cmd(`RCPT TO:<bounces+${m.id.toUpperCase()}@ACME.test>`), /^250/, 'a relay may change the case');
+    assert.match(await client.cmd('RSET'), /^250/);
+    assert.match(await client.starttls(), /^220/);
+    assert.ok(client.secure);
+    assert.match(await client.cmd('EHLO sender.test'), /^250/);
+    assert.match(await client.cmd('QUIT'), /^221/);
+
+    // Jane replies: 250 once stored; threaded with the Sent copy; counted on her record.
+    const r = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id));
+    assert.match(r.end, /^250 2\.0\.0 OK: queued/);
+    const after = (await s.get(`/api/v2/messages/${m.id}`)).body;
+    assert.equal(after.reply_count, 1);
+    assert.ok(after.replied_at);
+    assert.equal(after.engagement_score, 10);
+    assert.equal(after.status, 'sent');
+    const events = (await s.get(`/api/v2/messages/${m.id}/events`)).body.data;
+    assert.deepEqual(events.map((e: { kind: string }) => e.kind), ['reply']);
+    const inbox = await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 });
+    assert.equal(inbox.data[0]!.kind, 'reply');
+    assert.equal(inbox.data[0]!.message_ref, m.id);
+    const sentCopies = await service.store.inbox.list(s.ws.id, { folder: 'sent', limit: 10, offset: 0 });
+    assert.equal(inbox.data[0]!.thread_id, sentCopies.data[0]!.thread_id, 'the reply is in the Sent copy\'s thread');
+
+    // An out-of-office to the same message: kept as auto_reply, never counted.
+    const ooo = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id, ['Auto-Submitted: auto-replied']));
+    assert.match(ooo.end, /^250/);
+    const vacation = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('Subject: Re: Hello', 'Subject: Out of Office: Re: Hello'));
+    assert.match(vacation.end, /^250/);
+    assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
+    // Anything else for a registered address is mail.
+    assert.match((await transact(mx, 'someone@elsewhere.test', ['hello@acme.test'], plainMail('someone@elsewhere.test', 'hello@acme.test'))).end, /^250/);
+    const kinds = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((i) => i.kind);
+    assert.deepEqual(kinds, ['mail', 'auto_reply', 'auto_reply', 'reply']);
+  });
+
+  test(`${backend}: MX: a bounce report after sent bounces and suppresses once; a delay only notes; an unmatched one changes nothing; a complaint suppresses`, async (t) => {
+    const { s, mx, service } = await daemon(t, backend);
+    const { m: jane } = await sent(s, 'jane@rcpt.test');
+    const { m: bob } = await sent(s, 'bob@rcpt.test');
+    const { m: carol } = await sent(s, 'carol@rcpt.test');
+
+    // A delay: on the timeline only.
+    const delayed = await transact(mx, '', [`bounces+${bob.id}@acme.test`], dsn('bob@rcpt.test', bob.message_id, 'delayed', '4.4.7', '421 try again later'));
+    assert.match(delayed.end, /^250/);
+    assert.equal((await s.get(`/api/v2/messages/${bob.id}`)).body.status, 'sent');
+    const about = await service.store.inbox.about(s.ws.id, bob.id);
+    assert.equal(about.length, 1);
+    assert.match(about[0]!.note!, /delayed 4\.4\.7/);
+
+    // Failed, after sent: bounced with the report's words, suppressed, message.bounced once.
+    for (let i = 0; i < 2; i++) {
+      const r = await transact(mx, '', [`bounces+${bob.id}@acme.test`], dsn('bob@rcpt.test', bob.message_id, 'failed', '5.1.1', '550 5.1.1 <bob@rcpt.test>: user unknown'));
+      assert.match(r.end, /^250/);
+    }
+    const b = (await s.get(`/api/v2/messages/${bob.id}`)).body;
+    assert.equal(b.status, 'bounced');
+    assert.match(b.error, /5\.1\.1/);
+    assert.ok(b.bounced_at);
+    const sup = await service.store.suppressions.find(s.ws.id, ['bob@rcpt.test']);
+    assert.equal(sup[0]?.reason, 'bounce');
+    assert.equal(sup[0]?.message_id, bob.id);
+
+    // A report whose returned Message-ID is another message's: nothing changes.
+    await transact(mx, '', [`bounces+${jane.id}@acme.test`], dsn('jane@rcpt.test', 'someone-else@acme.test', 'failed', '5.1.1', 'user unknown'));
+    // One sent to a registered address, without a return path: matches nothing of ours.
+    await transact(mx, '', ['hello@acme.test'], dsn('jane@rcpt.test', jane.message_id, 'failed', '5.1.1', 'user unknown'));
+    assert.equal((await s.get(`/api/v2/messages/${jane.id}`)).body.status, 'sent');
+    assert.deepEqual(await service.store.suppressions.find(s.ws.id, ['jane@rcpt.test']), []);
+
+    // A complaint about Carol's copy: suppressed (reason complaint); no webhook event for it.
+    await transact(mx, 'feedback@isp.test', ['hello@acme.test'], arf('carol@rcpt.test', carol.message_id));
+    assert.equal((await service.store.suppressions.find(s.ws.id, ['carol@rcpt.test']))[0]?.reason, 'complaint');
+    assert.equal((await s.get(`/api/v2/messages/${carol.id}`)).body.status, 'sent');
+    const kinds = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((i) => i.kind);
+    assert.deepEqual(kinds, ['complaint', 'bounce', 'bounce', 'bounce', 'bounce', 'bounce']);
+  });
+}
