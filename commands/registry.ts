@@ -39,6 +39,9 @@ import webhooksTail from './webhooks/tail.js';
 import storeCheck from './store/check.js';
 import storeRepair from './store/repair.js';
 import configShow from './config/show.js';
+import inboxList from './inbox/list.js';
+import inboxShow from './inbox/show.js';
+import inboxWatch from './inbox/watch.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -49,6 +52,7 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   messages: { summary: 'the message log', singular: 'message' },
   suppressions: { summary: 'the workspace suppression list', singular: 'suppression' },
   webhooks: { summary: 'webhook endpoints, the delivery log, replays', singular: 'webhook' },
+  inbox: { summary: 'the team inbox: received mail, Sent copies, a live view', singular: 'inboxes' },
   // The issue and the operator say `svc store check`; the plural is the alias here.
   config: { summary: 'the effective settings', singular: 'configuration' },
   store: { summary: "the store's own files: check them, repair what cannot be read", singular: 'stores' },
@@ -78,6 +82,9 @@ export const commands: CommandSpec[] = [
   messagesShow,
   messagesEvents,
   messagesExplain,
+  inboxList,
+  inboxShow,
+  inboxWatch,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

@@ -20,6 +20,7 @@ import { EventLog } from './event-log.js';
 import { Bus } from './bus.js';
 import { trackingService } from './tracking/tracking.js';
 import { messageExplainer } from './messages/explain.js';
+import { inboxService } from './inbox/inbox.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -56,6 +57,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     webhooks: webhookService(deps),
     tracking: trackingService(deps),
     explain: messageExplainer(deps),
+    inbox: inboxService(deps, send),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

@@ -12,6 +12,7 @@ import { meRoutes } from './routes/me.js';
 import { healthRoutes } from './routes/health.js';
 import { emailRoutes } from './routes/emails.js';
 import { trackingRoutes } from './routes/tracking.js';
+import { inboxRoutes } from './routes/inbox.js';
 
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
@@ -46,5 +47,6 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   meRoutes(app, service);
   emailRoutes(app, service);
   trackingRoutes(app, service);
+  inboxRoutes(app, service);
   return app;
 }

@@ -13,14 +13,15 @@ export interface TimelineEntry {
   detail: string;
 }
 
-export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'webhooks'>) {
+export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'webhooks' | 'inbox'>) {
   return async function explain(ws: Workspace, id: string): Promise<{ id: string; timeline: TimelineEntry[] }> {
     const m = await store.messages.get(ws.id, id);
     if (!m) throw new SvcError('not_found', 'message not found');
-    const [attempts, events, hooks] = await Promise.all([
+    const [attempts, events, hooks, received] = await Promise.all([
       store.messages.attempts(ws.id, id),
       store.tracking.events(ws.id, id),
       store.webhooks.attempts(ws.id, { message_id: id, limit: 1000 }),
+      store.inbox.about(ws.id, id),
     ]);
     const t: TimelineEntry[] = [];
     const via = m.via;
@@ -40,6 +41,10 @@ export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'we
     if (m.bounced_at) t.push({ at: m.bounced_at, stage: 'bounced', detail: `status bounced: ${m.error ?? ''}; message.bounced` });
     for (const e of events) {
       t.push({ at: e.created_at, stage: e.kind, detail: `${e.source}${e.prefetch ? ', not counted' : ', counted'} (${e.reason})${e.url ? ` ${e.url}` : ''}${e.ip ? ` from ${e.ip}` : ''}${e.user_agent ? ` "${e.user_agent}"` : ''}` });
+    }
+    // What the MX received about it: bounce reports (a delay is only noted here), complaints, replies.
+    for (const r of received) {
+      t.push({ at: r.created_at, stage: `received ${r.kind}`, detail: `from ${r.from}: ${JSON.stringify(r.subject)}${r.note ? `; ${r.note}` : ''} (inbox item ${r.id})` });
     }
     for (const h of [...hooks].reverse()) {
       t.push({ at: h.attempted_at, stage: 'webhook', detail: `${h.event} to endpoint ${h.endpoint_id} (${h.kind}, attempt ${h.attempt}): ${h.ok ? 'delivered' : 'failed'}, ${h.status_code ?? h.error ?? 'no answer'}` });

@@ -55,7 +55,7 @@ export interface ListQuery {
   offset?: string | number | undefined;
 }
 
-function wholeNumber(name: string, v: string | number | undefined, dflt: number, min: number): number {
+export function wholeNumber(name: string, v: string | number | undefined, dflt: number, min: number): number {
   if (v === undefined || v === '') return dflt;
   const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
   if (!Number.isInteger(n) || n < min) throw new SvcError('invalid_request', `invalid query: ${name} must be a whole number of at least ${min}`);

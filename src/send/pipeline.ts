@@ -10,7 +10,7 @@ import type { Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
-import { sendQuotaError, sendWindows } from '../workspaces/send-quota.js';
+import { inboxWindows, sendQuotaError, sendWindows } from '../workspaces/send-quota.js';
 import type { Party, SendRequest } from './validate.js';
 
 export interface SendResult {
@@ -30,6 +30,11 @@ export interface SendOptions {
   idempotency?: { key: string; token: string; fingerprint?: string } | null;
   /** The key that sent it (kept on each record for `svc messages explain`). */
   key?: { id: string; prefix: string } | null;
+  /**
+   * A reply from the team inbox: its Sent copy joins this thread, it answers this Message-ID
+   * (In-Reply-To, References), and it counts against the inbox sends per day, not the API's.
+   */
+  inbox?: { thread_id: string; in_reply_to: string | null; references: string[] };
 }
 
 const TRIAL_DAYS = 7;
@@ -82,6 +87,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         notes: opts.notes ?? [],
         created_at: now,
         ...(req.attachments?.length ? { attachments: req.attachments } : {}),
+        ...(opts.inbox ? { thread_id: opts.inbox.thread_id, in_reply_to: opts.inbox.in_reply_to, references: opts.inbox.references } : {}),
       };
       const messages: Message[] = [];
       const events: OutboxEvent[] = [];
@@ -156,11 +162,11 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           messages,
           jobs,
           events,
-          debit: { n: messages.length, windows: sendWindows(ws, at) },
+          debit: { n: messages.length, windows: opts.inbox ? inboxWindows(ws, at) : sendWindows(ws, at) },
           ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
         unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
       });
-      if (refused?.refused === 'send_quota') throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config));
+      if (refused?.refused === 'send_quota') throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config), opts.inbox ? 'inbox_sends' : 'api_sends');
       if (refused?.refused === 'suppressed') {
         // The list changed between two reads three times over: give up rather than loop.
         if (round >= 3) throw new SvcError('conflict', `on the suppression list: ${refused.addresses.join(', ')}`);

@@ -18,12 +18,20 @@ export function sendWindows(ws: Workspace, now: Date): QuotaWindow[] {
   ];
 }
 
+/** Inbox sends per day (spec.md "Plan quotas"): a separate allowance, counted in its own window. */
+export function inboxWindows(ws: Workspace, now: Date): QuotaWindow[] {
+  const day = now.toISOString().slice(0, 10);
+  const tomorrow = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+  return [{ key: `inbox-day:${day}`, window: 'day', limit: PLAN_LIMITS[ws.plan].inbox_sends_per_day, resets_at: tomorrow.toISOString() }];
+}
+
 /** A store's send-quota refusal as the spec's error (429 quota_exceeded, with upgrade_url). */
-export function sendQuotaError(r: SendQuotaRefusal, ws: Workspace, upgradeUrl: string): SvcError {
+export function sendQuotaError(r: SendQuotaRefusal, ws: Workspace, upgradeUrl: string, kind: 'api_sends' | 'inbox_sends' = 'api_sends'): SvcError {
   const { window: w, used } = r;
+  const what = kind === 'api_sends' ? 'API and SMTP sends' : 'inbox sends';
   return new SvcError(
     'quota_exceeded',
-    `sending limit reached: the ${ws.plan} plan allows ${w.limit} API and SMTP sends per ${w.window} (${used} used); resets at ${w.resets_at}`,
-    { details: { code: 'quota_exceeded', kind: 'api_sends', limit: w.limit, used, window: w.window, resets_at: w.resets_at, upgrade_url: upgradeUrl } },
+    `sending limit reached: the ${ws.plan} plan allows ${w.limit} ${what} per ${w.window} (${used} used); resets at ${w.resets_at}`,
+    { details: { code: 'quota_exceeded', kind, limit: w.limit, used, window: w.window, resets_at: w.resets_at, upgrade_url: upgradeUrl } },
   );
 }

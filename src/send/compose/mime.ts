@@ -30,6 +30,8 @@ export async function renderMime(content: SendContent, draft: Draft): Promise<Bu
     subject: content.subject,
     date: new Date(content.created_at),
     messageId: `<${content.message_id}>`,
+    // A reply from the team inbox answers its message (ids are checked where they are read: no CR/LF).
+    ...(content.in_reply_to ? { inReplyTo: `<${content.in_reply_to}>`, references: [...(content.references ?? []), content.in_reply_to].filter((x, i, a) => a.indexOf(x) === i).map((x) => `<${x}>`) } : {}),
     headers: Object.fromEntries(draft.headers),
     // Two parts are given ready-encoded (see alternativePart); a single part is the message's
     // root node, whose headers MailComposer writes, so it is left to MailComposer whole.

@@ -7,7 +7,6 @@ import { SvcError } from '../../errors.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
-import { applyEvent, type MessageEvent } from '../../model/tracking.js';
 import { ATTEMPTS_KEPT, type DeliveryAttempt } from '../../model/attempt.js';
 import type { AcceptBatch, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
 import type { SuppressionStore } from '../port/suppressions.js';
@@ -15,7 +14,7 @@ import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';
 import { Leases } from './leases.js';
-import type { InboundLine } from './inbox.js';
+import { observeEngagement } from './engagement.js';
 
 export interface AcceptLine extends Line {
   t: 'accept';
@@ -84,13 +83,6 @@ export interface MessageLookup {
   has(id: string): boolean;
   /** Called with the ids of records a purge removed and of their sends' contents (what belongs to them goes too). */
   onPurge(fn: (ids: string[], contentIds: string[]) => void): void;
-}
-
-/** A batch of message events (tracking.ts writes it; this aggregate applies it to its records). */
-export interface TrackLine extends Line {
-  t: 'track';
-  events: MessageEvent[];
-  outbox: OutboxEvent[];
 }
 
 /**
@@ -181,32 +173,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       contents.delete(job.content_id);
     }
   });
-  // Opens and clicks change their records' counters and may raise webhook events.
-  replay.on<TrackLine>('track', (line) => {
-    for (const e of line.events) {
-      const m = byId.get(e.message_id);
-      if (m) applyEvent(m, e);
-    }
-    for (const e of line.outbox) if (byId.has(e.message_id)) outboxed.set(e.id, e);
-  });
-  // What the MX received changes records too (inbox.ts writes the line to the inbox journal): a
-  // permanent bounce report bounces a record not bounced yet, a reply counts, and their webhook
-  // events are queued.
-  inbound.on<InboundLine>('inbound', (line) => {
-    const bounced = new Set<string>();
-    for (const u of line.updates) {
-      const m = byId.get(u.id);
-      if (!m || m.status === 'bounced') continue;
-      Object.assign(m, u);
-      bounced.add(m.id);
-    }
-    for (const e of line.events) {
-      const m = byId.get(e.message_id);
-      if (m) applyEvent(m, e);
-    }
-    // message.bounced only for a record this line bounced (never twice for one record).
-    for (const e of line.outbox) if (byId.has(e.message_id) && (e.event !== 'message.bounced' || bounced.has(e.message_id))) outboxed.set(e.id, e);
-  });
+  observeEngagement(replay, inbound, byId, outboxed);
   // Dispatching events to endpoints is the webhook aggregate's line; the outbox lets them go.
   // Days are named by the time each line carries, which is not always one clock (a test's moved
   // clock, the wall clock): a dispatch mark may be read before its event, so marks are applied

@@ -4,7 +4,8 @@
 import type { MessageEvent } from '../../model/tracking.js';
 import type { TrackingStore } from '../port/tracking.js';
 import { dayOf, type Journal } from './journal.js';
-import type { MessageLookup, TrackLine } from './messages.js';
+import type { MessageLookup } from './messages.js';
+import type { TrackLine } from './engagement.js';
 import { eventShape, copyEvent } from './messages.js';
 import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';

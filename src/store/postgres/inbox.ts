@@ -100,8 +100,8 @@ export function pgInbox(db: PgDb): InboxStore {
       const where = `workspace_id = $1${q.thread_id ? ' AND thread_id = $2' : ''}`;
       const filter = [workspaceId, ...(q.thread_id ? [q.thread_id] : [])];
       const n = filter.length;
-      const rows = await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...filter, q.limit, q.offset], `inbox_list_${q.folder}`);
-      const [c] = await db.rows<{ n: string }>(`SELECT count(*) AS n FROM ${from} WHERE ${where}`, filter, `inbox_count_${q.folder}`);
+      const rows = await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...filter, q.limit, q.offset], `inbox_list_${q.folder}${q.thread_id ? '_thread' : ''}`);
+      const [c] = await db.rows<{ n: string }>(`SELECT count(*) AS n FROM ${from} WHERE ${where}`, filter, `inbox_count_${q.folder}${q.thread_id ? '_thread' : ''}`);
       return { data: rows.map(toSummary), total: Number(c!.n) };
     },
     get: async (workspaceId, id) => {

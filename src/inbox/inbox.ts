@@ -1,0 +1,115 @@
+// The team inbox as the API and the commands show it (additions to spec.md, documented in the
+// README): items of both folders, threads, one item with its bodies (HTML as received, a string
+// nobody renders), and a reply from the inbox, which goes through the one pipeline and counts
+// against the inbox sends per day.
+import { SvcError } from '../errors.js';
+import type { DepsOf } from '../deps.js';
+import type { InboxFolder, InboxItem, InboxSummary } from '../model/inbox.js';
+import type { Workspace } from '../model/workspace.js';
+import type { Send, SendResult } from '../send/pipeline.js';
+import type { Party } from '../send/validate.js';
+import { parseMailbox } from '../mail/address.js';
+import { DEFAULT_PAGE, MAX_PAGE, wholeNumber } from '../messages/log.js';
+
+/** CONTRACT.md `svc inbox list`: id, folder, thread_id, from, to, subject, kind, message_id, created_at (and note, size). */
+export const inboxListItem = (s: InboxSummary) => ({
+  id: s.id,
+  folder: s.folder,
+  thread_id: s.thread_id,
+  from: s.from,
+  to: s.to,
+  subject: s.subject,
+  kind: s.kind,
+  message_id: s.message_id,
+  created_at: s.created_at,
+  message_ref: s.message_ref,
+  note: s.note,
+  size: s.size,
+});
+
+/** One item: the list fields, the bodies and headers; the raw message only when asked for. */
+export const inboxItemView = (i: InboxItem, raw = false) => ({
+  ...inboxListItem(i),
+  cc: i.cc,
+  in_reply_to: i.in_reply_to,
+  references: i.references,
+  headers: i.headers,
+  text: i.text,
+  html: i.html,
+  envelope: i.envelope,
+  ...(raw ? { raw: i.raw } : {}),
+});
+
+const NO_CRLF = /[\r\n]+/g;
+
+export interface InboxListQuery {
+  folder?: string | undefined;
+  thread?: string | undefined;
+  limit?: string | number | undefined;
+  offset?: string | number | undefined;
+}
+
+export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
+  const { store } = deps;
+  const folderOf = (v: string | undefined): InboxFolder => {
+    if (v === undefined || v === '' || v === 'inbox') return 'inbox';
+    if (v === 'sent') return 'sent';
+    throw new SvcError('invalid_argument', `folder must be inbox or sent, not '${v}'`);
+  };
+  const page = (q: { limit?: string | number | undefined; offset?: string | number | undefined }) => ({
+    limit: Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE),
+    offset: wholeNumber('offset', q.offset, 0, 0),
+  });
+  const item = async (ws: Workspace, id: string): Promise<InboxItem> => {
+    const i = await store.inbox.get(ws.id, id);
+    if (!i) throw new SvcError('not_found', 'inbox item not found');
+    return i;
+  };
+
+  return {
+    async list(ws: Workspace, q: InboxListQuery) {
+      const r = await store.inbox.list(ws.id, { folder: folderOf(q.folder), ...(q.thread ? { thread_id: q.thread } : {}), ...page(q) });
+      return { data: r.data.map(inboxListItem), total: r.total };
+    },
+    async threads(ws: Workspace, q: { limit?: string | number | undefined; offset?: string | number | undefined }) {
+      return store.inbox.threads(ws.id, page(q));
+    },
+    /** A thread's items of both folders, oldest first. */
+    async thread(ws: Workspace, threadId: string) {
+      const [inbox, sent] = await Promise.all((['inbox', 'sent'] as const).map((folder) => store.inbox.list(ws.id, { folder, thread_id: threadId, limit: MAX_PAGE, offset: 0 })));
+      const items = [...inbox!.data, ...sent!.data].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+      if (!items.length) throw new SvcError('not_found', 'thread not found');
+      return { thread_id: threadId, items: items.map(inboxListItem) };
+    },
+    async get(ws: Workspace, id: string, opts: { raw?: boolean } = {}) {
+      return inboxItemView(await item(ws, id), opts.raw ?? false);
+    },
+    /**
+     * Answers an item from the inbox: to its sender (or `to`), from the address it was sent to
+     * (or `from`, a registered address), `Re: ` its subject, threaded with it.
+     */
+    async reply(ws: Workspace, id: string, body: { text?: unknown; html?: unknown; from?: unknown; to?: unknown }, key?: { id: string; prefix: string } | null): Promise<SendResult> {
+      const original = await item(ws, id);
+      const text = typeof body.text === 'string' && body.text !== '' ? body.text : null;
+      const html = typeof body.html === 'string' && body.html !== '' ? body.html : null;
+      if (!text && !html) throw new SvcError('invalid_request', 'a reply needs text or html');
+      const address = (v: unknown, what: string, dflt: string): Party => {
+        const m = parseMailbox(typeof v === 'string' && v !== '' ? v : dflt);
+        if ('error' in m) throw new SvcError('invalid_request', `invalid ${what}: ${m.error}`);
+        return { name: null, address: m.address };
+      };
+      const from = address(body.from, 'from', original.folder === 'sent' ? original.from : original.to[0] ?? '');
+      const to = address(body.to, 'to', original.folder === 'sent' ? original.to[0] ?? '' : original.from);
+      const subject = /^re:/i.test(original.subject) ? original.subject : `Re: ${original.subject}`.replace(NO_CRLF, ' ').slice(0, 998);
+      return send(ws, { from, to: [to], cc: [], bcc: [], subject, html, text }, {
+        source: 'api',
+        key: key ?? null,
+        inbox: { thread_id: original.thread_id, in_reply_to: original.message_id, references: [...original.references.slice(-10), ...(original.message_id ? [original.message_id] : [])] },
+      });
+    },
+    /** How many bytes of received mail the workspace keeps (its storage use). */
+    usage: (ws: Workspace) => store.inbox.usage(ws.id),
+  };
+}
+
+export type InboxService = ReturnType<typeof inboxService>;
