@@ -38,9 +38,9 @@ export function startServer(args: string[], env: Record<string, string> = {}): P
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
-      // The daemon prints the API line first and the relay's after it: wait for the last listener.
+      // The daemon prints the API line first, then the relay's and the MX's: wait for the last listener.
       const m = /api listening on (\S+)/.exec(lines.join('\n'));
-      const all = !args.includes('serve') || lines.some((l) => / relay listening /.test(l));
+      const all = !args.includes('serve') || lines.some((l) => / mx listening /.test(l));
       if (m && all)
         resolve({
           url: m[1]!,

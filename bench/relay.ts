@@ -13,12 +13,15 @@ import { SVC, report, startServer } from './lib.js';
 import { prepare } from './send.js';
 
 /** The shared raw-socket SMTP load client (../shared/tools/smtp-load.mjs), fast enough not to be the bottleneck. */
-const LOAD = fileURLToPath(new URL('../../shared/tools/smtp-load.mjs', import.meta.url));
+export const LOAD = fileURLToPath(new URL('../../shared/tools/smtp-load.mjs', import.meta.url));
 
-/** Sends n 10 KB messages over 20 authenticated connections with the load client; messages per second. */
-function drive(port: number, key: string, n: number): Promise<number> {
+/**
+ * Sends n 10 KB messages over 20 connections with the load client (authenticated with `key`, or
+ * not when it is null; `extra`: more of its flags, --to and --from); messages per second.
+ */
+export function drive(port: number, key: string | null, n: number, extra: string[] = []): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD, '--port', String(port), '--auth', key, '--conns', '20', '--messages', String(n), '--size', '10240'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [LOAD, '--port', String(port), ...(key ? ['--auth', key] : []), '--conns', '20', '--messages', String(n), '--size', '10240', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);

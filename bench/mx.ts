@@ -1,0 +1,105 @@
+// Issue 17 benchmarks. The MX: messages/s accepted (10 KB, 20 connections reused, stored before the
+// 250) next to a bare smtp-server that accepts and discards the same load, driven by the same raw
+// client in the same run (target: at least half). Bounce reports: delivery status notifications
+// matched by their return paths and applied (bounced, suppressed, message.bounced queued) per
+// second on the file store, through the MX's own receive path in this process, 20 at a time
+// (target: 1,000/s).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { FixtureDns } from '../test/helpers/dns-server.js';
+import { dsn } from '../test/helpers/mx.js';
+import { createService } from '../src/service.js';
+import { openStore } from '../src/store/open.js';
+import { loadConfig, type StoreLocation } from '../src/config.js';
+import { systemClock, systemRandom } from '../src/clock.js';
+import { silentLog } from '../src/log.js';
+import type { Message } from '../src/model/message.js';
+import { inboundService } from '../src/inbox/receive.js';
+import { SVC, report, startServer } from './lib.js';
+import { prepare } from './send.js';
+import { LOAD, drive } from './relay.js';
+
+const MX_ARGS = ['--from', 'someone@elsewhere.test', '--to', 'hello@acme.test'];
+const DSNS = 5_000;
+
+export async function mx(): Promise<void> {
+  if (!existsSync(LOAD)) {
+    process.stdout.write(`mx: skipped, the load client ${LOAD} is not there\n`);
+    return;
+  }
+  const sink = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => createInterface({ input: sink.stdout! }).on('line', (l) => l.startsWith('port ') && resolve(Number(l.slice(5)))));
+  await drive(port, null, 500, MX_ARGS);
+  const bare = await drive(port, null, 5000, MX_ARGS);
+  sink.kill();
+  report('bare smtp-server, accept and discard (same client)', { messages_per_s: Math.round(bare), connections: 20 });
+
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const dns = await new FixtureDns().load(['sending.zone']).start();
+  try {
+    await prepare(`file:${dir}`, dns);
+    const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+    try {
+      const mxPort = Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]);
+      await drive(mxPort, null, 500, MX_ARGS);
+      const rate = await drive(mxPort, null, 5000, MX_ARGS);
+      report('svc MX, stored in the team inbox (file store)', { messages_per_s: Math.round(rate), of_bare: rate / bare, target: '>= 0.5' });
+    } finally {
+      await daemon.stop();
+    }
+    await dsnRate(`file:${dir}`, dns);
+  } finally {
+    await dns.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** DSNS sent messages (one recipient each), then a failed-delivery report for each through the MX's receive path. */
+async function dsnRate(storeUrl: string, dns: FixtureDns): Promise<void> {
+  const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
+  const store = await openStore(loc, { role: 'admin', log: silentLog });
+  try {
+    const service = createService({ store, config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc }, clock: systemClock, random: systemRandom, log: silentLog });
+    const ws = (await store.workspaces.getByName('bench'))!;
+    const domain = (await store.domains.listByWorkspace(ws.id))[0]!;
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    const sent: Message[] = [];
+    for (let i = 0; i < DSNS; i += 500) {
+      await Promise.all(
+        Array.from({ length: 500 }, async (_, k) => {
+          const content_id = randomUUID();
+          const m: Message = {
+            id: randomUUID(), workspace_id: ws.id, content_id, source: 'api', from: 'hello@acme.test', to: `r${i + k}@rcpt.test`, kind: 'to', subject: 'bench', status: 'sent', open_count: 0, click_count: 0, reply_count: 0,
+            first_open_after_seconds: null, message_id: `${content_id}@acme.test`, error: null, notes: [], created_at: at, sent_at: at, opened_at: null, clicked_at: null, replied_at: null, bounced_at: null,
+          };
+          sent.push(m);
+          await store.messages.accept({ content: { id: content_id, workspace_id: ws.id, source: 'api', from: 'hello@acme.test', from_name: null, domain_id: domain.id, to: [{ name: null, address: m.to }], cc: [], subject: 'bench', html: null, text: 'x', message_id: m.message_id, notes: [], created_at: at }, messages: [m], jobs: [], events: [] });
+        }),
+      );
+    }
+    const inbound = inboundService(service.deps);
+    const reports = sent.map((m) => ({ m, raw: Buffer.from(dsn(m.to, m.message_id, 'failed', '5.1.1', '550 5.1.1 user unknown')) }));
+    let next = 0;
+    const t0 = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        while (next < reports.length) {
+          const { m, raw } = reports[next++]!;
+          const rcpt = await inbound.recipient(`bounces+${m.id}@acme.test`);
+          await inbound.receive({ mailFrom: '', recipients: [rcpt], remoteIp: '127.0.0.1' }, raw);
+        }
+      }),
+    );
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    const bounced = (await store.messages.list(ws.id, { status: 'bounced', limit: 1, offset: 0 })).total;
+    const suppressed = (await store.suppressions.list(ws.id)).length;
+    report('bounce reports matched and applied (file store)', { dsns_per_s: Math.round(DSNS / seconds), bounced: `${bounced}/${DSNS}`, suppressed, target: '>= 1,000/s' });
+  } finally {
+    await store.close();
+  }
+}
