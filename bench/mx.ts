@@ -21,7 +21,7 @@ import { silentLog } from '../src/log.js';
 import type { Message } from '../src/model/message.js';
 import { inboundService } from '../src/inbox/receive.js';
 import { SVC, report, startServer } from './lib.js';
-import { prepare } from './send.js';
+import { prepare, profile } from './send.js';
 import { LOAD, drive } from './relay.js';
 
 const MX_ARGS = ['--from', 'someone@elsewhere.test', '--to', 'hello@acme.test'];
@@ -43,7 +43,7 @@ export async function mx(): Promise<void> {
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
     await prepare(`file:${dir}`, dns);
-    const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+    const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
     try {
       const mxPort = Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]);
       await drive(mxPort, null, 500, MX_ARGS);

@@ -10,6 +10,7 @@ import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party } from '../send/validate.js';
 import { parseMailbox } from '../mail/address.js';
 import { DEFAULT_PAGE, MAX_PAGE, wholeNumber } from '../messages/log.js';
+import { parseWhole, readHead } from './parse.js';
 
 /** CONTRACT.md `svc inbox list`: id, folder, thread_id, from, to, subject, kind, message_id, created_at (and note, size). */
 export const inboxListItem = (s: InboxSummary) => ({
@@ -65,6 +66,13 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
     if (!i) throw new SvcError('not_found', 'inbox item not found');
     return i;
   };
+  /** A received item's text and HTML, read from its raw message now (the MX reads only headers on the way in). */
+  const withBodies = async (i: InboxItem): Promise<InboxItem> => {
+    if (i.folder !== 'inbox' || !i.raw || i.text !== null || i.html !== null) return i;
+    const raw = Buffer.from(i.raw, 'base64');
+    const { email, problem } = await parseWhole(raw, readHead(raw));
+    return { ...i, text: email?.text ?? null, html: email?.html ?? null, note: i.note ?? problem };
+  };
 
   return {
     async list(ws: Workspace, q: InboxListQuery) {
@@ -82,7 +90,7 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
       return { thread_id: threadId, items: items.map(inboxListItem) };
     },
     async get(ws: Workspace, id: string, opts: { raw?: boolean } = {}) {
-      return inboxItemView(await item(ws, id), opts.raw ?? false);
+      return inboxItemView(await withBodies(await item(ws, id)), opts.raw ?? false);
     },
     /**
      * Answers an item from the inbox: to its sender (or `to`), from the address it was sent to

@@ -1,16 +1,20 @@
 // src/inbox/: the team inbox: what the MX receives (parse, classify, receive), Sent copies, the
 // inbox's reads and replies.
 //
-// Reading a received message, bounded so that a hostile one costs little and never stops the MX:
-// the header block is cut at HEADER_MAX for what svc stores and reads itself; a message with more
-// than MAX_PARTS part delimiters, nested deeper than MAX_DEPTH or with more than HEADERS_MAX of
-// headers in all is not handed to the parser at all (or the parser's own limits refuse it): it is
-// kept raw, marked, with what its top header block says. postal-mime parses the rest.
-import PostalMime, { type Email } from 'postal-mime';
+// Reading a received message, cheaply first and bounded always. On the way in, the MX reads only
+// the top header block (what it needs to route, thread and classify: sender, subject, ids,
+// automatic-reply headers, whether it is a report), cut at HEADER_MAX; postal-mime parses the
+// whole message only for a report (bounce or complaint: its parts are the point), and for
+// everything else when someone reads the item (its text and HTML). Before any full parse, a scan of
+// the raw bytes refuses messages built to cost: more than MAX_PARTS part delimiters, more than
+// MAX_DEPTH multipart boundaries declared, or no end of the header block within HEADER_MAX; such a
+// message is kept exactly as received and marked, never parsed. postal-mime's own limits (nesting,
+// all headers together) guard what the scan lets through.
+import PostalMime, { addressParser, decodeWords, type Email } from 'postal-mime';
 
-/** Part delimiters (lines starting with `--`) a message may have before it is kept raw. */
+/** Part delimiters (lines starting with `--`) a message may have and still be parsed. */
 export const MAX_PARTS = 500;
-/** MIME nesting depth postal-mime takes. */
+/** Multipart boundaries a message may declare (and the nesting depth postal-mime takes). */
 export const MAX_DEPTH = 32;
 /** All header bytes of all parts together (postal-mime's maxHeadersSize). */
 export const HEADERS_MAX = 256 * 1024;
@@ -36,17 +40,6 @@ export function fieldsOf(block: string): Fields {
   return { get: (n) => map.get(n.toLowerCase())?.[0], all: (n) => map.get(n.toLowerCase()) ?? [] };
 }
 
-/** The top header block as text (latin1, so every byte is kept), cut at HEADER_MAX. */
-export function headerBlock(raw: Buffer): string {
-  const limit = Math.min(raw.length, HEADER_MAX);
-  let end = raw.indexOf('\r\n\r\n');
-  if (end < 0 || end > limit) {
-    const lf = raw.indexOf('\n\n');
-    end = lf >= 0 && lf <= limit ? lf : limit;
-  }
-  return raw.toString('latin1', 0, end);
-}
-
 /** Message-IDs in a header value (`<a@b> <c@d>`), without their brackets. */
 export function messageIds(value: string | undefined): string[] {
   if (!value) return [];
@@ -54,31 +47,69 @@ export function messageIds(value: string | undefined): string[] {
   return ids.length ? ids : value.trim() && !/\s/.test(value.trim()) ? [value.trim()] : [];
 }
 
-function countDelimiters(raw: Buffer, max: number): number {
-  let n = 0;
-  for (let i = raw.indexOf('\n--'); i !== -1; i = raw.indexOf('\n--', i + 3)) if (++n > max) break;
-  return n;
-}
+const NO_CRLF = /[\r\n]+/g;
+const addresses = (value: string | undefined): string[] =>
+  value ? addressParser(value, { flatten: true }).flatMap((a) => ('address' in a && a.address ? [a.address.toLowerCase()] : [])) : [];
 
-export interface Parsed {
-  /** The top header block's fields. */
+/** What the MX reads of every message: its top header block. */
+export interface Head {
   fields: Fields;
+  /** The header block as received (latin1, every byte kept), at most HEADER_MAX. */
   headers: string;
-  /** The parsed message, or null when it was kept raw (over a limit, or unreadable). */
-  email: Email | null;
-  /** Why it was kept raw. */
+  from: string | null;
+  cc: string[];
+  subject: string;
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  /** A multipart/report (a delivery status or feedback report): parsed whole. */
+  report: boolean;
+  /** Why the message is never parsed (built past the limits), or null. */
   problem: string | null;
 }
 
-export async function parseMessage(raw: Buffer): Promise<Parsed> {
-  const headers = headerBlock(raw);
+function count(raw: Buffer, needle: string, max: number): number {
+  let n = 0;
+  for (let i = raw.indexOf(needle); i !== -1; i = raw.indexOf(needle, i + needle.length)) if (++n > max) break;
+  return n;
+}
+
+export function readHead(raw: Buffer): Head {
+  const limit = Math.min(raw.length, HEADER_MAX);
+  let end = raw.indexOf('\r\n\r\n');
+  const lf = raw.indexOf('\n\n');
+  if (end < 0 || (lf >= 0 && lf < end)) end = lf;
+  const cut = end < 0 || end > limit;
+  const headers = raw.toString('latin1', 0, cut ? limit : end);
   const fields = fieldsOf(headers);
-  const parts = countDelimiters(raw, MAX_PARTS);
-  if (parts > MAX_PARTS) return { fields, headers, email: null, problem: `more than ${MAX_PARTS} MIME parts; kept as received, not parsed` };
+  const problem = cut
+    ? `a header block over ${HEADER_MAX / 1024} KB; kept as received, not parsed`
+    : count(raw, '\n--', MAX_PARTS) > MAX_PARTS
+      ? `more than ${MAX_PARTS} MIME parts; kept as received, not parsed`
+      : count(raw, 'boundary=', MAX_DEPTH) > MAX_DEPTH
+        ? `more than ${MAX_DEPTH} multipart levels or groups; kept as received, not parsed`
+        : null;
+  const decode = (v: string | undefined) => (v === undefined ? '' : decodeWords(v));
+  return {
+    fields,
+    headers,
+    from: addresses(decode(fields.get('from')))[0] ?? null,
+    cc: addresses(decode(fields.get('cc'))),
+    subject: decode(fields.get('subject')).replace(NO_CRLF, ' ').slice(0, 998),
+    messageId: messageIds(fields.get('message-id'))[0] ?? null,
+    inReplyTo: messageIds(fields.get('in-reply-to'))[0] ?? null,
+    references: messageIds(fields.get('references')).slice(-50),
+    report: /^\s*multipart\/report\b/i.test(fields.get('content-type') ?? ''),
+    problem,
+  };
+}
+
+/** The whole message, parsed within postal-mime's limits; null with the reason when it cannot be. */
+export async function parseWhole(raw: Buffer, head: Head): Promise<{ email: Email | null; problem: string | null }> {
+  if (head.problem) return { email: null, problem: head.problem };
   try {
-    const email = await PostalMime.parse(raw, { attachmentEncoding: 'utf8', maxNestingDepth: MAX_DEPTH, maxHeadersSize: HEADERS_MAX, maxRfc822NestingDepth: 3 });
-    return { fields, headers, email, problem: null };
+    return { email: await PostalMime.parse(raw, { attachmentEncoding: 'utf8', maxNestingDepth: MAX_DEPTH, maxHeadersSize: HEADERS_MAX, maxRfc822NestingDepth: 3 }), problem: null };
   } catch (e) {
-    return { fields, headers, email: null, problem: `not parsed (${(e as Error).message.slice(0, 200)}); kept as received` };
+    return { email: null, problem: `not parsed (${(e as Error).message.slice(0, 200)}); kept as received` };
   }
 }

@@ -9,6 +9,7 @@
 // suppresses the address complained about; an automatic reply is kept and never counted; a reply
 // to a message of ours is threaded with its Sent copy and counted on its record; anything else for
 // a registered address is mail in that inbox.
+import type { Email } from 'postal-mime';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import type { InboundDelivery, InboxItem, InboxKind } from '../model/inbox.js';
@@ -20,8 +21,10 @@ import { parseMailbox } from '../mail/address.js';
 import { parseReturnPath } from '../mail/return-path.js';
 import { bouncedEvent } from '../send/pipeline.js';
 import { classifyReply } from '../send/bounce-class.js';
-import { messageIds, parseMessage, type Parsed } from './parse.js';
+import { parseWhole, readHead, type Head } from './parse.js';
 import { autoReply, deliveryStatus, feedbackReport } from './reports.js';
+
+const NO_CRLF = /[\r\n]+/g;
 
 export type InboundDeps = DepsOf<'inbox' | 'messages' | 'addresses' | 'domains' | 'workspaces'>;
 
@@ -38,8 +41,6 @@ export interface Envelope {
   remoteIp: string | null;
 }
 
-const NO_CRLF = /[\r\n]+/g;
-const addressOf = (a: { address?: string } | undefined) => (a?.address ?? '').toLowerCase();
 
 export function inboundService(deps: InboundDeps) {
   const { store, clock, random } = deps;
@@ -89,22 +90,18 @@ export function inboundService(deps: InboundDeps) {
   /** The records a report or a reply is about, in one workspace. */
   const sendOf = async (workspaceId: string, messageId: string | null): Promise<Message[]> => (messageId ? store.messages.byHeaderId(workspaceId, messageId) : []);
 
-  async function itemFor(p: Parsed, raw: Buffer, env: Envelope, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Omit<InboundDelivery, 'items'> }> {
-    const e = p.email;
+  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Omit<InboundDelivery, 'items'> }> {
     const effects: Omit<InboundDelivery, 'items'> = { updates: [], outbox: [], events: [], suppressions: [] };
-    const subject = (e?.subject ?? p.fields.get('subject') ?? '').replace(NO_CRLF, ' ').slice(0, 998);
-    const from = addressOf(e?.from as { address?: string } | undefined) || (/<?([^<>\s]+@[^<>\s]+)>?/.exec(p.fields.get('from') ?? '')?.[1] ?? env.mailFrom).toLowerCase();
-    const messageId = messageIds(e?.messageId ?? p.fields.get('message-id'))[0] ?? null;
-    const inReplyTo = messageIds(e?.inReplyTo ?? p.fields.get('in-reply-to'))[0] ?? null;
-    const references = messageIds(e?.references ?? p.fields.get('references'));
+    const { subject, messageId, inReplyTo, references } = head;
+    const from = head.from ?? env.mailFrom.toLowerCase();
     const returnPath = env.recipients.find((r) => r.workspace_id === workspaceId && r.returnPathOf)?.returnPathOf ?? null;
     let kind: InboxKind = 'mail';
-    let note: string | null = p.problem;
+    let note: string | null = problem;
     let ref: Message | null = null;
     let thread: string | null = null;
 
-    const dsn = deliveryStatus(p.fields, e);
-    const feedback = dsn ? null : feedbackReport(p.fields, e);
+    const dsn = head.report || e ? deliveryStatus(head.fields, e) : null;
+    const feedback = dsn || !(head.report || e) ? null : feedbackReport(head.fields, e);
     if (dsn) {
       kind = 'bounce';
       // Only a report to a return path changes anything; its returned Message-ID must agree.
@@ -148,7 +145,7 @@ export function inboundService(deps: InboundDeps) {
       let send: Message[] = [];
       for (const mid of about) if ((send = await sendOf(workspaceId, mid)).length) break;
       const rec = send.find((m) => m.to.toLowerCase() === from) ?? send[0] ?? null;
-      const auto = autoReply(p.fields, subject);
+      const auto = autoReply(head.fields, subject);
       if (auto) {
         kind = 'auto_reply';
         ref = rec;
@@ -169,7 +166,7 @@ export function inboundService(deps: InboundDeps) {
       thread_id: thread ?? random.uuid(),
       from,
       to: rcpts,
-      cc: ((e?.cc ?? []) as Array<{ address?: string }>).map(addressOf).filter(Boolean),
+      cc: head.cc,
       subject,
       message_id: messageId,
       size: raw.length,
@@ -178,7 +175,8 @@ export function inboundService(deps: InboundDeps) {
       created_at: now,
       in_reply_to: inReplyTo,
       references,
-      headers: p.headers,
+      headers: head.headers,
+      // Read from the raw message when someone reads the item (src/inbox/inbox.ts); a report was parsed already.
       text: e?.text ?? null,
       html: e?.html ?? null,
       envelope: { mail_from: env.mailFrom, rcpt_to: rcpts, remote_ip: env.remoteIp },
@@ -199,11 +197,13 @@ export function inboundService(deps: InboundDeps) {
       const byWorkspace = new Map<string, string[]>();
       for (const r of env.recipients) byWorkspace.set(r.workspace_id, [...(byWorkspace.get(r.workspace_id) ?? []), r.address]);
       for (const ws of byWorkspace.keys()) await checkStorage(ws, raw.length);
-      const p = await parseMessage(raw);
+      const head = readHead(raw);
+      // Only a report is parsed whole on the way in: its parts are what it says.
+      const { email, problem } = head.report ? await parseWhole(raw, head) : { email: null, problem: head.problem };
       const now = clock.now().toISOString();
       const delivery: InboundDelivery = { items: [], updates: [], outbox: [], events: [], suppressions: [] };
       for (const [ws, rcpts] of byWorkspace) {
-        const { item, effects } = await itemFor(p, raw, env, ws, rcpts, now);
+        const { item, effects } = await itemFor(head, email, problem, raw, env, ws, rcpts, now);
         delivery.items.push(item);
         delivery.updates.push(...effects.updates);
         delivery.outbox.push(...effects.outbox);
