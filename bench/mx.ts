@@ -20,7 +20,7 @@ import { systemClock, systemRandom } from '../src/clock.js';
 import { silentLog } from '../src/log.js';
 import type { Message } from '../src/model/message.js';
 import { inboundService } from '../src/inbox/receive.js';
-import { SVC, report, startServer } from './lib.js';
+import { SVC, median, report, startServer } from './lib.js';
 import { prepare, profile } from './send.js';
 import { LOAD, drive } from './relay.js';
 
@@ -34,11 +34,6 @@ export async function mx(): Promise<void> {
   }
   const sink = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => createInterface({ input: sink.stdout! }).on('line', (l) => l.startsWith('port ') && resolve(Number(l.slice(5)))));
-  await drive(port, null, 500, MX_ARGS);
-  const bare = await drive(port, null, 5000, MX_ARGS);
-  sink.kill();
-  report('bare smtp-server, accept and discard (same client)', { messages_per_s: Math.round(bare), connections: 20 });
-
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
@@ -46,11 +41,21 @@ export async function mx(): Promise<void> {
     const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
     try {
       const mxPort = Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]);
+      await drive(port, null, 500, MX_ARGS);
       await drive(mxPort, null, 500, MX_ARGS);
-      const rate = await drive(mxPort, null, 5000, MX_ARGS);
-      report('svc MX, stored in the team inbox (file store)', { messages_per_s: Math.round(rate), of_bare: rate / bare, target: '>= 0.5' });
+      // The bare server's rate moves by a fifth from run to run on this machine: the two are
+      // measured in turn, three times, and the median ratio is the figure.
+      const ratios: number[] = [];
+      for (let round = 1; round <= 3; round++) {
+        const bare = await drive(port, null, 5000, MX_ARGS);
+        const rate = await drive(mxPort, null, 5000, MX_ARGS);
+        ratios.push(rate / bare);
+        report(`  round ${round}`, { bare_per_s: Math.round(bare), svc_mx_per_s: Math.round(rate), ratio: rate / bare });
+      }
+      report('svc MX stored in the team inbox (file store) vs a bare smtp-server, same client', { of_bare: median(ratios), connections: 20, target: '>= 0.5' });
     } finally {
       await daemon.stop();
+      sink.kill();
     }
     await dsnRate(`file:${dir}`, dns);
   } finally {

@@ -99,9 +99,8 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
             .receive(env, normalizeLineBreaks(got.raw))
             .finally(data.release)
             .then(
-              (items) => {
+              () => {
                 received++;
-                service.deps.events?.event('info', 'mx received', { kinds: items.map((i) => i.kind).join(','), size: got.size, ip: env.remoteIp ?? '' });
                 callback(null, '2.0.0 OK: queued');
               },
               (e: unknown) => callback(smtpError(replyFor(e))),

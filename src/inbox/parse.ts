@@ -82,9 +82,13 @@ export function readHead(raw: Buffer): Head {
   const cut = end < 0 || end > limit;
   const headers = raw.toString('latin1', 0, cut ? limit : end);
   const fields = fieldsOf(headers);
+  // Only a multipart message has parts to count (a single part is parsed in one go).
+  const multipart = /^\s*multipart\//i.test(fields.get('content-type') ?? '');
   const problem = cut
     ? `a header block over ${HEADER_MAX / 1024} KB; kept as received, not parsed`
-    : count(raw, '\n--', MAX_PARTS) > MAX_PARTS
+    : !multipart
+      ? null
+      : count(raw, '\n--', MAX_PARTS) > MAX_PARTS
       ? `more than ${MAX_PARTS} MIME parts; kept as received, not parsed`
       : count(raw, 'boundary=', MAX_DEPTH) > MAX_DEPTH
         ? `more than ${MAX_DEPTH} multipart levels or groups; kept as received, not parsed`

@@ -77,14 +77,12 @@ export function inboundService(deps: InboundDeps) {
       if (!record || record.from.slice(record.from.lastIndexOf('@') + 1).toLowerCase() !== rp.domain) throw new SvcError('unknown_mailbox');
       return { address, workspace_id: record.workspace_id, returnPathOf: record };
     }
-    for (const a of await store.addresses.everywhere(address)) {
-      if (a.status !== 'active') continue;
-      const d = await store.domains.byId(a.domain_id);
-      if (d?.status === 'verified' && d.workspace_id === a.workspace_id) return { address, workspace_id: a.workspace_id, returnPathOf: null };
-    }
-    // A domain we serve without that mailbox, or a domain we do not serve at all (never a relay).
-    if (await store.domains.verifiedBy(m.domain.toLowerCase())) throw new SvcError('unknown_mailbox');
-    throw new SvcError('relay_denied');
+    // The workspace that verified the domain is the one whose registration counts.
+    const owner = await store.domains.verifiedBy(m.domain.toLowerCase());
+    if (!owner) throw new SvcError('relay_denied');
+    const registered = (await store.addresses.everywhere(address)).find((a) => a.workspace_id === owner && a.status === 'active');
+    if (!registered) throw new SvcError('unknown_mailbox');
+    return { address, workspace_id: owner, returnPathOf: null };
   }
 
   /** The records a report or a reply is about, in one workspace. */

@@ -45,7 +45,7 @@ export interface InboxItem extends InboxSummary {
   html: string | null;
   /** Received items: the SMTP envelope. */
   envelope: { mail_from: string; rcpt_to: string[]; remote_ip: string | null } | null;
-  /** Received items: the message as it came, base64 (null for Sent copies). */
+  /** Received items: the message as it came, base64 as Buffer.toString('base64') makes it (the file store writes it verbatim into its journal); null for Sent copies. */
   raw: string | null;
 }
 

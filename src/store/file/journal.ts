@@ -167,9 +167,10 @@ export class Journal<T> {
    * Appends one record and resolves, once it is on disk, with where its line lies, so that a
    * caller can drop a large record from memory and read it back with readAt.
    */
-  async appendLocated(partition: string, record: T): Promise<LineAt> {
+  async appendLocated(partition: string, record: T, text = JSON.stringify(record)): Promise<LineAt> {
     let at: LineAt | undefined;
-    const line: PendingLine = { text: JSON.stringify(record) + '\n', located: (x) => (at = x) };
+    // `text`: the record already serialised, by a caller that knows a cheaper way (one JSON line).
+    const line: PendingLine = { text: text + '\n', located: (x) => (at = x) };
     this.#queue(partition).push(line);
     await this.#commit.request();
     if (line.failed) throw line.failed;
