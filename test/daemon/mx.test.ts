@@ -8,6 +8,7 @@ import { sending, settled } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { arf, dsn, plainMail, replyTo, transact } from '../helpers/mx.js';
 import { plain, RawSmtp } from '../helpers/smtp-client.js';
+import nodemailer from 'nodemailer';
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
 
@@ -77,10 +78,18 @@ for (const backend of backends) {
     const vacation = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('Subject: Re: Hello', 'Subject: Out of Office: Re: Hello'));
     assert.match(vacation.end, /^250/);
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
-    // Anything else for a registered address is mail.
+    // Anything else for a registered address is mail; nodemailer over STARTTLS, as another server would.
     assert.match((await transact(mx, 'someone@elsewhere.test', ['hello@acme.test'], plainMail('someone@elsewhere.test', 'hello@acme.test'))).end, /^250/);
-    const kinds = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((i) => i.kind);
-    assert.deepEqual(kinds, ['mail', 'auto_reply', 'auto_reply', 'reply']);
+    const u = new URL(mx);
+    const transport = nodemailer.createTransport({ host: u.hostname, port: Number(u.port), secure: false, requireTLS: true, tls: { rejectUnauthorized: false } });
+    const info = await transport.sendMail({ from: 'Ann <ann@elsewhere.test>', to: 'hello@acme.test', subject: 'Über TLS', text: 'Hallo', html: '<p>Hallo</p>' });
+    transport.close();
+    assert.match(info.response, /^250 2\.0\.0 OK: queued/);
+    const items = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data;
+    assert.deepEqual(items.map((i) => i.kind), ['mail', 'mail', 'auto_reply', 'auto_reply', 'reply']);
+    assert.deepEqual({ from: items[0]!.from, subject: items[0]!.subject }, { from: 'ann@elsewhere.test', subject: 'Über TLS' });
+    const viewed = await service.inbox.get(s.ws, items[0]!.id);
+    assert.deepEqual({ text: viewed.text?.trim(), html: viewed.html?.trim() }, { text: 'Hallo', html: '<p>Hallo</p>' });
   });
 
   test(`${backend}: MX: a bounce report after sent bounces and suppresses once; a delay only notes; an unmatched one changes nothing; a complaint suppresses`, async (t) => {
