@@ -118,6 +118,11 @@ for (const backend of backends) {
     const sup = await service.store.suppressions.find(s.ws.id, ['bob@rcpt.test']);
     assert.equal(sup[0]?.reason, 'bounce');
     assert.equal(sup[0]?.message_id, bob.id);
+    // Bob's timeline tells the delay and the failure the MX received.
+    const timeline = (await service.explain(s.ws, bob.id)).timeline.filter((e) => e.stage === 'received bounce').map((e) => e.detail);
+    assert.equal(timeline.length, 3);
+    assert.match(timeline[0]!, /delayed 4\.4\.7/);
+    assert.match(timeline[1]!, /failed 5\.1\.1, suppressed/);
 
     // A report whose returned Message-ID is another message's: nothing changes.
     await transact(mx, '', [`bounces+${jane.id}@acme.test`], dsn('jane@rcpt.test', 'someone-else@acme.test', 'failed', '5.1.1', 'user unknown'));
