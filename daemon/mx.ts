@@ -9,7 +9,7 @@ import type { Service } from '../src/service.js';
 import { isSvcError, toSvcError, type SvcError } from '../src/errors.js';
 import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, normalizeLineBreaks } from '../src/relay/relay.js';
 import { inboundService, type Recipient } from '../src/inbox/receive.js';
-import { listenSmtp, refusal, smtpError, type ListenerLimits } from './smtp/server.js';
+import { listenSmtp, refusal, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
 import { readData } from './smtp/data.js';
 
 export interface MxOptions extends ListenerLimits {
@@ -54,19 +54,9 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
     limits: opts,
     log,
     server: {
-      name: service.deps.config.mxHost,
-      secure: false,
-      key: opts.tls.key,
-      cert: opts.tls.cert,
-      minVersion: 'TLSv1.2',
-      closeTimeout: 5_000,
+      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
       authOptional: true,
       disabledCommands: ['AUTH'],
-      size: RELAY_MAX_SIZE,
-      hideENHANCEDSTATUSCODES: true,
-      hideDSN: true,
-      hideREQUIRETLS: true,
-      hideSMTPUTF8: true,
       onMailFrom(_address, session, callback) {
         // Anyone may send to our mailboxes; the null sender (<>) of bounce reports included.
         state(session.id).recipients = [];

@@ -10,7 +10,7 @@ import type { Service } from '../src/service.js';
 import type { Principal } from '../src/auth/authenticate.js';
 import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, relayService } from '../src/relay/relay.js';
 import { isSvcError, smtpReplyOf, SvcError, toSvcError } from '../src/errors.js';
-import { listenSmtp, refusal, replyLine, smtpError, type ListenerLimits } from './smtp/server.js';
+import { listenSmtp, refusal, replyLine, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
 import { readData } from './smtp/data.js';
 
 export interface RelayOptions extends ListenerLimits {
@@ -101,25 +101,11 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     log,
     onConnection: (c) => states.set(c.id, { principal: null, password: null, authFailures: 0, rcpts: 0, quotaLeft: null, releaseData: null }),
     server: {
-      name: service.deps.config.mxHost,
-      secure: false,
-      key: opts.tls.key,
-      cert: opts.tls.cert,
-      minVersion: 'TLSv1.2',
-      // On shutdown, sessions get 5 s to finish (smtp-server's default is 30) before 421: nothing
-      // unacknowledged is lost, a client retries, and a stop is not held up by idle clients.
-      closeTimeout: 5_000,
+      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
       authMethods: ['PLAIN', 'LOGIN'],
       // The spec accepts AUTH before STARTTLS for now.
       allowInsecureAuth: true,
       authOptional: false,
-      size: RELAY_MAX_SIZE,
-      // Our replies carry their own enhanced codes (smtp/replies.ts).
-      hideENHANCEDSTATUSCODES: true,
-      hideDSN: true,
-      hideREQUIRETLS: true,
-      // UTF-8 addresses are not taken (nor delivered): not advertised, so clients do not send them.
-      hideSMTPUTF8: true,
       disabledCommands: [],
       onConnect(session, callback) {
         if (recentFailures(session.remoteAddress).length >= opts.maxAuthFailuresPerAddress) {

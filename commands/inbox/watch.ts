@@ -1,11 +1,8 @@
 import type { CommandSpec } from '../spec.js';
 import type { inboxListItem } from '../../src/inbox/inbox.js';
+import { follow } from '../follow.js';
 
 type Row = ReturnType<typeof inboxListItem>;
-/** Items are read again when the daemon announces some (admin socket or LISTEN), and this often besides. */
-const FALLBACK_MS = 2_000;
-/** With nobody to announce (a file store no daemon owns), plain polling. */
-const POLL_MS = 500;
 
 export default {
   noun: 'inbox',
@@ -28,20 +25,11 @@ export default {
       if (fresh[0]) last = fresh[0].id;
       return fresh.reverse();
     };
-    const events = service.store.events;
-    if (events) service.bus.connect(events, { hear: true });
-    const stop = new AbortController();
-    const wait = () => service.bus.next('received', events ? FALLBACK_MS : POLL_MS, stop.signal);
-    process.once('SIGINT', () => stop.abort());
-    process.once('SIGTERM', () => stop.abort());
-    if (ctx.out.json || !ctx.io.stdout.isTTY) {
-      while (!stop.signal.aborted) {
-        for (const i of await poll()) ctx.out.line(ctx.out.json ? JSON.stringify(i) : `${i.created_at} ${i.kind.padEnd(10)} ${i.from} ${JSON.stringify(i.subject)} ${i.id}`);
-        await wait();
-      }
-      return;
-    }
-    const { watchView } = await import('./watch-view.js');
-    await watchView(poll, wait, stop.signal);
+    await follow(ctx, {
+      topic: 'received',
+      poll,
+      line: (i) => `${i.created_at} ${i.kind.padEnd(10)} ${i.from} ${JSON.stringify(i.subject)} ${i.id}`,
+      view: async () => (await import('./watch-view.js')).watchView,
+    });
   },
 } satisfies CommandSpec;

@@ -1,14 +1,7 @@
 import type { CommandSpec } from '../spec.js';
 import type { AttemptView } from '../../src/webhooks/webhooks.js';
 import { parseSince } from './since.js';
-
-/**
- * Attempts are read again when the daemon announces some (over the admin socket, or LISTEN on
- * Postgres), and at least this often besides.
- */
-const FALLBACK_MS = 2_000;
-/** With nobody to announce (a file store no daemon owns), plain polling. */
-const POLL_MS = 500;
+import { follow } from '../follow.js';
 
 export default {
   noun: 'webhooks',
@@ -41,21 +34,11 @@ export default {
       }
       return fresh;
     };
-    const events = service.store.events;
-    if (events) service.bus.connect(events, { hear: true });
-    const stop = new AbortController();
-    const wait = () => service.bus.next('attempted', events ? FALLBACK_MS : POLL_MS, stop.signal);
-    process.once('SIGINT', () => stop.abort());
-    process.once('SIGTERM', () => stop.abort());
-    if (ctx.out.json || !ctx.io.stdout.isTTY) {
-      // Not a terminal: one line per attempt (a JSON object per line with --json), until stopped.
-      while (!stop.signal.aborted) {
-        for (const r of await poll()) ctx.out.line(ctx.out.json ? JSON.stringify(r) : `${r.attempted_at} ${r.ok ? 'ok  ' : 'FAIL'} ${r.status_code ?? '-'} ${r.event} ${r.endpoint_id} ${r.id}${r.error ? ` ${r.error}` : ''}`);
-        await wait();
-      }
-      return;
-    }
-    const { tailView } = await import('./tail-view.js');
-    await tailView(poll, wait, stop.signal);
+    await follow(ctx, {
+      topic: 'attempted',
+      poll,
+      line: (r) => `${r.attempted_at} ${r.ok ? 'ok  ' : 'FAIL'} ${r.status_code ?? '-'} ${r.event} ${r.endpoint_id} ${r.id}${r.error ? ` ${r.error}` : ''}`,
+      view: async () => (await import('./tail-view.js')).tailView,
+    });
   },
 } satisfies CommandSpec;

@@ -79,6 +79,31 @@ class Server extends SMTPServer {
   }
 }
 
+/**
+ * What every svc listener tells smtp-server alike: its name (the mx host), STARTTLS with our
+ * certificate (TLS 1.2 or later), 25 MB, a 5 s grace on shutdown, and the extensions it does not
+ * offer.
+ */
+export function sharedServerOptions(name: string, tls: { cert: string; key: string }, size: number): SMTPServerOptions {
+  return {
+    name,
+    secure: false,
+    key: tls.key,
+    cert: tls.cert,
+    minVersion: 'TLSv1.2',
+    // On shutdown, sessions get 5 s to finish (smtp-server's default is 30) before 421: nothing
+    // unacknowledged is lost, a client retries, and a stop is not held up by idle clients.
+    closeTimeout: 5_000,
+    size,
+    // Our replies carry their own enhanced codes (smtp/replies.ts).
+    hideENHANCEDSTATUSCODES: true,
+    hideDSN: true,
+    hideREQUIRETLS: true,
+    // UTF-8 addresses are not taken (nor delivered): not advertised, so clients do not send them.
+    hideSMTPUTF8: true,
+  };
+}
+
 export interface SmtpListener {
   url: string;
   budget: DataBudget;

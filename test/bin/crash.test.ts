@@ -2,10 +2,9 @@
 // reach the sink, and none twice except those in flight at the crash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { svc, json, serve } from '../helpers/cli.js';
+import { serve, cliSender } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { fixtureDns } from '../helpers/dns-server.js';
-import { publish } from '../helpers/domains.js';
 import { headers, sink } from '../helpers/sink.js';
 
 const CONCURRENCY = 8;
@@ -17,12 +16,7 @@ test('SIGKILL with 500 queued: all delivered after restart, duplicates only for 
   s.dataDelayMs = 300;
   const dir = await tmpDir(t);
   const base = ['--store', `file:${dir}`, '--dns-server', dns.server];
-  json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'scale', '--json']));
-  const domain = json(await svc([...base, 'domains', 'add', 'acme.test', '--json']));
-  publish(dns, 'acme.test', domain.records);
-  assert.equal((await svc([...base, 'domains', 'verify', 'acme.test'])).code, 0);
-  json(await svc([...base, 'addresses', 'add', 'hello@acme.test', '--json']));
-  const key = json(await svc([...base, 'keys', 'create', '--json'])).key as string;
+  const key = await cliSender(base, dns);
   const flags = [...base, '--direct-port', String(s.port), '--delivery-concurrency', String(CONCURRENCY), '--smtp-timeout', '5000'];
 
   const d1 = await serve(flags);

@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
-import { SVC, svc, json, serve } from '../helpers/cli.js';
+import { SVC, svc, json, serve, cliSender } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { fixtureDns } from '../helpers/dns-server.js';
-import { publish } from '../helpers/domains.js';
 import { sink } from '../helpers/sink.js';
 import { plainMail, transact } from '../helpers/mx.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl } from '../helpers/pg.js';
@@ -21,12 +20,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const s = await sink(t);
     const store = backend === 'postgres' ? await migratedSchemaUrl(t) : `file:${await tmpDir(t)}`;
     const base = ['--store', store, '--dns-server', dns.server];
-    json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'scale', '--json']));
-    const domain = json(await svc([...base, 'domains', 'add', 'acme.test', '--json']));
-    publish(dns, 'acme.test', domain.records);
-    assert.equal((await svc([...base, 'domains', 'verify', 'acme.test'])).code, 0);
-    json(await svc([...base, 'addresses', 'add', 'hello@acme.test', '--json']));
-    const key = json(await svc([...base, 'keys', 'create', '--json'])).key as string;
+    const key = await cliSender(base, dns);
     const flags = [...base, '--direct-port', String(s.port)];
 
     const d1 = await serve(flags, { listeners: ['api', 'relay', 'mx'] });

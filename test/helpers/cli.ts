@@ -2,6 +2,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { FixtureDns } from './dns-server.js';
+import { publish } from './domains.js';
 
 export const SVC = fileURLToPath(new URL('../../bin/svc', import.meta.url));
 
@@ -82,4 +84,18 @@ export function serve(args: string[], opts: { env?: Record<string, string>; list
       reject(new Error(`serve exited ${code}: ${stderr}`));
     });
   });
+}
+
+/**
+ * Through the real binary: workspace acme (scale), acme.test added, published in the fixture DNS
+ * and verified, hello@acme.test registered; returns a send-and-read key.
+ */
+export async function cliSender(base: string[], dns: FixtureDns): Promise<string> {
+  json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'scale', '--json']));
+  const domain = json(await svc([...base, 'domains', 'add', 'acme.test', '--json']));
+  publish(dns, 'acme.test', domain.records);
+  const verified = await svc([...base, 'domains', 'verify', 'acme.test']);
+  if (verified.code !== 0) throw new Error(`acme.test did not verify: ${verified.stdout}${verified.stderr}`);
+  json(await svc([...base, 'addresses', 'add', 'hello@acme.test', '--json']));
+  return json(await svc([...base, 'keys', 'create', '--json'])).key as string;
 }
