@@ -146,8 +146,16 @@ export function inboundService(deps: InboundDeps) {
       const auto = autoReply(head.fields, subject);
       if (auto) {
         kind = 'auto_reply';
-        ref = rec;
+        // A responder answers the envelope sender (RFC 3834): the return path names the message.
+        ref = rec ?? returnPath;
+        thread ??= returnPath ? await store.inbox.threadOf(workspaceId, [returnPath.message_id]) : null;
         note ??= `automatic reply (${auto}); not counted`;
+      } else if (!rec && returnPath) {
+        // Not a report, not an automatic reply, yet sent to a return path (a challenge-response
+        // filter, a misdirected reply): kept with its message, nothing counted.
+        ref = returnPath;
+        thread ??= await store.inbox.threadOf(workspaceId, [returnPath.message_id]);
+        note ??= 'sent to the return path of this message; not counted as a reply';
       } else if (rec) {
         kind = 'reply';
         ref = rec;

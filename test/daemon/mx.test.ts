@@ -77,6 +77,11 @@ for (const backend of backends) {
     assert.match(ooo.end, /^250/);
     const vacation = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('Subject: Re: Hello', 'Subject: Out of Office: Re: Hello'));
     assert.match(vacation.end, /^250/);
+    // A responder that answers the envelope sender, without In-Reply-To: the return path names the message.
+    const away = plainMail('jane@rcpt.test', `bounces+${m.id}@acme.test`, 'Away').replace('Subject: Away', 'Subject: Away\r\nAuto-Submitted: auto-replied');
+    assert.match((await transact(mx, '', [`bounces+${m.id}@acme.test`], away)).end, /^250/);
+    const awayItem = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data[0]!;
+    assert.deepEqual({ kind: awayItem.kind, ref: awayItem.message_ref, thread: awayItem.thread_id }, { kind: 'auto_reply', ref: m.id, thread: inbox.data[0]!.thread_id });
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
     // Anything else for a registered address is mail; nodemailer over STARTTLS, as another server would.
     assert.match((await transact(mx, 'someone@elsewhere.test', ['hello@acme.test'], plainMail('someone@elsewhere.test', 'hello@acme.test'))).end, /^250/);
@@ -86,7 +91,7 @@ for (const backend of backends) {
     transport.close();
     assert.match(info.response, /^250 2\.0\.0 OK: queued/);
     const items = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data;
-    assert.deepEqual(items.map((i) => i.kind), ['mail', 'mail', 'auto_reply', 'auto_reply', 'reply']);
+    assert.deepEqual(items.map((i) => i.kind), ['mail', 'mail', 'auto_reply', 'auto_reply', 'auto_reply', 'reply']);
     assert.deepEqual({ from: items[0]!.from, subject: items[0]!.subject }, { from: 'ann@elsewhere.test', subject: 'Über TLS' });
     const viewed = await service.inbox.get(s.ws, items[0]!.id);
     assert.deepEqual({ text: viewed.text?.trim(), html: viewed.html?.trim() }, { text: 'Hallo', html: '<p>Hallo</p>' });

@@ -71,6 +71,11 @@ export function pgInbox(db: PgDb): InboxStore {
                   "references" jsonb, headers text, text text, html text, envelope jsonb, raw text, size bigint, message_ref text, note text, created_at timestamptz)`,
           [JSON.stringify(d.items)],
         );
+        const added = new Map<string, number>();
+        for (const i of d.items) added.set(i.workspace_id, (added.get(i.workspace_id) ?? 0) + i.size);
+        for (const [ws, bytes] of [...added].sort()) {
+          await c.query(`INSERT INTO inbox_usage (workspace_id, bytes) VALUES ($1, $2) ON CONFLICT (workspace_id) DO UPDATE SET bytes = inbox_usage.bytes + EXCLUDED.bytes`, [ws, bytes]);
+        }
         // A permanent bounce report bounces a record not bounced yet, and only then is message.bounced sent.
         const bounced = d.updates.length
           ? (
@@ -137,7 +142,18 @@ export function pgInbox(db: PgDb): InboxStore {
       return r?.thread_id ?? null;
     },
     about: async (workspaceId, ref) => (await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM inbox_items WHERE workspace_id = $1 AND message_ref = $2 ORDER BY seq`, [workspaceId, ref], 'inbox_about')).map(toSummary),
-    usage: async (workspaceId) => Number((await db.rows<{ n: string }>(`SELECT COALESCE(sum(size), 0) AS n FROM inbox_items WHERE workspace_id = $1`, [workspaceId], 'inbox_usage'))[0]!.n),
-    purge: async (before) => (await db.rows(`DELETE FROM inbox_items WHERE created_at < $1 RETURNING id`, [before])).length,
+    usage: async (workspaceId) => Number((await db.rows<{ bytes: string }>(`SELECT bytes FROM inbox_usage WHERE workspace_id = $1`, [workspaceId], 'inbox_usage'))[0]?.bytes ?? 0),
+    purge: async (before) =>
+      Number(
+        (
+          await db.rows<{ n: string }>(
+            `WITH gone AS (DELETE FROM inbox_items WHERE created_at < $1 RETURNING workspace_id, size),
+                  used AS (UPDATE inbox_usage u SET bytes = u.bytes - g.bytes FROM (SELECT workspace_id, sum(size) AS bytes FROM gone GROUP BY workspace_id) g
+                            WHERE u.workspace_id = g.workspace_id RETURNING 1)
+             SELECT count(*) AS n FROM gone`,
+            [before],
+          )
+        )[0]!.n,
+      ),
   };
 }

@@ -29,6 +29,13 @@ CREATE INDEX inbox_items_mid ON inbox_items (workspace_id, message_id);
 CREATE INDEX inbox_items_ref ON inbox_items (message_ref);
 CREATE INDEX inbox_items_created ON inbox_items (created_at);
 
+-- Each workspace's storage use (the bytes of its received items), kept with every receive and
+-- purge, so that the MX reads one row at RCPT instead of summing the inbox.
+CREATE TABLE inbox_usage (
+  workspace_id text   PRIMARY KEY REFERENCES workspaces (id) ON DELETE CASCADE,
+  bytes        bigint NOT NULL
+);
+
 ALTER TABLE send_contents ADD COLUMN thread_id text, ADD COLUMN in_reply_to text, ADD COLUMN refs jsonb;
 CREATE INDEX send_contents_newest ON send_contents (workspace_id, created_at DESC);
 CREATE INDEX send_contents_mid ON send_contents (workspace_id, message_id);
