@@ -57,9 +57,11 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
       ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
       authOptional: true,
       disabledCommands: ['AUTH'],
-      onMailFrom(_address, session, callback) {
+      onMailFrom(address, session, callback) {
         // Anyone may send to our mailboxes; the null sender (<>) of bounce reports included.
         state(session.id).recipients = [];
+        const args = address.args as Record<string, string> | false;
+        if (Number((args && args.SIZE) || 0) > RELAY_MAX_SIZE) return callback(refusal('message_too_big'));
         callback();
       },
       onRcptTo(address, session, callback) {

@@ -51,6 +51,14 @@ for (const backend of backends) {
     assert.match(await client.cmd('RCPT TO:<HELLO@acme.test>'), /^250/);
     assert.match(await client.cmd(`RCPT TO:<bounces+${m.id.toUpperCase()}@ACME.test>`), /^250/, 'a relay may change the case');
     assert.match(await client.cmd('RSET'), /^250/);
+    // The relay's limits: 25 MB (SIZE= refused at MAIL FROM), 1,000 recipients.
+    assert.match(await client.cmd('MAIL FROM:<a@elsewhere.test> SIZE=26214401'), /^552 5\.3\.4/);
+    assert.match(await client.cmd('MAIL FROM:<a@elsewhere.test> SIZE=1000'), /^250/);
+    const taken = Array.from({ length: 1000 }, () => client.reply());
+    client.write('RCPT TO:<hello@acme.test>\r\n'.repeat(1000));
+    for (const r of await Promise.all(taken)) assert.match(r.join('\n'), /^250/);
+    assert.match(await client.cmd('RCPT TO:<hello@acme.test>'), /^452 4\.5\.3/);
+    assert.match(await client.cmd('RSET'), /^250/);
     assert.match(await client.starttls(), /^220/);
     assert.ok(client.secure);
     assert.match(await client.cmd('EHLO sender.test'), /^250/);
