@@ -48,8 +48,14 @@ export function messageIds(value: string | undefined): string[] {
 }
 
 const NO_CRLF = /[\r\n]+/g;
-const addresses = (value: string | undefined): string[] =>
-  value ? addressParser(value, { flatten: true }).flatMap((a) => ('address' in a && a.address ? [a.address.toLowerCase()] : [])) : [];
+/** `addr@x` or `Name <addr@x>` alone: the common From, read without the full address parser. */
+const SIMPLE = /^\s*(?:[^<>",;:@\\]*<([^<>\s",;:\\]+@[^<>\s",;:\\]+)>|([^<>\s",;:\\]+@[^<>\s",;:\\]+))\s*$/;
+const addresses = (value: string | undefined): string[] => {
+  if (!value) return [];
+  const simple = SIMPLE.exec(value);
+  if (simple) return [(simple[1] ?? simple[2])!.toLowerCase()];
+  return addressParser(value, { flatten: true }).flatMap((a) => ('address' in a && a.address ? [a.address.toLowerCase()] : []));
+};
 
 /** What the MX reads of every message: its top header block. */
 export interface Head {
@@ -77,7 +83,8 @@ function count(raw: Buffer, needle: string, max: number): number {
 export function readHead(raw: Buffer): Head {
   const limit = Math.min(raw.length, HEADER_MAX);
   let end = raw.indexOf('\r\n\r\n');
-  const lf = raw.indexOf('\n\n');
+  // A bare-LF message ends its headers at \n\n: looked for only before the CRLF end (or the limit).
+  const lf = raw.subarray(0, end >= 0 ? end : limit + 2).indexOf('\n\n');
   if (end < 0 || (lf >= 0 && lf < end)) end = lf;
   const cut = end < 0 || end > limit;
   const headers = raw.toString('latin1', 0, cut ? limit : end);
@@ -93,7 +100,8 @@ export function readHead(raw: Buffer): Head {
       : count(raw, 'boundary=', MAX_DEPTH) > MAX_DEPTH
         ? `more than ${MAX_DEPTH} multipart levels or groups; kept as received, not parsed`
         : null;
-  const decode = (v: string | undefined) => (v === undefined ? '' : decodeWords(v));
+  // Encoded words (RFC 2047) only where there are any.
+  const decode = (v: string | undefined) => (v === undefined ? '' : v.includes('=?') ? decodeWords(v) : v);
   return {
     fields,
     headers,
