@@ -41,7 +41,6 @@ export interface Envelope {
   remoteIp: string | null;
 }
 
-
 export function inboundService(deps: InboundDeps) {
   const { store, clock, random } = deps;
   /** Workspaces by id, read again at most every few seconds (plans change rarely). */
