@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import { FixtureDns } from '../test/helpers/dns-server.js';
 import { SVC, report, startServer } from './lib.js';
-import { prepare } from './send.js';
+import { prepare, profile } from './send.js';
 
 /** The shared raw-socket SMTP load client (../shared/tools/smtp-load.mjs), fast enough not to be the bottleneck. */
 export const LOAD = fileURLToPath(new URL('../../shared/tools/smtp-load.mjs', import.meta.url));
@@ -63,7 +63,7 @@ async function withRelay(fn: (d: { relayPort: number; key: string; pid: number }
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
     const key = await prepare(`file:${dir}`, dns);
-    const daemon = await startServer([SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...serveArgs]);
+    const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...serveArgs]);
     try {
       const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
       await fn({ relayPort, key, pid: daemon.child.pid! });
