@@ -14,6 +14,8 @@ export default {
     // Only what arrives from now on: the newest item now is where watching starts.
     const newest = async () => (await service.inbox.list(ws, { folder: 'inbox', limit: 1 })).data[0]?.id ?? null;
     let last = await newest();
+    // Said once watching has begun (stderr: never mixed with the items): what arrives from here is shown.
+    ctx.out.note('watching the team inbox for new mail; Ctrl-C to stop');
     const poll = async (): Promise<Row[]> => {
       const fresh: Row[] = [];
       for (let offset = 0; ; offset += 100) {

@@ -64,7 +64,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     t.after(() => watch.kill('SIGKILL'));
     const lines: string[] = [];
     createInterface({ input: watch.stdout }).on('line', (l) => lines.push(l));
-    await new Promise((res) => setTimeout(res, 1500));
+    // It says on stderr when it has begun: from then on what arrives is shown.
+    await new Promise<void>((res) => createInterface({ input: watch.stderr }).on('line', (l) => /watching the team inbox/.test(l) && res()));
     assert.match((await transact(d2.urls.mx!, 'jane@rcpt.test', ['hello@acme.test'], plainMail('jane@rcpt.test', 'hello@acme.test', 'Watched'))).end, /^250 /);
     for (let i = 0; i < 100 && !lines.length; i++) await new Promise((res) => setTimeout(res, 50));
     assert.equal(lines.length, 1, 'only what arrived after watching began');
