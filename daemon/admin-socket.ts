@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { toSvcError } from '../src/errors.js';
 import type { Log } from '../src/log.js';
 import { storeOperations, type Store } from '../src/store/types.js';
-import type { AdminMessage, AdminRequest, AdminResponse } from '../src/store/file/admin-protocol.js';
+import { parseAdminLine, type AdminMessage, type AdminRequest, type AdminResponse } from '../src/store/file/admin-protocol.js';
 import type { Bus } from '../src/bus.js';
 import { isTopic } from '../src/model/topic.js';
 
@@ -50,7 +50,7 @@ export async function startAdminSocket(path: string, store: Store, log: Log, bus
     createInterface({ input: socket }).on('line', (line) => {
       let msg: AdminMessage;
       try {
-        msg = JSON.parse(line) as AdminMessage;
+        msg = parseAdminLine<AdminMessage>(line);
       } catch {
         socket.destroy();
         return;

@@ -87,8 +87,9 @@ export function inboundService(deps: InboundDeps) {
   /** The records a report or a reply is about, in one workspace. */
   const sendOf = async (workspaceId: string, messageId: string | null): Promise<Message[]> => (messageId ? store.messages.byHeaderId(workspaceId, messageId) : []);
 
-  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Omit<InboundDelivery, 'items'> }> {
-    const effects: Omit<InboundDelivery, 'items'> = { updates: [], outbox: [], events: [], suppressions: [] };
+  type Effects = Omit<InboundDelivery, 'items' | 'raw'>;
+  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Effects }> {
+    const effects: Effects = { updates: [], outbox: [], events: [], suppressions: [] };
     const { subject, messageId, inReplyTo, references } = head;
     const from = head.from ?? env.mailFrom.toLowerCase();
     const returnPath = env.recipients.find((r) => r.workspace_id === workspaceId && r.returnPathOf)?.returnPathOf ?? null;
@@ -185,7 +186,8 @@ export function inboundService(deps: InboundDeps) {
       text: e?.text ?? null,
       html: e?.html ?? null,
       envelope: { mail_from: env.mailFrom, rcpt_to: rcpts, remote_ip: env.remoteIp },
-      raw: raw.toString('base64'),
+      // Stored once per message with the delivery (InboundDelivery.raw), given back on reads.
+      raw: null,
     };
     return { item, effects };
   }
@@ -206,7 +208,7 @@ export function inboundService(deps: InboundDeps) {
       // Only a report is parsed whole on the way in: its parts are what it says.
       const { email, problem } = head.report ? await parseWhole(raw, head) : { email: null, problem: head.problem };
       const now = clock.now().toISOString();
-      const delivery: InboundDelivery = { items: [], updates: [], outbox: [], events: [], suppressions: [] };
+      const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [] };
       for (const [ws, rcpts] of byWorkspace) {
         const { item, effects } = await itemFor(head, email, problem, raw, env, ws, rcpts, now);
         delivery.items.push(item);

@@ -45,7 +45,7 @@ export interface InboxItem extends InboxSummary {
   html: string | null;
   /** Received items: the SMTP envelope. */
   envelope: { mail_from: string; rcpt_to: string[]; remote_ip: string | null } | null;
-  /** Received items: the message as it came, base64 as Buffer.toString('base64') makes it (the file store writes it verbatim into its journal); null for Sent copies. */
+  /** Received items as read back: the message as it came, base64; null for Sent copies (and on the way in: InboundDelivery.raw). */
   raw: string | null;
 }
 
@@ -55,6 +55,8 @@ export interface InboxItem extends InboxSummary {
  * the mail it is about.
  */
 export interface InboundDelivery {
+  /** The message as received, once for all its items (whose `raw` is null here: the store keeps this). */
+  raw: Buffer;
   items: InboxItem[];
   /** A permanent bounce report: the record becomes bounced (applied only to a record not bounced yet). */
   updates: MessagePatch[];

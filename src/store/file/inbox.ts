@@ -5,7 +5,6 @@
 // a crash between the two adds them again, harmlessly, when the sender retries). Sent copies are
 // the sends' contents, read from the accept lines of the mail journal. Memory holds summaries and
 // where each body lies, never the bodies.
-import { randomUUID } from 'node:crypto';
 import { sentItem, type InboxItem, type InboxSummary, type InboxThread, type InboundDelivery } from '../../model/inbox.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { SuppressionStore } from '../port/suppressions.js';
@@ -14,8 +13,17 @@ import type { AcceptLine } from './messages.js';
 import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';
 
-export interface InboundLine extends Line, InboundDelivery {
+/**
+ * The message itself is the line's attachment (journal.ts): base64 on the line just before, once
+ * for all items, `raw_length` characters long. So the journal read at every start passes over the
+ * messages without parsing them, and storing one costs no JSON encoding of it (building the line
+ * as one string, JSON.stringify scanning the whole message and the string then encoded again for
+ * the write, cost the MX more than all the rest of storing a message). Lines written before kept it
+ * in each item.
+ */
+export interface InboundLine extends Line, Omit<InboundDelivery, 'raw'> {
   t: 'inbound';
+  raw_length?: number;
 }
 
 /** The line kinds of the inbox journal. */
@@ -27,27 +35,6 @@ const summaryOf = (i: InboxSummary): InboxSummary => ({
   id: i.id, workspace_id: i.workspace_id, folder: i.folder, kind: i.kind, thread_id: i.thread_id, from: i.from, to: [...i.to], subject: i.subject,
   message_id: i.message_id, size: i.size, message_ref: i.message_ref, note: i.note, created_at: i.created_at,
 });
-
-/**
- * The line as JSON, the raw messages spliced in verbatim: base64 (InboxItem.raw, made by
- * Buffer.toString('base64')) needs no escaping, and JSON.stringify scanning the whole message for
- * characters to escape was a tenth of the MX's time (a regular-expression check of the alphabet
- * would cost as much again; a quote or a backslash, the characters that could end the string
- * early, are looked for, and anything unexpected is written the slow way).
- */
-function serialise(line: InboundLine): string {
-  const mark = `\u0001raw-${randomUUID()}-`;
-  const raws = line.items.map((i) => i.raw);
-  if (!raws.every((r) => r === null || (r.indexOf('"') < 0 && r.indexOf('\\') < 0 && r.indexOf('\n') < 0))) return JSON.stringify(line);
-  let text = JSON.stringify({ ...line, items: line.items.map((i, n) => (i.raw === null ? i : { ...i, raw: `${mark}${n}` })) });
-  raws.forEach((r, n) => {
-    if (r === null) return;
-    const quoted = JSON.stringify(`${mark}${n}`);
-    const at = text.indexOf(quoted);
-    text = `${text.slice(0, at)}"${r}"${text.slice(at + quoted.length)}`;
-  });
-  return text;
-}
 
 interface Kept {
   summary: InboxSummary;
@@ -130,14 +117,20 @@ export function fileInbox(
       return line?.t === 'accept' && line.content.id === k.summary.id ? sentItem(line.content) : null;
     }
     const line = (await journal.readAt(k.at)) as InboundLine | null;
-    return line?.items.find((i) => i.id === k.summary.id) ?? null;
+    const item = line?.items.find((i) => i.id === k.summary.id);
+    if (!item) return null;
+    if (item.raw !== null || line!.raw_length === undefined) return item;
+    const raw = await journal.attachmentAt(k.at, line!.raw_length);
+    return { ...item, raw: raw ? raw.toString('latin1') : null };
   };
 
   return {
     receive: async (d) => {
       for (const s of d.suppressions) await suppressions.add(s);
-      const line: InboundLine = { t: 'inbound', at: d.items[0]?.created_at ?? new Date().toISOString(), ...d, suppressions: d.suppressions.map((s) => ({ ...s })) };
-      const at = await journal.appendLocated(dayOf(line.at), line, serialise(line));
+      const { raw, ...rest } = d;
+      const base64 = Buffer.from(raw.toString('base64'), 'latin1');
+      const line: InboundLine = { t: 'inbound', at: d.items[0]?.created_at ?? new Date().toISOString(), ...rest, suppressions: d.suppressions.map((s) => ({ ...s })), raw_length: base64.length };
+      const at = await journal.appendLocated(dayOf(line.at), line, base64);
       replay.apply(line, at);
     },
     list: async (workspaceId, q) => {

@@ -2,7 +2,10 @@
 // deliveries): one JSON line per record version in DIR/<name>/<YYYY-MM-DD>.jsonl (or another
 // partition name, for a journal that is never dropped). An append costs what it writes, never a
 // rewrite of what is there, and concurrent appends share one write and one fsync (group commit).
-// Old days are dropped whole, which is how retention works. Long because the write path (short
+// Old days are dropped whole, which is how retention works. A record may carry an attachment: bytes
+// without a newline (a received message in base64) on a line of their own, `~` first, written
+// just before the record's line in the same write; reads of the journal pass over such lines, and
+// the attachment is read only where its record says it lies. Long because the write path (short
 // writes, truncate-back on failure, per-line failure) and the read path (torn tails, offsets) are
 // one file format and must change together.
 import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
@@ -11,6 +14,9 @@ import { SvcError } from '../../errors.js';
 import { GroupCommit } from './group-commit.js';
 import { syncDir } from './durable-json.js';
 
+/** The first byte of an attachment's line (a record's line starts with `{`). */
+const ATTACHMENT = 0x7e; // ~
+const NEWLINE = Buffer.from('\n');
 const PARTITION = /^([a-z0-9][a-z0-9-]*)\.jsonl$/;
 const PARTITION_NAME = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -85,7 +91,7 @@ export function scanLines<T>(buf: Buffer, partition: string, validate: Validate)
       tornAt = start;
       break;
     }
-    if (nl > start) {
+    if (nl > start && buf[start] !== ATTACHMENT) {
       let reason: string | null;
       let record: unknown;
       try {
@@ -110,7 +116,10 @@ export interface LineAt {
 }
 
 interface PendingLine {
-  text: string;
+  /** The line with its newline; as bytes when it comes with an attachment's line before it. */
+  text: string | Buffer[];
+  /** Bytes before the record's line (its attachment's line), for where the record lies. */
+  before?: number;
   /** Set when the write that carried this line failed; the line is not in the file. */
   failed?: SvcError;
   /** Told where the line went, for appendLocated. */
@@ -167,10 +176,15 @@ export class Journal<T> {
    * Appends one record and resolves, once it is on disk, with where its line lies, so that a
    * caller can drop a large record from memory and read it back with readAt.
    */
-  async appendLocated(partition: string, record: T, text = JSON.stringify(record)): Promise<LineAt> {
+  async appendLocated(partition: string, record: T, attachment?: Buffer): Promise<LineAt> {
     let at: LineAt | undefined;
-    // `text`: the record already serialised, by a caller that knows a cheaper way (one JSON line).
-    const line: PendingLine = { text: text + '\n', located: (x) => (at = x) };
+    const text = JSON.stringify(record) + '\n';
+    // `attachment`: bytes without a newline, written on a line of their own just before the
+    // record's (attachmentAt reads them back from where the record lies and their length).
+    if (attachment && attachment.includes(0x0a)) throw new SvcError('internal', 'a journal attachment holds a newline');
+    const line: PendingLine = attachment
+      ? { text: [Buffer.from([ATTACHMENT]), attachment, NEWLINE, Buffer.from(text)], before: attachment.length + 2, located: (x) => (at = x) }
+      : { text, located: (x) => (at = x) };
     this.#queue(partition).push(line);
     await this.#commit.request();
     if (line.failed) throw line.failed;
@@ -179,6 +193,19 @@ export class Journal<T> {
 
   /** The record whose line lies at `at`, or null when its day was dropped. */
   async readAt(at: LineAt): Promise<T | null> {
+    const line = await this.#bytesAt(at);
+    return line && (JSON.parse(line.toString('utf8')) as T);
+  }
+
+  /** The attachment (of `length` bytes) of the record whose line lies at `at`, or null when its day was dropped. */
+  async attachmentAt(at: LineAt, length: number): Promise<Buffer | null> {
+    const line = await this.#bytesAt({ partition: at.partition, offset: at.offset - length - 2, length: length + 2 });
+    if (line && line[0] !== ATTACHMENT) throw new SvcError('store_corrupt', `journal ${join(this.dir, at.partition)}.jsonl has no attachment where a record says; it was left untouched`);
+    return line && line.subarray(1);
+  }
+
+  /** The bytes of the line at `at` without its newline. */
+  async #bytesAt(at: LineAt): Promise<Buffer | null> {
     let reader = this.#readers.get(at.partition);
     if (!reader) {
       reader = open(join(this.dir, `${at.partition}.jsonl`), 'r');
@@ -195,7 +222,7 @@ export class Journal<T> {
     const buf = Buffer.allocUnsafe(at.length);
     const { bytesRead } = await fh.read(buf, 0, at.length, at.offset);
     if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a) throw new SvcError('store_corrupt', `journal ${join(this.dir, at.partition)}.jsonl is shorter than a line it holds; it was left untouched`);
-    return JSON.parse(buf.toString('utf8', 0, at.length - 1)) as T;
+    return buf.subarray(0, at.length - 1);
   }
 
   /** The lines waiting for the next flush into `partition`. */
@@ -326,7 +353,20 @@ export class Journal<T> {
   async #flushPartition(partition: string, lines: PendingLine[]): Promise<void> {
     const fh = await this.#handle(partition);
     const offset = this.#sizes.get(partition)!;
-    const data = Buffer.from(lines.map((l) => l.text).join(''));
+    // Each line as bytes once: its length is where the next one starts.
+    const lengths: number[] = [];
+    const parts: Buffer[] = [];
+    for (const l of lines) {
+      if (typeof l.text === 'string') {
+        const b = Buffer.from(l.text);
+        parts.push(b);
+        lengths.push(b.length);
+      } else {
+        parts.push(...l.text);
+        lengths.push(l.text.reduce((n, b) => n + b.length, 0));
+      }
+    }
+    const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     try {
       // On Linux a write into a nearly full filesystem can be short without an error: loop until
       // every byte is there; a write that makes no progress is a full disk.
@@ -342,11 +382,11 @@ export class Journal<T> {
     }
     this.#sizes.set(partition, offset + data.length);
     let at = offset;
-    for (const l of lines) {
-      const length = Buffer.byteLength(l.text);
-      l.located?.({ partition, offset: at, length });
-      at += length;
-    }
+    lines.forEach((l, i) => {
+      const before = l.before ?? 0;
+      l.located?.({ partition, offset: at + before, length: lengths[i]! - before });
+      at += lengths[i]!;
+    });
   }
 
   /**

@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { errorKinds, SvcError, type ErrorKindName } from '../../errors.js';
 import { storeOperations, type Store, type StoreGroups } from '../types.js';
-import type { AdminMessage, AdminRequest, AdminResponse } from './admin-protocol.js';
+import { parseAdminLine, type AdminMessage, type AdminRequest, type AdminResponse } from './admin-protocol.js';
 import { isTopic, type Topic } from '../../model/topic.js';
 
 interface Pending {
@@ -48,7 +48,7 @@ export class RemoteStore {
   #onLine(line: string): void {
     let msg: AdminResponse;
     try {
-      msg = JSON.parse(line) as AdminResponse;
+      msg = parseAdminLine<AdminResponse>(line);
     } catch {
       return;
     }

@@ -66,10 +66,11 @@ export function pgInbox(db: PgDb): InboxStore {
         }
         await c.query(
           `INSERT INTO inbox_items (id, workspace_id, kind, thread_id, from_addr, to_list, cc_list, subject, message_id, in_reply_to, refs, headers, text_body, html, envelope, raw, size, message_ref, note, created_at)
-           SELECT id, workspace_id, kind, thread_id, "from", "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, raw, size, message_ref, note, created_at
+           SELECT id, workspace_id, kind, thread_id, "from", "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, $2, size, message_ref, note, created_at
              FROM jsonb_to_recordset($1) AS i(id text, workspace_id text, kind text, thread_id text, "from" text, "to" jsonb, cc jsonb, subject text, message_id text, in_reply_to text,
-                  "references" jsonb, headers text, text text, html text, envelope jsonb, raw text, size bigint, message_ref text, note text, created_at timestamptz)`,
-          [JSON.stringify(d.items)],
+                  "references" jsonb, headers text, text text, html text, envelope jsonb, size bigint, message_ref text, note text, created_at timestamptz)`,
+          // The message once, for every item it made (one per workspace).
+          [JSON.stringify(d.items), d.raw.toString('base64')],
         );
         const added = new Map<string, number>();
         for (const i of d.items) added.set(i.workspace_id, (added.get(i.workspace_id) ?? 0) + i.size);

@@ -29,10 +29,13 @@ const item = (workspace_id: string, thread_id: string, over: Partial<InboxItem> 
   text: 'Thanks!',
   html: '<p>Thanks!<script>x()</script></p>',
   envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
-  raw: Buffer.from('Subject: Re: Hi\r\n\r\nThanks!\r\n').toString('base64'),
+  // On the way in the message is the delivery's, once (InboundDelivery.raw); a read gives it back.
+  raw: null,
   ...over,
 });
-const nothing = (items: InboxItem[]): InboundDelivery => ({ items, updates: [], outbox: [], events: [], suppressions: [] });
+const RAW = Buffer.from('Subject: Re: Hi\r\n\r\nThanks!\r\n');
+const asRead = (i: InboxItem): InboxItem => ({ ...i, raw: RAW.toString('base64') });
+const nothing = (items: InboxItem[]): InboundDelivery => ({ raw: RAW, items, updates: [], outbox: [], events: [], suppressions: [] });
 
 export function inboxConformance<B>(backend: Backend<B>): void {
   test(`${backend.name}: inbox: Sent copies from sends; a reply threaded and counted; a late bounce once; storage; isolation; retention; reopen`, async (t) => {
@@ -69,7 +72,7 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal(j1.replied_at, reply.created_at);
     assert.equal(j1.status, 'sent');
     assert.deepEqual((await store.tracking.events(a.id, jane.id)).map((e) => e.kind), ['reply']);
-    assert.deepEqual(await store.inbox.get(a.id, reply.id), reply);
+    assert.deepEqual(await store.inbox.get(a.id, reply.id), asRead(reply));
     assert.deepEqual((await store.inbox.about(a.id, jane.id)).map((s) => s.id), [reply.id]);
 
     // A permanent bounce report for Bob after `sent`: bounced, suppressed, message.bounced once.
@@ -77,6 +80,7 @@ export function inboxConformance<B>(backend: Backend<B>): void {
       const report = item(a.id, randomUUID(), { kind: 'bounce', message_ref: bob.id, from: 'mailer-daemon@rcpt.test', subject: 'Undelivered', created_at: '2026-01-02T11:00:00.000Z' });
       const event: OutboxEvent = { id: randomUUID(), workspace_id: a.id, event: 'message.bounced', message_id: bob.id, payload: { message_id: bob.id }, created_at: report.created_at };
       return {
+        raw: RAW,
         items: [report],
         updates: [{ id: bob.id, status: 'bounced', error: '5.1.1 user unknown', bounced_at: report.created_at }],
         outbox: [event],
@@ -118,7 +122,7 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     await store.close();
     const again = await backend.open(b);
     t.after(() => again.close());
-    assert.deepEqual(await again.inbox.get(a.id, reply.id), reply);
+    assert.deepEqual(await again.inbox.get(a.id, reply.id), asRead(reply));
     assert.equal((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 3);
     assert.equal((await again.inbox.list(a.id, { folder: 'sent', limit: 10, offset: 0 })).total, 1);
     assert.equal((await again.messages.get(a.id, jane.id))!.reply_count, 1);
@@ -133,5 +137,14 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.deepEqual((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id), [later.id]);
     assert.equal(await again.inbox.usage(a.id), 1200);
     assert.deepEqual(await again.inbox.about(a.id, jane.id), []);
+
+    // One message for two workspaces: an item in each, the message kept once and read back by both.
+    const mine = item(a.id, randomUUID(), { created_at: '2026-01-09T11:00:00.000Z' });
+    const theirs = item(other.id, randomUUID(), { created_at: '2026-01-09T11:00:00.000Z' });
+    await again.inbox.receive(nothing([mine, theirs]));
+    assert.deepEqual(await again.inbox.get(a.id, mine.id), asRead(mine));
+    assert.deepEqual(await again.inbox.get(other.id, theirs.id), asRead(theirs));
+    assert.equal(await again.inbox.get(other.id, mine.id), null);
+    assert.equal(await again.inbox.usage(other.id), 1200);
   });
 }

@@ -101,6 +101,36 @@ test('appendLocated and readLocated agree on where each line lies, and readAt re
   assert.equal(await j2.readAt(next), null);
 });
 
+test('a record with an attachment: the attachment is on the line before, passed over by reads and read back from where the record lies', async (t) => {
+  const dir = await tmpDir(t);
+  const j = await Journal.open<Rec>(dir, { validate: (r) => (typeof (r as Rec).id === 'string' ? null : 'id is not a string') });
+  t.after(() => j.close());
+  const blobs = Array.from({ length: 20 }, (_, i) => Buffer.from(Buffer.alloc(1000 + i, i).toString('base64'), 'latin1'));
+  // Concurrent, with plain records in between: one write, each record's place past its attachment.
+  const located = await Promise.all(blobs.flatMap((b, i) => [j.appendLocated('2026-03-01', { id: `m${i}`, at: 'x' }, b), j.appendLocated('2026-03-01', { id: `p${i}`, at: 'x' })]));
+  for (let i = 0; i < blobs.length; i++) {
+    assert.deepEqual(await j.readAt(located[2 * i]!), { id: `m${i}`, at: 'x' });
+    assert.deepEqual(await j.attachmentAt(located[2 * i]!, blobs[i]!.length), blobs[i]);
+  }
+  const text = await readFile(join(dir, '2026-03-01.jsonl'), 'latin1');
+  assert.equal(text.split('\n')[0], `~${blobs[0]!.toString('latin1')}`);
+  // Reads see records only, and no attachment is a bad line.
+  const all = await j.readLocated('2026-03-01');
+  assert.equal(all.length, 40);
+  assert.deepEqual(j.problems, []);
+  assert.deepEqual(all.filter((l) => l.record.id.startsWith('m')).map((l) => l.at), located.filter((_, i) => i % 2 === 0));
+  // An attachment whose record a crash never wrote is passed over like any other; a record
+  // without its attachment where it says is store_corrupt, never other bytes.
+  await appendFile(join(dir, '2026-03-01.jsonl'), `~${blobs[0]!.toString('latin1')}\n`);
+  const j2 = await Journal.open<Rec>(dir);
+  t.after(() => j2.close());
+  const after = await j2.appendLocated('2026-03-01', { id: 'late', at: 'y' });
+  assert.deepEqual((await j2.readLocated('2026-03-01')).map((l) => l.record.id).slice(-2), ['p19', 'late']);
+  await assert.rejects(j2.attachmentAt(located[1]!, 10), (e) => isSvcError(e) && e.kind === 'store_corrupt');
+  assert.deepEqual(await j2.readAt(after), { id: 'late', at: 'y' });
+  await assert.rejects(j.appendLocated('2026-03-01', { id: 'n', at: 'x' }, Buffer.from('a\nb')), /newline/);
+});
+
 /**
  * A file handle whose writes follow a script: 'short' lands half of what was asked and reports it
  * (as Linux does on a nearly full disk), 'enospc' fails, 'ok' writes normally.
