@@ -39,6 +39,7 @@ import webhooksTail from './webhooks/tail.js';
 import storeCheck from './store/check.js';
 import storeRepair from './store/repair.js';
 import configShow from './config/show.js';
+import inboxDelete from './inbox/delete.js';
 import inboxList from './inbox/list.js';
 import inboxShow from './inbox/show.js';
 import inboxWatch from './inbox/watch.js';
@@ -83,6 +84,7 @@ export const commands: CommandSpec[] = [
   messagesEvents,
   messagesExplain,
   inboxList,
+  inboxDelete,
   inboxShow,
   inboxWatch,
   suppressionsList,

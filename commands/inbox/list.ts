@@ -8,6 +8,7 @@ export default {
   options: [
     { flags: '--folder <folder>', description: 'inbox (default) or sent' },
     { flags: '--thread <id>', description: 'items of this thread only' },
+    { flags: '--kind <kind>', description: 'items of this kind only: mail, reply, auto_reply, bounce, complaint (or sent)' },
     { flags: '--limit <n>', description: 'at most this many (default 100, maximum 500)' },
     { flags: '--offset <n>', description: 'skip this many' },
   ],
@@ -16,6 +17,7 @@ export default {
     const r = await service.inbox.list(await ctx.workspace(), {
       folder: opts.folder as string | undefined,
       thread: opts.thread as string | undefined,
+      kind: opts.kind as string | undefined,
       limit: opts.limit as string | undefined,
       offset: opts.offset as string | undefined,
     });

@@ -4,7 +4,7 @@
 // against the inbox sends per day.
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import type { InboxFolder, InboxItem, InboxSummary } from '../model/inbox.js';
+import { INBOX_KINDS, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary } from '../model/inbox.js';
 import type { Workspace } from '../model/workspace.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party } from '../send/validate.js';
@@ -46,6 +46,7 @@ const NO_CRLF = /[\r\n]+/g;
 export interface InboxListQuery {
   folder?: string | undefined;
   thread?: string | undefined;
+  kind?: string | undefined;
   limit?: string | number | undefined;
   offset?: string | number | undefined;
 }
@@ -56,6 +57,11 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
     if (v === undefined || v === '' || v === 'inbox') return 'inbox';
     if (v === 'sent') return 'sent';
     throw new SvcError('invalid_argument', `folder must be inbox or sent, not '${v}'`);
+  };
+  const kindOf = (v: string | undefined): InboxKind | undefined => {
+    if (v === undefined || v === '') return undefined;
+    if ((INBOX_KINDS as readonly string[]).includes(v)) return v as InboxKind;
+    throw new SvcError('invalid_argument', `kind must be one of ${INBOX_KINDS.join(', ')}, not '${v.replace(NO_CRLF, ' ').slice(0, 40)}'`);
   };
   const page = (q: { limit?: string | number | undefined; offset?: string | number | undefined }) => ({
     limit: Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE),
@@ -76,7 +82,8 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
 
   return {
     async list(ws: Workspace, q: InboxListQuery) {
-      const r = await store.inbox.list(ws.id, { folder: folderOf(q.folder), ...(q.thread ? { thread_id: q.thread } : {}), ...page(q) });
+      const kind = kindOf(q.kind);
+      const r = await store.inbox.list(ws.id, { folder: folderOf(q.folder), ...(q.thread ? { thread_id: q.thread } : {}), ...(kind ? { kind } : {}), ...page(q) });
       return { data: r.data.map(inboxListItem), total: r.total };
     },
     async threads(ws: Workspace, q: { limit?: string | number | undefined; offset?: string | number | undefined }) {
@@ -114,6 +121,16 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
         key: key ?? null,
         inbox: { thread_id: original.thread_id, in_reply_to: original.message_id, references: [...original.references.slice(-10), ...(original.message_id ? [original.message_id] : [])] },
       });
+    },
+    /**
+     * Deletes a received item: it leaves the lists and threads and its bytes stop counting against
+     * the workspace's storage at once. A Sent copy is the message log's and leaves with it.
+     */
+    async remove(ws: Workspace, id: string): Promise<{ id: string; deleted: true }> {
+      const i = await item(ws, id);
+      if (i.folder === 'sent') throw new SvcError('invalid_request', 'a Sent copy is part of the message log and leaves with it (--retention-days); it cannot be deleted from the inbox');
+      if (!(await store.inbox.remove(ws.id, id))) throw new SvcError('not_found', 'inbox item not found');
+      return { id, deleted: true };
     },
     /** How many bytes of received mail the workspace keeps (its storage use). */
     usage: (ws: Workspace) => store.inbox.usage(ws.id),

@@ -69,6 +69,7 @@ export interface InboundDelivery {
 export interface InboxQuery {
   folder: InboxFolder;
   thread_id?: string;
+  kind?: InboxKind;
   limit: number;
   offset: number;
 }

@@ -38,6 +38,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(shown.stdout, /Hello there\./);
     assert.equal((await svc([...base, 'inbox', 'show', '00000000-0000-4000-8000-000000000000'])).code, 1);
     assert.equal((await svc([...base, 'inbox', 'list', '--folder', 'trash'])).code, 2);
+    assert.equal(json(await svc([...base, 'inbox', 'list', '--kind', 'mail', '--json'])).length, 1);
+    assert.deepEqual(json(await svc([...base, 'inbox', 'list', '--kind', 'bounce', '--json'])), []);
+    const badKind = await svc([...base, 'inbox', 'list', '--kind', 'spam']);
+    assert.equal(badKind.code, 2);
+    assert.match(badKind.stderr, /kind must be one of mail, reply, auto_reply, bounce, complaint, sent/);
 
     // After the restart: a REST send and a relayed one each get their Sent copy.
     const d2 = await serve(flags, { listeners: ['api', 'relay', 'mx'] });
@@ -72,6 +77,17 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(lines[0]!, / mail +jane@rcpt\.test "Watched" /);
     watch.kill('SIGINT');
     assert.equal(await new Promise((res) => watch.once('exit', (code) => res(code))), 0);
+
+    // delete: beside the running daemon (over its admin socket); an unknown id exits 1, a Sent copy 2.
+    const watched = json(await svc([...base, 'inbox', 'list', '--json']))[0];
+    assert.equal(watched.subject, 'Watched');
+    const deleted = await svc([...base, 'inbox', 'delete', watched.id]);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.equal(deleted.stdout.trim(), `deleted ${watched.id}`);
+    assert.deepEqual(json(await svc([...base, 'inbox', 'list', '--json'])).map((i: { subject: string }) => i.subject), ['Before the crash']);
+    assert.equal((await svc([...base, 'inbox', 'delete', watched.id])).code, 1);
+    assert.equal((await svc([...base, 'inbox', 'delete', sent[0].id])).code, 2);
     assert.equal(await d2.stop(), 0);
+    assert.deepEqual(json(await svc([...base, 'inbox', 'list', '--json'])).map((i: { subject: string }) => i.subject), ['Before the crash']);
   });
 }

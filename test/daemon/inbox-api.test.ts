@@ -33,6 +33,12 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const sentList = await s.get('/api/v2/inbox/items?folder=sent');
     assert.equal(sentList.body.data?.[0]?.kind, 'sent', JSON.stringify(sentList.body));
     assert.equal((await s.get('/api/v2/inbox/items?folder=trash')).status, 400);
+    // By kind.
+    assert.deepEqual((await s.get('/api/v2/inbox/items?kind=reply')).body.data.map((i: { id: string }) => i.id), [items.data[0].id]);
+    assert.equal((await s.get('/api/v2/inbox/items?kind=bounce')).body.total, 0);
+    const badKind = await s.get('/api/v2/inbox/items?kind=spam');
+    assert.equal(badKind.status, 400);
+    assert.match(badKind.body.error, /kind must be one of mail, reply, auto_reply, bounce, complaint, sent/);
     assert.equal((await s.get('/api/v2/inbox/items/00000000-0000-4000-8000-000000000000')).status, 404);
 
     // Scopes: reading takes read or send; a reply takes send.
@@ -76,5 +82,20 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(over.body.kind, 'inbox_sends');
     assert.equal(over.body.limit, 50);
     assert.equal((await s.post({ from: 'hello@acme.test', to: ['bob@rcpt.test'], subject: 'API', body_text: 'x' })).status, 202);
+
+    // Deleting a received item takes send, stays in the workspace, leaves Sent copies alone, and frees its storage.
+    const del = (k: string, id: string) => fetch(`${s.api}/api/v2/inbox/items/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${k}` } }).then(async (x) => ({ status: x.status, text: await x.text() }));
+    const used = await service.inbox.usage(s.ws);
+    assert.ok(used > 0);
+    assert.equal((await del(reader, item.id)).status, 403);
+    assert.equal((await del(other, item.id)).status, 404);
+    const sentDel = await del(s.key, sentList.body.data[0].id);
+    assert.equal(sentDel.status, 400);
+    assert.match(sentDel.text, /Sent copy is part of the message log/);
+    assert.deepEqual(await del(s.key, item.id), { status: 204, text: '' });
+    assert.equal((await s.get(`/api/v2/inbox/items/${item.id}`)).status, 404);
+    assert.equal((await s.get('/api/v2/inbox/items')).body.total, 0);
+    assert.equal(await service.inbox.usage(s.ws), used - item.size);
+    assert.equal((await del(s.key, item.id)).status, 404);
   });
 }

@@ -1,6 +1,7 @@
 // The team inbox over REST (additions to spec.md, README "Team inbox API"): threads, items of the
-// two folders, one item, and a reply from the inbox. Reading takes read or send (a 403 names read);
-// a reply takes send and counts against the inbox sends per day (429 kind inbox_sends).
+// two folders, one item, a reply from the inbox, and deleting a received item. Reading takes read
+// or send (a 403 names read); a reply or a delete takes send; a reply counts against the inbox
+// sends per day (429 kind inbox_sends).
 import type { FastifyInstance } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { principalOf } from '../auth.js';
@@ -17,6 +18,11 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
   app.get<{ Params: { id: string }; Querystring: Record<string, string> }>('/api/v2/inbox/items/:id', { config: { scope: readOrSend } }, async (req) =>
     service.inbox.get(principalOf(req).workspace, req.params.id, { raw: req.query.raw === 'true' || req.query.raw === '1' }),
   );
+
+  app.delete<{ Params: { id: string } }>('/api/v2/inbox/items/:id', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req, reply) => {
+    await service.inbox.remove(principalOf(req).workspace, req.params.id);
+    return reply.code(204).send();
+  });
 
   app.post<{ Params: { id: string }; Body: { text?: unknown; html?: unknown; from?: unknown; to?: unknown } }>(
     '/api/v2/inbox/items/:id/reply',

@@ -26,8 +26,20 @@ export interface InboundLine extends Line, Omit<InboundDelivery, 'raw'> {
   raw_length?: number;
 }
 
+/**
+ * An item deleted from the team inbox, written into the item's own day so that it leaves with it; the
+ * message's bytes stay in that day's file until retention drops the day.
+ */
+export interface InboxRemovedLine extends Line {
+  t: 'inbox_removed';
+  at: string;
+  workspace_id: string;
+  id: string;
+}
+
 /** The line kinds of the inbox journal. */
 export function inboxLines(r: Replay): void {
+  r.kind('inbox_removed', shape({ at: 's', workspace_id: 's', id: 's' }));
   r.kind('inbound', all(shape({ at: 's', items: 'a', updates: 'a', outbox: 'a', events: 'a', suppressions: 'a' }), each('items', shape({ id: 's', workspace_id: 's', thread_id: 's', kind: 's', created_at: 's' }))));
 }
 
@@ -104,6 +116,7 @@ export function fileInbox(
   };
 
   inboxLines(replay);
+  replay.on<InboxRemovedLine>('inbox_removed', (line) => forget(new Set([line.id])));
   replay.on<InboundLine>('inbound', (line, at) => {
     for (const item of line.items) keep(summaryOf(item), at);
   });
@@ -140,7 +153,7 @@ export function fileInbox(
       let total = 0;
       for (let i = list.length - 1; i >= 0; i--) {
         const s = list[i]!.summary;
-        if (q.thread_id && s.thread_id !== q.thread_id) continue;
+        if ((q.thread_id && s.thread_id !== q.thread_id) || (q.kind && s.kind !== q.kind)) continue;
         if (total >= q.offset && data.length < q.limit) data.push(summaryOf(s));
         total++;
       }
@@ -179,6 +192,14 @@ export function fileInbox(
     },
     about: async (workspaceId, ref) => (byRef.get(ref) ?? []).filter((s) => s.workspace_id === workspaceId).map(summaryOf),
     usage: async (workspaceId) => workspaces.get(workspaceId)?.bytes ?? 0,
+    remove: async (workspaceId, id) => {
+      const k = byId.get(id);
+      if (!k || k.summary.workspace_id !== workspaceId || k.summary.folder !== 'inbox') return false;
+      const line: InboxRemovedLine = { t: 'inbox_removed', at: new Date().toISOString(), workspace_id: workspaceId, id };
+      await journal.append(k.at?.partition ?? dayOf(line.at), [line]);
+      replay.apply(line);
+      return true;
+    },
     purge: async (before) => {
       const cutoff = dayOf(before);
       const gone = new Set<string>();

@@ -23,4 +23,6 @@ export interface InboxStore {
   usage(workspaceId: string): Promise<number>;
   /** Removes received items created before `before`; returns how many. */
   purge(before: string): Promise<number>;
+  /** Deletes one received item of the workspace (its bytes no longer count); false when there is none (Sent copies are not items to delete). */
+  remove(workspaceId: string, id: string): Promise<boolean>;
 }

@@ -103,11 +103,16 @@ export function pgInbox(db: PgDb): InboxStore {
     list: async (workspaceId, q) => {
       const from = q.folder === 'sent' ? `(${SENT_SUMMARY}) s` : 'inbox_items s';
       const order = q.folder === 'sent' ? 'created_at DESC, id' : 'seq DESC';
-      const where = `workspace_id = $1${q.thread_id ? ' AND thread_id = $2' : ''}`;
-      const filter = [workspaceId, ...(q.thread_id ? [q.thread_id] : [])];
+      const filter: string[] = [workspaceId];
+      const where = [
+        'workspace_id = $1',
+        ...(q.thread_id ? [`thread_id = $${filter.push(q.thread_id)}`] : []),
+        ...(q.kind ? [`kind = $${filter.push(q.kind)}`] : []),
+      ].join(' AND ');
       const n = filter.length;
-      const rows = await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...filter, q.limit, q.offset], `inbox_list_${q.folder}${q.thread_id ? '_thread' : ''}`);
-      const [c] = await db.rows<{ n: string }>(`SELECT count(*) AS n FROM ${from} WHERE ${where}`, filter, `inbox_count_${q.folder}${q.thread_id ? '_thread' : ''}`);
+      const name = `${q.folder}${q.thread_id ? '_thread' : ''}${q.kind ? '_kind' : ''}`;
+      const rows = await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...filter, q.limit, q.offset], `inbox_list_${name}`);
+      const [c] = await db.rows<{ n: string }>(`SELECT count(*) AS n FROM ${from} WHERE ${where}`, filter, `inbox_count_${name}`);
       return { data: rows.map(toSummary), total: Number(c!.n) };
     },
     get: async (workspaceId, id) => {
@@ -144,6 +149,13 @@ export function pgInbox(db: PgDb): InboxStore {
     },
     about: async (workspaceId, ref) => (await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM inbox_items WHERE workspace_id = $1 AND message_ref = $2 ORDER BY seq`, [workspaceId, ref], 'inbox_about')).map(toSummary),
     usage: async (workspaceId) => Number((await db.rows<{ bytes: string }>(`SELECT bytes FROM inbox_usage WHERE workspace_id = $1`, [workspaceId], 'inbox_usage'))[0]?.bytes ?? 0),
+    remove: (workspaceId, id) =>
+      db.tx(async (c) => {
+        const gone = await c.query<{ size: string }>(`DELETE FROM inbox_items WHERE workspace_id = $1 AND id = $2 RETURNING size`, [workspaceId, id]);
+        if (!gone.rows.length) return false;
+        await c.query(`UPDATE inbox_usage SET bytes = bytes - $2 WHERE workspace_id = $1`, [workspaceId, Number(gone.rows[0]!.size)]);
+        return true;
+      }),
     purge: async (before) =>
       Number(
         (

@@ -110,6 +110,12 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     const conversation = threads.data.find((x) => x.thread_id === thread)!;
     assert.deepEqual({ count: conversation.count, subject: conversation.subject, last_kind: conversation.last_kind }, { count: 2, subject: 'Hi', last_kind: 'reply' });
     assert.equal(await store.inbox.usage(a.id), 3600);
+    // By kind: the bounces to triage, the replies; a Sent copy is of kind sent.
+    assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', kind: 'bounce', limit: 10, offset: 0 })).data.map((s) => s.kind), ['bounce', 'bounce']);
+    assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', kind: 'reply', limit: 10, offset: 0 })), { data: [(await store.inbox.list(a.id, { folder: 'inbox', thread_id: thread!, limit: 1, offset: 0 })).data[0]!], total: 1 });
+    assert.equal((await store.inbox.list(a.id, { folder: 'inbox', kind: 'complaint', limit: 10, offset: 0 })).total, 0);
+    assert.equal((await store.inbox.list(a.id, { folder: 'sent', kind: 'sent', limit: 10, offset: 0 })).total, 1);
+    assert.equal((await store.inbox.list(a.id, { folder: 'sent', kind: 'reply', limit: 10, offset: 0 })).total, 0);
 
     // Another workspace sees none of it.
     assert.equal(await store.inbox.get(other.id, reply.id), null);
@@ -146,5 +152,22 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await again.inbox.get(other.id, theirs.id), asRead(theirs));
     assert.equal(await again.inbox.get(other.id, mine.id), null);
     assert.equal(await again.inbox.usage(other.id), 1200);
+
+    // Deleting: only a received item of the workspace's own; its bytes stop counting; it stays gone after a reopen.
+    assert.equal(await again.inbox.remove(other.id, mine.id), false);
+    assert.equal(await again.inbox.remove(a.id, send.content.id), false);
+    assert.equal(await again.inbox.remove(a.id, mine.id), true);
+    assert.equal(await again.inbox.remove(a.id, mine.id), false);
+    assert.equal(await again.inbox.get(a.id, mine.id), null);
+    assert.deepEqual((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id), [later.id]);
+    assert.equal(await again.inbox.usage(a.id), 1200);
+    assert.deepEqual(await again.inbox.get(other.id, theirs.id), asRead(theirs));
+    await again.close();
+    const third = await backend.open(b);
+    t.after(() => third.close());
+    assert.equal(await third.inbox.get(a.id, mine.id), null);
+    assert.equal(await third.inbox.usage(a.id), 1200);
+    assert.equal((await third.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 1);
+    assert.equal(await third.inbox.usage(other.id), 1200);
   });
 }
