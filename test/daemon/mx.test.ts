@@ -206,7 +206,12 @@ for (const backend of backends) {
     assert.match(atRcpt.rcpts[1]!, /^250/);
     assert.match(atRcpt.end, /^250 /);
     assert.deepEqual((await service.store.inbox.list(other.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((i) => i.to), [['team@good.test']]);
-    assert.equal((await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 2);
+    const kept = await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 });
+    assert.equal(kept.total, 2);
+    // Room again after a delete: the small one is taken, and the workspace is full again.
+    await service.inbox.remove(s.ws, kept.data.find((i) => i.subject === 'Small')!.id);
+    assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], small)).end, /^250 /);
+    assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], small)).rcpts[0]!, /^452 4\.2\.2/);
     // Room again (retention removed the old mail): taken.
     assert.equal(await service.store.inbox.purge(new Date(Date.now() + 2 * 86_400_000).toISOString()), 3);
     assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], big)).end, /^250 /);
