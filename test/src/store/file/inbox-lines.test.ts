@@ -1,0 +1,40 @@
+// The file store's inbox journal as it is on disk: a message is its record's attachment (a `~` base64
+// line just before it), and lines written by the version before, which kept the message in each
+// item, are still read the same.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { appendFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FileStore } from '../../../../src/store/file/file-store.js';
+import type { InboxItem } from '../../../../src/model/inbox.js';
+import { tmpDir } from '../../../helpers/tmp.js';
+import { ws } from '../conformance/fixtures.js';
+
+const item = (workspace_id: string, raw: string | null): InboxItem => ({
+  id: randomUUID(), workspace_id, folder: 'inbox', kind: 'mail', thread_id: randomUUID(), from: 'jane@rcpt.test', to: ['hello@acme.test'], cc: [], subject: 'Hi', message_id: null,
+  size: 5, message_ref: null, note: null, created_at: '2026-01-02T10:00:00.000Z', in_reply_to: null, references: [], headers: 'Subject: Hi', text: null, html: null,
+  envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null }, raw,
+});
+
+test('file store: the message is an attachment line before its record; a line of the previous version is read the same', async (t) => {
+  const dir = await tmpDir(t);
+  const store = await FileStore.open(dir, 'admin');
+  const w = await store.workspaces.create(ws('acme'));
+  const now = item(w.id, null);
+  await store.inbox.receive({ raw: Buffer.from('Hello'), items: [now], updates: [], outbox: [], events: [], suppressions: [] });
+  const lines = (await readFile(join(dir, 'inbox', '2026-01-02.jsonl'), 'utf8')).split('\n');
+  assert.equal(lines[0], `~${Buffer.from('Hello').toString('base64')}`);
+  assert.equal(JSON.parse(lines[1]!).raw_length, Buffer.from('Hello').toString('base64').length);
+  await store.close();
+
+  // As the previous version wrote it: the message in the item, no attachment.
+  const old = item(w.id, Buffer.from('Older').toString('base64'));
+  await appendFile(join(dir, 'inbox', '2026-01-02.jsonl'), JSON.stringify({ t: 'inbound', at: old.created_at, items: [old], updates: [], outbox: [], events: [], suppressions: [] }) + '\n');
+  const again = await FileStore.open(dir, 'admin');
+  t.after(() => again.close());
+  assert.equal((await again.inbox.get(w.id, now.id))!.raw, Buffer.from('Hello').toString('base64'));
+  assert.equal((await again.inbox.get(w.id, old.id))!.raw, Buffer.from('Older').toString('base64'));
+  assert.equal((await again.inbox.list(w.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 2);
+  assert.deepEqual(again.problems, []);
+});
