@@ -51,6 +51,15 @@ const summaryOf = (i: InboxSummary): InboxSummary => ({
 interface Kept {
   summary: InboxSummary;
   at: LineAt | undefined;
+  /** Deleted or purged: skipped by reads until its list is compacted. */
+  gone?: true;
+}
+
+/** Drops the gone entries of a list in place (no spread: a list may hold more than a call's arguments). */
+function compact(list: Kept[]): void {
+  let n = 0;
+  for (const k of list) if (!k.gone) list[n++] = k;
+  list.length = n;
 }
 
 /** One workspace's inbox in memory: both folders, in the order stored. */
@@ -60,6 +69,8 @@ class Folders {
   /** Message-ID → thread, over both folders. */
   readonly threadByMid = new Map<string, string>();
   bytes = 0;
+  /** Gone entries still in the two lists: compacted once they are half of them. */
+  stale = 0;
 }
 
 export function fileInbox(
@@ -92,12 +103,15 @@ export function fileInbox(
       byRef.set(s.message_ref, list);
     }
   };
+  /** Forgets items: one at a time (a deletion) costs no walk of the workspace's lists. */
   const forget = (ids: Set<string>) => {
     for (const id of ids) {
       const k = byId.get(id);
       if (!k) continue;
       byId.delete(id);
+      k.gone = true;
       const f = workspaces.get(k.summary.workspace_id)!;
+      f.stale++;
       if (k.summary.folder === 'inbox') f.bytes -= k.summary.size;
       if (k.summary.message_id && f.threadByMid.get(k.summary.message_id) === k.summary.thread_id) f.threadByMid.delete(k.summary.message_id);
       if (k.summary.message_ref) {
@@ -107,11 +121,10 @@ export function fileInbox(
       }
     }
     for (const f of workspaces.values()) {
-      for (const list of [f.inbox, f.sent]) {
-        const kept = list.filter((k) => byId.has(k.summary.id));
-        list.length = 0;
-        list.push(...kept);
-      }
+      if (f.stale * 2 <= f.inbox.length + f.sent.length) continue;
+      compact(f.inbox);
+      compact(f.sent);
+      f.stale = 0;
     }
   };
 
@@ -152,6 +165,7 @@ export function fileInbox(
       const data: InboxSummary[] = [];
       let total = 0;
       for (let i = list.length - 1; i >= 0; i--) {
+        if (list[i]!.gone) continue;
         const s = list[i]!.summary;
         if ((q.thread_id && s.thread_id !== q.thread_id) || (q.kind && s.kind !== q.kind)) continue;
         if (total >= q.offset && data.length < q.limit) data.push(summaryOf(s));
@@ -167,6 +181,7 @@ export function fileInbox(
       const f = workspaces.get(workspaceId);
       const threads = new Map<string, InboxThread & { first_at: string }>();
       for (const k of [...(f?.inbox ?? []), ...(f?.sent ?? [])]) {
+        if (k.gone) continue;
         const s = k.summary;
         const t = threads.get(s.thread_id);
         if (!t) threads.set(s.thread_id, { thread_id: s.thread_id, subject: s.subject, count: 1, last_at: s.created_at, last_from: s.from, last_kind: s.kind, first_at: s.created_at });

@@ -38,3 +38,25 @@ test('file store: the message is an attachment line before its record; a line of
   assert.equal((await again.inbox.list(w.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 2);
   assert.deepEqual(again.problems, []);
 });
+
+test('file store: many deletions, in memory and replayed: the lists stay in order and whole as deleted items are dropped from them', async (t) => {
+  const dir = await tmpDir(t);
+  const store = await FileStore.open(dir, 'admin');
+  const w = await store.workspaces.create(ws('acme'));
+  const items = Array.from({ length: 40 }, (_, i) => ({ ...item(w.id, null), subject: `n${i}`, created_at: `2026-01-02T10:00:${String(i).padStart(2, '0')}.000Z` }));
+  for (const i of items) await store.inbox.receive({ raw: Buffer.from(i.subject), items: [i], updates: [], outbox: [], events: [], suppressions: [] });
+  // Every item but each fourth: enough to compact the lists more than once on the way.
+  const kept = items.filter((_, n) => n % 4 === 0);
+  for (const i of items.filter((_, n) => n % 4 !== 0)) assert.equal(await store.inbox.remove(w.id, i.id), true);
+  const expect = kept.map((i) => i.subject).reverse();
+  const subjects = async (s: FileStore) => (await s.inbox.list(w.id, { folder: 'inbox', limit: 100, offset: 0 })).data.map((i) => i.subject);
+  assert.deepEqual(await subjects(store), expect);
+  assert.deepEqual((await store.inbox.list(w.id, { folder: 'inbox', limit: 2, offset: 3 })).data.map((i) => i.subject), expect.slice(3, 5));
+  assert.equal(await store.inbox.usage(w.id), kept.length * 5);
+  assert.equal((await store.inbox.threads(w.id, { limit: 100, offset: 0 })).total, kept.length);
+  await store.close();
+  const again = await FileStore.open(dir, 'admin');
+  t.after(() => again.close());
+  assert.deepEqual(await subjects(again), expect);
+  assert.equal(await again.inbox.usage(w.id), kept.length * 5);
+});
