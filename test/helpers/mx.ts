@@ -46,77 +46,59 @@ export function plainMail(from: string, to: string, subject = 'Question'): strin
   return lines(`From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Message-ID: <${Math.random().toString(36).slice(2)}@elsewhere.test>`, '', 'Hello there.');
 }
 
-/** An RFC 3464 report about `original` (its Message-ID), for `recipient`. */
-export function dsn(recipient: string, originalMessageId: string | null, action: 'failed' | 'delayed', status: string, diagnostic: string): string {
-  const b = 'REPORT-BOUNDARY';
+/**
+ * A multipart/report (RFC 6522) as a reporting server sends it: `headers`, a human-readable part,
+ * the machine-readable part of `type` with `fields`, and the original (`originalType`: its headers
+ * alone, or the whole message).
+ */
+function report(opts: { reportType: string; headers: string[]; human: string; type: string; fields: string[]; originalType: string; original: string[] }): string {
+  const b = `${opts.reportType.toUpperCase()}-BOUNDARY`;
   return lines(
-    'From: Mail Delivery System <mailer-daemon@rcpt.test>',
-    'To: hello@acme.test',
-    'Subject: Undelivered Mail Returned to Sender',
-    'Auto-Submitted: auto-replied',
+    ...opts.headers,
     'MIME-Version: 1.0',
-    `Content-Type: multipart/report; report-type=delivery-status; boundary="${b}"`,
+    `Content-Type: multipart/report; report-type=${opts.reportType}; boundary="${b}"`,
     '',
     `--${b}`,
     'Content-Type: text/plain',
     '',
-    'Your message could not be delivered.',
+    opts.human,
     '',
     `--${b}`,
-    'Content-Type: message/delivery-status',
+    `Content-Type: ${opts.type}`,
     '',
-    'Reporting-MTA: dns; mx.rcpt.test',
-    '',
-    `Final-Recipient: rfc822; ${recipient}`,
-    `Action: ${action}`,
-    `Status: ${status}`,
-    `Diagnostic-Code: smtp; ${diagnostic}`,
+    ...opts.fields,
     '',
     `--${b}`,
-    'Content-Type: text/rfc822-headers',
+    `Content-Type: ${opts.originalType}`,
     '',
-    'From: hello@acme.test',
-    `To: ${recipient}`,
-    ...(originalMessageId ? [`Message-ID: <${originalMessageId}>`] : []),
-    'Subject: Hello',
+    ...opts.original,
     '',
     `--${b}--`,
   );
 }
 
+/** An RFC 3464 report about `original` (its Message-ID), for `recipient`. */
+export function dsn(recipient: string, originalMessageId: string | null, action: 'failed' | 'delayed', status: string, diagnostic: string): string {
+  return report({
+    reportType: 'delivery-status',
+    headers: ['From: Mail Delivery System <mailer-daemon@rcpt.test>', 'To: hello@acme.test', 'Subject: Undelivered Mail Returned to Sender', 'Auto-Submitted: auto-replied'],
+    human: 'Your message could not be delivered.',
+    type: 'message/delivery-status',
+    fields: ['Reporting-MTA: dns; mx.rcpt.test', '', `Final-Recipient: rfc822; ${recipient}`, `Action: ${action}`, `Status: ${status}`, `Diagnostic-Code: smtp; ${diagnostic}`],
+    originalType: 'text/rfc822-headers',
+    original: ['From: hello@acme.test', `To: ${recipient}`, ...(originalMessageId ? [`Message-ID: <${originalMessageId}>`] : []), 'Subject: Hello'],
+  });
+}
+
 /** An RFC 5965 abuse report about `original`, sent to `recipient`. */
 export function arf(recipient: string, originalMessageId: string): string {
-  const b = 'ARF-BOUNDARY';
-  return lines(
-    'From: feedback@isp.test',
-    'To: hello@acme.test',
-    'Subject: Complaint',
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/report; report-type=feedback-report; boundary="${b}"`,
-    '',
-    `--${b}`,
-    'Content-Type: text/plain',
-    '',
-    'This is an abuse report.',
-    '',
-    `--${b}`,
-    'Content-Type: message/feedback-report',
-    '',
-    'Feedback-Type: abuse',
-    'User-Agent: isp-fbl/1.0',
-    'Version: 1',
-    `Original-Rcpt-To: <${recipient}>`,
-    '',
-    `--${b}`,
-    'Content-Type: message/rfc822',
-    '',
-    'From: hello@acme.test',
-    `To: ${recipient}`,
-    `Message-ID: <${originalMessageId}>`,
-    'Subject: Hello',
-    '',
-    'Body.',
-    '',
-    `--${b}--`,
-  );
+  return report({
+    reportType: 'feedback-report',
+    headers: ['From: feedback@isp.test', 'To: hello@acme.test', 'Subject: Complaint'],
+    human: 'This is an abuse report.',
+    type: 'message/feedback-report',
+    fields: ['Feedback-Type: abuse', 'User-Agent: isp-fbl/1.0', 'Version: 1', `Original-Rcpt-To: <${recipient}>`],
+    originalType: 'message/rfc822',
+    original: ['From: hello@acme.test', `To: ${recipient}`, `Message-ID: <${originalMessageId}>`, 'Subject: Hello', '', 'Body.'],
+  });
 }

@@ -147,3 +147,17 @@ export async function created<T extends object>(p: Promise<Created<T>>): Promise
   assert.ok(!('refused' in r), `refused: ${JSON.stringify(r)}`);
   return r as T;
 }
+
+/**
+ * Two workspaces, acme and other, and a send from acme to Jane and Bob accepted at 10:00 on
+ * 2026-01-01 and handed off (`sent`) at `sentAt`: what the message-event tests start from.
+ */
+export async function sentToJaneAndBob(store: Store, sentAt: string) {
+  const a = await store.workspaces.create(ws('acme'));
+  const other = await store.workspaces.create(ws('other'));
+  const send = batch(a.id, ['jane@rcpt.test', 'bob@rcpt.test'], '2026-01-01T10:00:00.000Z');
+  assert.equal(await store.messages.accept(send), null);
+  const [jane, bob] = send.messages as [Message, Message];
+  await store.queue.complete(send.jobs[0]!.id, { updates: send.messages.map((m) => ({ id: m.id, status: 'sent' as const, sent_at: sentAt })), events: [], suppressions: [] });
+  return { a, other, send, jane, bob };
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { InboxItem, InboundDelivery } from '../../../../src/model/inbox.js';
 import type { OutboxEvent } from '../../../../src/model/event.js';
-import { type Backend, fresh, ws, batch } from './fixtures.js';
+import { type Backend, fresh, sentToJaneAndBob } from './fixtures.js';
 
 const item = (workspace_id: string, thread_id: string, over: Partial<InboxItem> = {}): InboxItem => ({
   id: randomUUID(),
@@ -40,12 +40,7 @@ const nothing = (items: InboxItem[]): InboundDelivery => ({ raw: RAW, items, upd
 export function inboxConformance<B>(backend: Backend<B>): void {
   test(`${backend.name}: inbox: Sent copies from sends; a reply threaded and counted; a late bounce once; storage; isolation; retention; reopen`, async (t) => {
     const { b, store } = await fresh(backend, t);
-    const a = await store.workspaces.create(ws('acme'));
-    const other = await store.workspaces.create(ws('other'));
-    const send = batch(a.id, ['jane@rcpt.test', 'bob@rcpt.test'], '2026-01-01T10:00:00.000Z');
-    assert.equal(await store.messages.accept(send), null);
-    const [jane, bob] = send.messages as [(typeof send.messages)[0], (typeof send.messages)[0]];
-    await store.queue.complete(send.jobs[0]!.id, { updates: send.messages.map((m) => ({ id: m.id, status: 'sent' as const, sent_at: '2026-01-01T10:00:05.000Z' })), events: [], suppressions: [] });
+    const { a, other, send, jane, bob } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');
 
     // The send is its own Sent copy, in a thread of its own.
     const sent = await store.inbox.list(a.id, { folder: 'sent', limit: 10, offset: 0 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { MessageEvent, Source, TrackKind } from '../../../../src/model/tracking.js';
-import { type Backend, fresh, ws, batch } from './fixtures.js';
+import { type Backend, fresh, sentToJaneAndBob } from './fixtures.js';
 
 const event = (m: { id: string; workspace_id: string }, kind: TrackKind, source: Source, at: string, url: string | null = null): MessageEvent => ({
   id: randomUUID(),
@@ -22,16 +22,7 @@ const event = (m: { id: string; workspace_id: string }, kind: TrackKind, source:
 export function trackingConformance<B>(backend: Backend<B>): void {
   test(`${backend.name}: tracking: records by token; events counted by source; a click counts an open when none was; webhooks for counted ones; per workspace`, async (t) => {
     const { b, store } = await fresh(backend, t);
-    const a = await store.workspaces.create(ws('acme'));
-    const other = await store.workspaces.create(ws('other'));
-    const send = batch(a.id, ['jane@rcpt.test', 'bob@rcpt.test'], '2026-01-01T10:00:00.000Z');
-    assert.equal(await store.messages.accept(send), null);
-    const [jane, bob] = send.messages as [(typeof send.messages)[0], (typeof send.messages)[0]];
-    await store.queue.complete(send.jobs[0]!.id, {
-      updates: send.messages.map((m) => ({ id: m.id, status: 'sent' as const, sent_at: '2026-01-01T10:00:10.000Z' })),
-      events: [],
-      suppressions: [],
-    });
+    const { a, other, send, jane, bob } = await sentToJaneAndBob(store, '2026-01-01T10:00:10.000Z');
 
     const found = await store.tracking.byTokens([jane.token!, 'nope', bob.token!]);
     assert.deepEqual(found.map((m) => m.id).sort(), [jane.id, bob.id].sort());
