@@ -202,7 +202,11 @@ export function inboundService(deps: InboundDeps) {
      */
     async receive(env: Envelope, raw: Buffer): Promise<InboxItem[]> {
       const byWorkspace = new Map<string, string[]>();
-      for (const r of env.recipients) byWorkspace.set(r.workspace_id, [...(byWorkspace.get(r.workspace_id) ?? []), r.address]);
+      for (const r of env.recipients) {
+        const rcpts = byWorkspace.get(r.workspace_id);
+        if (rcpts) rcpts.push(r.address);
+        else byWorkspace.set(r.workspace_id, [r.address]);
+      }
       for (const ws of byWorkspace.keys()) await checkStorage(ws, raw.length);
       const head = readHead(raw);
       // Only a report is parsed whole on the way in: its parts are what it says.
