@@ -83,6 +83,8 @@ export function fileInbox(
 ): InboxStore {
   const workspaces = new Map<string, Folders>();
   const byId = new Map<string, Kept>();
+  /** Items whose deletion is being written. */
+  const removing = new Set<string>();
   /** message record id → the received items about it. */
   const byRef = new Map<string, InboxSummary[]>();
   const folders = (ws: string) => {
@@ -209,11 +211,17 @@ export function fileInbox(
     usage: async (workspaceId) => workspaces.get(workspaceId)?.bytes ?? 0,
     remove: async (workspaceId, id) => {
       const k = byId.get(id);
-      if (!k || k.summary.workspace_id !== workspaceId || k.summary.folder !== 'inbox') return false;
-      const line: InboxRemovedLine = { t: 'inbox_removed', at: new Date().toISOString(), workspace_id: workspaceId, id };
-      await journal.append(k.at?.partition ?? dayOf(line.at), [line]);
-      replay.apply(line);
-      return true;
+      // Two deletes of one item at once: the first deletes it, the second finds nothing (as a row delete would).
+      if (!k || k.summary.workspace_id !== workspaceId || k.summary.folder !== 'inbox' || removing.has(id)) return false;
+      removing.add(id);
+      try {
+        const line: InboxRemovedLine = { t: 'inbox_removed', at: new Date().toISOString(), workspace_id: workspaceId, id };
+        await journal.append(k.at?.partition ?? dayOf(line.at), [line]);
+        replay.apply(line);
+        return true;
+      } finally {
+        removing.delete(id);
+      }
     },
     purge: async (before) => {
       const cutoff = dayOf(before);
