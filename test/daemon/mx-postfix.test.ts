@@ -1,0 +1,50 @@
+// A bounce report written by a real MTA, not by our own test helpers: svc hands a message to a
+// private Postfix as its smarthost; Postfix accepts it (svc records `sent`), relays it to the
+// recipient's server, which refuses the recipient with 550 5.1.1; Postfix then writes its own
+// RFC 3464 report to the message's return path and delivers it to svc's MX (its transport map
+// stands in for acme.test's MX record). The report must bounce the message and suppress the
+// address. Skipped, with the reason, where Postfix cannot run (not installed, not root).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sending } from '../helpers/sending.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
+import { freePort, postfixUnavailable, startPostfix } from '../helpers/postfix.js';
+
+const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
+
+for (const backend of backends) {
+  test(`${backend}: MX: a real Postfix's bounce report about mail it accepted from svc bounces the message and suppresses the address`, async (t) => {
+    const why = postfixUnavailable();
+    if (why) return t.skip(why);
+    const smarthost = await freePort();
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { ...(pgUrl ? { store: pgLocation(pgUrl) } : {}), env: { SVC_OUTBOUND: `smtp://127.0.0.1:${smarthost}` } });
+    s.sink.refuse('gone@rcpt.test', 550, '5.1.1 <gone@rcpt.test>: Recipient address rejected: User unknown');
+    const mxPort = Number(new URL(s.daemon.url('mx')).port);
+    const postfix = await startPostfix(t, { port: smarthost, relay: s.sink.port, routes: { 'acme.test': mxPort } });
+
+    const r = await s.post({ from: 'hello@acme.test', to: ['gone@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
+    assert.equal(r.status, 202);
+    const id = r.body.id as string;
+    let m: { status: string; error: string | null; bounced_at: string | null } | undefined;
+    for (let i = 0; i < 300; i++) {
+      m = (await s.get(`/api/v2/messages/${id}`)).body;
+      if (m!.status === 'bounced') break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal(m!.status, 'bounced', `the message is ${m!.status}; postfix logged:\n${postfix.log()}`);
+    assert.match(m!.error!, /bounce report: 5\.1\.1/);
+    assert.ok(m!.bounced_at);
+    // It was Postfix's report, after Postfix had taken the message from us.
+    assert.match(postfix.log(), /status=bounced/);
+    assert.match(postfix.log(), /sender non-delivery notification/);
+    const service = s.daemon.service;
+    const [item] = await service.store.inbox.about(s.ws.id, id);
+    assert.equal(item?.kind, 'bounce');
+    assert.equal(item?.from, 'mailer-daemon@postfix.test');
+    assert.match(item!.note!, /gone@rcpt\.test: failed 5\.1\.1, suppressed/);
+    const [sup] = await service.store.suppressions.find(s.ws.id, ['gone@rcpt.test']);
+    assert.equal(sup?.reason, 'bounce');
+    assert.equal(sup?.message_id, id);
+  });
+}
