@@ -3,7 +3,9 @@
 // recipient's server, which refuses the recipient with 550 5.1.1; Postfix then writes its own
 // RFC 3464 report to the message's return path and delivers it to svc's MX (its transport map
 // stands in for acme.test's MX record). The report must bounce the message and suppress the
-// address. Skipped, with the reason, where Postfix cannot run (not installed, not root).
+// address. A recipient the server keeps deferring gets Postfix's delay warning instead (Action:
+// delayed), which must only be noted on that message's timeline. Skipped, with the reason, where
+// Postfix cannot run (not installed, not root).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sending } from '../helpers/sending.js';
@@ -13,19 +15,22 @@ import { freePort, postfixUnavailable, startPostfix } from '../helpers/postfix.j
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
 
 for (const backend of backends) {
-  test(`${backend}: MX: a real Postfix's bounce report about mail it accepted from svc bounces the message and suppresses the address`, async (t) => {
+  test(`${backend}: MX: a real Postfix's bounce report about mail it accepted from svc bounces the message and suppresses the address; its delay warning is only noted`, async (t) => {
     const why = postfixUnavailable();
     if (why) return t.skip(why);
     const smarthost = await freePort();
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
     const s = await sending(t, { ...(pgUrl ? { store: pgLocation(pgUrl) } : {}), env: { SVC_OUTBOUND: `smtp://127.0.0.1:${smarthost}` } });
     s.sink.refuse('gone@rcpt.test', 550, '5.1.1 <gone@rcpt.test>: Recipient address rejected: User unknown');
+    s.sink.refuse('slow@rcpt.test', 450, '4.2.0 <slow@rcpt.test>: Recipient address rejected: Greylisted');
     const mxPort = Number(new URL(s.daemon.url('mx')).port);
     const postfix = await startPostfix(t, { port: smarthost, relay: s.sink.port, routes: { 'acme.test': mxPort } });
 
     const r = await s.post({ from: 'hello@acme.test', to: ['gone@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
     assert.equal(r.status, 202);
     const id = r.body.id as string;
+    const slow = await s.post({ from: 'hello@acme.test', to: ['slow@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
+    assert.equal(slow.status, 202);
     let m: { status: string; error: string | null; bounced_at: string | null } | undefined;
     for (let i = 0; i < 300; i++) {
       m = (await s.get(`/api/v2/messages/${id}`)).body;
@@ -46,5 +51,19 @@ for (const backend of backends) {
     const [sup] = await service.store.suppressions.find(s.ws.id, ['gone@rcpt.test']);
     assert.equal(sup?.reason, 'bounce');
     assert.equal(sup?.message_id, id);
+
+    // The delay warning: on the timeline, nothing else.
+    const slowId = slow.body.id as string;
+    let noted: string[] = [];
+    for (let i = 0; i < 300 && !noted.length; i++) {
+      noted = (await service.explain(s.ws, slowId)).timeline.filter((e) => e.stage === 'received bounce').map((e) => e.detail);
+      if (!noted.length) await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal(noted.length, 1, `no delay warning arrived; postfix logged:\n${postfix.log()}`);
+    assert.match(noted[0]!, /slow@rcpt\.test: delayed 4\.2\.0/);
+    assert.equal((await s.get(`/api/v2/messages/${slowId}`)).body.status, 'sent');
+    assert.deepEqual(await service.store.suppressions.find(s.ws.id, ['slow@rcpt.test']), []);
+    const [warning] = await service.store.inbox.about(s.ws.id, slowId);
+    assert.equal(warning?.kind, 'bounce');
   });
 }

@@ -75,6 +75,8 @@ export async function startPostfix(t: { after(fn: () => unknown): void }, opts: 
       'queue_run_delay = 1s',
       'minimal_backoff_time = 1s',
       'maximal_backoff_time = 2s',
+      // A delay warning (an RFC 3464 report with Action: delayed) for mail still queued after 1 s.
+      'delay_warning_time = 1s',
       '',
     ].join('\n'),
   );
