@@ -43,6 +43,8 @@ for (const backend of backends) {
     // It was Postfix's report, after Postfix had taken the message from us.
     assert.match(postfix.log(), /status=bounced/);
     assert.match(postfix.log(), /sender non-delivery notification/);
+    // Postfix took STARTTLS from our MX (with its self-signed certificate, as mail on the internet does).
+    assert.match(postfix.log(), new RegExp(`(Untrusted|Anonymous) TLS connection established to 127\\.0\\.0\\.1\\[127\\.0\\.0\\.1\\]:${mxPort}`));
     const service = s.daemon.service;
     const [item] = await service.store.inbox.about(s.ws.id, id);
     assert.equal(item?.kind, 'bounce');

@@ -65,7 +65,9 @@ export async function startPostfix(t: { after(fn: () => unknown): void }, opts: 
       `relayhost = [127.0.0.1]:${opts.relay}`,
       `transport_maps = inline:{ ${routes} }`,
       'smtp_dns_support_level = disabled',
-      'smtp_tls_security_level = none',
+      // Opportunistic STARTTLS, as Postfix delivers on the internet: to our MX too.
+      'smtp_tls_security_level = may',
+      'smtp_tls_loglevel = 1',
       'alias_maps =',
       'alias_database =',
       'local_recipient_maps =',
