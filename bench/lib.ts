@@ -7,6 +7,31 @@ import autocannon from 'autocannon';
 
 export const SVC = fileURLToPath(new URL('../bin/svc', import.meta.url));
 
+/** A helper process of the benchmarks (a sink, a webhook receiver) and what it prints: `port N` once, then `count N` and `hit ...` lines. */
+export interface BenchChild {
+  child: ChildProcess;
+  port: number;
+  /** The last `count` it printed (messages or requests received). */
+  count(): number;
+  hits: Array<[string, number]>;
+}
+
+/** Starts bench/FILE (a .ts run with tsx) with `args`; resolves once it printed its port. */
+export function benchChild(file: string, args: string[] = []): Promise<BenchChild> {
+  const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let count = 0;
+  const hits: Array<[string, number]> = [];
+  return new Promise((resolve, reject) => {
+    c.once('exit', (code) => reject(new Error(`${file} exited ${code} before printing its port`)));
+    createInterface({ input: c.stdout! }).on('line', (l) => {
+      const [k, v, w] = l.split(' ');
+      if (k === 'port') resolve({ child: c, port: Number(v), count: () => count, hits });
+      if (k === 'count') count = Number(v);
+      if (k === 'hit') hits.push([v!, Number(w)]);
+    });
+  });
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;

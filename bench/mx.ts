@@ -6,13 +6,10 @@
 // status notifications matched by their return paths and applied (bounced, suppressed,
 // message.bounced queued) per second on the file store, through the MX's own receive path in this
 // process, 20 at a time (target: 1,000/s).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
 import { FixtureDns } from '../test/helpers/dns-server.js';
 import { dsn } from '../test/helpers/mx.js';
 import { createService } from '../src/service.js';
@@ -22,7 +19,7 @@ import { systemClock, systemRandom } from '../src/clock.js';
 import { silentLog } from '../src/log.js';
 import type { Message } from '../src/model/message.js';
 import { inboundService } from '../src/inbox/receive.js';
-import { SVC, median, report, startServer } from './lib.js';
+import { SVC, benchChild, median, report, startServer } from './lib.js';
 import { prepare, profile } from './send.js';
 import { LOAD, drive } from './relay.js';
 
@@ -34,16 +31,11 @@ export async function mx(): Promise<void> {
     process.stdout.write(`mx: skipped, the load client ${LOAD} is not there\n`);
     return;
   }
-  const sinkPort = async (...args: string[]) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const port = await new Promise<number>((resolve) => createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('port ') && resolve(Number(l.slice(5)))));
-    return { child, port };
-  };
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const sink = await sinkPort();
+  const sink = await benchChild('./sink-process.ts');
   // Beside the store, on the same disk, not in it.
   const mbox = mkdtempSync(join(tmpdir(), 'svc-bench-sink-'));
-  const durable = await sinkPort('--fsync', join(mbox, 'received.mbox'));
+  const durable = await benchChild('./sink-process.ts', ['--fsync', join(mbox, 'received.mbox')]);
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
     await prepare(`file:${dir}`, dns);

@@ -6,10 +6,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
 import nodemailer from 'nodemailer';
 import { FixtureDns } from '../test/helpers/dns-server.js';
-import { SVC, report, startServer } from './lib.js';
+import { SVC, benchChild, report, startServer } from './lib.js';
 import { prepare, profile } from './send.js';
 
 /** The shared raw-socket SMTP load client (../shared/tools/smtp-load.mjs), fast enough not to be the bottleneck. */
@@ -38,8 +37,7 @@ export function drive(port: number, key: string | null, n: number, extra: string
 }
 
 export async function relay(): Promise<void> {
-  const sink = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url)), '--auth'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve) => createInterface({ input: sink.stdout! }).on('line', (l) => l.startsWith('port ') && resolve(Number(l.slice(5)))));
+  const { child: sink, port } = await benchChild('./sink-process.ts', ['--auth']);
   if (!existsSync(LOAD)) {
     process.stdout.write(`relay: skipped, the load client ${LOAD} is not there\n`);
     sink.kill();
@@ -100,23 +98,15 @@ export async function relayMemory(): Promise<void> {
     });
   }
   // The same three, accepted and then composed, signed and handed to a loopback smarthost.
-  const sink = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let count = 0;
-  const port = await new Promise<number>((resolve) =>
-    createInterface({ input: sink.stdout! }).on('line', (l) => {
-      const [k, v] = l.split(' ');
-      if (k === 'port') resolve(Number(v));
-      if (k === 'count') count = Number(v);
-    }),
-  );
+  const { child: sink, port, count } = await benchChild('./sink-process.ts');
   try {
     await withRelay(
       async ({ relayPort, key, pid }) => {
         const before = peakRssMb(pid);
         const t0 = performance.now();
         const r = await send(relayPort, key, 3);
-        while (count < r.accepted && performance.now() - t0 < 300_000) await new Promise((res) => setTimeout(res, 50));
-        report('relay, 3 x 24.8 MB at once, accepted and delivered', { ...r, delivered: count, seconds: ((performance.now() - t0) / 1000).toFixed(1), daemon_rss_before_mb: Math.round(before), daemon_peak_rss_mb: Math.round(peakRssMb(pid)) });
+        while (count() < r.accepted && performance.now() - t0 < 300_000) await new Promise((res) => setTimeout(res, 50));
+        report('relay, 3 x 24.8 MB at once, accepted and delivered', { ...r, delivered: count(), seconds: ((performance.now() - t0) / 1000).toFixed(1), daemon_rss_before_mb: Math.round(before), daemon_peak_rss_mb: Math.round(peakRssMb(pid)) });
       },
       ['--outbound', `smtp://127.0.0.1:${port}`],
     );

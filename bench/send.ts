@@ -7,8 +7,6 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { FixtureDns } from '../test/helpers/dns-server.js';
 import { publish } from '../test/helpers/domains.js';
@@ -23,7 +21,7 @@ import type { Store } from '../src/store/types.js';
 import { compose } from '../src/send/compose/index.js';
 import { textFromHtml } from '../src/send/compose/text.js';
 import { DkimSigner } from '../src/send/dkim.js';
-import { SVC, load, report, startServer, statCpu, svcSync } from './lib.js';
+import { SVC, benchChild, load, report, startServer, statCpu, svcSync } from './lib.js';
 
 const databaseUrl = process.env.DATABASE_URL || 'postgres://localhost:5432/test';
 const HTML = `<h1>Newsletter</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. <a href="https://example.com">Read more</a></p>'.repeat(80)}`.slice(0, 10_240);
@@ -213,20 +211,12 @@ function threadShares(before: Map<string, number>, after: Map<string, number>, n
 }
 
 async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rate: number; rssMb: number; cpuMsPerMessage: Record<string, number>; threads: Record<string, number> }> {
-  const sinkProc = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./sink-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let count = 0;
-  const port = await new Promise<number>((resolve) => {
-    createInterface({ input: sinkProc.stdout! }).on('line', (l) => {
-      const [k, v] = l.split(' ');
-      if (k === 'port') resolve(Number(v));
-      if (k === 'count') count = Number(v);
-    });
-  });
+  const { child: sinkProc, port, count } = await benchChild('./sink-process.ts');
   const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64', ...(process.env.SVC_BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean)]);
   const cpu = (pid: number) => statCpu(`/proc/${pid}/stat`);
   const arrived = async (total: number, since: number) => {
-    while (count < total && Date.now() - since < 120_000) await new Promise((res) => setTimeout(res, 20));
-    if (count < total) throw new Error(`only ${count} of ${total} arrived`);
+    while (count() < total && Date.now() - since < 120_000) await new Promise((res) => setTimeout(res, 20));
+    if (count() < total) throw new Error(`only ${count()} of ${total} arrived`);
   };
   try {
     // Warm-up, like the accept runs: a tenth of the run through the whole pipeline, so that the

@@ -2,10 +2,7 @@
 // process (20,000 events already in the outbox, one endpoint, from the daemon's ready line; fan-out,
 // signing, POST and the delivery log all counted), and the delay from a message's state change (sent_at) to its webhook
 // arriving, median and p99, with mail flowing through the real pipeline to a sink.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { FixtureDns } from '../test/helpers/dns-server.js';
 import { openStore } from '../src/store/open.js';
 import { loadConfig, type StoreLocation } from '../src/config.js';
@@ -13,31 +10,10 @@ import { silentLog } from '../src/log.js';
 import { mapLimit } from '../src/parallel.js';
 import type { OutboxEvent } from '../src/model/event.js';
 import type { Store } from '../src/store/types.js';
-import { SVC, load, median, percentile, report, startServer, svcSync } from './lib.js';
+import { SVC, benchChild, load, median, percentile, report, startServer, svcSync } from './lib.js';
 import { chosen, prepare, profile } from './send.js';
 
 const INSECURE = { SVC_ALLOW_INSECURE_WEBHOOKS: '1' };
-
-interface Proc {
-  child: ChildProcess;
-  port: number;
-  count(): number;
-  hits: Array<[string, number]>;
-}
-
-function child(file: string, args: string[] = []): Promise<Proc> {
-  const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let count = 0;
-  const hits: Array<[string, number]> = [];
-  return new Promise((resolve) => {
-    createInterface({ input: c.stdout! }).on('line', (l) => {
-      const [k, v, w] = l.split(' ');
-      if (k === 'port') resolve({ child: c, port: Number(v), count: () => count, hits });
-      if (k === 'count') count = Number(v);
-      if (k === 'hit') hits.push([v!, Number(w)]);
-    });
-  });
-}
 
 async function withStore<T>(url: string, fn: (s: Store) => Promise<T>): Promise<T> {
   const store = await openStore(loadConfig({ store: url }, {}).store as StoreLocation, { role: 'admin', log: silentLog });
@@ -77,7 +53,7 @@ export async function webhooks(): Promise<void> {
     try {
       // Throughput: a backlog of events, one endpoint, the daemon started on it.
       const st = await b.fresh();
-      const recv = await child('./webhook-receiver-process.ts');
+      const recv = await benchChild('./webhook-receiver-process.ts');
       try {
         await prepare(st.store, dns);
         svcSync(['--store', st.store, '--workspace', 'bench', 'webhooks', 'add', `http://127.0.0.1:${recv.port}/hook`], INSECURE);
@@ -101,8 +77,8 @@ export async function webhooks(): Promise<void> {
 
       // Delay: mail through the pipeline to a sink; each webhook's arrival against its sent_at.
       const lat = await b.fresh();
-      const recv2 = await child('./webhook-receiver-process.ts', ['--log']);
-      const sink = await child('./sink-process.ts');
+      const recv2 = await benchChild('./webhook-receiver-process.ts', ['--log']);
+      const sink = await benchChild('./sink-process.ts');
       try {
         const key = await prepare(lat.store, dns);
         svcSync(['--store', lat.store, '--workspace', 'bench', 'webhooks', 'add', `http://127.0.0.1:${recv2.port}/hook`], INSECURE);
