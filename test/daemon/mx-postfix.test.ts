@@ -14,6 +14,16 @@ import { freePort, postfixUnavailable, startPostfix } from '../helpers/postfix.j
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
 
+/** `read()` again every 100 ms, for up to 30 s, until `done` holds of what it gave; the last value. */
+async function until<T>(read: () => Promise<T>, done: (v: T) => boolean): Promise<T> {
+  let v = await read();
+  for (let i = 0; i < 300 && !done(v); i++) {
+    await new Promise((res) => setTimeout(res, 100));
+    v = await read();
+  }
+  return v;
+}
+
 for (const backend of backends) {
   test(`${backend}: MX: a real Postfix's bounce report about mail it accepted from svc bounces the message and suppresses the address; its delay warning is only noted`, async (t) => {
     const why = postfixUnavailable();
@@ -31,15 +41,10 @@ for (const backend of backends) {
     const id = r.body.id as string;
     const slow = await s.post({ from: 'hello@acme.test', to: ['slow@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
     assert.equal(slow.status, 202);
-    let m: { status: string; error: string | null; bounced_at: string | null } | undefined;
-    for (let i = 0; i < 300; i++) {
-      m = (await s.get(`/api/v2/messages/${id}`)).body;
-      if (m!.status === 'bounced') break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
-    assert.equal(m!.status, 'bounced', `the message is ${m!.status}; postfix logged:\n${postfix.log()}`);
-    assert.match(m!.error!, /bounce report: 5\.1\.1/);
-    assert.ok(m!.bounced_at);
+    const m = await until(async () => (await s.get(`/api/v2/messages/${id}`)).body as { status: string; error: string; bounced_at: string | null }, (x) => x.status === 'bounced');
+    assert.equal(m.status, 'bounced', `the message is ${m.status}; postfix logged:\n${postfix.log()}`);
+    assert.match(m.error, /bounce report: 5\.1\.1/);
+    assert.ok(m.bounced_at);
     // It was Postfix's report, after Postfix had taken the message from us.
     assert.match(postfix.log(), /status=bounced/);
     assert.match(postfix.log(), /sender non-delivery notification/);
@@ -56,11 +61,7 @@ for (const backend of backends) {
 
     // The delay warning: on the timeline, nothing else.
     const slowId = slow.body.id as string;
-    let noted: string[] = [];
-    for (let i = 0; i < 300 && !noted.length; i++) {
-      noted = (await service.explain(s.ws, slowId)).timeline.filter((e) => e.stage === 'received bounce').map((e) => e.detail);
-      if (!noted.length) await new Promise((res) => setTimeout(res, 100));
-    }
+    const noted = await until(async () => (await service.explain(s.ws, slowId)).timeline.filter((e) => e.stage === 'received bounce').map((e) => e.detail), (x) => x.length > 0);
     assert.equal(noted.length, 1, `no delay warning arrived; postfix logged:\n${postfix.log()}`);
     assert.match(noted[0]!, /slow@rcpt\.test: delayed 4\.2\.0/);
     assert.equal((await s.get(`/api/v2/messages/${slowId}`)).body.status, 'sent');

@@ -2,7 +2,7 @@
 // queue in a temporary directory, an smtpd on one loopback port (nothing on port 25), relaying
 // everything to `relay` and mail for `routes` domains to their ports (the way a bounce finds our
 // MX), never asking DNS. Needs Debian's postfix package and root (Postfix's master starts as root
-// and drops to the postfix user); `unavailable()` says why it cannot run here.
+// and drops to the postfix user); `postfixUnavailable()` says why it cannot run here.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -94,16 +94,17 @@ export async function startPostfix(t: { after(fn: () => unknown): void }, opts: 
   master.push(`127.0.0.1:${opts.port} inet n - n - - smtpd`);
   writeFileSync(join(conf, 'master.cf'), master.join('\n') + '\n');
   const run = (...args: string[]) => spawnSync(POSTFIX, ['-c', conf, ...args], { encoding: 'utf8' });
+  const maillog = () => (existsSync(join(dir, 'maillog')) ? readFileSync(join(dir, 'maillog'), 'utf8') : '');
   const started = run('start');
   // Stopped before its directory goes.
   t.after(() => {
     run('abort');
     rmSync(dir, { recursive: true, force: true });
   });
-  if (started.status !== 0) throw new Error(`postfix start: ${started.stderr}${started.stdout}${existsSync(join(dir, "maillog")) ? readFileSync(join(dir, "maillog"), "utf8") : ""}`);
+  if (started.status !== 0) throw new Error(`postfix start: ${started.stderr}${started.stdout}${maillog()}`);
   // The master answers once its smtpd is listening.
   for (let i = 0; i < 100 && !(await connects(opts.port)); i++) await new Promise((r) => setTimeout(r, 50));
-  return { port: opts.port, log: () => (existsSync(join(dir, 'maillog')) ? readFileSync(join(dir, 'maillog'), 'utf8') : '') };
+  return { port: opts.port, log: maillog };
 }
 
 function connects(port: number): Promise<boolean> {
