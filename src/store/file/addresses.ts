@@ -31,7 +31,7 @@ export function fileAddresses(doc: DocFile): AddressStore {
     },
     everywhere: async (address) => {
       doc.open();
-      return copy(doc.data.addresses.filter((x) => x.address === address));
+      return copy(doc.addressesNamed(address) as Address[]);
     },
     setStatus: async (workspaceId, id, status) => {
       doc.open();

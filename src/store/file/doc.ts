@@ -91,6 +91,26 @@ export class DocFile {
     }
   }
 
+  /**
+   * The registrations of an address in every workspace (the MX's RCPT look-up), from an index
+   * rebuilt when the list changed: aggregates only ever push onto it or replace it (filter, load),
+   * so its identity and length say when. Status changes are made in place on the same records.
+   */
+  addressesNamed(address: string): readonly Address[] {
+    const list = this.data.addresses;
+    if (this.#addressIndex?.list !== list || this.#addressIndex.length !== list.length) {
+      const byName = new Map<string, Address[]>();
+      for (const a of list) {
+        const same = byName.get(a.address);
+        if (same) same.push(a);
+        else byName.set(a.address, [a]);
+      }
+      this.#addressIndex = { list, length: list.length, byName };
+    }
+    return this.#addressIndex.byName.get(address) ?? [];
+  }
+  #addressIndex: { list: Address[]; length: number; byName: Map<string, Address[]> } | null = null;
+
   /** Throws once the store is closed. */
   open(): void {
     if (this.#closed) throw new SvcError('store_unavailable', 'store is closed');

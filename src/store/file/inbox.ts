@@ -156,7 +156,7 @@ export function fileInbox(
     receive: async (d) => {
       for (const s of d.suppressions) await suppressions.add(s);
       const { raw, ...rest } = d;
-      const base64 = Buffer.from(raw.toString('base64'), 'latin1');
+      const base64 = raw.toString('base64');
       const line: InboundLine = { t: 'inbound', at: d.items[0]?.created_at ?? new Date().toISOString(), ...rest, suppressions: d.suppressions.map((s) => ({ ...s })), raw_length: base64.length };
       const at = await journal.appendLocated(dayOf(line.at), line, base64);
       replay.apply(line, at);

@@ -16,7 +16,6 @@ import { syncDir } from './durable-json.js';
 
 /** The first byte of an attachment's line (a record's line starts with `{`). */
 const ATTACHMENT = 0x7e; // ~
-const NEWLINE = Buffer.from('\n');
 const PARTITION = /^([a-z0-9][a-z0-9-]*)\.jsonl$/;
 const PARTITION_NAME = /^[a-z0-9][a-z0-9-]*$/;
 
@@ -116,15 +115,18 @@ export interface LineAt {
 }
 
 interface PendingLine {
-  /** The line with its newline; as bytes when it comes with an attachment's line before it. */
-  text: string | Buffer[];
-  /** Bytes before the record's line (its attachment's line), for where the record lies. */
-  before?: number;
+  /** The record's line with its newline. */
+  text: string;
+  /** Its attachment's characters (one byte each, no newline), written on a line of their own just before it. */
+  attachment?: string;
   /** Set when the write that carried this line failed; the line is not in the file. */
   failed?: SvcError;
   /** Told where the line went, for appendLocated. */
   located?: (at: LineAt) => void;
 }
+
+/** A flush buffer larger than this is not kept for the next flush (one 25 MB message would pin it). */
+const KEEP_BUFFER = 4 * 1024 * 1024;
 
 export class Journal<T> {
   /** Partitions whose file name this process has made durable (syncDir). */
@@ -166,7 +168,7 @@ export class Journal<T> {
     checkPartition(partition);
     if (records.length === 0) return;
     const lines = this.#queue(partition);
-    const mine = records.map((r) => ({ text: JSON.stringify(r) + '\n' }) as PendingLine);
+    const mine = records.map((r): PendingLine => ({ text: JSON.stringify(r) + '\n' }));
     lines.push(...mine);
     await this.#commit.request();
     if (mine[0]!.failed) throw mine[0]!.failed;
@@ -176,15 +178,13 @@ export class Journal<T> {
    * Appends one record and resolves, once it is on disk, with where its line lies, so that a
    * caller can drop a large record from memory and read it back with readAt.
    */
-  async appendLocated(partition: string, record: T, attachment?: Buffer): Promise<LineAt> {
+  async appendLocated(partition: string, record: T, attachment?: string): Promise<LineAt> {
     let at: LineAt | undefined;
-    const text = JSON.stringify(record) + '\n';
-    // `attachment`: bytes without a newline, written on a line of their own just before the
-    // record's (attachmentAt reads them back from where the record lies and their length).
-    if (attachment && attachment.includes(0x0a)) throw new SvcError('internal', 'a journal attachment holds a newline');
-    const line: PendingLine = attachment
-      ? { text: [Buffer.from([ATTACHMENT]), attachment, NEWLINE, Buffer.from(text)], before: attachment.length + 2, located: (x) => (at = x) }
-      : { text, located: (x) => (at = x) };
+    // `attachment`: characters of one byte each without a newline (base64), written on a line of
+    // their own just before the record's (attachmentAt reads them back from where the record lies
+    // and their length). Kept as a string until the flush writes it: no copy of it is made before.
+    if (attachment !== undefined && attachment.includes('\n')) throw new SvcError('internal', 'a journal attachment holds a newline');
+    const line: PendingLine = { text: JSON.stringify(record) + '\n', attachment, located: (x) => (at = x) };
     this.#queue(partition).push(line);
     await this.#commit.request();
     if (line.failed) throw line.failed;
@@ -353,25 +353,24 @@ export class Journal<T> {
   async #flushPartition(partition: string, lines: PendingLine[]): Promise<void> {
     const fh = await this.#handle(partition);
     const offset = this.#sizes.get(partition)!;
-    // Each line as bytes once: its length is where the next one starts.
-    const lengths: number[] = [];
-    const parts: Buffer[] = [];
+    // Each line encoded once, straight into the flush's buffer; its length is where the next starts.
+    const lengths = lines.map((l) => Buffer.byteLength(l.text) + (l.attachment === undefined ? 0 : l.attachment.length + 2));
+    const size = lengths.reduce((a, b) => a + b, 0);
+    const data = this.#buffer(size);
+    let end = 0;
     for (const l of lines) {
-      if (typeof l.text === 'string') {
-        const b = Buffer.from(l.text);
-        parts.push(b);
-        lengths.push(b.length);
-      } else {
-        parts.push(...l.text);
-        lengths.push(l.text.reduce((n, b) => n + b.length, 0));
+      if (l.attachment !== undefined) {
+        data[end++] = ATTACHMENT;
+        end += data.write(l.attachment, end, 'latin1');
+        data[end++] = 0x0a;
       }
+      end += data.write(l.text, end, 'utf8');
     }
-    const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
     try {
       // On Linux a write into a nearly full filesystem can be short without an error: loop until
       // every byte is there; a write that makes no progress is a full disk.
-      for (let done = 0; done < data.length; ) {
-        const { bytesWritten } = await fh.write(data, done, data.length - done);
+      for (let done = 0; done < size; ) {
+        const { bytesWritten } = await fh.write(data, done, size - done);
         if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device (write made no progress)'), { code: 'ENOSPC' });
         done += bytesWritten;
       }
@@ -380,13 +379,22 @@ export class Journal<T> {
       await this.#takeBack(partition, fh, offset);
       throw e;
     }
-    this.#sizes.set(partition, offset + data.length);
+    this.#sizes.set(partition, offset + size);
     let at = offset;
     lines.forEach((l, i) => {
-      const before = l.before ?? 0;
+      const before = l.attachment === undefined ? 0 : l.attachment.length + 2;
       l.located?.({ partition, offset: at + before, length: lengths[i]! - before });
       at += lengths[i]!;
     });
+  }
+
+  /** The flushes' buffer (they run one at a time): reused, so that a flush allocates nothing. */
+  #kept: Buffer | null = null;
+  #buffer(size: number): Buffer {
+    if (this.#kept && this.#kept.length >= size) return this.#kept;
+    const b = Buffer.allocUnsafeSlow(Math.max(size, 256 * 1024));
+    if (b.length <= KEEP_BUFFER) this.#kept = b;
+    return b;
   }
 
   /**

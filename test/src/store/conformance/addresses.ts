@@ -29,4 +29,29 @@ export function addressesConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.domains.listByWorkspace(a.id), []);
   });
 
+  test(`${backend.name}: an address in every workspace (the MX's RCPT look-up) follows each change`, async (t) => {
+    const { store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b = await store.workspaces.create(ws('beta'));
+    const da = await created(store.domains.create(domain(a.id, 'example.com'), null));
+    const db = await created(store.domains.create(domain(b.id, 'example.com'), null));
+    const seen = async (address: string) => (await store.addresses.everywhere(address)).map((x) => `${x.workspace_id === a.id ? 'a' : 'b'}:${x.status}`).sort();
+    assert.deepEqual(await seen('hello@example.com'), []);
+    const ha = await created(store.addresses.create(address(a.id, da.id, 'hello@example.com'), null));
+    assert.deepEqual(await seen('hello@example.com'), ['a:active']);
+    await created(store.addresses.create(address(b.id, db.id, 'hello@example.com'), null));
+    await created(store.addresses.create(address(b.id, db.id, 'other@example.com'), null));
+    assert.deepEqual(await seen('hello@example.com'), ['a:active', 'b:active']);
+    await store.addresses.setStatus(a.id, ha.id, 'disabled');
+    assert.deepEqual(await seen('hello@example.com'), ['a:disabled', 'b:active']);
+    // A copy: changing what was returned changes nothing stored.
+    (await store.addresses.everywhere('hello@example.com'))[0]!.status = 'active';
+    assert.deepEqual(await seen('hello@example.com'), ['a:disabled', 'b:active']);
+    assert.equal(await store.addresses.remove(a.id, ha.id), true);
+    assert.deepEqual(await seen('hello@example.com'), ['b:active']);
+    assert.equal(await store.domains.remove(b.id, db.id), true);
+    assert.deepEqual(await seen('hello@example.com'), []);
+    assert.deepEqual(await seen('other@example.com'), []);
+  });
+
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Journal, dayOf, type OpenFile } from '../../../../src/store/file/journal.js';
+import { Journal, dayOf, type LineAt, type OpenFile } from '../../../../src/store/file/journal.js';
 import { open, type FileHandle } from 'node:fs/promises';
 import { isSvcError } from '../../../../src/errors.js';
 import { tmpDir } from '../../../helpers/tmp.js';
@@ -105,15 +105,15 @@ test('a record with an attachment: the attachment is on the line before, passed 
   const dir = await tmpDir(t);
   const j = await Journal.open<Rec>(dir, { validate: (r) => (typeof (r as Rec).id === 'string' ? null : 'id is not a string') });
   t.after(() => j.close());
-  const blobs = Array.from({ length: 20 }, (_, i) => Buffer.from(Buffer.alloc(1000 + i, i).toString('base64'), 'latin1'));
+  const blobs = Array.from({ length: 20 }, (_, i) => Buffer.alloc(1000 + i, i).toString('base64'));
   // Concurrent, with plain records in between: one write, each record's place past its attachment.
   const located = await Promise.all(blobs.flatMap((b, i) => [j.appendLocated('2026-03-01', { id: `m${i}`, at: 'x' }, b), j.appendLocated('2026-03-01', { id: `p${i}`, at: 'x' })]));
   for (let i = 0; i < blobs.length; i++) {
     assert.deepEqual(await j.readAt(located[2 * i]!), { id: `m${i}`, at: 'x' });
-    assert.deepEqual(await j.attachmentAt(located[2 * i]!, blobs[i]!.length), blobs[i]);
+    assert.deepEqual((await j.attachmentAt(located[2 * i]!, blobs[i]!.length))?.toString('latin1'), blobs[i]);
   }
   const text = await readFile(join(dir, '2026-03-01.jsonl'), 'latin1');
-  assert.equal(text.split('\n')[0], `~${blobs[0]!.toString('latin1')}`);
+  assert.equal(text.split('\n')[0], `~${blobs[0]}`);
   // Reads see records only, and no attachment is a bad line.
   const all = await j.readLocated('2026-03-01');
   assert.equal(all.length, 40);
@@ -121,14 +121,28 @@ test('a record with an attachment: the attachment is on the line before, passed 
   assert.deepEqual(all.filter((l) => l.record.id.startsWith('m')).map((l) => l.at), located.filter((_, i) => i % 2 === 0));
   // An attachment whose record a crash never wrote is passed over like any other; a record
   // without its attachment where it says is store_corrupt, never other bytes.
-  await appendFile(join(dir, '2026-03-01.jsonl'), `~${blobs[0]!.toString('latin1')}\n`);
+  await appendFile(join(dir, '2026-03-01.jsonl'), `~${blobs[0]}\n`);
   const j2 = await Journal.open<Rec>(dir);
   t.after(() => j2.close());
   const after = await j2.appendLocated('2026-03-01', { id: 'late', at: 'y' });
   assert.deepEqual((await j2.readLocated('2026-03-01')).map((l) => l.record.id).slice(-2), ['p19', 'late']);
   await assert.rejects(j2.attachmentAt(located[1]!, 10), (e) => isSvcError(e) && e.kind === 'store_corrupt');
   assert.deepEqual(await j2.readAt(after), { id: 'late', at: 'y' });
-  await assert.rejects(j.appendLocated('2026-03-01', { id: 'n', at: 'x' }, Buffer.from('a\nb')), /newline/);
+  await assert.rejects(j.appendLocated('2026-03-01', { id: 'n', at: 'x' }, 'a\nb'), /newline/);
+});
+
+test('one flush buffer serves flushes of every size: multi-byte text, a line larger than it, then small ones, each where it says', async (t) => {
+  const dir = await tmpDir(t);
+  const j = await Journal.open<Rec>(dir);
+  t.after(() => j.close());
+  const big = 'x'.repeat(5 * 1024 * 1024);
+  const recs: Rec[] = [{ id: 'é漢😀', at: 'a' }, { id: 'big', at: big }, ...Array.from({ length: 30 }, (_, i) => ({ id: `s${i}`, at: 'ü'.repeat(i) }))];
+  const located: LineAt[] = [];
+  for (const r of recs.slice(0, 2)) located.push(await j.appendLocated('2026-03-02', r, r.id === 'big' ? Buffer.from(big).toString('base64') : undefined));
+  located.push(...(await Promise.all(recs.slice(2).map((r) => j.appendLocated('2026-03-02', r)))));
+  for (let i = 0; i < recs.length; i++) assert.deepEqual(await j.readAt(located[i]!), recs[i]);
+  assert.equal((await j.attachmentAt(located[1]!, Buffer.from(big).toString('base64').length))?.toString('latin1'), Buffer.from(big).toString('base64'));
+  assert.deepEqual((await j.read('2026-03-02')).map((r) => r.id), recs.map((r) => r.id));
 });
 
 /**
