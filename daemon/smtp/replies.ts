@@ -19,6 +19,10 @@ const RULES: Rule[] = [
   { code: 530, match: /authentication required/i, to: [530, '5.7.0 Authentication required'] },
   { code: 501, match: /address|parameter/i, to: [501, '5.5.4 Invalid FROM or TO address: angle brackets expected'] },
   { code: 552, match: /size|too big|exceed/i, to: [552, '5.3.4 Message too big: 25 MB at most'] },
+  // smtp-server closes a connection that speaks before the greeting (pipelining into the banner is
+  // what spam engines do), and all of them when it stops.
+  { code: 421, match: /talk too soon/i, to: [421, '4.5.0 Protocol error: a command came before the greeting, closing connection'] },
+  { code: 421, match: /shutting down/i, to: [421, '4.3.2 Service shutting down, try again later'] },
   { code: 235, match: /./, to: [235, '2.7.0 Authentication successful'] },
   { code: 535, match: /./, to: [535, '5.7.8 Authentication credentials invalid'] },
 ];
@@ -27,8 +31,9 @@ const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
 const CLASS_DEFAULT: Record<number, string> = { 2: '2.0.0', 4: '4.0.0', 5: '5.0.0' };
 
 export function rewriteReply(code: number, data: string | string[] | undefined, context?: string | false): { code: number; data: string | string[] | undefined } {
-  // Greetings, EHLO/HELO capability lists and 3xx continuations carry no enhanced code.
-  if (Array.isArray(data) || code === 220 || (code >= 300 && code < 400) || (typeof context === 'string' && /^(HELO|EHLO|LHLO)$/.test(context))) return { code, data };
+  // Greetings, EHLO/HELO capability lists and 3xx continuations carry no enhanced code; a refusal
+  // of an EHLO does, like any other.
+  if (Array.isArray(data) || code === 220 || (code >= 300 && code < 400) || (code < 300 && typeof context === 'string' && /^(HELO|EHLO|LHLO)$/.test(context))) return { code, data };
   const text = (data ?? '').toString();
   if (ENHANCED.test(text)) return { code, data: text };
   const rule = RULES.find((r) => r.code === code && r.match.test(text));

@@ -4,6 +4,7 @@
 // Sent copies of REST and relay mail.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { sending, settled } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { arf, dsn, plainMail, replyTo, transact } from '../helpers/mx.js';
@@ -63,6 +64,15 @@ for (const backend of backends) {
     assert.ok(client.secure);
     assert.match(await client.cmd('EHLO sender.test'), /^250/);
     assert.match(await client.cmd('QUIT'), /^221/);
+    // A client that speaks before the greeting is closed with a reply of the table, enhanced code included.
+    const early = await new Promise<string>((resolve) => {
+      let got = '';
+      const sock = connect(Number(new URL(mx).port), '127.0.0.1', () => sock.write('EHLO early.test\r\n'));
+      sock.on('data', (d) => (got += d.toString()));
+      sock.on('close', () => resolve(got));
+      sock.on('error', () => {});
+    });
+    assert.equal(early, '421 4.5.0 Protocol error: a command came before the greeting, closing connection\r\n');
 
     // Jane replies: 250 once stored; threaded with the Sent copy; counted on her record.
     const r = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id));
