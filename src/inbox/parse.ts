@@ -74,6 +74,15 @@ export interface Head {
   problem: string | null;
 }
 
+/**
+ * A copy of a string cut from the header block that does not keep the block alive. V8 makes a cut
+ * of 13 characters or more a view into the string it came from; an inbox that keeps an item's
+ * subject or sender in memory (the file store's summaries) would then keep the whole header block
+ * (up to HEADER_MAX) with it. Joining and cutting again makes a string of its own.
+ */
+const own = (s: string): string => (s.length < 13 ? s : (' ' + s).slice(1));
+const ownOrNull = (s: string | undefined): string | null => (s === undefined ? null : own(s));
+
 function count(raw: Buffer, needle: string, max: number): number {
   let n = 0;
   for (let i = raw.indexOf(needle); i !== -1; i = raw.indexOf(needle, i + needle.length)) if (++n > max) break;
@@ -105,12 +114,13 @@ export function readHead(raw: Buffer): Head {
   return {
     fields,
     headers,
-    from: addresses(decode(fields.get('from')))[0] ?? null,
-    cc: addresses(decode(fields.get('cc'))),
-    subject: decode(fields.get('subject')).replace(NO_CRLF, ' ').slice(0, 998),
-    messageId: messageIds(fields.get('message-id'))[0] ?? null,
-    inReplyTo: messageIds(fields.get('in-reply-to'))[0] ?? null,
-    references: messageIds(fields.get('references')).slice(-50),
+    // What an inbox may keep in memory: strings of their own (own), never views into the block.
+    from: ownOrNull(addresses(decode(fields.get('from')))[0]),
+    cc: addresses(decode(fields.get('cc'))).map(own),
+    subject: own(decode(fields.get('subject')).replace(NO_CRLF, ' ').slice(0, 998)),
+    messageId: ownOrNull(messageIds(fields.get('message-id'))[0]),
+    inReplyTo: ownOrNull(messageIds(fields.get('in-reply-to'))[0]),
+    references: messageIds(fields.get('references')).slice(-50).map(own),
     report: /^\s*multipart\/report\b/i.test(fields.get('content-type') ?? ''),
     problem,
   };
