@@ -366,6 +366,8 @@ export class Journal<T> {
       }
       end += data.write(l.text, end, 'utf8');
     }
+    // The buffer is not zeroed: every byte written must be one of the lines', never what it held.
+    if (end !== size) throw new SvcError('internal', `journal flush encoded ${end} bytes where its lines have ${size}`);
     try {
       // On Linux a write into a nearly full filesystem can be short without an error: loop until
       // every byte is there; a write that makes no progress is a full disk.
