@@ -1,8 +1,9 @@
-// Removes messages and webhook delivery log rows older than --retention-days (default 30), and
-// received inbox items older than --inbox-retention-days (default 365), soon after start and then
-// hourly.
+// Removes messages and webhook delivery log rows older than --retention-days (default 30),
+// received inbox items older than --inbox-retention-days (default 365) and Idempotency-Key claims
+// past their 24 hours, soon after start and then hourly.
 import type { Service } from '../../src/service.js';
 import type { Worker } from './domain-recheck.js';
+import { IDEMPOTENCY_TTL_MS } from '../../src/send/idempotent.js';
 
 export function retentionWorker(service: Service): Worker {
   const { config, clock, log } = service.deps;
@@ -14,6 +15,8 @@ export function retentionWorker(service: Service): Worker {
     if (attempts) log.info(`retention: removed ${attempts} webhook delivery log rows older than ${config.retentionDays} days`);
     const received = await service.store.inbox.purge(new Date(clock.now().getTime() - config.inboxRetentionDays * 86_400_000).toISOString());
     if (received) log.info(`retention: removed ${received} inbox items older than ${config.inboxRetentionDays} days`);
+    const keys = await service.store.idempotency.purge(new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString());
+    if (keys) log.info(`retention: forgot ${keys} Idempotency-Keys older than ${IDEMPOTENCY_TTL_MS / 3600_000} hours`);
   };
   const tick = () => {
     running ??= runOnce()

@@ -82,7 +82,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   webhooks: { fanOut: true, claim: true, record: true, attempts: true, attempt: true, depth: true, purge: true },
   suppressions: { list: true, add: true, remove: true, find: true },
   tls: { get: true, saveIfAbsent: true },
-  idempotency: { claim: true, release: true, renew: true },
+  idempotency: { claim: true, release: true, renew: true, purge: true },
   rateLimit: { hit: true },
   usage: { get: true },
   tracking: { byTokens: true, record: true, events: true },

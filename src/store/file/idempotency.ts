@@ -1,5 +1,6 @@
 // File store: Idempotency-Key claims. Running claims live in memory only (a crash loses them, and
-// nothing was sent); a completed claim is part of the send's accept line, so it is rebuilt with it.
+// nothing was sent); a completed claim is part of the send's accept line, so it is rebuilt with it,
+// and forgotten once older than the key's lifetime (purge, from the retention worker).
 import type { IdempotencyClaim, StoredResponse } from '../../model/idempotency.js';
 import type { IdempotencyStore } from '../port/idempotency.js';
 import type { AcceptLine } from './messages.js';
@@ -45,6 +46,19 @@ export function fileIdempotency(replay: Replay): IdempotencyStore {
     renew: async (workspaceId, key, token, now) => {
       const cur = claims.get(`${workspaceId}\0${key}`);
       if (cur?.state === 'running' && cur.token === token) cur.at = Date.parse(now);
+    },
+    // Only memory holds claims (a completed one is read back from its send's accept line at start
+    // and forgotten again at the retention worker's first run).
+    purge: async (before) => {
+      const cutoff = Date.parse(before);
+      let n = 0;
+      for (const [id, c] of claims) {
+        if (c.at < cutoff) {
+          claims.delete(id);
+          n++;
+        }
+      }
+      return n;
     },
   };
 }

@@ -16,4 +16,10 @@ export interface IdempotencyStore {
    * with the store's own clock where processes share it, as leases are).
    */
   renew(workspaceId: string, key: string, token: string, now: string): Promise<void>;
+  /**
+   * Forgets claims made before `before` (the retention worker passes now less the key's lifetime:
+   * a completed claim that old replays nothing any more, a running one belongs to a request long
+   * dead), so that the keys of every send ever made do not pile up; how many.
+   */
+  purge(before: string): Promise<number>;
 }

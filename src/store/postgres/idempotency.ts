@@ -51,6 +51,11 @@ export function pgIdempotency(db: PgDb): IdempotencyStore {
     renew: async (workspaceId, key, token) => {
       await db.rows(`UPDATE idempotency_keys SET heartbeat_at = now() WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token], 'idem_renew');
     },
+    // Hourly, over about a day of keys: a scan of the table is cheaper than an index kept on every claim.
+    purge: async (before) => {
+      const [r] = await db.rows<{ n: number }>(`WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`, [before]);
+      return r?.n ?? 0;
+    },
   };
 
 }

@@ -34,4 +34,22 @@ export function idempotencyConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f3', now, day, 60_000, 'hash-b'), { state: 'completed', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' });
   });
 
+  test(`${backend.name}: idempotency claims older than a cut-off are forgotten, completed or running; newer ones stay`, async (t) => {
+    const { store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const day = 86_400_000;
+    const t0 = '2026-01-01T10:00:00.000Z';
+    const t1 = '2026-01-01T12:00:00.000Z';
+    assert.deepEqual(await store.idempotency.claim(a.id, 'old-done', 'o1', t0, day, 60_000), { state: 'claimed' });
+    await store.messages.accept({ ...batch(a.id, ['x@rcpt.test'], t0), idempotency: { key: 'old-done', token: 'o1', response: { status: 202, body: { id: 'm1' } } } });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'old-running', 'o2', t0, day, 60_000), { state: 'claimed' });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'new-done', 'n1', t1, day, 60_000), { state: 'claimed' });
+    await store.messages.accept({ ...batch(a.id, ['y@rcpt.test'], t1), idempotency: { key: 'new-done', token: 'n1', response: { status: 202, body: { id: 'm2' } } } });
+    assert.equal(await store.idempotency.purge('2026-01-01T11:00:00.000Z'), 2);
+    assert.equal(await store.idempotency.purge('2026-01-01T11:00:00.000Z'), 0);
+    // Within the day they would have replayed; forgotten, the key is free. The newer one replays.
+    assert.deepEqual(await store.idempotency.claim(a.id, 'old-done', 'o3', t1, day, 60_000), { state: 'claimed' });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'new-done', 'n2', t1, day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'm2' } } });
+  });
+
 }
