@@ -21,9 +21,33 @@ import { all, each, shape } from './shapes.js';
  * the write, cost the MX more than all the rest of storing a message). Lines written before kept it
  * in each item.
  */
-export interface InboundLine extends Line, Omit<InboundDelivery, 'raw'> {
+export interface InboundLine extends Line, Omit<InboundDelivery, 'raw' | 'items'> {
   t: 'inbound';
   raw_length?: number;
+  items: StoredItem[];
+}
+
+/**
+ * An item as its line holds it. Its header block is the start of the message, which the line's
+ * attachment already holds: then only its length is written (`headers_length`) and the block is
+ * cut from the message when the item is read, rather than written twice (a real message's header
+ * block, Received and DKIM-Signature lines and all, is often half of it, and JSON-escaped on the
+ * MX's thread). Headers that are not the message's start, and lines written before, keep them.
+ */
+type StoredItem = Omit<InboxItem, 'headers'> & ({ headers: string } | { headers_length: number });
+
+function stored(item: InboxItem, raw: Buffer): StoredItem {
+  const n = item.headers.length;
+  if (n === 0 || n > raw.length || raw.toString('latin1', 0, n) !== item.headers) return item;
+  const { headers: _, ...rest } = item;
+  return { ...rest, headers_length: n };
+}
+
+/** The item as the store gives it: its header block cut from the message (base64) where the line holds only its length. */
+function restored(item: StoredItem, base64: string): InboxItem {
+  if ('headers' in item) return item;
+  const { headers_length: n, ...rest } = item;
+  return { ...rest, headers: Buffer.from(base64.slice(0, Math.ceil(n / 3) * 4), 'base64').toString('latin1', 0, n) };
 }
 
 /**
@@ -147,9 +171,11 @@ export function fileInbox(
     const line = (await journal.readAt(k.at)) as InboundLine | null;
     const item = line?.items.find((i) => i.id === k.summary.id);
     if (!item) return null;
-    if (item.raw !== null || line!.raw_length === undefined) return item;
+    if (item.raw !== null || line!.raw_length === undefined) return restored(item, item.raw ?? '');
     const raw = await journal.attachmentAt(k.at, line!.raw_length);
-    return { ...item, raw: raw ? raw.toString('latin1') : null };
+    if (!raw) return null;
+    const base64 = raw.toString('latin1');
+    return { ...restored(item, base64), raw: base64 };
   };
 
   return {
@@ -157,7 +183,14 @@ export function fileInbox(
       for (const s of d.suppressions) await suppressions.add(s);
       const { raw, ...rest } = d;
       const base64 = raw.toString('base64');
-      const line: InboundLine = { t: 'inbound', at: d.items[0]?.created_at ?? new Date().toISOString(), ...rest, suppressions: d.suppressions.map((s) => ({ ...s })), raw_length: base64.length };
+      const line: InboundLine = {
+        t: 'inbound',
+        at: d.items[0]?.created_at ?? new Date().toISOString(),
+        ...rest,
+        items: d.items.map((i) => stored(i, raw)),
+        suppressions: d.suppressions.map((s) => ({ ...s })),
+        raw_length: base64.length,
+      };
       const at = await journal.appendLocated(dayOf(line.at), line, base64);
       replay.apply(line, at);
     },

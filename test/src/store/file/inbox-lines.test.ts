@@ -39,6 +39,30 @@ test('file store: the message is an attachment line before its record; a line of
   assert.deepEqual(again.problems, []);
 });
 
+test('file store: an item whose header block starts its message keeps only its length on the line, and reads back whole', async (t) => {
+  const dir = await tmpDir(t);
+  const store = await FileStore.open(dir, 'admin');
+  const w = await store.workspaces.create(ws('acme'));
+  const head = 'Received: from mail.rcpt.test\r\n\tby mx.svc.test; Mon, 2 Jan 2026 10:00:00 +0000\r\nSubject: Ça va \xe9\r\nFrom: jane@rcpt.test';
+  const raw = Buffer.from(`${head}\r\n\r\nHello\r\n`, 'latin1');
+  const cut = { ...item(w.id, null), headers: head };
+  const other = { ...item(w.id, null), headers: 'Subject: not the start' };
+  await store.inbox.receive({ raw, items: [cut, other], updates: [], outbox: [], events: [], suppressions: [] });
+  const [, record] = (await readFile(join(dir, 'inbox', '2026-01-02.jsonl'), 'utf8')).split('\n');
+  const [a, b] = JSON.parse(record!).items;
+  assert.equal(a.headers, undefined);
+  assert.equal(a.headers_length, head.length);
+  assert.equal(b.headers, 'Subject: not the start');
+  assert.equal((await store.inbox.get(w.id, cut.id))!.headers, head);
+  assert.equal((await store.inbox.get(w.id, other.id))!.headers, 'Subject: not the start');
+  await store.close();
+  const again = await FileStore.open(dir, 'admin');
+  t.after(() => again.close());
+  const back = (await again.inbox.get(w.id, cut.id))!;
+  assert.deepEqual(back, { ...cut, raw: raw.toString('base64') });
+  assert.deepEqual(again.problems, []);
+});
+
 test('file store: many deletions, in memory and replayed: the lists stay in order and whole as deleted items are dropped from them', async (t) => {
   const dir = await tmpDir(t);
   const store = await FileStore.open(dir, 'admin');
