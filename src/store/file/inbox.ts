@@ -34,19 +34,19 @@ export interface InboundLine extends Line, Omit<InboundDelivery, 'raw' | 'items'
  * block, Received and DKIM-Signature lines and all, is often half of it, and JSON-escaped on the
  * MX's thread). Headers that are not the message's start, and lines written before, keep them.
  */
-type StoredItem = Omit<InboxItem, 'headers'> & ({ headers: string } | { headers_length: number });
+type StoredItem = Omit<InboxItem, 'headers'> & ({ headers: string } | { headers?: undefined; headers_length: number });
 
 function stored(item: InboxItem, raw: Buffer): StoredItem {
   const n = item.headers.length;
   if (n === 0 || n > raw.length || raw.toString('latin1', 0, n) !== item.headers) return item;
-  const { headers: _, ...rest } = item;
-  return { ...rest, headers_length: n };
+  // `headers: undefined`: JSON leaves the key out; the caller's item is not changed.
+  return { ...item, headers: undefined, headers_length: n };
 }
 
 /** The item as the store gives it: its header block cut from the message (base64) where the line holds only its length. */
 function restored(item: StoredItem, base64: string): InboxItem {
-  if ('headers' in item) return item;
-  const { headers_length: n, ...rest } = item;
+  if (typeof item.headers === 'string') return item as InboxItem;
+  const { headers_length: n, ...rest } = item as Extract<StoredItem, { headers_length: number }>;
   return { ...rest, headers: Buffer.from(base64.slice(0, Math.ceil(n / 3) * 4), 'base64').toString('latin1', 0, n) };
 }
 
