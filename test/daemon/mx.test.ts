@@ -9,6 +9,7 @@ import { sending, settled } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { arf, dsn, plainMail, replyTo, transact } from '../helpers/mx.js';
 import { plain, RawSmtp } from '../helpers/smtp-client.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 import nodemailer from 'nodemailer';
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
@@ -227,3 +228,15 @@ for (const backend of backends) {
     assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], big)).end, /^250 /);
   });
 }
+
+test('MX: a session still open when the daemon stops gets 421 4.3.2 from the reply table after the grace, and the stop completes', async (t) => {
+  const d = await startTestDaemon(t, { deliver: false });
+  const { client, greeting } = await RawSmtp.open(d.daemon.url('mx'));
+  t.after(() => client.destroy());
+  assert.match(greeting.join('\n'), /^220 /);
+  assert.match(await client.cmd('EHLO sender.test'), /^250/);
+  const reply = client.reply();
+  const stopping = d.daemon.close();
+  assert.deepEqual(await reply, ['421 4.3.2 Service shutting down, try again later']);
+  await stopping;
+});
