@@ -8,14 +8,16 @@ import { IDEMPOTENCY_TTL_MS } from '../../src/send/idempotent.js';
 export function retentionWorker(service: Service): Worker {
   const { config, clock, log } = service.deps;
   let running: Promise<void> | null = null;
+  /** The moment `ms` before now, as the stores take it. */
+  const ago = (ms: number) => new Date(clock.now().getTime() - ms).toISOString();
   const runOnce = async () => {
     const removed = await service.messages.purgeOlderThan(config.retentionDays, clock.now());
     if (removed) log.info(`retention: removed ${removed} messages older than ${config.retentionDays} days`);
-    const attempts = await service.store.webhooks.purge(new Date(clock.now().getTime() - config.retentionDays * 86_400_000).toISOString());
+    const attempts = await service.store.webhooks.purge(ago(config.retentionDays * 86_400_000));
     if (attempts) log.info(`retention: removed ${attempts} webhook delivery log rows older than ${config.retentionDays} days`);
-    const received = await service.store.inbox.purge(new Date(clock.now().getTime() - config.inboxRetentionDays * 86_400_000).toISOString());
+    const received = await service.store.inbox.purge(ago(config.inboxRetentionDays * 86_400_000));
     if (received) log.info(`retention: removed ${received} inbox items older than ${config.inboxRetentionDays} days`);
-    const keys = await service.store.idempotency.purge(new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS).toISOString());
+    const keys = await service.store.idempotency.purge(ago(IDEMPOTENCY_TTL_MS));
     if (keys) log.info(`retention: forgot ${keys} Idempotency-Keys older than ${IDEMPOTENCY_TTL_MS / 3600_000} hours`);
   };
   const tick = () => {

@@ -20,6 +20,9 @@ export type Outcome = { replayed: false; status: 202; body: SendResult } | { rep
 
 const unavailable = (e: unknown) => new SvcError('idempotency_unavailable', undefined, { cause: e });
 
+/** The start of a fingerprint of the current form (fingerprint); one without it is of the first (firstFingerprint). */
+const FINGERPRINT_VERSION = '2:';
+
 /**
  * What identifies a request's body: a SHA-256 over its parsed JSON with keys in order, so the same
  * body sent again with other spacing or key order is the same request. The values are fed to the
@@ -48,7 +51,6 @@ export function fingerprint(body: unknown): string {
   feed(body);
   return `${FINGERPRINT_VERSION}${h.digest('hex')}`;
 }
-const FINGERPRINT_VERSION = '2:';
 
 /** The fingerprint kept by versions before FINGERPRINT_VERSION: the hash of the canonical JSON. */
 function firstFingerprint(body: unknown): string {

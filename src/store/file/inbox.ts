@@ -172,10 +172,8 @@ export function fileInbox(
     const item = line?.items.find((i) => i.id === k.summary.id);
     if (!item) return null;
     if (item.raw !== null || line!.raw_length === undefined) return restored(item, item.raw ?? '');
-    const raw = await journal.attachmentAt(k.at, line!.raw_length);
-    if (!raw) return null;
-    const base64 = raw.toString('latin1');
-    return { ...restored(item, base64), raw: base64 };
+    const base64 = await journal.attachmentAt(k.at, line!.raw_length);
+    return base64 === null ? null : { ...restored(item, base64), raw: base64 };
   };
 
   return {

@@ -197,11 +197,11 @@ export class Journal<T> {
     return line && (JSON.parse(line.toString('utf8')) as T);
   }
 
-  /** The attachment (of `length` bytes) of the record whose line lies at `at`, or null when its day was dropped. */
-  async attachmentAt(at: LineAt, length: number): Promise<Buffer | null> {
+  /** The attachment (`length` characters, as appendLocated took them) of the record whose line lies at `at`, or null when its day was dropped. */
+  async attachmentAt(at: LineAt, length: number): Promise<string | null> {
     const line = await this.#bytesAt({ partition: at.partition, offset: at.offset - length - 2, length: length + 2 });
     if (line && line[0] !== ATTACHMENT) throw new SvcError('store_corrupt', `journal ${join(this.dir, at.partition)}.jsonl has no attachment where a record says; it was left untouched`);
-    return line && line.subarray(1);
+    return line && line.toString('latin1', 1);
   }
 
   /** The bytes of the line at `at` without its newline. */
