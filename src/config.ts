@@ -8,6 +8,7 @@ import { SvcError } from './errors.js';
 import { resolveSettings, type SettingName } from './settings.js';
 
 import type { StoreLocation } from './store/location.js';
+import type { ReturnPathMode } from './mail/return-path.js';
 export { describeStore, type PostgresLocation, type StoreLocation } from './store/location.js';
 
 export interface Config {
@@ -23,6 +24,10 @@ export interface Config {
   /** The name outbound SMTP gives in EHLO (default the mx host). */
   heloName: string;
   outbound: string;
+  /** Domains of feedback loops whose authenticated complaints to a team-inbox address are acted on. */
+  feedbackLoops: string[];
+  /** Envelope sender of outbound mail: a return path per recipient, or the From address. */
+  returnPath: ReturnPathMode;
   /** PEM file of the CA that signed the smarthost's certificate (a private CA). */
   outboundCa: string | undefined;
   dnsServers: string[];
@@ -170,6 +175,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     mxHost: str('mxHost')!,
     heloName: str('heloName')!,
     outbound: str('outbound')!,
+    returnPath: str('returnPath') as ReturnPathMode,
+    feedbackLoops: (v.feedbackLoops as string[] | undefined) ?? [],
     outboundCa: readCaFile(str('outboundCa'), cwd),
     dnsServers: (v.dnsServer as string[] | undefined) ?? [],
     tlsCert: str('tlsCert') ? resolve(cwd, str('tlsCert')!) : undefined,

@@ -143,6 +143,27 @@ const TABLE = [
     description: '`direct`, or a smarthost `smtp://[user:pass@]host:port` / `smtps://...`; a password is better given in `SVC_OUTBOUND` (in the flag it shows in /proc/PID/cmdline until the daemon rewrites its process title)',
     parse: parseOutbound,
   },
+  {
+    name: 'returnPath',
+    flag: '--return-path <mode>',
+    env: 'SVC_RETURN_PATH',
+    default: 'verp',
+    scope: 'serve',
+    description: "envelope sender of outbound mail: `verp`, a return path per recipient (`bounces+TOKEN@DOMAIN`, so a bounce or complaint can only speak for its own recipient); or `from`, the From address, for a smarthost that takes only its users' own addresses (Postfix `reject_sender_login_mismatch`, Office 365, Gmail); with `from`, later bounce reports reach the team inbox and change nothing",
+    parse: (r) => {
+      if (r !== 'verp' && r !== 'from') throw usage(`invalid --return-path '${r}': use verp or from`);
+      return r;
+    },
+  },
+  {
+    name: 'feedbackLoops',
+    flag: '--feedback-loops <domains>',
+    env: 'SVC_FEEDBACK_LOOPS',
+    defaultText: 'none',
+    scope: 'serve',
+    description: 'comma-separated domains of feedback loops (e.g. `fbl.example.net`) whose complaint reports are acted on when they arrive at a team-inbox address, authenticated (DMARC, or SPF or DKIM aligned with their From); complaints at a return path are always acted on, others are kept as mail',
+    parse: (r) => r.split(',').map((d) => d.trim()).filter(Boolean).map((d) => parseHostname('--feedback-loops', d)),
+  },
   { name: 'outboundCa', flag: '--outbound-ca <file>', env: 'SVC_OUTBOUND_CA', scope: 'serve', description: "PEM file of the private CA that signed the smarthost's certificate (instead of `?tls=insecure`)" },
   { name: 'dnsServer', flag: '--dns-server <list>', env: 'SVC_DNS_SERVERS', defaultText: 'the system resolvers', scope: 'global', description: '`IP[:port]` list for DNS checks and MX look-ups', parse: parseDnsServers },
   { name: 'dnsTimeout', flag: '--dns-timeout <ms>', env: 'SVC_DNS_TIMEOUT', default: '2000', scope: 'global', description: 'per-try DNS timeout in ms; each query is tried twice', parse: count('--dns-timeout', 1, 60_000) },

@@ -36,10 +36,25 @@ const ENHANCED = /^\s*(?:\d{3}[ -])?([245])\.(\d{1,3})\.(\d{1,3})\b/;
 const BAD_MAILBOX = /no such (user|mailbox|recipient)|user unknown|unknown (user|recipient|mailbox)|mailbox (unavailable|not found|does not exist)|does not exist|invalid (recipient|mailbox|address)|recipient (address )?rejected: user|address rejected: user|no mailbox/i;
 const FULL = /mailbox (is )?full|over ?quota|quota exceeded|insufficient (storage|space)/i;
 
-export function classifyReply(reply: { code?: number; text: string; stage: Stage }, route: 'direct' | 'smarthost'): Classified {
+/**
+ * A smarthost that refuses, at RCPT, our envelope sender or relaying at all (Postfix's
+ * reject_sender_login_mismatch and relay checks, Exchange's 5.7.54 and 5.7.64, SendAs refusals):
+ * every recipient would meet the same refusal; it says nothing of the recipient.
+ */
+const HOP_AT_RCPT = /sender address rejected|relay access denied|relaying (is )?denied|not permitted to relay|unable to relay|\b5\.7\.(54|64)\b|not owned by (the )?(authenticated )?user|sendas(deny|denied)|not authori[sz]ed to send (as|on behalf)/i;
+
+/**
+ * `sender`: the envelope sender we gave (MAIL FROM); a smarthost's 5.7.x at RCPT that names it
+ * refuses our sender, not the recipient.
+ */
+export function classifyReply(reply: { code?: number; text: string; stage: Stage; sender?: string }, route: 'direct' | 'smarthost'): Classified {
   const { code, text, stage } = reply;
   // Our own next hop: we could not hand the mail over at all. Not the recipient's doing.
   if (route === 'smarthost' && stage !== 'rcpt' && stage !== 'data') return { outcome: 'hop', class: `hop-${stage}` };
+  if (route === 'smarthost' && stage === 'rcpt' && code !== undefined) {
+    const namesSender = reply.sender !== undefined && reply.sender !== '' && /\b5\.7\.\d{1,3}\b/.test(text) && text.toLowerCase().includes(reply.sender.toLowerCase());
+    if (namesSender || HOP_AT_RCPT.test(text)) return { outcome: 'hop', class: 'hop-sender' };
+  }
   // The server announced (SIZE) that it takes nothing this large: refused before sending it.
   if (code === undefined && /size larger than allowed/i.test(text)) return { outcome: 'rejected', class: 'too-large' };
   if (code === undefined) return { outcome: 'temporary', class: stage === 'tls' ? 'tls' : 'connection' };

@@ -61,9 +61,9 @@ const reply = (e: SmtpError) => (e.response ?? e.message).replace(/\s+/g, ' ').t
 type Route = 'direct' | 'smarthost';
 
 /** One recipient's result from an SMTP error, classified (bounce-class.ts). */
-function refused(address: string, e: SmtpError, route: Route): RecipientResult {
+function refused(address: string, e: SmtpError, route: Route, sender: string): RecipientResult {
   const stage = stageOf(e);
-  const c = classifyReply({ code: e.responseCode, text: reply(e), stage }, route);
+  const c = classifyReply({ code: e.responseCode, text: reply(e), stage, sender }, route);
   const response = e.responseCode === undefined ? `connection: ${e.code ?? ''} ${e.message}`.replace(/\s+/g, ' ').trim() : reply(e);
   return { address, outcome: c.outcome, class: c.class, response, stage };
 }
@@ -185,7 +185,7 @@ export class Deliverer {
       const rejected = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]));
       return envelope.to.map((address) => {
         const e = rejected.get(address.toLowerCase());
-        return e ? refused(address, e, route) : { address, outcome: 'sent' as const, response: String(info.response ?? '250 OK') };
+        return e ? refused(address, e, route, envelope.from) : { address, outcome: 'sent' as const, response: String(info.response ?? '250 OK') };
       });
     } catch (err) {
       tried.ms = Date.now() - t0;
@@ -194,10 +194,10 @@ export class Deliverer {
         const byRcpt = new Map(e.rejectedErrors.map((x) => [String(x.recipient).toLowerCase(), x]));
         return envelope.to.map((address) => {
           const x = byRcpt.get(address.toLowerCase());
-          return x ? refused(address, x, route) : refused(address, e, route);
+          return x ? refused(address, x, route, envelope.from) : refused(address, e, route, envelope.from);
         });
       }
-      return envelope.to.map((address) => refused(address, e, route));
+      return envelope.to.map((address) => refused(address, e, route, envelope.from));
     }
   }
 

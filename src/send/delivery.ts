@@ -3,7 +3,7 @@
 // outcome (statuses, events, suppressions, or the retry) in one store call.
 import type { DepsOf } from '../deps.js';
 import type { Message, OutboundJob } from '../model/message.js';
-import { copiesOf } from './compose/index.js';
+import { copiesOf, type CopyFor } from './compose/index.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
 import { signingDomain } from './dkim.js';
@@ -67,24 +67,38 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     const signing = signingDomain(domain);
     const results: RecipientResult[] = [];
     const copies = copiesOf(content, job, messages);
-    for (let i = 0; i < copies.length; i++) {
-      const copy = copies[i]!;
-      const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
-      const raw = await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) });
+    // Every transaction of every copy, in order: with `verp` one per recipient, each with the
+    // return path of that recipient's record alone (mail/return-path.ts); with `from` one per copy.
+    const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
+    const envelopeFrom = (address: string) => {
+      const record = byAddress.get(address.toLowerCase());
+      return config.returnPath === 'verp' && record ? returnPath(record.id, content.from) : content.from;
+    };
+    const copyHeld = new Map<CopyFor, Buffer>();
+    const transactions = copies.flatMap((copy) =>
+      config.returnPath === 'verp' ? copy.recipients.map((address) => ({ copy, from: envelopeFrom(address), to: [address] })) : [{ copy, from: content.from, to: copy.recipients }],
+    );
+    for (let i = 0; i < transactions.length; i++) {
+      const { copy, from, to } = transactions[i]!;
+      let raw = copyHeld.get(copy);
+      if (!raw) {
+        const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
+        raw = await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) });
+        // Kept only while this copy's transactions run (the copies follow one another).
+        copyHeld.clear();
+        copyHeld.set(copy, raw);
+      }
       const at = clock.now().toISOString();
       const t0 = Date.now();
       const trace: HostTry[] = [];
-      // The return path names the copy's first record, so that a bounce report finds its message (mail/return-path.ts).
-      const first = messages.find((m) => m.to.toLowerCase() === copy.recipients[0]!.toLowerCase());
-      const from = first ? returnPath(first.id, content.from) : content.from;
-      const got = await d.deliverer.deliver(job.domain, { from, to: copy.recipients }, raw, trace);
+      const got = await d.deliverer.deliver(job.domain, { from, to }, raw, trace);
       results.push(...got);
       transcript.push(...transcribe(job, messages, got, trace, raw, at, Date.now() - t0));
       // Refused before any recipient was named (no answer, a greeting or TLS refusal, the sender
-      // refused, our next hop failing, no such domain): the other copies would meet the same
+      // refused, our next hop failing, no such domain): the other transactions would meet the same
       // refusal, so they share its result rather than wait it out again.
       if (got.length && got.every((r) => r.outcome !== 'sent' && (r.outcome === 'hop' || r.class === 'bad-domain' || (r.stage !== undefined && r.stage !== 'rcpt' && r.stage !== 'data')))) {
-        const shared = copies.slice(i + 1).flatMap((rest) => rest.recipients.map((address) => ({ ...got[0]!, address })));
+        const shared = transactions.slice(i + 1).flatMap((rest) => rest.to.map((address) => ({ ...got[0]!, address })));
         results.push(...shared);
         transcript.push(...transcribe(job, messages, shared, [], null, clock.now().toISOString(), 0).map((a) => ({ ...a, reply: `not tried: ${a.reply}` })));
         break;

@@ -110,8 +110,8 @@ test('a smarthost refusing our login: retried, never bounced or suppressed, loud
   assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);
 });
 
-test('a server capped at 10 recipients: 25 go in three transactions in the same attempt; our own cap splits too', async (t) => {
-  const { s, deliver } = await setup(t, { SVC_RECIPIENTS_PER_TRANSACTION: '8' });
+test('a server capped at 10 recipients: 25 go in three transactions in the same attempt; our own cap splits too (--return-path from: one transaction for many)', async (t) => {
+  const { s, deliver } = await setup(t, { SVC_RECIPIENTS_PER_TRANSACTION: '8', SVC_RETURN_PATH: 'from' });
   s.sink.maxRcpt = 10;
   const to = Array.from({ length: 25 }, (_, i) => `r${i}@rcpt.test`);
   await s.post(mail(to));
@@ -121,7 +121,7 @@ test('a server capped at 10 recipients: 25 go in three transactions in the same 
   assert.deepEqual(s.sink.received.map((x) => x.to.length), [8, 8, 8, 1], 'at most 8 per transaction, ours being the smaller cap');
 
   s.sink.received.length = 0;
-  const { s: s2, deliver: deliver2 } = await setup(t);
+  const { s: s2, deliver: deliver2 } = await setup(t, { SVC_RETURN_PATH: 'from' });
   s2.sink.maxRcpt = 10;
   await s2.post(mail(to));
   await deliver2();
@@ -197,4 +197,37 @@ test('a smarthost with a certificate of a private CA: refused (hop-tls, retried)
   await trusting.deliver();
   assert.equal((await full(trusting.s, b.body.id)).status, 'sent');
   assert.equal(smarthost.received.at(-1)!.secure, true, 'over TLS, the certificate checked');
+});
+
+test('a smarthost with sender-login checks refuses the VERP return path at RCPT: our hop (retried, /healthz), never a bounce; --return-path from is taken', async (t) => {
+  // As Postfix's submission with reject_sender_login_mismatch answers a sender its user does not own.
+  const loginMaps = (rcpt: string, sender: string) =>
+    sender.startsWith('bounces+') ? { code: 553, message: `5.7.1 <${sender}>: Sender address rejected: not owned by user app` } : null;
+  const smarthost = await sink(t, { disabledCommands: ['STARTTLS'] });
+  smarthost.rcptRules.push(loginMaps);
+  const { s, deliver } = await setup(t, { SVC_OUTBOUND: `smtp://127.0.0.1:${smarthost.port}` });
+  const r = await s.post(mail(['jane@rcpt.test', 'bob@rcpt.test']));
+  await deliver();
+  const m = await full(s, r.body.id);
+  assert.deepEqual([m.status, m.attempts], ['queued', 1]);
+  assert.match(m.last_error, /553 5\.7\.1 .*Sender address rejected/);
+  assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);
+  const health = (await (await fetch(`${s.api}/healthz`)).json()) as { faults?: Array<{ kind: string; detail: string }> };
+  assert.equal(health.faults?.[0]?.kind, 'outbound');
+  assert.match(health.faults![0]!.detail, /hop-sender.*Sender address rejected/);
+  // Refused for the first recipient: the second was not offered to the same refusal again.
+  assert.equal(smarthost.received.length, 0);
+  // Relay access denied is the same kind of fault.
+  smarthost.rcptRules = [(rcpt) => ({ code: 554, message: `5.7.1 <${rcpt}>: Relay access denied` })];
+  const r2 = await s.post(mail(['carl@rcpt.test']));
+  await deliver();
+  assert.equal((await full(s, r2.body.id)).status, 'queued');
+
+  // With the From address as envelope sender the same smarthost takes it.
+  smarthost.rcptRules = [loginMaps];
+  const fromMode = await setup(t, { SVC_OUTBOUND: `smtp://127.0.0.1:${smarthost.port}`, SVC_RETURN_PATH: 'from' });
+  const r3 = await fromMode.s.post(mail(['jane@rcpt.test', 'bob@rcpt.test']));
+  await fromMode.deliver();
+  assert.equal((await full(fromMode.s, r3.body.id)).status, 'sent');
+  assert.deepEqual(smarthost.received.map((x) => [x.from, x.to.length]), [['hello@acme.test', 2]]);
 });

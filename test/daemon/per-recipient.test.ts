@@ -39,12 +39,21 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   });
 }
 
-test('a text-only send to three recipients of one domain is one copy in one transaction', async (t) => {
+test('a text-only send to three recipients of one domain is one copy: a transaction per recipient (verp), or one for all (--return-path from)', async (t) => {
   const { s, deliver } = await handOffByHand(t);
   assert.equal((await s.post({ from: 'hello@acme.test', to: ['a@rcpt.test', 'b@rcpt.test'], bcc: ['c@rcpt.test'], subject: 'Plain', body_text: 'hi' })).status, 202);
   await deliver();
-  assert.equal(s.sink.received.length, 1);
-  assert.deepEqual([...s.sink.received[0]!.to].sort(), ['a@rcpt.test', 'b@rcpt.test', 'c@rcpt.test']);
+  assert.deepEqual(s.sink.received.map((x) => x.to), [['a@rcpt.test'], ['b@rcpt.test'], ['c@rcpt.test']]);
+  assert.equal(new Set(s.sink.received.map((x) => x.raw.toString('base64'))).size, 1, 'one copy');
+  const ids = await byTo(s);
+  assert.deepEqual(s.sink.received.map((x) => x.from), ['a', 'b', 'c'].map((r) => `bounces+${ids[`${r}@rcpt.test`].id.replace(/-/g, '')}@acme.test`));
+
+  const from = await handOffByHand(t, { SVC_RETURN_PATH: 'from' });
+  assert.equal((await from.s.post({ from: 'hello@acme.test', to: ['a@rcpt.test', 'b@rcpt.test'], bcc: ['c@rcpt.test'], subject: 'Plain', body_text: 'hi' })).status, 202);
+  await from.deliver();
+  assert.equal(from.s.sink.received.length, 1);
+  assert.deepEqual([...from.s.sink.received[0]!.to].sort(), ['a@rcpt.test', 'b@rcpt.test', 'c@rcpt.test']);
+  assert.equal(from.s.sink.received[0]!.from, 'hello@acme.test');
 });
 
 test('a recipient domain that cannot be reached is tried once for all its copies', async (t) => {

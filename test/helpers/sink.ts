@@ -16,7 +16,8 @@ export interface Received {
   helo: string;
 }
 
-type Rule = (rcpt: string) => { code: number; message: string } | null;
+/** A refusal for a recipient (`sender`: the transaction's MAIL FROM), or null to take it. */
+type Rule = (rcpt: string, sender: string) => { code: number; message: string } | null;
 
 export class Sink {
   readonly received: Received[] = [];
@@ -55,7 +56,7 @@ export class Sink {
       onRcptTo: (address, session, cb) => {
         if (session.envelope.rcptTo.length >= this.maxRcpt) return cb(refusal({ code: 452, message: '4.5.3 Too many recipients' }));
         for (const rule of this.rcptRules) {
-          const r = rule(address.address);
+          const r = rule(address.address, session.envelope.mailFrom ? session.envelope.mailFrom.address : '');
           if (r) {
             const err = new Error(r.message) as Error & { responseCode: number };
             err.responseCode = r.code;

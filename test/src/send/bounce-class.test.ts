@@ -33,8 +33,16 @@ test('4xx and connection failures are temporary; at a smarthost, anything before
   assert.equal(at('mail', 550, '550 5.7.1 sender not allowed', 'smarthost'), 'hop/hop-mail');
   assert.equal(at('connect', undefined, 'ECONNREFUSED', 'smarthost'), 'hop/hop-connect');
   assert.equal(at('tls', undefined, 'self signed certificate', 'smarthost'), 'hop/hop-tls');
-  // Recipients refused by the smarthost are classified like any others.
-  assert.equal(at('rcpt', 554, '554 5.7.1 <a@b>: Relay access denied', 'smarthost'), 'rejected/policy');
+  // A smarthost refusing our sender or relaying at RCPT is our hop too (issue 26), never the recipient's bounce.
+  assert.equal(at('rcpt', 554, '554 5.7.1 <a@b>: Relay access denied', 'smarthost'), 'hop/hop-sender');
+  assert.equal(at('rcpt', 553, '553 5.7.1 <bounces+x@acme.test>: Sender address rejected: not owned by user app', 'smarthost'), 'hop/hop-sender');
+  assert.equal(at('rcpt', 550, '550 5.7.54 SMTP; Unable to relay recipient in non-accepted domain', 'smarthost'), 'hop/hop-sender');
+  assert.equal(at('rcpt', 550, '550 5.7.64 TenantAttribution; Relay Access Denied', 'smarthost'), 'hop/hop-sender');
+  assert.equal(classifyReply({ code: 550, text: '550 5.7.1 <hello@acme.test>: not allowed to send as this address', stage: 'rcpt', sender: 'hello@acme.test' }, 'smarthost').outcome, 'hop');
+  assert.equal(classifyReply({ code: 550, text: '550 5.7.1 <jane@rcpt.test>: policy', stage: 'rcpt', sender: 'hello@acme.test' }, 'smarthost').outcome, 'rejected');
+  // At an MX, the same words are the receiving domain's policy.
+  assert.equal(at('rcpt', 554, '554 5.7.1 <a@b>: Relay access denied'), 'rejected/policy');
+  // Recipients refused by the smarthost are otherwise classified like any others.
   assert.equal(at('rcpt', 550, '550 5.1.1 unknown', 'smarthost'), 'permanent/bad-mailbox');
 });
 
