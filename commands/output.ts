@@ -3,7 +3,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 
 export interface Writer {
-  write(s: string): unknown;
+  write(s: string | Uint8Array): unknown;
   isTTY?: boolean;
 }
 
@@ -28,6 +28,11 @@ export class Output {
   result(doc: unknown, human: () => void): void {
     if (this.json) this.io.stdout.write(JSON.stringify(doc, null, 2) + '\n');
     else human();
+  }
+
+  /** Bytes as they are, nothing added (`svc inbox show --raw`). */
+  bytes(b: Uint8Array): void {
+    this.io.stdout.write(b);
   }
 
   line(text = ''): void {

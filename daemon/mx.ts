@@ -9,6 +9,8 @@ import type { Service } from '../src/service.js';
 import { isSvcError, toSvcError, type SvcError } from '../src/errors.js';
 import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, normalizeLineBreaks } from '../src/relay/relay.js';
 import { inboundService, type Recipient } from '../src/inbox/receive.js';
+import { inboundAuthenticator } from '../src/inbox/authenticate.js';
+import { cachedResolve } from '../src/domains/dns.js';
 import { listenSmtp, refusal, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
 import { readData } from './smtp/data.js';
 
@@ -32,7 +34,10 @@ interface State {
 
 export async function startMx(service: Service, opts: MxOptions): Promise<{ url: string; close(): Promise<void>; stats(): Record<string, number> }> {
   const { log } = service.deps;
-  const inbound = inboundService(service.deps);
+  const { config } = service.deps;
+  // SPF, DKIM, DMARC and ARC of every message, through the configured resolvers (answers kept a minute).
+  const resolve = cachedResolve({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
+  const inbound = inboundService(service.deps, { authenticate: inboundAuthenticator(resolve, config.mxHost) });
   const states = new Map<string, State>();
   let received = 0;
   /** Any failure as a registry kind; an unexpected one is logged and answered 451 (the sender retries). */
@@ -86,7 +91,15 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
             data.release();
             return callback(refusal('bad_sequence'));
           }
-          const env = { mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', recipients: s.recipients, remoteIp: session.remoteAddress ?? null };
+          const env = {
+            mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            recipients: s.recipients,
+            remoteIp: session.remoteAddress ?? null,
+            helo: session.hostNameAppearsAs,
+            clientHostname: session.clientHostname,
+            tls: session.secure,
+            id: session.id,
+          };
           inbound
             .receive(env, normalizeLineBreaks(got.raw))
             .finally(data.release)

@@ -53,6 +53,8 @@ export const errorKinds = {
   /** The inbound MX's refusals (CONTRACT.md "The MX"): never an open relay, never a lost message. */
   unknown_mailbox: { message: 'no such mailbox', http: 404, smtp: '550 5.1.1 No such mailbox here', exit: 1 },
   relay_denied: { message: 'this server does not take mail for that domain', http: 403, smtp: '550 5.7.1 Relaying denied: we do not take mail for that domain', exit: 1 },
+  /** The From domain's DMARC policy is reject and the message fails it (src/inbox/authenticate.ts). */
+  dmarc_reject: { message: 'the sender domain\'s DMARC policy rejects this message', http: 403, smtp: '550 5.7.1 Message rejected: it fails the DMARC policy (p=reject) of its From domain', exit: 1 },
   storage_quota: { message: 'storage quota reached', http: 429, smtp: '452 4.2.2 Mailbox storage quota reached for this workspace; try again later', exit: 1 },
   /** A request the spec refuses with a 400 and its own text (POST /emails rules). */
   invalid_request: { message: 'invalid request', http: 400, smtp: '550 5.6.0 Message refused', exit: 2 },

@@ -1,4 +1,10 @@
 import type { CommandSpec } from '../spec.js';
+import { SvcError } from '../../src/errors.js';
+import type { InboundAuth } from '../../src/model/inbox.js';
+
+/** Whether anyone vouches for the sender, in words (src/inbox/authenticate.ts). */
+const authLine = (a: InboundAuth | null | undefined): string =>
+  !a ? 'not checked (received before svc checked senders)' : printable(`${a.verdict === 'pass' ? 'authenticated' : a.verdict === 'fail' ? 'NOT AUTHENTICATED (DMARC fails)' : 'NOT AUTHENTICATED'}: ${a.summary} (spf=${a.spf} dkim=${a.dkim} dmarc=${a.dmarc}${a.arc !== 'none' ? ` arc=${a.arc}` : ''})`);
 
 /** A terminal shows text, never markup or control sequences a sender put in a message. */
 const printable = (s: string) => s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
@@ -10,13 +16,21 @@ export default {
   args: ['<id>'],
   options: [
     { flags: '--html', description: 'print the HTML part too (as text)' },
-    { flags: '--raw', description: 'with --json: the message as received, base64' },
+    { flags: '--raw', description: 'print only the message as stored, byte for byte (the MX\'s trace fields first); with --json: as base64 in `raw`' },
   ],
   async run(ctx, [id], opts) {
     const service = await ctx.service();
     const item = await service.inbox.get(await ctx.workspace(), id!, { raw: opts.raw === true });
+    if (opts.raw === true && !ctx.out.json) {
+      if (item.raw === null || item.raw === undefined) throw new SvcError('invalid_argument', 'a Sent copy has no stored message (it is the send\'s content): show it without --raw');
+      return ctx.out.bytes(Buffer.from(item.raw, 'base64'));
+    }
     ctx.out.result(item, () => {
-      ctx.out.record({ id: item.id, kind: item.kind, folder: item.folder, from: item.from, to: item.to, cc: item.cc, subject: printable(item.subject), message_id: item.message_id, thread_id: item.thread_id, about: item.message_ref, note: item.note, created_at: item.created_at });
+      ctx.out.record({
+        id: item.id, kind: item.kind, folder: item.folder, from: item.from, to: item.to, cc: item.cc, subject: printable(item.subject), message_id: item.message_id, thread_id: item.thread_id, about: item.message_ref,
+        ...(item.folder === 'inbox' ? { sender: authLine(item.auth) } : {}),
+        note: item.note === null ? null : printable(item.note), created_at: item.created_at,
+      });
       ctx.out.line();
       ctx.out.line(printable(item.text ?? (item.html ? '(no text part)' : '(empty)')));
       if (item.html && opts.html) {

@@ -60,3 +60,33 @@ export function dnsClient(opts: DnsOptions): DnsClient {
     },
   };
 }
+
+/** `resolve(name, type)` as node:dns has it (what mailauth asks through), throwing its error codes. */
+export type ResolveFn = (name: string, type: string) => Promise<unknown>;
+
+/**
+ * Raw look-ups through the configured resolvers, each answer (and "no such name / no such record")
+ * kept for `ttlMs`, at most `max` answers: the inbound checks of one sender ask the same names
+ * message after message. Failures to ask (timeouts, SERVFAIL) are not kept.
+ */
+export function cachedResolve(opts: DnsOptions & { ttlMs?: number; max?: number }): ResolveFn {
+  const resolver = new Resolver({ timeout: opts.timeoutMs, tries: opts.tries ?? 2 });
+  if (opts.servers.length) resolver.setServers(opts.servers);
+  const ttl = opts.ttlMs ?? 60_000;
+  const max = opts.max ?? 10_000;
+  const kept = new Map<string, { until: number; answer: Promise<unknown> }>();
+  return (name, type) => {
+    const key = `${type} ${name.toLowerCase()}`;
+    const now = Date.now();
+    const hit = kept.get(key);
+    if (hit && hit.until > now) return hit.answer;
+    const answer = resolver.resolve(name, type as 'TXT');
+    answer.catch((e: NodeJS.ErrnoException) => {
+      if (!NOT_FOUND.has(e.code ?? '') && kept.get(key)?.answer === answer) kept.delete(key);
+    });
+    kept.delete(key);
+    if (kept.size >= max) kept.delete(kept.keys().next().value!);
+    kept.set(key, { until: now + ttl, answer });
+    return answer;
+  };
+}

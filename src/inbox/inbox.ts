@@ -38,6 +38,8 @@ export const inboxItemView = (i: InboxItem, raw = false) => ({
   text: i.text,
   html: i.html,
   envelope: i.envelope,
+  /** What vouched for a received message (SPF, DKIM, DMARC, the verdict); null for Sent copies and older items. */
+  auth: i.auth ?? null,
   ...(raw ? { raw: i.raw } : {}),
 });
 

@@ -2,29 +2,35 @@
 // a recipient is (RCPT), whether the workspace has room (storage), and what a received message is
 // and changes (DATA), stored in one call before the 250.
 //
-// A recipient is either an active registered address on a verified domain (its workspace's team
-// inbox) or the return path of a message the service sent (mail/return-path.ts: the bounce
-// reports about it). A delivery status report sent to a return path bounces the records it names
-// (matched by the return path, cross-checked with the returned Message-ID); a complaint report
-// suppresses the address complained about; an automatic reply is kept and never counted; a reply
-// to a message of ours is threaded with its Sent copy and counted on its record; anything else for
-// a registered address is mail in that inbox.
+// A recipient is an active registered address on a verified domain (its workspace's team inbox),
+// `postmaster@` or `abuse@` of a verified domain (RFC 5321 §4.5.1; its workspace's inbox), or the
+// return path of one recipient of mail the service sent (mail/return-path.ts). Every message is
+// first checked (authenticate.ts: SPF, DKIM, DMARC, ARC); a DMARC `p=reject` failure is refused;
+// what is kept starts with our `Received:` and `Authentication-Results:`. Then:
+// - a delivery status report (or a bounce in an older plain format) at a return path changes only
+//   the recipient that return path was used for (report-effects.ts);
+// - a complaint changes only such a recipient too, or, at a team-inbox address, only when it comes
+//   authenticated from a feedback loop the operator named (--feedback-loops); otherwise it is
+//   kept as mail;
+// - automatic mail (reports.ts autoReply) and anything sent to a return path is never a reply;
+// - a reply to a message of ours is threaded with its Sent copy, and counted on its record only
+//   when its From domain vouches for it (verdict pass);
+// - anything else for a registered address is mail in that inbox.
 import type { Email } from 'postal-mime';
+import { getDomain } from 'tldts';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import type { InboundDelivery, InboxItem, InboxKind } from '../model/inbox.js';
+import type { InboundAuth, InboundDelivery, InboxItem, InboxKind } from '../model/inbox.js';
 import type { Message } from '../model/message.js';
-import type { Suppression } from '../model/suppression.js';
 import type { MessageEvent } from '../model/tracking.js';
 import { PLAN_LIMITS, type Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { parseReturnPath } from '../mail/return-path.js';
-import { bouncedEvent } from '../send/pipeline.js';
-import { classifyReply } from '../send/bounce-class.js';
 import { parseWhole, readHead, type Head } from './parse.js';
-import { autoReply, deliveryStatus, feedbackReport } from './reports.js';
-
-const NO_CRLF = /[\r\n]+/g;
+import { autoReply, deliveryStatus, feedbackReport, plainBounce } from './reports.js';
+import { bounceEffects, complaintEffects, noEffects, type Candidates, type Effects } from './report-effects.js';
+import { NOT_EVALUATED, type Authenticated, type AuthInput } from './authenticate.js';
+import { traceHeader } from './trace.js';
 
 export type InboundDeps = DepsOf<'inbox' | 'messages' | 'addresses' | 'domains' | 'workspaces'>;
 
@@ -33,15 +39,34 @@ export interface Recipient {
   address: string;
   workspace_id: string;
   returnPathOf: Message | null;
+  /** A return path of the older form, used for every recipient of its copy. */
+  shared?: boolean;
 }
 
 export interface Envelope {
   mailFrom: string;
   recipients: Recipient[];
   remoteIp: string | null;
+  /** The name the client gave in EHLO/HELO, and its reverse DNS name when known. */
+  helo?: string;
+  clientHostname?: string;
+  /** The session ran over TLS. */
+  tls?: boolean;
+  /** The session's id (in the Received: field). */
+  id?: string;
 }
 
-export function inboundService(deps: InboundDeps) {
+export interface InboundOptions {
+  /** Checks SPF, DKIM, DMARC and ARC; absent: nothing is evaluated and nothing counts as a reply. */
+  authenticate?: (input: AuthInput) => Promise<Authenticated>;
+}
+
+/** Local parts accepted on every verified domain without registration (RFC 5321 §4.5.1, RFC 2142). */
+const ROLE_MAILBOXES = new Set(['postmaster', 'abuse']);
+
+const org = (domain: string) => (getDomain(domain, { allowPrivateDomains: true }) ?? domain).toLowerCase();
+
+export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
   const { store, clock, random } = deps;
   /** Workspaces by id, read again at most every few seconds (plans change rarely). */
   let workspaces: { at: number; byId: Map<string, Workspace> } | null = null;
@@ -49,6 +74,7 @@ export function inboundService(deps: InboundDeps) {
     if (!workspaces || Date.now() - workspaces.at > 5_000 || !workspaces.byId.has(id)) workspaces = { at: Date.now(), byId: new Map((await store.workspaces.list()).map((w) => [w.id, w])) };
     return workspaces.byId.get(id);
   };
+  const feedbackLoops = new Set((deps.config.feedbackLoops ?? []).map(org));
 
   /** The storage a workspace may use: its plan's, lowered by the operator's --storage-limit. */
   const storageLimit = async (workspaceId: string): Promise<number> => {
@@ -74,88 +100,106 @@ export function inboundService(deps: InboundDeps) {
     if (rp) {
       const [record] = await store.messages.byIds([rp.messageId]);
       if (!record || record.from.slice(record.from.lastIndexOf('@') + 1).toLowerCase() !== rp.domain) throw new SvcError('unknown_mailbox');
-      return { address, workspace_id: record.workspace_id, returnPathOf: record };
+      return { address, workspace_id: record.workspace_id, returnPathOf: record, shared: rp.shared };
     }
     // The workspace that verified the domain is the one whose registration counts.
     const owner = await store.domains.verifiedBy(m.domain.toLowerCase());
     if (!owner) throw new SvcError('relay_denied');
     const registered = (await store.addresses.everywhere(address)).find((a) => a.workspace_id === owner && a.status === 'active');
-    if (!registered) throw new SvcError('unknown_mailbox');
+    if (!registered && !ROLE_MAILBOXES.has(m.address.slice(0, m.address.lastIndexOf('@')).toLowerCase())) throw new SvcError('unknown_mailbox');
     return { address, workspace_id: owner, returnPathOf: null };
   }
 
   /** The records a report or a reply is about, in one workspace. */
   const sendOf = async (workspaceId: string, messageId: string | null): Promise<Message[]> => (messageId ? store.messages.byHeaderId(workspaceId, messageId) : []);
 
-  type Effects = Omit<InboundDelivery, 'items' | 'raw'>;
-  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Effects }> {
-    const effects: Effects = { updates: [], outbox: [], events: [], suppressions: [] };
+  /**
+   * The records the return paths of this workspace speak for. A report that names nobody is about
+   * the one record of a return path used for it alone (the per-recipient form, or the older shared
+   * form when its send had one recipient).
+   */
+  async function candidatesOf(env: Envelope, workspaceId: string): Promise<Candidates> {
+    const rps = env.recipients.filter((r) => r.workspace_id === workspaceId && r.returnPathOf);
+    const records = [...new Map(rps.map((r) => [r.returnPathOf!.id, r.returnPathOf!])).values()];
+    let anonymous: Message | null = null;
+    if (records.length === 1) {
+      const only = rps.every((r) => !r.shared) || (await sendOf(workspaceId, records[0]!.message_id)).length === 1;
+      anonymous = only ? records[0]! : null;
+    }
+    return { records, anonymous };
+  }
+
+  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, auth: InboundAuth, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Effects }> {
+    let effects = noEffects();
     const { subject, messageId, inReplyTo, references } = head;
     const from = head.from ?? env.mailFrom.toLowerCase();
-    const returnPath = env.recipients.find((r) => r.workspace_id === workspaceId && r.returnPathOf)?.returnPathOf ?? null;
+    const c = await candidatesOf(env, workspaceId);
+    const toReturnPath = c.records.length > 0;
     let kind: InboxKind = 'mail';
     let note: string | null = problem;
     let ref: Message | null = null;
     let thread: string | null = null;
+    const threadOfRecord = (m: Message | null) => (m ? store.inbox.threadOf(workspaceId, [m.message_id]) : Promise.resolve(null));
 
-    const dsn = head.report || e ? deliveryStatus(head.fields, e) : null;
+    // A report, or a bounce of an older format sent to a return path (its text names who failed).
+    const dsn = head.report || e ? (deliveryStatus(head.fields, e) ?? (toReturnPath && e?.text ? plainBounce(subject, e.text) : null)) : null;
     const feedback = dsn || !(head.report || e) ? null : feedbackReport(head.fields, e);
     if (dsn) {
-      kind = 'bounce';
-      // Only a report to a return path changes anything; its returned Message-ID must agree.
-      const send = returnPath && (!dsn.original || dsn.original === returnPath.message_id) ? await sendOf(workspaceId, returnPath.message_id) : [];
-      if (!send.length) note ??= returnPath ? 'the report names another message than its return path; nothing changed' : 'a delivery report that matches no message of ours; nothing changed';
-      const notes: string[] = [];
-      for (const r of dsn.recipients) {
-        const rec = send.find((m) => m.to.toLowerCase() === r.recipient) ?? (dsn.recipients.length === 1 && send.length ? returnPath : null);
-        if (!rec) continue;
-        ref ??= rec;
-        const said = `${r.status}${r.diagnostic ? ` ${r.diagnostic}` : ''}`.replace(NO_CRLF, ' ').slice(0, 500);
-        if (r.action === 'failed' && r.status.startsWith('5')) {
-          ref = rec;
-          const error = `bounce report: ${said}`;
-          effects.updates.push({ id: rec.id, status: 'bounced', error, bounced_at: now });
-          effects.outbox.push(bouncedEvent(random.uuid(), { ...rec, error }, now));
-          const c = classifyReply({ code: 550, text: said, stage: 'rcpt' }, 'direct');
-          if (c.outcome === 'permanent') {
-            const s: Suppression = { workspace_id: workspaceId, address: rec.to.toLowerCase(), reason: 'bounce', detail: `bounce report: ${said}`.slice(0, 500), created_at: now, message_id: rec.id, class: c.class };
-            effects.suppressions.push(s);
-          }
-          notes.push(`${rec.to}: failed ${r.status}${c.outcome === 'permanent' ? ', suppressed' : ''}`);
-        } else notes.push(`${rec.to}: ${r.action || 'unknown action'} ${r.status}`.trim());
-      }
-      if (notes.length) note = notes.join('; ');
-      thread = returnPath ? await store.inbox.threadOf(workspaceId, [returnPath.message_id]) : null;
+      const failed = dsn.recipients.some((r) => r.action === 'failed');
+      // A delay (or delivered, relayed) notice is automatic mail, never a bounce.
+      kind = failed || !dsn.recipients.length ? 'bounce' : 'auto_reply';
+      const o = bounceEffects(dsn, c, random, now);
+      ({ effects, ref } = o);
+      note = problem ?? o.note;
+      thread = await threadOfRecord(ref);
     } else if (feedback) {
       kind = 'complaint';
-      const send = returnPath ? await sendOf(workspaceId, returnPath.message_id) : await sendOf(workspaceId, feedback.original);
-      const named = [...feedback.recipients, ...(feedback.originalTo ? [feedback.originalTo] : [])];
-      const rec = send.find((m) => named.includes(m.to.toLowerCase())) ?? (returnPath && send.some((m) => m.id === returnPath.id) ? returnPath : send.length === 1 ? send[0]! : null);
-      if (rec) {
-        ref = rec;
-        effects.suppressions.push({ workspace_id: workspaceId, address: rec.to.toLowerCase(), reason: 'complaint', detail: `${feedback.type} report from ${from}`.slice(0, 500), created_at: now, message_id: rec.id });
-        note = `${feedback.type} complaint about ${rec.to}; suppressed`;
-        thread = await store.inbox.threadOf(workspaceId, [rec.message_id]);
-      } else note ??= 'a complaint that matches no message of ours; nothing changed';
+      let cands: Candidates | null = toReturnPath ? c : null;
+      let why: string | null = null;
+      if (!cands) {
+        // At a team-inbox address: only an authenticated report from a feedback loop the operator named.
+        const loop = auth.verdict === 'pass' && auth.from_domain !== null && feedbackLoops.has(org(auth.from_domain));
+        if (loop) {
+          const send = feedback.original ? await sendOf(workspaceId, feedback.original) : [];
+          cands = { records: send, anonymous: send.length === 1 ? send[0]! : null };
+        } else {
+          kind = 'mail';
+          why = feedbackLoops.size && auth.verdict !== 'pass' ? `a complaint report that is not authenticated (${auth.summary}); not acted on` : 'a complaint report sent to a mailbox, not to a return path or from a configured feedback loop; kept as mail, not acted on';
+        }
+      }
+      if (cands && !cands.records.length) why = 'a complaint that matches no message of ours; nothing changed';
+      if (cands && !why) {
+        // At a mailbox no return path says who: a lone To: of the returned copy may.
+        const named = toReturnPath || feedback.recipients.length || !feedback.originalTo ? feedback : { ...feedback, recipients: [feedback.originalTo] };
+        const o = complaintEffects(named, cands, from, now);
+        ({ effects, ref } = o);
+        why = o.note;
+      }
+      note = problem ?? why;
+      thread = await threadOfRecord(ref);
     } else {
       const about = [...(inReplyTo ? [inReplyTo] : []), ...references.slice().reverse()];
       thread = about.length ? await store.inbox.threadOf(workspaceId, about) : null;
       let send: Message[] = [];
       for (const mid of about) if ((send = await sendOf(workspaceId, mid)).length) break;
       const rec = send.find((m) => m.to.toLowerCase() === from) ?? send[0] ?? null;
-      const auto = autoReply(head.fields, subject);
+      const auto = autoReply(head.fields, subject, env.mailFrom);
       if (auto) {
         kind = 'auto_reply';
         // A responder answers the envelope sender (RFC 3834): the return path names the message.
-        ref = rec ?? returnPath;
-        thread ??= returnPath ? await store.inbox.threadOf(workspaceId, [returnPath.message_id]) : null;
-        note ??= `automatic reply (${auto}); not counted`;
-      } else if (!rec && returnPath) {
-        // Not a report, not an automatic reply, yet sent to a return path (a challenge-response
-        // filter, a misdirected reply): kept with its message, nothing counted.
-        ref = returnPath;
-        thread ??= await store.inbox.threadOf(workspaceId, [returnPath.message_id]);
-        note ??= 'sent to the return path of this message; not counted as a reply';
+        ref = rec ?? c.records[0] ?? null;
+        thread ??= await threadOfRecord(c.records[0] ?? null);
+        note ??= `automatic mail (${auto}); not counted`;
+      } else if (toReturnPath) {
+        // Sent to a return path, not a report, not marked automatic (a challenge-response filter, a
+        // misdirected reply): a person never writes to a return path; kept with its message.
+        ref = rec ?? c.records[0]!;
+        thread ??= await threadOfRecord(c.records[0]!);
+        note ??= 'sent to a return path, not to a mailbox; never counted as a reply';
+      } else if (rec && auth.verdict !== 'pass') {
+        // Threaded with the message, but nobody vouches for the sender: not the customer's reply.
+        ref = rec;
+        note ??= `not authenticated (${auth.summary}); not counted as a reply`;
       } else if (rec) {
         kind = 'reply';
         ref = rec;
@@ -186,6 +230,7 @@ export function inboundService(deps: InboundDeps) {
       text: e?.text ?? null,
       html: e?.html ?? null,
       envelope: { mail_from: env.mailFrom, rcpt_to: rcpts, remote_ip: env.remoteIp },
+      auth,
       // Stored once per message with the delivery (InboundDelivery.raw), given back on reads.
       raw: null,
     };
@@ -200,26 +245,36 @@ export function inboundService(deps: InboundDeps) {
      * DATA: one item per workspace the message is for, and what it changes, stored in one call
      * (durable on return). Refused with 452 4.2.2 when a workspace has no room for it.
      */
-    async receive(env: Envelope, raw: Buffer): Promise<InboxItem[]> {
+    async receive(env: Envelope, received: Buffer): Promise<InboxItem[]> {
       const byWorkspace = new Map<string, string[]>();
       for (const r of env.recipients) {
         const rcpts = byWorkspace.get(r.workspace_id);
         if (rcpts) rcpts.push(r.address);
         else byWorkspace.set(r.workspace_id, [r.address]);
       }
+      const checked = opts.authenticate ? await opts.authenticate({ raw: received, ip: env.remoteIp ?? '0.0.0.0', helo: env.helo ?? '', mailFrom: env.mailFrom }) : null;
+      const auth = checked?.auth ?? NOT_EVALUATED;
+      // The domain asks that what fails its DMARC be refused: refused before anything is kept.
+      if (auth.verdict === 'fail' && auth.policy === 'reject') throw new SvcError('dmarc_reject');
+      const now = clock.now();
+      // What is kept starts with our trace fields (RFC 5321 §4.4, RFC 8601), newest first.
+      const raw = Buffer.concat([Buffer.from(traceHeader(env, deps.config.mxHost, now) + (checked?.header ?? ''), 'latin1'), received]);
+      // What is kept is what counts against storage.
       for (const ws of byWorkspace.keys()) await checkStorage(ws, raw.length);
       const head = readHead(raw);
-      // Only a report is parsed whole on the way in: its parts are what it says.
-      const { email, problem } = head.report ? await parseWhole(raw, head) : { email: null, problem: head.problem };
-      const now = clock.now().toISOString();
-      const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [] };
+      // Only a report (and other mail to a return path: an older bounce format) is parsed whole on the way in.
+      const toReturnPath = env.recipients.some((r) => r.returnPathOf);
+      const { email, problem } = head.report || (toReturnPath && !head.problem) ? await parseWhole(raw, head) : { email: null, problem: head.problem };
+      const at = now.toISOString();
+      const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [], lifted: [] };
       for (const [ws, rcpts] of byWorkspace) {
-        const { item, effects } = await itemFor(head, email, problem, raw, env, ws, rcpts, now);
+        const { item, effects } = await itemFor(head, email, problem, raw, env, auth, ws, rcpts, at);
         delivery.items.push(item);
         delivery.updates.push(...effects.updates);
         delivery.outbox.push(...effects.outbox);
         delivery.events.push(...effects.events);
         delivery.suppressions.push(...effects.suppressions);
+        delivery.lifted!.push(...effects.lifted);
       }
       await store.inbox.receive(delivery);
       deps.bus?.publish('received');

@@ -34,6 +34,21 @@ export interface InboxSummary {
   created_at: string;
 }
 
+/** What vouched for a received message (src/inbox/authenticate.ts): the verdict and each check's result. */
+export interface InboundAuth {
+  /** pass: the From domain vouches for it; fail: DMARC fails; none: nothing vouches for it. */
+  verdict: 'pass' | 'fail' | 'none';
+  spf: string;
+  dkim: string;
+  dmarc: string;
+  arc: string;
+  /** The From domain's DMARC policy when DMARC failed. */
+  policy: string | null;
+  from_domain: string | null;
+  /** Why, in one sentence. */
+  summary: string;
+}
+
 export interface InboxItem extends InboxSummary {
   cc: string[];
   in_reply_to: string | null;
@@ -45,6 +60,8 @@ export interface InboxItem extends InboxSummary {
   html: string | null;
   /** Received items: the SMTP envelope. */
   envelope: { mail_from: string; rcpt_to: string[]; remote_ip: string | null } | null;
+  /** Received items: SPF, DKIM, DMARC and the verdict (null for Sent copies and items received before svc checked). */
+  auth?: InboundAuth | null;
   /** Received items as read back: the message as it came, base64; null for Sent copies (and on the way in: InboundDelivery.raw). */
   raw: string | null;
 }
@@ -64,6 +81,8 @@ export interface InboundDelivery {
   /** Reply events (applyEvent in tracking.ts). */
   events: MessageEvent[];
   suppressions: Suppression[];
+  /** A `not-spam` report: the complaint suppression of these addresses (only one made for a complaint) is lifted. */
+  lifted?: Array<{ workspace_id: string; address: string }>;
 }
 
 export interface InboxQuery {

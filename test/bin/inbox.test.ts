@@ -26,7 +26,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const d1 = await serve(flags, { listeners: ['api', 'relay', 'mx'] });
     t.after(() => d1.stop('SIGKILL'));
     assert.match(d1.stdout(), /^svc: mx listening on smtp:\/\/127\.0\.0\.1:\d+$/m);
-    const r = await transact(d1.urls.mx!, 'someone@elsewhere.test', ['hello@acme.test'], plainMail('someone@elsewhere.test', 'hello@acme.test', 'Before the crash'));
+    const sentMessage = plainMail('someone@elsewhere.test', 'hello@acme.test', 'Before the crash');
+    const r = await transact(d1.urls.mx!, 'someone@elsewhere.test', ['hello@acme.test'], sentMessage);
     assert.match(r.end, /^250 /);
     await d1.stop('SIGKILL');
 
@@ -36,6 +37,13 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const shown = await svc([...base, 'inbox', 'show', list[0].id]);
     assert.equal(shown.code, 0);
     assert.match(shown.stdout, /Hello there\./);
+    assert.match(shown.stdout, /sender +NOT AUTHENTICATED: nothing authenticates elsewhere\.test/);
+    // --raw: only the stored message, byte for byte: the MX's trace fields, then the message as sent.
+    const raw = await svc([...base, 'inbox', 'show', list[0].id, '--raw']);
+    assert.equal(raw.code, 0);
+    assert.match(raw.stdout, /^Received: from sender\.test \([^)]*\[127\.0\.0\.1\]\)\r\n\tby mx\.svc\.localhost \(svc\) with ESMTP id [^\r]+\r\n\tfor <hello@acme\.test>;\r\n\t[^\r]+\r\nAuthentication-Results: mx\.svc\.localhost;\r\n/);
+    assert.ok(raw.stdout.endsWith(sentMessage), 'the message as received follows the trace fields unchanged');
+    assert.equal(raw.stdout.indexOf('From: someone@elsewhere.test'), raw.stdout.length - sentMessage.length);
     assert.equal((await svc([...base, 'inbox', 'show', '00000000-0000-4000-8000-000000000000'])).code, 1);
     assert.equal((await svc([...base, 'inbox', 'list', '--folder', 'trash'])).code, 2);
     assert.equal(json(await svc([...base, 'inbox', 'list', '--kind', 'mail', '--json'])).length, 1);

@@ -11,6 +11,10 @@ import { arf, dsn, plainMail, replyTo, transact } from '../helpers/mx.js';
 import { plain, RawSmtp } from '../helpers/smtp-client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import nodemailer from 'nodemailer';
+import { returnPath } from '../../src/mail/return-path.js';
+
+/** The return path svc gave one recipient's copy. */
+const rp = (m: { id: string }) => returnPath(m.id, 'hello@acme.test');
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
 
@@ -35,7 +39,8 @@ for (const backend of backends) {
   test(`${backend}: MX: RCPT rules, no relay, STARTTLS, no AUTH; a reply threaded and counted; an out-of-office kept, not counted; other mail`, async (t) => {
     const { s, mx, service } = await daemon(t, backend);
     const { m, copy } = await sent(s, 'jane@rcpt.test');
-    assert.equal(copy.from, `bounces+${m.id}@acme.test`);
+    assert.equal(copy.from, rp(m));
+    assert.match(copy.from, /^bounces\+[0-9a-f]{32}@acme\.test$/);
 
     const { client, greeting } = await RawSmtp.open(mx);
     t.after(() => client.destroy());
@@ -49,9 +54,14 @@ for (const backend of backends) {
     assert.match(await client.cmd('RCPT TO:<someone@elsewhere.test>'), /^550 5\.7\.1/);
     assert.match(await client.cmd('RCPT TO:<jane@rcpt.test>'), /^550 5\.7\.1/, 'never a relay, not even to a recipient of ours');
     assert.match(await client.cmd('RCPT TO:<bounces+00000000-0000-4000-8000-000000000000@acme.test>'), /^550 5\.1\.1/);
-    assert.match(await client.cmd(`RCPT TO:<bounces+${m.id}@good.test>`), /^550 5\.1\.1/, 'a return path on another domain than its message');
+    assert.match(await client.cmd(`RCPT TO:<${rp(m).replace('acme.test', 'good.test')}>`), /^550 5\.1\.1/, 'a return path on another domain than its message');
     assert.match(await client.cmd('RCPT TO:<HELLO@acme.test>'), /^250/);
-    assert.match(await client.cmd(`RCPT TO:<bounces+${m.id.toUpperCase()}@ACME.test>`), /^250/, 'a relay may change the case');
+    assert.match(await client.cmd(`RCPT TO:<${rp(m).toUpperCase()}>`), /^250/, 'a relay may change the case');
+    assert.match(await client.cmd(`RCPT TO:<bounces+${m.id}@acme.test>`), /^250/, 'the older form (one return path per copy) is still taken');
+    // postmaster@ and abuse@ of every verified domain, registered or not (RFC 5321 §4.5.1).
+    assert.match(await client.cmd('RCPT TO:<postmaster@acme.test>'), /^250/);
+    assert.match(await client.cmd('RCPT TO:<Abuse@acme.test>'), /^250/);
+    assert.match(await client.cmd('RCPT TO:<postmaster@elsewhere.test>'), /^550 5\.7\.1/);
     assert.match(await client.cmd('RSET'), /^250/);
     // The relay's limits: 25 MB (SIZE= refused at MAIL FROM), 1,000 recipients.
     assert.match(await client.cmd('MAIL FROM:<a@elsewhere.test> SIZE=26214401'), /^552 5\.3\.4/);
@@ -97,8 +107,8 @@ for (const backend of backends) {
     const vacation = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('Subject: Re: Hello', 'Subject: Out of Office: Re: Hello'));
     assert.match(vacation.end, /^250/);
     // A responder that answers the envelope sender, without In-Reply-To: the return path names the message.
-    const away = plainMail('jane@rcpt.test', `bounces+${m.id}@acme.test`, 'Away').replace('Subject: Away', 'Subject: Away\r\nAuto-Submitted: auto-replied');
-    assert.match((await transact(mx, '', [`bounces+${m.id}@acme.test`], away)).end, /^250/);
+    const away = plainMail('jane@rcpt.test', rp(m), 'Away').replace('Subject: Away', 'Subject: Away\r\nAuto-Submitted: auto-replied');
+    assert.match((await transact(mx, '', [rp(m)], away)).end, /^250/);
     const awayItem = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data[0]!;
     assert.deepEqual({ kind: awayItem.kind, ref: awayItem.message_ref, thread: awayItem.thread_id }, { kind: 'auto_reply', ref: m.id, thread: inbox.data[0]!.thread_id });
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
@@ -123,7 +133,7 @@ for (const backend of backends) {
     const { m: carol } = await sent(s, 'carol@rcpt.test');
 
     // A delay: on the timeline only.
-    const delayed = await transact(mx, '', [`bounces+${bob.id}@acme.test`], dsn('bob@rcpt.test', bob.message_id, 'delayed', '4.4.7', '421 try again later'));
+    const delayed = await transact(mx, '', [rp(bob)], dsn('bob@rcpt.test', bob.message_id, 'delayed', '4.4.7', '421 try again later'));
     assert.match(delayed.end, /^250/);
     assert.equal((await s.get(`/api/v2/messages/${bob.id}`)).body.status, 'sent');
     const about = await service.store.inbox.about(s.ws.id, bob.id);
@@ -132,7 +142,7 @@ for (const backend of backends) {
 
     // Failed, after sent: bounced with the report's words, suppressed, message.bounced once.
     for (let i = 0; i < 2; i++) {
-      const r = await transact(mx, '', [`bounces+${bob.id}@acme.test`], dsn('bob@rcpt.test', bob.message_id, 'failed', '5.1.1', '550 5.1.1 <bob@rcpt.test>: user unknown'));
+      const r = await transact(mx, '', [rp(bob)], dsn('bob@rcpt.test', bob.message_id, 'failed', '5.1.1', '550 5.1.1 <bob@rcpt.test>: user unknown'));
       assert.match(r.end, /^250/);
     }
     const b = (await s.get(`/api/v2/messages/${bob.id}`)).body;
@@ -143,24 +153,27 @@ for (const backend of backends) {
     assert.equal(sup[0]?.reason, 'bounce');
     assert.equal(sup[0]?.message_id, bob.id);
     // Bob's timeline tells the delay and the failure the MX received.
-    const timeline = (await service.explain(s.ws, bob.id)).timeline.filter((e) => e.stage === 'received bounce').map((e) => e.detail);
+    const timeline = (await service.explain(s.ws, bob.id)).timeline.filter((e) => e.stage.startsWith('received ')).map((e) => e.detail);
     assert.equal(timeline.length, 3);
     assert.match(timeline[0]!, /delayed 4\.4\.7/);
     assert.match(timeline[1]!, /failed 5\.1\.1, suppressed/);
 
     // A report whose returned Message-ID is another message's: nothing changes.
-    await transact(mx, '', [`bounces+${jane.id}@acme.test`], dsn('jane@rcpt.test', 'someone-else@acme.test', 'failed', '5.1.1', 'user unknown'));
+    await transact(mx, '', [rp(jane)], dsn('jane@rcpt.test', 'someone-else@acme.test', 'failed', '5.1.1', 'user unknown'));
     // One sent to a registered address, without a return path: matches nothing of ours.
     await transact(mx, '', ['hello@acme.test'], dsn('jane@rcpt.test', jane.message_id, 'failed', '5.1.1', 'user unknown'));
     assert.equal((await s.get(`/api/v2/messages/${jane.id}`)).body.status, 'sent');
     assert.deepEqual(await service.store.suppressions.find(s.ws.id, ['jane@rcpt.test']), []);
 
-    // A complaint about Carol's copy: suppressed (reason complaint); no webhook event for it.
+    // A complaint sent to a team-inbox address (no feedback loop configured): kept as mail, nothing changed.
     await transact(mx, 'feedback@isp.test', ['hello@acme.test'], arf('carol@rcpt.test', carol.message_id));
+    assert.deepEqual(await service.store.suppressions.find(s.ws.id, ['carol@rcpt.test']), []);
+    // A feedback-loop complaint about Carol's copy at its return path: suppressed (reason complaint); no webhook event for it.
+    await transact(mx, 'feedback@isp.test', [rp(carol)], arf('carol@rcpt.test', carol.message_id));
     assert.equal((await service.store.suppressions.find(s.ws.id, ['carol@rcpt.test']))[0]?.reason, 'complaint');
     assert.equal((await s.get(`/api/v2/messages/${carol.id}`)).body.status, 'sent');
     const kinds = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((i) => i.kind);
-    assert.deepEqual(kinds, ['complaint', 'bounce', 'bounce', 'bounce', 'bounce', 'bounce']);
+    assert.deepEqual(kinds, ['complaint', 'mail', 'bounce', 'bounce', 'bounce', 'bounce', 'auto_reply']);
   });
 }
 
@@ -192,7 +205,7 @@ for (const backend of backends) {
   });
 
   test(`${backend}: MX: over the storage quota mail is deferred with 452 4.2.2 at RCPT or DATA, and taken again once there is room; workspaces apart`, async (t) => {
-    const { s, mx, service } = await daemon(t, backend, { SVC_STORAGE_LIMIT: '3kb' });
+    const { s, mx, service } = await daemon(t, backend, { SVC_STORAGE_LIMIT: '4kb' });
     // Another workspace with its own domain and address: its mail never lands in acme's inbox.
     const other = await service.workspaces.create('other', 'scale');
     const d = await service.domains.add(other, 'good.test');
@@ -203,15 +216,18 @@ for (const backend of backends) {
 
     const big = plainMail('a@elsewhere.test', 'hello@acme.test', 'Big') + 'x'.repeat(2000) + '\r\n';
     assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], big)).end, /^250 /);
-    // Would pass 3 KB with this one: refused at DATA, nothing stored.
+    // Would pass 4 KB with this one: refused at DATA, nothing stored.
     const atData = await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], big);
     assert.match(atData.end, /^452 4\.2\.2/);
-    assert.equal(await service.store.inbox.usage(s.ws.id), Buffer.byteLength(big));
+    // What is kept, and counted, is the message with the MX's trace fields before it.
+    const used = await service.store.inbox.usage(s.ws.id);
+    const trace = used - Buffer.byteLength(big);
+    assert.ok(trace > 100 && trace < 1000, `trace fields of ${trace} bytes`);
     // One that fills it exactly still fits; then the workspace is full: refused at RCPT.
     const head = plainMail('a@elsewhere.test', 'hello@acme.test', 'Small');
-    const small = head + 'y'.repeat(3 * 1024 - (await service.store.inbox.usage(s.ws.id)) - head.length - 2) + '\r\n';
+    const small = head + 'y'.repeat(4 * 1024 - used - trace - head.length - 2) + '\r\n';
     assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], small)).end, /^250 /);
-    assert.equal(await service.store.inbox.usage(s.ws.id), 3 * 1024);
+    assert.equal(await service.store.inbox.usage(s.ws.id), 4 * 1024);
     const atRcpt = await transact(mx, 'a@elsewhere.test', ['hello@acme.test', 'team@good.test'], small);
     assert.match(atRcpt.rcpts[0]!, /^452 4\.2\.2/);
     assert.match(atRcpt.rcpts[1]!, /^250/);

@@ -90,15 +90,18 @@ export function dsn(recipient: string, originalMessageId: string | null, action:
   });
 }
 
-/** An RFC 5965 abuse report about `original`, sent to `recipient`. */
-export function arf(recipient: string, originalMessageId: string): string {
+/**
+ * An RFC 5965 report about `original`, sent to `recipient`: `type` (default abuse); `redacted`
+ * leaves out Original-Rcpt-To and the original's To (as providers that redact do).
+ */
+export function arf(recipient: string, originalMessageId: string | null, opts: { type?: string; redacted?: boolean; from?: string } = {}): string {
   return report({
     reportType: 'feedback-report',
-    headers: ['From: feedback@isp.test', 'To: hello@acme.test', 'Subject: Complaint'],
+    headers: [`From: ${opts.from ?? 'feedback@isp.test'}`, 'To: hello@acme.test', 'Subject: Complaint'],
     human: 'This is an abuse report.',
     type: 'message/feedback-report',
-    fields: ['Feedback-Type: abuse', 'User-Agent: isp-fbl/1.0', 'Version: 1', `Original-Rcpt-To: <${recipient}>`],
+    fields: [`Feedback-Type: ${opts.type ?? 'abuse'}`, 'User-Agent: isp-fbl/1.0', 'Version: 1', ...(opts.redacted ? [] : [`Original-Rcpt-To: <${recipient}>`])],
     originalType: 'message/rfc822',
-    original: ['From: hello@acme.test', `To: ${recipient}`, `Message-ID: <${originalMessageId}>`, 'Subject: Hello', '', 'Body.'],
+    original: ['From: hello@acme.test', `To: ${opts.redacted ? 'redacted@redacted' : recipient}`, ...(originalMessageId ? [`Message-ID: <${originalMessageId}>`] : []), 'Subject: Hello', '', 'Body.'],
   });
 }

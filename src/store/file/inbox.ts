@@ -179,7 +179,11 @@ export function fileInbox(
   return {
     receive: async (d) => {
       for (const s of d.suppressions) await suppressions.add(s);
-      const { raw, ...rest } = d;
+      for (const l of d.lifted ?? []) {
+        const [s] = await suppressions.find(l.workspace_id, [l.address]);
+        if (s?.reason === 'complaint') await suppressions.remove(l.workspace_id, l.address);
+      }
+      const { raw, lifted: _, ...rest } = d;
       const base64 = raw.toString('base64');
       const line: InboundLine = {
         t: 'inbound',

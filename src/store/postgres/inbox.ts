@@ -23,6 +23,7 @@ interface ItemRow {
   text_body: string | null;
   html: string | null;
   envelope: InboxItem['envelope'];
+  auth: InboxItem['auth'];
   raw: string | null;
   size: string;
   message_ref: string | null;
@@ -36,7 +37,7 @@ const SENT_SUMMARY = `SELECT id, workspace_id, 'sent' AS kind, COALESCE(thread_i
                              subject, message_id, 0 AS size, NULL AS message_ref, NULL AS note, created_at
                         FROM send_contents WHERE source <> 'fence'`;
 
-const toSummary = (r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'headers' | 'text_body' | 'html' | 'envelope' | 'raw'>): InboxSummary => ({
+const toSummary = (r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'headers' | 'text_body' | 'html' | 'envelope' | 'auth' | 'raw'>): InboxSummary => ({
   id: r.id,
   workspace_id: r.workspace_id,
   folder: (r.kind === 'sent' ? 'sent' : 'inbox') as InboxFolder,
@@ -52,7 +53,7 @@ const toSummary = (r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'header
   created_at: r.created_at.toISOString(),
 });
 
-const toItem = (r: ItemRow): InboxItem => ({ ...toSummary(r), cc: r.cc_list, in_reply_to: r.in_reply_to, references: r.refs, headers: r.headers, text: r.text_body, html: r.html, envelope: r.envelope, raw: r.raw });
+const toItem = (r: ItemRow): InboxItem => ({ ...toSummary(r), cc: r.cc_list, in_reply_to: r.in_reply_to, references: r.refs, headers: r.headers, text: r.text_body, html: r.html, envelope: r.envelope, auth: r.auth ?? null, raw: r.raw });
 
 export function pgInbox(db: PgDb): InboxStore {
   return {
@@ -64,11 +65,12 @@ export function pgInbox(db: PgDb): InboxStore {
             [s.workspace_id, s.address, s.reason, s.detail, s.created_at, s.message_id ?? null, s.class ?? null],
           );
         }
+        for (const l of d.lifted ?? []) await c.query(`DELETE FROM suppressions WHERE workspace_id = $1 AND address = $2 AND reason = 'complaint'`, [l.workspace_id, l.address]);
         await c.query(
-          `INSERT INTO inbox_items (id, workspace_id, kind, thread_id, from_addr, to_list, cc_list, subject, message_id, in_reply_to, refs, headers, text_body, html, envelope, raw, size, message_ref, note, created_at)
-           SELECT id, workspace_id, kind, thread_id, "from", "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, $2, size, message_ref, note, created_at
+          `INSERT INTO inbox_items (id, workspace_id, kind, thread_id, from_addr, to_list, cc_list, subject, message_id, in_reply_to, refs, headers, text_body, html, envelope, auth, raw, size, message_ref, note, created_at)
+           SELECT id, workspace_id, kind, thread_id, "from", "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, auth, $2, size, message_ref, note, created_at
              FROM jsonb_to_recordset($1) AS i(id text, workspace_id text, kind text, thread_id text, "from" text, "to" jsonb, cc jsonb, subject text, message_id text, in_reply_to text,
-                  "references" jsonb, headers text, text text, html text, envelope jsonb, size bigint, message_ref text, note text, created_at timestamptz)`,
+                  "references" jsonb, headers text, text text, html text, envelope jsonb, auth jsonb, size bigint, message_ref text, note text, created_at timestamptz)`,
           // The message once, for every item it made (one per workspace).
           [JSON.stringify(d.items), d.raw.toString('base64')],
         );

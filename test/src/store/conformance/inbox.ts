@@ -29,6 +29,7 @@ const item = (workspace_id: string, thread_id: string, over: Partial<InboxItem> 
   text: 'Thanks!',
   html: '<p>Thanks!<script>x()</script></p>',
   envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
+  auth: { verdict: 'pass', spf: 'pass', dkim: 'none', dmarc: 'none', arc: 'none', policy: null, from_domain: 'rcpt.test', summary: 'SPF passes for rcpt.test, aligned with rcpt.test' },
   // On the way in the message is the delivery's, once (InboundDelivery.raw); a read gives it back.
   raw: null,
   ...over,
@@ -165,5 +166,17 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal(await third.inbox.usage(a.id), 1200);
     assert.equal((await third.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 1);
     assert.equal(await third.inbox.usage(other.id), 1200);
+  });
+
+  test(`${backend.name}: inbox: a not-spam report lifts a complaint suppression, never one made for another reason; in the same call as its item`, async (t) => {
+    const { store } = await fresh(backend, t);
+    const { a } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');
+    const at = '2026-01-02T10:00:00.000Z';
+    await store.suppressions.add({ workspace_id: a.id, address: 'jane@rcpt.test', reason: 'complaint', detail: 'abuse report', created_at: at });
+    await store.suppressions.add({ workspace_id: a.id, address: 'bob@rcpt.test', reason: 'bounce', detail: '5.1.1', created_at: at });
+    const report = item(a.id, randomUUID(), { kind: 'complaint', subject: 'not spam' });
+    await store.inbox.receive({ ...nothing([report]), lifted: [{ workspace_id: a.id, address: 'jane@rcpt.test' }, { workspace_id: a.id, address: 'bob@rcpt.test' }] });
+    assert.deepEqual((await store.suppressions.list(a.id)).map((x) => [x.address, x.reason]), [['bob@rcpt.test', 'bounce']]);
+    assert.deepEqual((await store.inbox.get(a.id, report.id))?.auth, report.auth);
   });
 }
