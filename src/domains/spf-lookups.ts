@@ -8,8 +8,13 @@ const COUNTED = /^[+\-~?]?(include:|a$|a:|a\/|mx$|mx:|mx\/|ptr$|ptr:|exists:)|^r
 
 const spfOf = (records: string[]) => records.find((r) => /^\s*v=spf1(\s|$)/i.test(r));
 
-/** The look-ups the record needs, stopping once past the limit (the exact count beyond is moot). */
-export async function countSpfLookups(record: string, dns: DnsClient, seen = new Set<string>()): Promise<number> {
+/**
+ * The look-ups the record needs, stopping once past the limit (the exact count beyond is moot).
+ * Every occurrence of an include counts, each time it is evaluated (an include named twice costs
+ * twice, as pyspf and libspf2 count it); one that includes itself, directly or further down, never
+ * ends at a receiver, so it is past the limit. `records`: the TXT answers of this evaluation, asked once.
+ */
+export async function countSpfLookups(record: string, dns: DnsClient, chain: string[] = [], records = new Map<string, string | undefined>()): Promise<number> {
   let count = 0;
   for (const term of record.trim().split(/\s+/).slice(1)) {
     if (!COUNTED.test(term)) continue;
@@ -18,12 +23,13 @@ export async function countSpfLookups(record: string, dns: DnsClient, seen = new
     const target = /^[+\-~?]?include:(.+)$/i.exec(term)?.[1] ?? /^redirect=(.+)$/i.exec(term)?.[1];
     if (!target) continue;
     const name = target.toLowerCase().replace(/\.$/, '');
-    // A loop would never end at the receiver either; it is counted once here.
-    if (seen.has(name)) continue;
-    seen.add(name);
-    const txt = await dns.txt(name);
-    const inner = txt.ok ? spfOf(txt.records) : undefined;
-    if (inner) count += await countSpfLookups(inner, dns, seen);
+    if (chain.includes(name)) return SPF_LOOKUP_LIMIT + 1;
+    if (!records.has(name)) {
+      const txt = await dns.txt(name);
+      records.set(name, txt.ok ? spfOf(txt.records) : undefined);
+    }
+    const inner = records.get(name);
+    if (inner) count += await countSpfLookups(inner, dns, [...chain, name], records);
     if (count > SPF_LOOKUP_LIMIT) return count;
   }
   return count;

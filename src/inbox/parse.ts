@@ -89,6 +89,18 @@ function count(raw: Buffer, needle: string, max: number): number {
   return n;
 }
 
+const NON_ASCII = /[\x80-\xff]/;
+const decoder = new TextDecoder('utf-8', { fatal: true });
+/** A header value read as latin1 (every byte kept) as its UTF-8 text when its bytes are UTF-8; else as is. */
+function utf8(v: string): string {
+  if (!NON_ASCII.test(v)) return v;
+  try {
+    return decoder.decode(Buffer.from(v, 'latin1'));
+  } catch {
+    return v;
+  }
+}
+
 export function readHead(raw: Buffer): Head {
   const limit = Math.min(raw.length, HEADER_MAX);
   let end = raw.indexOf('\r\n\r\n');
@@ -109,8 +121,13 @@ export function readHead(raw: Buffer): Head {
       : count(raw, 'boundary=', MAX_DEPTH) > MAX_DEPTH
         ? `more than ${MAX_DEPTH} multipart levels or groups; kept as received, not parsed`
         : null;
-  // Encoded words (RFC 2047) only where there are any.
-  const decode = (v: string | undefined) => (v === undefined ? '' : v.includes('=?') ? decodeWords(v) : v);
+  // Raw UTF-8 in a header (RFC 6532, as SMTPUTF8 mail carries it) as the relay reads it; encoded
+  // words (RFC 2047) only where there are any.
+  const decode = (v: string | undefined) => {
+    if (v === undefined) return '';
+    const text = utf8(v);
+    return text.includes('=?') ? decodeWords(text) : text;
+  };
   return {
     fields,
     headers,

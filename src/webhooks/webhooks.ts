@@ -42,12 +42,17 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
   }
 
   /** Sends each (one sender, a few at a time) and logs every attempt. */
-  async function sendAll(ws: Workspace, items: Array<{ endpoint: WebhookEndpoint; from: Pick<WebhookAttempt, 'event' | 'event_id' | 'message_id' | 'payload'>; kind: 'replay' | 'test' }>): Promise<AttemptView[]> {
+  type Replayed = Pick<WebhookAttempt, 'event' | 'event_id' | 'message_id' | 'payload'> & Partial<Pick<WebhookAttempt, 'job_id' | 'attempt'>>;
+  async function sendAll(ws: Workspace, items: Array<{ endpoint: WebhookEndpoint; from: Replayed; kind: 'replay' | 'test' }>): Promise<AttemptView[]> {
     const s = sender();
     try {
       return await mapLimit(items, REPLAY_PARALLEL, async (it) => {
-        const { attempt } = await deliverOnce(deps, s, it.endpoint, { ...it.from, kind: it.kind, job_id: null, attempt: 1 });
-        await store.webhooks.record([{ attempt }]);
+        const { event, event_id, message_id, payload } = it.from;
+        const { attempt } = await deliverOnce(deps, s, it.endpoint, { event, event_id, message_id, payload, kind: it.kind, job_id: null, attempt: 1 });
+        // A replay that was taken settles the automatic retries of the same delivery: the
+        // receiver does not get the event again from them (a retry already under way may still).
+        const settles = attempt.ok && it.from.job_id ? { job: { id: it.from.job_id, state: 'delivered' as const, attempts: it.from.attempt ?? 1, next_attempt_at: attempt.attempted_at } } : {};
+        await store.webhooks.record([{ attempt, ...settles }]);
         deps.bus?.publish('attempted');
         return attemptView(attempt);
       });

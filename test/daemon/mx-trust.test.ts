@@ -179,6 +179,9 @@ for (const backend of backends) {
     const d = await sendShared(s, ['slow@rcpt.test']);
     await transact(mx, '', [rp(d['slow@rcpt.test'])], dsn('slow@rcpt.test', d['slow@rcpt.test'].message_id, 'delayed', '4.4.1', 'connection timed out'));
     assert.deepEqual([(await latest(s)).kind, (await s.get(`/api/v2/messages/${d['slow@rcpt.test'].id}`)).body.status], ['auto_reply', 'sent']);
+    // Raw UTF-8 in headers (RFC 6532) is read as UTF-8, as the relay reads it.
+    await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], Buffer.from('From: Jürgen <jane@rcpt.test>\r\nSubject: Re: Grüße\r\n\r\nHallo\r\n', 'utf8'));
+    assert.equal((await latest(s)).subject, 'Re: Grüße');
     // postmaster@ of a verified domain reaches the inbox unregistered.
     assert.match((await transact(mx, 'jane@rcpt.test', ['postmaster@acme.test'], 'From: jane@rcpt.test\r\nSubject: your server\r\n\r\nHi\r\n')).end, /^250 /);
     assert.deepEqual((await latest(s)).to, ['postmaster@acme.test']);

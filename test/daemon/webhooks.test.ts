@@ -320,6 +320,13 @@ test('replay --failed --since: each event whose latest attempt failed is sent on
   const replayed = await s.daemon.service.webhooks.replayFailed(s.ws, since);
   assert.deepEqual(replayed.map((a) => [a.kind, a.ok, a.message_id]), [['replay', true, stillFailing.message_id]]);
   assert.deepEqual(await s.daemon.service.webhooks.replayFailed(s.ws, since), [], 'nothing failed is left');
+  // The replay settled that event's automatic retries: they never send it again.
+  const received = r.received.length;
+  for (let i = 0; i < 6; i++) {
+    clock.advance(3 * 3600_000);
+    await hooks();
+  }
+  assert.equal(r.received.length, received, 'no automatic retry after the replay was taken');
 
   const usage = await svc(['--store', `file:${(s.daemon.service.deps.config.store as { dir: string }).dir}`, 'webhooks', 'replay', '--failed']);
   assert.equal(usage.code, 2);
