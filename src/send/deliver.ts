@@ -35,6 +35,9 @@ export interface HostTry {
   /** Whether the session ran over TLS; null when it failed before that was known. */
   tls: boolean | null;
   ms: number;
+  /** What this host answered the transaction (its first recipient's result), when it was not the last tried. */
+  reply?: string;
+  outcome?: RecipientOutcome;
 }
 
 export interface DeliveryOptions {
@@ -175,6 +178,14 @@ export class Deliverer {
   }
 
   async #send(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route, trace: HostTry[], to: { host: string; ip: string | null }): Promise<RecipientResult[]> {
+    const results = await this.#sendOnce(pool, envelope, raw, route, trace, to);
+    const tried = trace.at(-1)!;
+    tried.reply = results[0]?.response;
+    tried.outcome = results[0]?.outcome;
+    return results;
+  }
+
+  async #sendOnce(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route, trace: HostTry[], to: { host: string; ip: string | null }): Promise<RecipientResult[]> {
     const t0 = Date.now();
     const tried: HostTry = { ...to, tls: null, ms: 0 };
     trace.push(tried);

@@ -40,7 +40,12 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     return got.flatMap((r) => {
       const m = byAddress.get(r.address.toLowerCase());
       if (!m) return [];
-      return [{
+      // Every host tried before the last one in this attempt (an MX that took none of it now passed it to the next).
+      const before = trace.slice(0, -1).map((h) => ({
+        id: random.uuid(), workspace_id: m.workspace_id, message_id: m.id, attempt: job.attempts + 1, at, duration_ms: h.ms, host: h.host, ip: h.ip, tls: h.tls,
+        outcome: h.outcome ?? ('temporary' as const), class: null, reply: `${h.reply ?? 'no answer'}; the next MX was tried`.slice(0, REPLY_MAX), dkim,
+      }));
+      return [...before, {
         id: random.uuid(),
         workspace_id: m.workspace_id,
         message_id: m.id,

@@ -145,6 +145,10 @@ test('an MX at preference 1 answering 421 passes the message to the next MX in t
   await deliver();
   assert.equal((await full(s, r.body.id)).status, 'sent');
   assert.equal(s.sink.received.length, 1);
+  // The message's life lists both hosts of that attempt, the busy one with what it said.
+  const attempts = (await s.daemon.service.explain(s.ws, r.body.id)).timeline.filter((e) => e.stage.includes('attempt') || /busy\.pref\.test|mx\.rcpt\.test/.test(e.detail)).map((e) => e.detail);
+  assert.ok(attempts.some((d) => /busy\.pref\.test/.test(d) && /421/.test(d) && /next MX/.test(d)), attempts.join('\n'));
+  assert.ok(attempts.some((d) => /mx\.rcpt\.test/.test(d)), attempts.join('\n'));
 });
 
 test('an MX whose STARTTLS handshake fails (old TLS only) gets the mail in plaintext at once', async (t) => {
