@@ -19,6 +19,7 @@ import { systemClock, systemRandom } from '../src/clock.js';
 import { silentLog } from '../src/log.js';
 import type { Message } from '../src/model/message.js';
 import { inboundService } from '../src/inbox/receive.js';
+import { returnPath } from '../src/mail/return-path.js';
 import { SVC, benchChild, median, report, startServer } from './lib.js';
 import { prepare, profile } from './send.js';
 import { LOAD, drive } from './relay.js';
@@ -111,7 +112,7 @@ async function dsnRate(storeUrl: string, dns: FixtureDns): Promise<void> {
       Array.from({ length: 20 }, async () => {
         while (next < reports.length) {
           const { m, raw } = reports[next++]!;
-          const rcpt = await inbound.recipient(`bounces+${m.id}@acme.test`);
+          const rcpt = await inbound.recipient(returnPath(m.id, m.from));
           await inbound.receive({ mailFrom: '', recipients: [rcpt], remoteIp: '127.0.0.1' }, raw);
         }
       }),
