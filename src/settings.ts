@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { SvcError } from './errors.js';
+import { RETURN_PATH_MODES } from './mail/return-path.js';
 
 const usage = (msg: string) => new SvcError('usage', msg);
 
@@ -151,7 +152,7 @@ const TABLE = [
     scope: 'serve',
     description: "envelope sender of outbound mail: `verp`, a return path per recipient (`bounces+TOKEN@DOMAIN`, so a bounce or complaint can only speak for its own recipient); or `from`, the From address, for a smarthost that takes only its users' own addresses (Postfix `reject_sender_login_mismatch`, Office 365, Gmail); with `from`, later bounce reports reach the team inbox and change nothing",
     parse: (r) => {
-      if (r !== 'verp' && r !== 'from') throw usage(`invalid --return-path '${r}': use verp or from`);
+      if (!(RETURN_PATH_MODES as readonly string[]).includes(r)) throw usage(`invalid --return-path '${r}': use ${RETURN_PATH_MODES.join(' or ')}`);
       return r;
     },
   },

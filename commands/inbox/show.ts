@@ -2,12 +2,12 @@ import type { CommandSpec } from '../spec.js';
 import { SvcError } from '../../src/errors.js';
 import type { InboundAuth } from '../../src/model/inbox.js';
 
+/** A terminal shows text, never markup or control sequences a sender put in a message. */
+const printable = (s: string) => s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
 /** Whether anyone vouches for the sender, in words (src/inbox/authenticate.ts). */
 const authLine = (a: InboundAuth | null | undefined): string =>
   !a ? 'not checked (received before svc checked senders)' : printable(`${a.verdict === 'pass' ? 'authenticated' : a.verdict === 'fail' ? 'NOT AUTHENTICATED (DMARC fails)' : 'NOT AUTHENTICATED'}: ${a.summary} (spf=${a.spf} dkim=${a.dkim} dmarc=${a.dmarc}${a.arc !== 'none' ? ` arc=${a.arc}` : ''})`);
-
-/** A terminal shows text, never markup or control sequences a sender put in a message. */
-const printable = (s: string) => s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 export default {
   noun: 'inbox',

@@ -47,9 +47,15 @@ export interface DnsOptions {
   tries?: number;
 }
 
-export function dnsClient(opts: DnsOptions): DnsClient {
+/** A resolver that asks the configured servers (the system's when none), with the timeout and tries. */
+function resolverOf(opts: DnsOptions): Resolver {
   const resolver = new Resolver({ timeout: opts.timeoutMs, tries: opts.tries ?? 2 });
   if (opts.servers.length) resolver.setServers(opts.servers);
+  return resolver;
+}
+
+export function dnsClient(opts: DnsOptions): DnsClient {
+  const resolver = resolverOf(opts);
   return {
     txt: (name) => ask(async () => (await resolver.resolveTxt(name)).map((chunks) => chunks.join(''))),
     mx: (name) => ask(() => resolver.resolveMx(name)),
@@ -70,8 +76,7 @@ export type ResolveFn = (name: string, type: string) => Promise<unknown>;
  * message after message. Failures to ask (timeouts, SERVFAIL) are not kept.
  */
 export function cachedResolve(opts: DnsOptions & { ttlMs?: number; max?: number }): ResolveFn {
-  const resolver = new Resolver({ timeout: opts.timeoutMs, tries: opts.tries ?? 2 });
-  if (opts.servers.length) resolver.setServers(opts.servers);
+  const resolver = resolverOf(opts);
   const ttl = opts.ttlMs ?? 60_000;
   const max = opts.max ?? 10_000;
   const kept = new Map<string, { until: number; answer: Promise<unknown> }>();

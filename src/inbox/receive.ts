@@ -27,8 +27,8 @@ import { PLAN_LIMITS, type Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { parseReturnPath } from '../mail/return-path.js';
 import { parseWhole, readHead, type Head } from './parse.js';
-import { autoReply, deliveryStatus, feedbackReport, plainBounce } from './reports.js';
-import { bounceEffects, complaintEffects, noEffects, type Candidates, type Effects } from './report-effects.js';
+import { autoReply, deliveryStatus, feedbackReport, plainBounce, type Feedback } from './reports.js';
+import { bounceEffects, complaintEffects, noEffects, type Candidates, type Effects, type Outcome } from './report-effects.js';
 import { NOT_EVALUATED, type Authenticated, type AuthInput } from './authenticate.js';
 import { traceHeader } from './trace.js';
 
@@ -129,6 +129,24 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     return { records, anonymous };
   }
 
+  /**
+   * A complaint report: at a return path, about its recipient; at a team-inbox address, only from
+   * an authenticated feedback loop the operator named (who it is about: Original-Rcpt-To, else a
+   * lone To: of the returned copy, of the send its Message-ID names); anywhere else kept as mail.
+   */
+  async function complaint(feedback: Feedback, c: Candidates, auth: InboundAuth, workspaceId: string, from: string, now: string): Promise<Outcome & { kind: InboxKind }> {
+    if (c.records.length) return { kind: 'complaint', ...complaintEffects(feedback, c, from, now) };
+    const loop = auth.verdict === 'pass' && auth.from_domain !== null && feedbackLoops.has(org(auth.from_domain));
+    if (!loop) {
+      const note = feedbackLoops.size && auth.verdict !== 'pass' ? `a complaint report that is not authenticated (${auth.summary}); not acted on` : 'a complaint report sent to a mailbox, not to a return path or from a configured feedback loop; kept as mail, not acted on';
+      return { kind: 'mail', effects: noEffects(), ref: null, note };
+    }
+    const send = feedback.original ? await sendOf(workspaceId, feedback.original) : [];
+    if (!send.length) return { kind: 'complaint', effects: noEffects(), ref: null, note: 'a complaint that matches no message of ours; nothing changed' };
+    const named = feedback.recipients.length || !feedback.originalTo ? feedback : { ...feedback, recipients: [feedback.originalTo] };
+    return { kind: 'complaint', ...complaintEffects(named, { records: send, anonymous: send.length === 1 ? send[0]! : null }, from, now) };
+  }
+
   async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, auth: InboundAuth, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Effects }> {
     let effects = noEffects();
     const { subject, messageId, inReplyTo, references } = head;
@@ -153,29 +171,9 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       note = problem ?? o.note;
       thread = await threadOfRecord(ref);
     } else if (feedback) {
-      kind = 'complaint';
-      let cands: Candidates | null = toReturnPath ? c : null;
-      let why: string | null = null;
-      if (!cands) {
-        // At a team-inbox address: only an authenticated report from a feedback loop the operator named.
-        const loop = auth.verdict === 'pass' && auth.from_domain !== null && feedbackLoops.has(org(auth.from_domain));
-        if (loop) {
-          const send = feedback.original ? await sendOf(workspaceId, feedback.original) : [];
-          cands = { records: send, anonymous: send.length === 1 ? send[0]! : null };
-        } else {
-          kind = 'mail';
-          why = feedbackLoops.size && auth.verdict !== 'pass' ? `a complaint report that is not authenticated (${auth.summary}); not acted on` : 'a complaint report sent to a mailbox, not to a return path or from a configured feedback loop; kept as mail, not acted on';
-        }
-      }
-      if (cands && !cands.records.length) why = 'a complaint that matches no message of ours; nothing changed';
-      if (cands && !why) {
-        // At a mailbox no return path says who: a lone To: of the returned copy may.
-        const named = toReturnPath || feedback.recipients.length || !feedback.originalTo ? feedback : { ...feedback, recipients: [feedback.originalTo] };
-        const o = complaintEffects(named, cands, from, now);
-        ({ effects, ref } = o);
-        why = o.note;
-      }
-      note = problem ?? why;
+      const o = await complaint(feedback, c, auth, workspaceId, from, now);
+      ({ kind, effects, ref } = o);
+      note = problem ?? o.note;
       thread = await threadOfRecord(ref);
     } else {
       const about = [...(inReplyTo ? [inReplyTo] : []), ...references.slice().reverse()];

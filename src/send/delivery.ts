@@ -79,20 +79,18 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
       const record = byAddress.get(address.toLowerCase());
       return config.returnPath === 'verp' && record ? returnPath(record.id, content.from) : content.from;
     };
-    const copyHeld = new Map<CopyFor, Buffer>();
+    // The copy being handed off, composed once for all its transactions (they follow one another).
+    let held = null as { copy: CopyFor; raw: Buffer } | null;
     const transactions = copies.flatMap((copy) =>
       config.returnPath === 'verp' ? copy.recipients.map((address) => ({ copy, from: envelopeFrom(address), to: [address] })) : [{ copy, from: content.from, to: copy.recipients }],
     );
     for (let i = 0; i < transactions.length; i++) {
       const { copy, from, to } = transactions[i]!;
-      let raw = copyHeld.get(copy);
-      if (!raw) {
+      if (held?.copy !== copy) {
         const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
-        raw = await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) });
-        // Kept only while this copy's transactions run (the copies follow one another).
-        copyHeld.clear();
-        copyHeld.set(copy, raw);
+        held = { copy, raw: await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) }) };
       }
+      const { raw } = held;
       const at = clock.now().toISOString();
       const t0 = Date.now();
       const trace: HostTry[] = [];
