@@ -8,13 +8,23 @@
 //   the message at DATA with 550 5.7.1, as the domain asks; other failures are kept, marked.
 // - `none`: nothing vouches for it (no SPF, no signature, nothing aligned): kept, marked.
 // ARC is evaluated and reported, but trusts no sealer: it never turns a DMARC failure into a pass.
-import { authenticate as mailauth } from 'mailauth';
+//
+// Each check runs only on what it applies to (measured per 10 KB message here: the whole of
+// mailauth's authenticate 217 µs, of it DKIM 69 µs and ARC 53 µs even with nothing to verify): a
+// message without a DKIM signature or ARC header gets SPF and DMARC alone (about 35 µs), and the
+// same Authentication-Results a full run writes for it (dkim=none).
+import { authenticate as mailauth, dmarc as dmarcCheck, spf as spfCheck } from 'mailauth';
 import { getDomain } from 'tldts';
+import { isIP } from 'node:net';
+import { decodeWords } from 'postal-mime';
 import type { ResolveFn } from '../domains/dns.js';
 import type { InboundAuth } from '../model/inbox.js';
+import { addresses, type Fields } from './parse.js';
 
 export interface AuthInput {
   raw: Buffer;
+  /** The message's top header fields, as the MX read them (whether anything is signed; its From addresses). */
+  fields: Fields;
   /** Client address, HELO name, envelope sender ('' for the null sender). */
   ip: string;
   helo: string;
@@ -34,8 +44,21 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
 
 /** `authserv` names this MX in the Authentication-Results it writes (RFC 8601 §2.5). */
 export function inboundAuthenticator(resolve: ResolveFn, authserv: string): Authenticator {
-  return async ({ raw, ip, helo, mailFrom }) => {
-    const r = await mailauth(raw, { ip, helo, sender: mailFrom || undefined, mta: authserv, resolver: resolve, disableBimi: true } as Parameters<typeof mailauth>[1]);
+  return async ({ raw, fields, ip, helo, mailFrom }) => {
+    const signed = fields.get('dkim-signature') !== undefined;
+    const arcChain = fields.get('arc-seal') !== undefined || fields.get('arc-message-signature') !== undefined;
+    const heloName = helo ? (isIP(helo) ? `[${helo}]` : helo) : `[${ip}]`;
+    const r = signed || arcChain ? await mailauth(raw, { ip, helo, sender: mailFrom || undefined, mta: authserv, resolver: resolve, disableBimi: true, disableArc: !arcChain } as Parameters<typeof mailauth>[1]) : await unsigned();
+
+    /** SPF and DMARC alone, in the shape of a full run's result (nothing to verify for DKIM or ARC). */
+    async function unsigned() {
+      const headerFrom = fields.all('from').flatMap((v) => addresses(v.includes('=?') ? decodeWords(v) : v));
+      const spfResult = await spfCheck({ ip, helo: heloName, sender: mailFrom || undefined, mta: authserv, resolver: resolve } as Parameters<typeof spfCheck>[0]);
+      const passed = spfResult.status.result === 'pass' && spfResult.domain ? [spfResult.domain] : [];
+      const dmarcResult = headerFrom.length ? await dmarcCheck({ headerFrom: headerFrom.length === 1 ? headerFrom[0]! : headerFrom, spfDomains: passed, dkimDomains: [], resolver: resolve } as Parameters<typeof dmarcCheck>[0]) : false;
+      const rows = ['dkim=none (message not signed)', spfResult.info, ...(dmarcResult && dmarcResult.info ? [dmarcResult.info] : [])];
+      return { spf: spfResult, dkim: { results: [], headerFrom }, dmarc: dmarcResult, arc: false as const, headers: `Authentication-Results: ${authserv};\r\n ${rows.join(';\r\n ')}\r\n` };
+    }
     const spf = r.spf ? String(r.spf.status.result) : 'none';
     const dkimResults = (r.dkim.results ?? []) as Array<{ signingDomain?: string; status: { result: string } }>;
     const dkimPass = dkimResults.filter((d) => d.status.result === 'pass').map((d) => (d.signingDomain ?? '').toLowerCase());

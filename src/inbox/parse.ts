@@ -50,7 +50,7 @@ export function messageIds(value: string | undefined): string[] {
 const NO_CRLF = /[\r\n]+/g;
 /** `addr@x` or `Name <addr@x>` alone: the common From, read without the full address parser. */
 const SIMPLE = /^\s*(?:[^<>",;:@\\]*<([^<>\s",;:\\]+@[^<>\s",;:\\]+)>|([^<>\s",;:\\]+@[^<>\s",;:\\]+))\s*$/;
-const addresses = (value: string | undefined): string[] => {
+export const addresses = (value: string | undefined): string[] => {
   if (!value) return [];
   const simple = SIMPLE.exec(value);
   if (simple) return [(simple[1] ?? simple[2])!.toLowerCase()];

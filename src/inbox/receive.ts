@@ -250,7 +250,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
         if (rcpts) rcpts.push(r.address);
         else byWorkspace.set(r.workspace_id, [r.address]);
       }
-      const checked = opts.authenticate ? await opts.authenticate({ raw: received, ip: env.remoteIp ?? '0.0.0.0', helo: env.helo ?? '', mailFrom: env.mailFrom }) : null;
+      const checked = opts.authenticate ? await opts.authenticate({ raw: received, fields: readHead(received).fields, ip: env.remoteIp ?? '0.0.0.0', helo: env.helo ?? '', mailFrom: env.mailFrom }) : null;
       const auth = checked?.auth ?? NOT_EVALUATED;
       // The domain asks that what fails its DMARC be refused: refused before anything is kept.
       if (auth.verdict === 'fail' && auth.policy === 'reject') throw new SvcError('dmarc_reject');

@@ -154,6 +154,15 @@ for (const backend of backends) {
     assert.match(raw, /dmarc=none/);
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
 
+    // A DKIM-signed message (a copy svc itself signed for acme.test, whose DMARC is quarantine): DKIM
+    // and DMARC pass on the full check, though SPF cannot (acme.test's SPF names only svc's include).
+    const signedCopy = s.sink.received.find((x) => x.to[0] === 'jane@rcpt.test')!.raw;
+    assert.match(signedCopy.toString('latin1'), /^DKIM-Signature:/im);
+    assert.match((await transact(mx, 'hello@acme.test', ['hello@acme.test'], signedCopy)).end, /^250 /);
+    const signed = await service.inbox.get(s.ws, (await latest(s)).id, { raw: true });
+    assert.deepEqual([signed.auth?.verdict, signed.auth?.dkim, signed.auth?.dmarc], ['pass', 'pass', 'pass']);
+    assert.match(Buffer.from(signed.raw!, 'base64').toString('latin1'), /dkim=pass header\.i=@acme\.test header\.s=svc1/);
+
     // A procmail vacation reply to the return path (Precedence: junk, X-Loop): automatic, never counted.
     await transact(mx, 'jane@rcpt.test', [rp(m)], fixture('procmail-vacation.eml', { RETURN_PATH: rp(m), MESSAGE_ID: m.message_id }));
     assert.deepEqual([(await latest(s)).kind, (await latest(s)).message_ref], ['auto_reply', m.id]);
