@@ -93,6 +93,11 @@ export interface Attachment {
   disposition: 'attachment' | 'inline';
   cid: string | null;
   content: string;
+  /**
+   * Content-Type parameters other than name, as the relayed part had them (a text file's charset
+   * and format): tokens for names, no control characters in values.
+   */
+  params?: Record<string, string>;
 }
 
 /**

@@ -2,7 +2,6 @@
 //
 // The SMTP relay's rules (spec.md "SMTP relay"), free of the protocol: who may log in, who may send,
 // how a message becomes a send. daemon/relay.ts speaks SMTP and maps these errors to replies.
-import PostalMime from 'postal-mime';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import type { Principal } from '../auth/authenticate.js';
@@ -14,6 +13,7 @@ import { authorizeSender } from '../send/sender.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party, SendRequest } from '../send/validate.js';
 import { sendWindows } from '../workspaces/send-quota.js';
+import { parseRelayed } from './parse.js';
 
 export const RELAY_MAX_SIZE = 25 * 1024 * 1024;
 export const RELAY_MAX_RECIPIENTS = 1000;
@@ -80,7 +80,7 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
      * custom headers are ignored.
      */
     async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer, key?: { id: string; prefix: string }): Promise<SendResult> {
-      const mail = await PostalMime.parse(normalizeLineBreaks(raw), { attachmentEncoding: 'arraybuffer' });
+      const mail = await parseRelayed(normalizeLineBreaks(raw));
       const listed = new Set(
         [...(mail.to ?? []), ...(mail.cc ?? [])]
           .flatMap((a) => ('group' in a && a.group ? a.group : [a]))
@@ -101,13 +101,15 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
         subject: (mail.subject ?? '').replace(NO_CRLF, ' ').slice(0, 998),
         html: mail.html ?? null,
         text: mail.text ?? (mail.html ? null : ''),
-        // Attachments and inline images go on whole (more than spec.md's "garbled").
+        // Attachments and inline images go on whole (more than spec.md's "garbled"): the same bytes
+        // once decoded and the same Content-Type parameters (./parse.ts).
         attachments: (mail.attachments ?? []).map((a) => ({
           filename: a.filename ? a.filename.replace(NO_CRLF, ' ') : null,
           content_type: /^[\w.+-]+\/[\w.+-]+$/.test(a.mimeType) ? a.mimeType : 'application/octet-stream',
           disposition: a.disposition === 'inline' && a.contentId ? ('inline' as const) : ('attachment' as const),
           cid: a.contentId ? a.contentId.replace(/^<|>$/g, '').replace(NO_CRLF, '') : null,
-          content: Buffer.from(a.content as ArrayBuffer).toString('base64'),
+          content: a.content.toString('base64'),
+          ...(Object.keys(a.params).length ? { params: a.params } : {}),
         })),
       };
       const notes: string[] = [];

@@ -2,7 +2,7 @@
 // `undisclosed-recipients:;` when nobody is shown), RFC 2047 subjects, Date, Message-ID, the steps'
 // headers, the HTML and text alternatives and relayed attachments.
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
+import { buildHeaderValue, hasLongerLines, isPlainText } from 'nodemailer/lib/mime-funcs';
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
 import type { SendContent } from '../../model/message.js';
 import type { Draft } from './draft.js';
@@ -45,7 +45,8 @@ export async function renderMime(content: SendContent, draft: Draft): Promise<Bu
       ? {
           attachments: content.attachments.map((a) => ({
             content: Buffer.from(a.content, 'base64'),
-            contentType: a.content_type,
+            // nodemailer writes the parameters back (quoting or RFC 2231 as each needs) and adds name.
+            contentType: a.params ? buildHeaderValue({ value: a.content_type, params: a.params }) : a.content_type,
             contentDisposition: a.disposition,
             ...(a.filename ? { filename: a.filename } : {}),
             ...(a.cid ? { cid: a.cid } : {}),

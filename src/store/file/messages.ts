@@ -65,7 +65,7 @@ const copyContent = (c: SendContent): SendContent => ({
   to: c.to.map((p) => ({ ...p })),
   cc: c.cc.map((p) => ({ ...p })),
   notes: [...c.notes],
-  ...(c.attachments ? { attachments: c.attachments.map((a) => ({ ...a })) } : {}),
+  ...(c.attachments ? { attachments: c.attachments.map((a) => ({ ...a, ...(a.params ? { params: { ...a.params } } : {}) })) } : {}),
 });
 const copyJob = (j: OutboundJob): OutboundJob => ({ ...j, message_ids: [...j.message_ids] });
 export const copyEvent = (e: OutboxEvent): OutboxEvent => ({ ...e, payload: { ...e.payload } });
