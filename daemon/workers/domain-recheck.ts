@@ -1,7 +1,10 @@
 // The daemon's periodic re-check of every domain's records (issue 4): statuses are recorded over
-// time, so a record that disappears shows up in `svc domains show` with the change.
+// time, so a record that disappears shows up in `svc domains show` with the change. A verified
+// domain whose DKIM record broke is sent unsigned, and named in a `dkim` fault (/healthz) until
+// every such record is fixed.
 import type { Service } from '../../src/service.js';
 import type { Log } from '../../src/log.js';
+import { unsignedDetail } from '../../src/send/dkim.js';
 
 export interface Worker {
   name: string;
@@ -19,6 +22,8 @@ export function domainRecheck(service: Service, intervalSeconds: number, log: Lo
     const t0 = Date.now();
     const r = await service.domains.recheckAll();
     if (r.checked || r.failed) log.info(`domain re-check: ${r.checked} checked, ${r.passed} passing, ${r.failed} failed in ${Date.now() - t0} ms`);
+    if (r.unsigned.length) service.faults.raise('dkim', unsignedDetail(r.unsigned));
+    else service.faults.clear('dkim');
   };
   const schedule = () => {
     if (stopped || intervalSeconds === 0) return;

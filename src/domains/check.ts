@@ -14,6 +14,8 @@ export interface CheckResult {
   records: RecordCheck[];
   changes: RecordChange[];
   passed: boolean;
+  /** Whether our DKIM key is published; null when DNS did not answer (a time-out says nothing). */
+  dkimPublished: boolean | null;
 }
 
 export async function checkDomain(d: Domain, dns: DnsClient, names: ServiceNames, verifiedElsewhere: boolean, at: string): Promise<CheckResult> {
@@ -43,5 +45,5 @@ export async function checkDomain(d: Domain, dns: DnsClient, names: ServiceNames
   const changes = records
     .filter((r) => before.get(r.purpose) !== r.status)
     .map((r) => ({ at, purpose: r.purpose, from: before.get(r.purpose) ?? null, to: r.status, note: r.note }));
-  return { records, changes, passed: records.every((r) => passes(r.status)) };
+  return { records, changes, passed: records.every((r) => passes(r.status)), dkimPublished: dkim.ok ? passes(evaluations.dkim.status) : null };
 }

@@ -12,7 +12,7 @@ import { dnsClient, type DnsClient } from './dns.js';
 import { newDkimKeyPair } from './dkim-keys.js';
 import { normalizeDomain } from './names.js';
 import { recordSpecs, type ServiceNames } from './records.js';
-import { passes, type RecordStatus, type Purpose } from '../model/domain.js';
+import { dkimBroken, type RecordStatus, type Purpose } from '../model/domain.js';
 
 export interface RecordView {
   purpose: Purpose;
@@ -74,10 +74,12 @@ export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsCli
     const save = async (verifiedElsewhere: boolean) => {
       const r = await checkDomain(d, dns, names, verifiedElsewhere, at);
       const dkimRecord = r.records.find((x) => x.purpose === 'dkim')!;
-      const dkim = passes(dkimRecord.status);
-      // A verified domain whose DKIM record broke: its mail now fails DKIM at receivers. Loud.
+      // A DNS failure leaves the last answer standing: a time-out must not stop signing.
+      const dkim = r.dkimPublished ?? d.dkim_verified;
+      // A verified domain whose DKIM record broke: its mail is sent unsigned from now on (signed,
+      // it would fail DKIM at receivers) and the daemon shows a fault until the record is fixed.
       if (d.status === 'verified' && d.dkim_verified && !dkim) {
-        deps.log.error(`domain ${d.domain}: its DKIM record svc1._domainkey no longer checks out (${dkimRecord.status}${dkimRecord.note ? `: ${dkimRecord.note}` : ''}); its mail fails DKIM at receivers until it is fixed (svc domains show ${d.domain})`);
+        deps.log.error(`domain ${d.domain}: its DKIM record svc1._domainkey no longer checks out (${dkimRecord.status}${dkimRecord.note ? `: ${dkimRecord.note}` : ''}); its mail goes unsigned until it is fixed (svc domains show ${d.domain})`);
       }
       const saved = await store.domains.saveCheck(d.id, { records: r.records, changes: r.changes, dkim_verified: dkim, checked_at: at, verify: r.passed });
       return { domain: saved, passed: r.passed };
@@ -149,19 +151,26 @@ export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsCli
       return { id: d.id, domain: d.domain, addresses_removed: addresses.length };
     },
 
-    /** The daemon's periodic re-check: every domain, a few at a time. Returns how many passed. */
-    async recheckAll(concurrency = 8): Promise<{ checked: number; passed: number; failed: number }> {
-      const out = { checked: 0, passed: 0, failed: 0 };
+    /**
+     * The daemon's periodic re-check: every domain, a few at a time. Returns how many passed, and
+     * the verified domains whose DKIM key is no longer published (their mail goes unsigned).
+     */
+    async recheckAll(concurrency = 8): Promise<{ checked: number; passed: number; failed: number; unsigned: string[] }> {
+      const out = { checked: 0, passed: 0, failed: 0, unsigned: [] as string[] };
       await mapLimit(await store.domains.listAll(), concurrency, async (d) => {
+        let now = d;
         try {
           const r = await check(d);
+          now = r.domain;
           out.checked++;
           if (r.passed) out.passed++;
         } catch (e) {
           out.failed++;
           deps.log.warn(`re-check of ${d.domain} failed: ${(e as Error).message}`);
         }
+        if (dkimBroken(now)) out.unsigned.push(now.domain);
       });
+      out.unsigned.sort();
       return out;
     },
   };

@@ -7,6 +7,13 @@ export const RECORD_STATUSES = ['Verified', 'Waiting', 'Problem', 'Recommended']
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
 export const passes = (s: RecordStatus | null) => s === 'Verified' || s === 'Recommended';
 
+/**
+ * A verified domain whose DKIM key was published and no longer is: its mail goes unsigned. (A
+ * legacy domain that never published it was always unsigned: that is its normal state, no fault.)
+ */
+export const dkimBroken = (d: Pick<Domain, 'status' | 'dkim_verified' | 'legacy' | 'history'>) =>
+  d.status === 'verified' && !d.dkim_verified && (!d.legacy || d.history.some((h) => h.purpose === 'dkim' && passes(h.from)));
+
 /** The DKIM selector every domain publishes its key under. */
 export const DKIM_SELECTOR = 'svc1';
 

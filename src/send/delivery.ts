@@ -3,10 +3,11 @@
 // outcome (statuses, events, suppressions, or the retry) in one store call.
 import type { DepsOf } from '../deps.js';
 import type { Message, OutboundJob } from '../model/message.js';
+import { dkimBroken } from '../model/domain.js';
 import { copiesOf, type CopyFor } from './compose/index.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
-import { signingDomain } from './dkim.js';
+import { signingDomain, unsignedDetail } from './dkim.js';
 import type { Deliverer, HostTry, RecipientResult } from './deliver.js';
 import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
@@ -70,6 +71,8 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     if (!content) return all.map((address) => ({ address, outcome: 'failed' as const, response: 'svc: the content of this send is gone' }));
     if (!domain) return all.map((address) => ({ address, outcome: 'failed' as const, response: `svc: the sending domain was removed before hand-off` }));
     const signing = signingDomain(domain);
+    // Checked by another process (`svc domains verify`) since the last re-check: said at once.
+    if (dkimBroken(domain)) deps.faults?.raise('dkim', unsignedDetail([domain.domain]));
     const results: RecipientResult[] = [];
     const copies = copiesOf(content, job, messages);
     // Every transaction of every copy, in order: with `verp` one per recipient, each with the

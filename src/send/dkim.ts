@@ -52,9 +52,13 @@ export function relaxedBody(body: Buffer): string {
 }
 
 /** What signing needs of a domain: a thread is handed this much, not its records and history. */
-export type SigningDomain = Pick<Domain, 'id' | 'domain' | 'dkim_private_key' | 'legacy' | 'dkim_verified'>;
+export type SigningDomain = Pick<Domain, 'id' | 'domain' | 'dkim_private_key' | 'dkim_verified'>;
 
-export const signingDomain = (d: Domain): SigningDomain => ({ id: d.id, domain: d.domain, dkim_private_key: d.dkim_private_key, legacy: d.legacy, dkim_verified: d.dkim_verified });
+export const signingDomain = (d: Domain): SigningDomain => ({ id: d.id, domain: d.domain, dkim_private_key: d.dkim_private_key, dkim_verified: d.dkim_verified });
+
+/** The `dkim` fault's text (the domain re-check, or a delivery that meets such a domain first). */
+export const unsignedDetail = (domains: string[]) =>
+  `the DKIM record of ${domains.join(', ')} no longer checks out: mail from ${domains.length > 1 ? 'them' : 'it'} goes unsigned until it is fixed (svc domains show)`;
 
 export class DkimSigner {
   #keys = new Map<string, { pem: string; key: KeyObject }>();
@@ -68,12 +72,14 @@ export class DkimSigner {
   }
 
   /**
-   * Signs when the domain's own key is published: always for a verified five-record domain; for a
-   * legacy domain once its svc1._domainkey record has checked out. Otherwise the message is left
-   * unsigned rather than signed with a key receivers cannot find.
+   * Signs when the last check found the domain's key published at svc1._domainkey: a five-record
+   * domain from its verification on, a legacy domain once the record checks out. A domain whose
+   * record broke later (removed, truncated, revoked) is left unsigned rather than signed with a key
+   * receivers cannot find (a dkim=fail is worse than none under DMARC, which the aligned SPF of the
+   * return path still passes); the daemon shows it as a `dkim` fault.
    */
   shouldSign(d: SigningDomain): boolean {
-    return !d.legacy || d.dkim_verified;
+    return d.dkim_verified;
   }
 
   /** The message with a DKIM-Signature header in front; `also` names further headers to cover (a composition step's). */

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sending } from '../helpers/sending.js';
+import { publish } from '../helpers/domains.js';
 
 const ok = { from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hi', body_text: 'x' };
 
@@ -91,4 +92,30 @@ test('trial workspaces send only once SPF, DKIM and DMARC pass', async (t) => {
   assert.match(r.body.error, /trial workspaces send only once SPF, DKIM and DMARC of acme\.test pass \(failing: DKIM\)/);
   await s.daemon.service.workspaces.setPlan('acme', 'starter');
   assert.equal((await s.post(ok)).status, 202);
+});
+
+test('a verified domain whose DKIM record broke: its mail goes unsigned and /healthz names a dkim fault until the record is fixed', async (t) => {
+  const s = await sending(t);
+  const recheck = s.daemon.workers.find((w) => w.name === 'domain-recheck')!;
+  const health = async () => (await fetch(`${s.api}/healthz`)).json() as Promise<{ ok: boolean; faults?: Array<{ kind: string; detail: string }> }>;
+  const signed = (n: number) => /^DKIM-Signature:/im.test(s.sink.received[n - 1]!.raw.toString('latin1').split('\r\n\r\n')[0]!);
+  assert.equal((await s.post(ok)).status, 202);
+  await s.sink.waitFor(1);
+  assert.ok(signed(1));
+  const { records } = await s.daemon.service.domains.show(s.ws, 'acme.test');
+  s.dns.setVars('acme.test', { dkim: 'v=DKIM1; k=rsa; p=' });
+  await recheck.runOnce();
+  const broken = await health();
+  assert.equal(broken.ok, true);
+  assert.deepEqual(broken.faults?.map((f) => f.kind), ['dkim']);
+  assert.match(broken.faults![0]!.detail, /the DKIM record of acme\.test no longer checks out: mail from it goes unsigned/);
+  assert.equal((await s.post(ok)).status, 202);
+  await s.sink.waitFor(2);
+  assert.ok(!signed(2), 'no signature with a key receivers cannot find');
+  publish(s.dns, 'acme.test', records);
+  await recheck.runOnce();
+  assert.equal((await health()).faults, undefined);
+  assert.equal((await s.post(ok)).status, 202);
+  await s.sink.waitFor(3);
+  assert.ok(signed(3));
 });

@@ -170,7 +170,12 @@ export class FixtureDns {
     });
   }
 
+  #stopped = false;
+
+  /** Stops answering (a test may stop it early to see a DNS outage; the second call does nothing). */
   async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
     for (const s of this.#tcpSockets) s.destroy();
     await Promise.all([new Promise<void>((r) => this.#udp.close(() => r())), new Promise<void>((r) => this.#tcp.close(() => r()))]);
   }

@@ -163,13 +163,31 @@ test('a record that disappears later: the domain stays verified and the change i
   clock.advance(3600_000);
   dns.setVars('good.test', { dkim: 'v=DKIM1; k=rsa; p=' });
   const sweep = await service.domains.recheckAll();
-  assert.deepEqual(sweep, { checked: 1, passed: 0, failed: 0 });
+  // Its mail goes unsigned from now on, and the sweep names it (the daemon's `dkim` fault).
+  assert.deepEqual(sweep, { checked: 1, passed: 0, failed: 0, unsigned: ['good.test'] });
   const after = await service.domains.show(ws, 'good.test');
   assert.equal(after.status, 'verified');
   assert.equal(after.dkim_verified, false);
   assert.equal(after.records[3]!.status, 'Problem');
   const last = after.history.at(-1)!;
   assert.deepEqual([last.purpose, last.from, last.to, last.at], ['dkim', 'Verified', 'Problem', '2026-03-01T01:00:00.000Z']);
+  // Fixed again: signed again.
+  publish(dns, 'good.test', v.records);
+  assert.deepEqual((await service.domains.recheckAll()).unsigned, []);
+  assert.equal((await service.domains.show(ws, 'good.test')).dkim_verified, true);
+});
+
+test('a DNS outage during a re-check says nothing about the DKIM record: the domain keeps signing', async (t) => {
+  const { dns, service, ws } = await setup(t);
+  const v = await service.domains.add(ws, 'good.test');
+  publish(dns, 'good.test', v.records);
+  await service.domains.verify(ws, 'good.test');
+  await dns.stop();
+  const sweep = await service.domains.recheckAll();
+  assert.deepEqual(sweep.unsigned, []);
+  const after = await service.domains.show(ws, 'good.test');
+  assert.equal(after.records[3]!.status, 'Waiting');
+  assert.equal(after.dkim_verified, true);
 });
 
 test('plan count limits refuse the add with the quota body', async (t) => {

@@ -8,7 +8,7 @@ import { DkimSigner, SIGNED_HEADERS, relaxedBody } from '../../../src/send/dkim.
 import type { Domain } from '../../../src/model/domain.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'der' } });
-const domain = { id: 'd', domain: 'acme.test', dkim_private_key: privateKey, legacy: false, dkim_verified: true } as Domain;
+const domain = { id: 'd', domain: 'acme.test', dkim_private_key: privateKey, dkim_verified: true } as Domain;
 const txt = `v=DKIM1; k=rsa; p=${publicKey.toString('base64')}`;
 
 /** nodemailer's own streaming signer: the reference our one-pass signer must match byte for byte. */
