@@ -20,7 +20,7 @@ import { leasedRunner, type QueueWorker } from './runner.js';
  * crashed daemon's jobs come back within about 30 s instead of waiting out a long fixed lease.
  */
 export const LEASE_MS = 30_000;
-/** How long a stop waits for hand-offs in flight before it abandons their composing. */
+/** How long a stop waits for hand-offs in flight before it abandons them (composing and SMTP). */
 export const SHUTDOWN_GRACE_MS = 5_000;
 const IDLE_POLL_MS = 100;
 
@@ -55,9 +55,16 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
       run: (job) => delivery.run(job).catch((e: Error) => log.error(`delivery: job ${job.id}: ${e.message}`)),
       renew: { everyMs: leaseMs / 3, id: (job) => job.id, fn: (ids) => store.queue.renew(owner, ids, now(), leaseMs) },
       // Work in flight gets a grace period to finish; then composing still running is abandoned
-      // (a poison message must not hold the stop up) and those jobs keep their leases, to be
-      // handed off again after the restart. Hand-offs already talking SMTP finish or time out.
-      abandon: { graceMs: SHUTDOWN_GRACE_MS, fn: () => composer.close() },
+      // (a poison message must not hold the stop up) and SMTP sessions still open are cut (a
+      // server that never greets must not either). A job cut before anything went out keeps its
+      // lease; one cut later records what went out and tries the rest again (send/delivery.ts).
+      abandon: {
+        graceMs: SHUTDOWN_GRACE_MS,
+        fn: () => {
+          deliverer.abort();
+          return composer.close();
+        },
+      },
       close: async () => {
         await composer.close();
         deliverer.close();

@@ -5,7 +5,7 @@
 // comes back sent, permanently refused (5xx) or temporarily not (4xx, no connection, timeout).
 import { isIP } from 'node:net';
 import type { DnsClient } from '../domains/dns.js';
-import { SmtpPool, type SmtpError, type SmtpPoolOptions } from './smtp-pool.js';
+import { HandOffAborted, SmtpPool, type SmtpError, type SmtpPoolOptions } from './smtp-pool.js';
 import { classifyReply, stageOf, type RecipientOutcome, type Stage } from './bounce-class.js';
 
 /**
@@ -73,6 +73,7 @@ function refused(address: string, e: SmtpError, route: Route, sender: string): R
 
 export class Deliverer {
   #pools = new Map<string, SmtpPool>();
+  #aborted = false;
 
   constructor(private readonly opts: DeliveryOptions) {}
 
@@ -186,6 +187,7 @@ export class Deliverer {
   }
 
   async #sendOnce(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route, trace: HostTry[], to: { host: string; ip: string | null }): Promise<RecipientResult[]> {
+    if (this.#aborted) throw new HandOffAborted();
     const t0 = Date.now();
     const tried: HostTry = { ...to, tls: null, ms: 0 };
     trace.push(tried);
@@ -200,6 +202,8 @@ export class Deliverer {
       });
     } catch (err) {
       tried.ms = Date.now() - t0;
+      // Cut short by a stop: not the server's answer, and no other MX is tried.
+      if (this.#aborted) throw err instanceof HandOffAborted ? err : new HandOffAborted();
       const e = err as SmtpError;
       if (e.rejectedErrors?.length) {
         const byRcpt = new Map(e.rejectedErrors.map((x) => [String(x.recipient).toLowerCase(), x]));
@@ -215,5 +219,11 @@ export class Deliverer {
   close(): void {
     for (const p of this.#pools.values()) p.close();
     this.#pools.clear();
+  }
+
+  /** Ends every session now (a stop whose grace is over); deliver() then throws HandOffAborted. */
+  abort(): void {
+    this.#aborted = true;
+    for (const p of this.#pools.values()) p.abort();
   }
 }

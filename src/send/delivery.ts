@@ -9,9 +9,12 @@ import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
 import { signingDomain, unsignedDetail } from './dkim.js';
 import type { Deliverer, HostTry, RecipientResult } from './deliver.js';
+import { HandOffAborted } from './smtp-pool.js';
 import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
 import { returnPath } from '../mail/return-path.js';
+
+const STOPPED = 'the daemon stopped during this hand-off; it is tried again later';
 
 export interface DeliveryDeps {
   deliverer: Deliverer;
@@ -89,15 +92,28 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     );
     for (let i = 0; i < transactions.length; i++) {
       const { copy, from, to } = transactions[i]!;
-      if (held?.copy !== copy) {
-        const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
-        held = { copy, raw: await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) }) };
-      }
-      const { raw } = held;
       const at = clock.now().toISOString();
       const t0 = Date.now();
       const trace: HostTry[] = [];
-      const got = await d.deliverer.deliver(job.domain, { from, to }, raw, trace);
+      let got: RecipientResult[];
+      try {
+        if (held?.copy !== copy) {
+          const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
+          held = { copy, raw: await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) }) };
+        }
+        got = await d.deliverer.deliver(job.domain, { from, to }, held.raw, trace);
+      } catch (e) {
+        // The daemon stopped and its grace is over. Composing cut short before anything went out:
+        // nothing happened, the job keeps its lease (run() returns without a record). Otherwise
+        // what went out is recorded, and this transaction and the rest are tried again later: a
+        // session cut mid-DATA may have been taken, which a retry repeats (at least once, never lost).
+        if (!(e instanceof HandOffAborted || (e instanceof ComposeAborted && results.length))) throw e;
+        const rest = transactions.slice(i).flatMap((x) => x.to.map((address) => ({ address, outcome: 'temporary' as const, response: `svc: ${STOPPED}` })));
+        results.push(...rest);
+        transcript.push(...transcribe(job, messages, rest, trace, null, at, Date.now() - t0));
+        break;
+      }
+      const { raw } = held;
       results.push(...got);
       transcript.push(...transcribe(job, messages, got, trace, raw, at, Date.now() - t0));
       // Refused before any recipient was named (no answer, a greeting or TLS refusal, the sender

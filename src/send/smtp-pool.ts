@@ -42,9 +42,18 @@ interface Conn {
   messages: number;
   gone: boolean;
   idleTimer?: NodeJS.Timeout;
+  /** Fails the message being sent over it (abort: SMTPConnection.close() drops its callback). */
+  fail?: (e: Error) => void;
 }
 
 const closedError = () => Object.assign(new Error('the delivery pool is closed'), { code: 'ECONNECTION' });
+
+/** A hand-off cut short because the daemon is stopping (SmtpPool.abort). */
+export class HandOffAborted extends Error {
+  constructor() {
+    super('svc stopped during this hand-off');
+  }
+}
 
 const transient = (e: SmtpError) => e.responseCode === 421 || e.code === 'ECONNECTION' || e.code === 'ESOCKET' || e.code === 'ETIMEDOUT';
 
@@ -70,6 +79,8 @@ export class SmtpPool {
   #open = 0;
   #waiting: Array<{ resolve: (c: Conn) => void; reject: (e: Error) => void }> = [];
   #closed = false;
+  /** Every open connection, busy or idle (abort ends them all). */
+  #all = new Set<Conn>();
 
   constructor(private readonly opts: SmtpPoolOptions) {}
 
@@ -81,12 +92,16 @@ export class SmtpPool {
       conn.messages++;
       try {
         // With its size, so a server that offers SIZE can refuse a message too large at MAIL FROM.
-        const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => conn.c.send({ ...envelope, size: raw.length } as SMTPConnection.Envelope, raw, (e, i) => (e ? reject(e) : resolve(i))));
+        const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => {
+          conn.fail = reject;
+          conn.c.send({ ...envelope, size: raw.length } as SMTPConnection.Envelope, raw, (e, i) => (e ? reject(e) : resolve(i)));
+        }).finally(() => (conn.fail = undefined));
         // Whether this session ran over TLS (for the attempt's transcript).
         (info as { tls?: boolean }).tls = (conn.c as unknown as { secure: boolean }).secure === true;
         this.#release(conn);
         return info;
       } catch (e) {
+        if (e instanceof HandOffAborted) throw e;
         const err = e as SmtpError;
         // Dropped by the server while idle, found out at MAIL FROM: not a byte of the message went.
         if (reused && attempt === 0 && transient(err) && (err.command === 'CONN' || err.command === 'API' || err.command === 'MAIL FROM')) {
@@ -108,6 +123,18 @@ export class SmtpPool {
     this.#closed = true;
     for (const conn of [...this.#idle]) this.#discard(conn);
     for (const w of this.#waiting.splice(0)) w.reject(closedError());
+  }
+
+  /**
+   * The daemon is stopping and its grace is over: every session ends now, mid-transaction or
+   * still waiting for a greeting, and what was being sent fails with HandOffAborted.
+   */
+  abort(): void {
+    this.close();
+    for (const conn of [...this.#all]) {
+      conn.fail?.(new HandOffAborted());
+      this.#discard(conn);
+    }
   }
 
   #acquire(): Promise<Conn> {
@@ -138,6 +165,7 @@ export class SmtpPool {
       logger: false,
     } as SMTPConnection.Options);
     const conn: Conn = { c, messages: 0, gone: false };
+    this.#all.add(conn);
     // Errors also reach the step or send that was running; an idle connection's error only ends it.
     c.on('error', () => {});
     c.once('end', () => this.#gone(conn));
@@ -178,6 +206,7 @@ export class SmtpPool {
   #gone(conn: Conn): void {
     if (conn.gone) return;
     conn.gone = true;
+    this.#all.delete(conn);
     clearTimeout(conn.idleTimer);
     this.#open--;
     const i = this.#idle.indexOf(conn);

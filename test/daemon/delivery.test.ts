@@ -118,3 +118,17 @@ test('smarthost mode: every message goes to the relay with authentication', asyn
   assert.ok(relay.received.every((x) => x.user === 'svc'));
   assert.equal(s.sink.received.length, 0);
 });
+
+test('a stop does not wait out a server that never greets: past the grace the session is cut, the attempt says so, the message stays queued to be tried again', { timeout: 120_000 }, async (t) => {
+  // The SMTP time-out is ten minutes: only the stop's own abandon can end this session in time.
+  const s = await sending(t, { env: { SVC_SMTP_TIMEOUT: '600000' } });
+  s.sink.silent = true;
+  const r = await s.post(mail(['jane@rcpt.test']));
+  assert.equal(r.status, 202);
+  while (s.sink.connections === 0) await new Promise((res) => setTimeout(res, 20));
+  await s.daemon.workers.find((w) => w.name === 'delivery')!.stop();
+  const m = await full(s, r.body.id);
+  assert.equal(m.status, 'queued');
+  const explained = await s.daemon.service.explain(s.ws, r.body.id);
+  assert.match(JSON.stringify(explained), /the daemon stopped during this hand-off; it is tried again later/);
+});
