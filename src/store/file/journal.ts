@@ -26,6 +26,29 @@ function checkPartition(partition: string): void {
 /** The UTC day of an ISO timestamp, the partition a record lives in. */
 export const dayOf = (iso: string): string => iso.slice(0, 10);
 
+/** How far back a torn-tail search reads at a time. */
+const TAIL_CHUNK = 1024 * 1024;
+
+/**
+ * Where the last line of a file without its final newline starts: scanning back a chunk at a time
+ * as far as it takes (a torn 25 MB relay message is one line), so the cut is never inside it.
+ * null when the file ends in a newline (or is empty).
+ */
+export async function tornTailStart(fh: FileHandle, size: number): Promise<number | null> {
+  if (size === 0) return null;
+  const buf = Buffer.alloc(Math.min(size, TAIL_CHUNK));
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - buf.length);
+    const n = end - start;
+    await fh.read(buf, 0, n, start);
+    if (end === size && buf[n - 1] === 0x0a) return null;
+    const nl = buf.subarray(0, n).lastIndexOf(0x0a);
+    if (nl !== -1) return start + nl + 1;
+    end = start;
+  }
+  return 0;
+}
+
 /**
  * A crash in the middle of an append can leave a last line without its newline. That line was never
  * acknowledged; cut it before appending, or the next record would be glued onto it.
@@ -40,13 +63,9 @@ async function cutTornTail(path: string): Promise<void> {
   }
   try {
     const { size } = await fh.stat();
-    if (size === 0) return;
-    const tailSize = Math.min(size, 4 * 1024 * 1024);
-    const buf = Buffer.alloc(tailSize);
-    await fh.read(buf, 0, tailSize, size - tailSize);
-    if (buf[tailSize - 1] === 0x0a) return;
-    const lastNewline = buf.lastIndexOf(0x0a);
-    await fh.truncate(lastNewline === -1 ? size - tailSize : size - tailSize + lastNewline + 1);
+    const cut = await tornTailStart(fh, size);
+    if (cut === null) return;
+    await fh.truncate(cut);
     await fh.sync();
   } finally {
     await fh.close();

@@ -48,6 +48,21 @@ test('a torn last line from a crash is cut before the next append and skipped on
   assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), '{"id":"a","at":"x"}\n{"id":"c","at":"y"}\n');
 });
 
+test('a torn last line of any length (9 MB, a relay message cut by a crash) is cut at its start, so the next append stands alone', async (t) => {
+  const dir = await tmpDir(t);
+  const torn = `{"id":"big","at":"x","blob":"${'z'.repeat(9 * 1024 * 1024)}`;
+  await writeFile(join(dir, '2026-03-01.jsonl'), `{"id":"a","at":"x"}\n${torn}`);
+  const j = await Journal.open<Rec>(dir);
+  t.after(() => j.close());
+  await j.append('2026-03-01', [{ id: 'after', at: 'y' }]);
+  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'after']);
+  assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), '{"id":"a","at":"x"}\n{"id":"after","at":"y"}\n');
+  // A file that is one torn line from its first byte is cut to nothing.
+  await writeFile(join(dir, '2026-03-02.jsonl'), torn);
+  await j.append('2026-03-02', [{ id: 'only', at: 'z' }]);
+  assert.equal(await readFile(join(dir, '2026-03-02.jsonl'), 'utf8'), '{"id":"only","at":"z"}\n');
+});
+
 test('a damaged line in the middle is skipped and reported with its place, and the file is left as it is', async (t) => {
   const dir = await tmpDir(t);
   const text = '{"id":"a"}\nGARBAGE\n{"id":7}\n{"id":"c"}\n';
