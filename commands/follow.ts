@@ -29,7 +29,7 @@ export async function follow<T>(ctx: Context, f: Follow<T>): Promise<void> {
   process.once('SIGTERM', () => stop.abort());
   if (ctx.out.json || !ctx.io.stdout.isTTY) {
     while (!stop.signal.aborted) {
-      for (const row of await f.poll()) ctx.out.line(ctx.out.json ? JSON.stringify(row) : f.line(row));
+      for (const row of await f.poll()) ctx.out.json ? ctx.out.jsonLine(row) : ctx.out.line(f.line(row));
       await wait();
     }
     return;

@@ -3,6 +3,7 @@
 // for ink and react. Leaves cleanly on Ctrl-C or when the signal is aborted.
 import React, { useEffect, useState, type ReactNode } from 'react';
 import { Box, Text, render, useApp } from 'ink';
+import { printable } from './terminal.js';
 
 const SHOWN = 20;
 
@@ -56,7 +57,7 @@ function Live<T>({ poll, wait, signal, rowKey, heading, row, empty }: Props<T>) 
       {rows.map((r) => (
         <Text key={rowKey(r)}>{row(r)}</Text>
       ))}
-      {error ? <Text color="red">{error}</Text> : null}
+      {error ? <Text color="red">{printable(error, { inline: true })}</Text> : null}
     </Box>
   );
 }

@@ -6,6 +6,7 @@ import { helpOf, SETTINGS } from '../src/settings.js';
 import { Context } from './context.js';
 import { commands, nouns } from './registry.js';
 import type { Io } from './output.js';
+import { inertJson, printable } from './terminal.js';
 
 /** package.json sits one level up from commands/ in the source tree, two from dist/commands/. */
 function version(): string {
@@ -83,8 +84,9 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     }
     const message = e instanceof Error ? e.message : String(e);
     // With --json a refusal that has a body (a quota) prints it as the one document.
-    if (json && isSvcError(e) && e.details) io.stdout.write(JSON.stringify({ error: e.message, ...e.details }, null, 2) + '\n');
-    io.stderr.write(`svc: ${message.split('\n')[0]}\n`);
+    if (json && isSvcError(e) && e.details) io.stdout.write(inertJson({ error: e.message, ...e.details }) + '\n');
+    // An error can quote what a remote server or a message said.
+    io.stderr.write(`svc: ${printable(message.split('\n')[0]!)}\n`);
     if (debug && e instanceof Error && e.stack) io.stderr.write(e.stack + '\n');
     return isSvcError(e) ? e.spec.exit : 1;
   }

@@ -2,12 +2,9 @@ import type { CommandSpec } from '../spec.js';
 import { SvcError } from '../../src/errors.js';
 import type { InboundAuth } from '../../src/model/inbox.js';
 
-/** A terminal shows text, never markup or control sequences a sender put in a message. */
-const printable = (s: string) => s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-
 /** Whether anyone vouches for the sender, in words (src/inbox/authenticate.ts). */
 const authLine = (a: InboundAuth | null | undefined): string =>
-  !a ? 'not checked (received before svc checked senders)' : printable(`${a.verdict === 'pass' ? 'authenticated' : a.verdict === 'fail' ? 'NOT AUTHENTICATED (DMARC fails)' : 'NOT AUTHENTICATED'}: ${a.summary} (spf=${a.spf} dkim=${a.dkim} dmarc=${a.dmarc}${a.arc !== 'none' ? ` arc=${a.arc}` : ''})`);
+  !a ? 'not checked (received before svc checked senders)' : (`${a.verdict === 'pass' ? 'authenticated' : a.verdict === 'fail' ? 'NOT AUTHENTICATED (DMARC fails)' : 'NOT AUTHENTICATED'}: ${a.summary} (spf=${a.spf} dkim=${a.dkim} dmarc=${a.dmarc}${a.arc !== 'none' ? ` arc=${a.arc}` : ''})`);
 
 export default {
   noun: 'inbox',
@@ -27,16 +24,16 @@ export default {
     }
     ctx.out.result(item, () => {
       ctx.out.record({
-        id: item.id, kind: item.kind, folder: item.folder, from: item.from, to: item.to, cc: item.cc, subject: printable(item.subject), message_id: item.message_id, thread_id: item.thread_id, about: item.message_ref,
+        id: item.id, kind: item.kind, folder: item.folder, from: item.from, to: item.to, cc: item.cc, subject: item.subject, message_id: item.message_id, thread_id: item.thread_id, about: item.message_ref,
         ...(item.folder === 'inbox' ? { sender: authLine(item.auth) } : {}),
-        note: item.note === null ? null : printable(item.note), created_at: item.created_at,
+        note: item.note, created_at: item.created_at,
       });
       ctx.out.line();
-      ctx.out.line(printable(item.text ?? (item.html ? '(no text part)' : '(empty)')));
+      ctx.out.line(item.text ?? (item.html ? '(no text part)' : '(empty)'));
       if (item.html && opts.html) {
         ctx.out.line();
         ctx.out.line('--- HTML as received (not rendered) ---');
-        ctx.out.line(printable(item.html));
+        ctx.out.line(item.html);
       } else if (item.html) ctx.out.note(`an HTML part of ${item.html.length} characters is not shown (--html prints it as text)`);
     });
   },

@@ -3,6 +3,7 @@ import React from 'react';
 import { Text } from 'ink';
 import type { AttemptView } from '../../src/webhooks/webhooks.js';
 import { liveView } from '../live-view.js';
+import { printable } from '../terminal.js';
 
 export function tailView(poll: () => Promise<AttemptView[]>, wait: () => Promise<void>, signal: AbortSignal): Promise<void> {
   return liveView<AttemptView>({
@@ -24,7 +25,7 @@ export function tailView(poll: () => Promise<AttemptView[]>, wait: () => Promise
         <Text dimColor>{r.attempted_at.slice(11, 23)} </Text>
         <Text color={r.ok ? 'green' : 'red'}>{String(r.status_code ?? '---').padEnd(4)}</Text>
         {r.event.padEnd(16)} {r.kind.padEnd(6)} <Text dimColor>{r.endpoint_id.slice(0, 8)}</Text> {String(r.duration_ms).padStart(5)} ms
-        {r.error ? <Text color="red"> {r.error}</Text> : null}
+        {r.error ? <Text color="red"> {printable(r.error, { inline: true })}</Text> : null}
       </>
     ),
   });
