@@ -89,6 +89,17 @@ function count(raw: Buffer, needle: string, max: number): number {
   return n;
 }
 
+/** `boundary=` parameters, in any case (`BOUNDARY=` declares one just as well), up to max + 1. */
+function boundaries(raw: Buffer, max: number): number {
+  let n = 0;
+  // Every occurrence has `=` after "boundary": found by byte, then the eight letters before it
+  // compared without case (no copy of the message as a string).
+  for (let i = raw.indexOf(0x3d, 8); i !== -1; i = raw.indexOf(0x3d, i + 1)) {
+    if ((raw[i - 1]! | 0x20) === 0x79 && raw.toString('latin1', i - 8, i).toLowerCase() === 'boundary' && ++n > max) break;
+  }
+  return n;
+}
+
 const NON_ASCII = /[\x80-\xff]/;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 /** A header value read as latin1 (every byte kept) as its UTF-8 text when its bytes are UTF-8; else as is. */
@@ -110,15 +121,17 @@ export function readHead(raw: Buffer): Head {
   const cut = end < 0 || end > limit;
   const headers = raw.toString('latin1', 0, cut ? limit : end);
   const fields = fieldsOf(headers);
-  // Only a multipart message has parts to count (a single part is parsed in one go).
-  const multipart = /^\s*multipart\//i.test(fields.get('content-type') ?? '');
+  // Only a multipart message or one that wraps a message (message/rfc822, message/global, ... which
+  // may wrap a multipart of its own, at any depth) has parts to count; a single part is parsed in
+  // one go. Types are compared without case, as MIME has them.
+  const multipart = /^\s*(multipart|message)\//i.test(fields.get('content-type') ?? '');
   const problem = cut
     ? `a header block over ${HEADER_MAX / 1024} KB; kept as received, not parsed`
     : !multipart
       ? null
       : count(raw, '\n--', MAX_PARTS) > MAX_PARTS
       ? `more than ${MAX_PARTS} MIME parts; kept as received, not parsed`
-      : count(raw, 'boundary=', MAX_DEPTH) > MAX_DEPTH
+      : boundaries(raw, MAX_DEPTH) > MAX_DEPTH
         ? `more than ${MAX_DEPTH} multipart levels or groups; kept as received, not parsed`
         : null;
   // Raw UTF-8 in a header (RFC 6532, as SMTPUTF8 mail carries it) as the relay reads it; encoded

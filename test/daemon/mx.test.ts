@@ -184,18 +184,27 @@ const nested = (depth: number) => {
   for (let i = 0; i < depth; i++) body = `Content-Type: multipart/mixed; boundary="n${i}"\r\n\r\n--n${i}\r\n${body}--n${i}--\r\n`;
   return `From: a@elsewhere.test\r\nSubject: nested\r\n${body}`;
 };
+/** A message/rfc822 (type written in capitals) wrapping a multipart of `n` parts: the bomb that skipped the part count. */
+const wrappedParts = (n: number) => `From: a@elsewhere.test\r\nSubject: wrapped\r\nContent-Type: MESSAGE/RFC822\r\n\r\n${manyParts(n)}`;
+/** Nested `depth` deep with its boundaries declared in capitals (BOUNDARY=). */
+const nestedCapitals = (depth: number) => nested(depth).replace(/boundary=/g, 'BOUNDARY=').replace(/multipart\/mixed/g, 'Multipart/Mixed');
 const bigHeaders = (bytes: number) => `From: a@elsewhere.test\r\nSubject: headers\r\n${Array.from({ length: Math.ceil(bytes / 100) }, (_, i) => `X-F${String(i).padStart(6, '0')}: ${'x'.repeat(88)}`).join('\r\n')}\r\n\r\nbody\r\n`;
 
 for (const backend of backends) {
-  test(`${backend}: MX: hostile messages (2,000 parts, 200 deep, a 2 MB header block) are kept raw and marked; the MX keeps answering`, async (t) => {
+  test(`${backend}: MX: hostile messages (2,000 parts, 200 deep, the same in capitals, 20,000 parts inside a message/rfc822, a 2 MB header block) are kept raw and marked; the MX keeps answering`, async (t) => {
     const { s, mx, service } = await daemon(t, backend);
-    for (const message of [manyParts(2000), nested(200), bigHeaders(2 * 1024 * 1024)]) {
+    for (const message of [wrappedParts(20_000), nestedCapitals(200), manyParts(2000), nested(200), bigHeaders(2 * 1024 * 1024)]) {
       const r = await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], message);
       assert.match(r.end, /^250 /);
     }
     const items = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data;
-    assert.equal(items.length, 3);
+    assert.equal(items.length, 5);
     for (const i of items) assert.match(i.note ?? '', /kept as received/);
+    // Reading the bomb never parses it (it was the read that took 37 s and 5 GB).
+    const bomb = items.find((i) => i.subject === 'wrapped')!;
+    assert.match(bomb.note!, /more than 500 MIME parts/);
+    const read = await service.inbox.get(s.ws, bomb.id);
+    assert.equal(read.text, null);
     const raw = await service.store.inbox.get(s.ws.id, items[0]!.id);
     assert.ok(Buffer.from(raw!.raw!, 'base64').length > 2 * 1024 * 1024, 'the whole message is kept');
     assert.ok(raw!.headers.length <= 64 * 1024, 'the header block svc reads is bounded');
