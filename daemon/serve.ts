@@ -13,7 +13,7 @@ import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
 import { DEFAULT_RELAY, startRelay } from './relay.js';
 import { DEFAULT_MX, startMx } from './mx.js';
-import { openFileLimit, relayConnectionCeiling } from './fd-limit.js';
+import { openFileLimit, smtpConnectionCaps, smtpConnectionCeiling } from './fd-limit.js';
 import { tlsIdentity } from '../src/relay/tls.js';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
@@ -110,12 +110,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     listeners.push({ name: 'api', url: apiUrl, close: () => api.close() });
     stops.listeners.push(() => api.close());
 
-    const ceiling = relayConnectionCeiling(openFileLimit());
-    let relayMax = config.relayMaxConnections;
-    if (ceiling !== null && relayMax > ceiling) {
-      log.warn(`relay: at most ${ceiling} connections (not ${relayMax}): the open-file limit is ${openFileLimit()} and the API, the store and delivery need the rest; raise it with ulimit -n`);
-      relayMax = ceiling;
+    const fileLimit = openFileLimit();
+    const caps = smtpConnectionCaps(smtpConnectionCeiling(fileLimit), { relay: config.relayMaxConnections, mx: config.mxMaxConnections });
+    for (const [name, asked, got] of [['relay', config.relayMaxConnections, caps.relay], ['mx', config.mxMaxConnections, caps.mx]] as const) {
+      if (got < asked) log.warn(`${name}: at most ${got} connections (not ${asked}): the open-file limit is ${fileLimit} and the API, the store and delivery need a quarter of it; raise it with ulimit -n`);
     }
+    const relayMax = caps.relay;
     const relay = await startRelay(service, {
       ...DEFAULT_RELAY,
       host: config.host,
@@ -129,7 +129,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     listeners.push({ name: 'relay', url: relay.url, close: relay.close, stats: () => ({ ...relay.stats() }) });
     stops.listeners.push(relay.close);
 
-    const mx = await startMx(service, { ...DEFAULT_MX, host: config.host, port: config.mxPort, tls: await tlsIdentity(service.deps) });
+    const mx = await startMx(service, {
+      ...DEFAULT_MX,
+      host: config.host,
+      port: config.mxPort,
+      tls: await tlsIdentity(service.deps),
+      maxConnections: caps.mx,
+      maxConnectionsPerAddress: config.mxMaxConnectionsPerAddress,
+      dataMemory: config.mxDataMemory,
+    });
     listeners.push({ name: 'mx', url: mx.url, close: mx.close, stats: mx.stats });
     stops.listeners.push(mx.close);
 

@@ -70,6 +70,10 @@ export interface Config {
   relayMaxConnectionsPerAddress: number;
   /** Bytes of message data the relay holds in memory at once, over all sessions; past it DATA gets 451 4.3.1. */
   relayDataMemory: number;
+  /** MX connections open at once, in all, and from one address; message data it holds at once. */
+  mxMaxConnections: number;
+  mxMaxConnectionsPerAddress: number;
+  mxDataMemory: number;
   /** Requests per minute per API key on /api/v2 (spec: 60, sliding window). */
   rateLimit: number;
   /** How long a webhook attempt waits for its answer (spec: 8 seconds). */
@@ -200,6 +204,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     relayMaxConnections: num('relayMaxConnections'),
     relayMaxConnectionsPerAddress: num('relayMaxConnectionsPerAddress'),
     relayDataMemory: num('relayDataMemory'),
+    mxMaxConnections: num('mxMaxConnections'),
+    mxMaxConnectionsPerAddress: num('mxMaxConnectionsPerAddress'),
+    mxDataMemory: num('mxDataMemory'),
     webhookTimeoutMs: num('webhookTimeout'),
     webhookConcurrency: num('webhookConcurrency'),
     composeThreads: num('composeThreads'),

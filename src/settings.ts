@@ -207,6 +207,17 @@ const TABLE = [
     parse: count('--relay-max-connections', 1, 100_000),
   },
   { name: 'relayMaxConnectionsPerAddress', flag: '--relay-max-connections-per-address <n>', env: 'SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS', default: '20', scope: 'serve', description: "relay connections open at once from one address (as Postfix's `smtpd_client_connection_count_limit`)", parse: count('--relay-max-connections-per-address', 1, 100_000) },
+  {
+    name: 'mxMaxConnections',
+    flag: '--mx-max-connections <n>',
+    env: 'SVC_MX_MAX_CONNECTIONS',
+    default: '500',
+    scope: 'serve',
+    description: 'MX connections open at once; more get `421 4.7.0` at connect (with the relay\'s, lowered to leave a quarter of the open-file limit to the rest of the daemon)',
+    parse: count('--mx-max-connections', 1, 100_000),
+  },
+  { name: 'mxMaxConnectionsPerAddress', flag: '--mx-max-connections-per-address <n>', env: 'SVC_MX_MAX_CONNECTIONS_PER_ADDRESS', default: '20', scope: 'serve', description: 'MX connections open at once from one address', parse: count('--mx-max-connections-per-address', 1, 100_000) },
+  { name: 'mxDataMemory', flag: '--mx-data-memory <size>', env: 'SVC_MX_DATA_MEMORY', default: '128mb', scope: 'serve', description: 'message data the MX holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--mx-data-memory', r) },
   { name: 'relayDataMemory', flag: '--relay-data-memory <size>', env: 'SVC_RELAY_DATA_MEMORY', default: '64mb', scope: 'serve', description: 'message data the relay holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--relay-data-memory', r) },
 ] as const satisfies readonly Setting[];
 

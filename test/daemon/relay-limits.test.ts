@@ -12,18 +12,33 @@ import { tmpDir } from '../helpers/tmp.js';
 import { startRelay, DEFAULT_RELAY, type RelayStats } from '../../daemon/relay.js';
 import { tlsIdentity } from '../../src/relay/tls.js';
 
-/** Opens a raw connection from `from` (a loopback address) and resolves with its first line. */
+/**
+ * Opens a raw connection from `from` (a loopback address) and resolves with its first line, or with
+ * `(closed)` when the server closes first, or `(no greeting)` after 15 s (a server out of
+ * descriptors accepts nothing: without a deadline this waited for ever on a busy machine).
+ */
 function firstLine(url: string, from: string): Promise<{ socket: Socket; line: string }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect({ port: Number(u.port), host: u.hostname, localAddress: from });
+    const timer = setTimeout(() => resolve({ socket, line: '(no greeting)' }), 15_000);
     let buf = '';
     socket.on('data', (d) => {
       buf += d.toString();
       const nl = buf.indexOf('\r\n');
-      if (nl >= 0) resolve({ socket, line: buf.slice(0, nl) });
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve({ socket, line: buf.slice(0, nl) });
+      }
     });
-    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ socket, line: '(closed)' });
+    });
+    socket.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
   });
 }
 
@@ -132,13 +147,13 @@ test('the failed-AUTH map is bounded: past its size the oldest address is forgot
   assert.equal(relay.stats().trackedAuthFailures, 3);
 });
 
-test('under a low open-file limit the relay keeps descriptors for the API and admin commands', async (t) => {
+test('under a low open-file limit the relay and the MX together keep a quarter of the descriptors for the API and admin commands', async (t) => {
   if (spawnSync('prlimit', ['--version']).error) return t.skip('prlimit is not installed');
   const dir = await tmpDir(t);
   const store = ['--store', `file:${dir}`];
   json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
   const child = spawn('prlimit', ['--nofile=300:300', process.execPath, SVC, 'serve', ...store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'], {
-    env: { ...process.env, NO_COLOR: '1', SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS: '1000' },
+    env: { ...process.env, NO_COLOR: '1', SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS: '1000', SVC_MX_MAX_CONNECTIONS_PER_ADDRESS: '1000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => child.kill('SIGKILL'));
@@ -149,26 +164,30 @@ test('under a low open-file limit the relay keeps descriptors for the API and ad
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
-      for (const m of out.matchAll(/(api|relay) listening on (\S+)/g)) urls[m[1]!] = m[2]!;
-      if (urls.api && urls.relay) resolve();
+      for (const m of out.matchAll(/(api|relay|mx) listening on (\S+)/g)) urls[m[1]!] = m[2]!;
+      if (urls.api && urls.relay && urls.mx) resolve();
     });
     child.once('exit', () => reject(new Error(`serve exited: ${stderr}`)));
   });
   assert.match(stderr, /relay: at most \d+ connections \(not 500\): the open-file limit is 300/);
+  assert.match(stderr, /mx: at most \d+ connections \(not 500\): the open-file limit is 300/);
   const sockets: Socket[] = [];
   t.after(() => sockets.forEach((x) => x.destroy()));
-  let greeted = 0;
-  let refused = 0;
-  await Promise.all(
-    Array.from({ length: 400 }, async () => {
-      const c = await firstLine(urls.relay!, '127.0.0.1');
-      sockets.push(c.socket);
-      if (c.line.startsWith('220')) greeted++;
-      else refused++;
-    }),
-  );
-  console.log(`# fd limit 300: ${greeted} relay connections greeted, ${refused} refused with 421`);
-  assert.ok(refused > 0 && greeted > 0);
+  // 400 idle connections to each listener, held open.
+  for (const name of ['relay', 'mx'] as const) {
+    let greeted = 0;
+    let refused = 0;
+    await Promise.all(
+      Array.from({ length: 400 }, async () => {
+        const c = await firstLine(urls[name]!, '127.0.0.1');
+        sockets.push(c.socket);
+        if (c.line.startsWith('220')) greeted++;
+        else refused++;
+      }),
+    );
+    console.log(`# fd limit 300: ${greeted} ${name} connections greeted, ${refused} refused`);
+    assert.ok(refused > 0 && greeted > 0, name);
+  }
   assert.equal((await fetch(`${urls.api}/healthz`, { signal: AbortSignal.timeout(5000) })).status, 200);
   const key = await svc([...store, 'keys', 'create', '--json']);
   assert.equal(key.code, 0, key.stderr);
