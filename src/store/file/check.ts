@@ -2,10 +2,10 @@
 // the store's own start-up use. A line of a journal that cannot be read is never dropped and never
 // stops the store: it is skipped, copied with its place and reason into quarantine/JOURNAL.jsonl,
 // and reported at every start until `svc store repair --apply` takes it out of the journal.
-import { appendFile, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
-import { scanLines, type BadLine } from './journal.js';
+import { scanFile, segmentOf, type BadLine } from './journal.js';
 import { syncDir } from './durable-json.js';
 import { dataFileProblem } from './shapes.js';
 import { DATA_FILE } from './doc.js';
@@ -80,8 +80,7 @@ export function describeBadLines(bad: readonly BadLine[]): string {
 interface Scanned {
   file: string;
   journal: string;
-  partition: string;
-  buf: Buffer;
+  size: number;
   bad: BadLine[];
   tornAt: number | null;
 }
@@ -99,11 +98,11 @@ async function scanJournals(dir: string): Promise<Scanned[]> {
       throw e;
     }
     for (const f of files) {
+      if (!segmentOf(f)) continue;
       const file = join(dir, name, f);
-      const partition = f.slice(0, -'.jsonl'.length);
-      const buf = await readFile(file);
-      const scan = scanLines(buf, partition, validate);
-      out.push({ file, journal: name, partition, buf, bad: scan.bad.map((b) => ({ ...b, file })), tornAt: scan.tornAt });
+      // Streamed, records not kept: a journal of any size is checked in bounded memory.
+      const scan = await scanFile(file, f.slice(0, -'.jsonl'.length), validate);
+      out.push({ file, journal: name, size: scan.size, bad: scan.bad, tornAt: scan.tornAt });
     }
   }
   return out;
@@ -127,6 +126,24 @@ async function dataFile(dir: string): Promise<StoreProblem | null> {
   return why ? { file, line: null, offset: null, kind: 'data_file', reason: why } : null;
 }
 
+/** Copies byte ranges of `file` to `to`, a megabyte at a time. */
+async function copyRanges(file: string, to: FileHandle, ranges: ReadonlyArray<[number, number]>): Promise<void> {
+  const src = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1024 * 1024);
+    for (const [start, end] of ranges) {
+      for (let pos = start; pos < end; ) {
+        const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, end - pos), pos);
+        if (bytesRead <= 0) throw new Error(`${file} is shorter than it was when checked`);
+        for (let w = 0; w < bytesRead; ) w += (await to.write(buf, w, bytesRead - w)).bytesWritten;
+        pos += bytesRead;
+      }
+    }
+  } finally {
+    await src.close();
+  }
+}
+
 /** Reads every file of the store and reports what cannot be read; changes nothing. */
 export async function checkFileStore(dir: string): Promise<StoreReport> {
   return report(dir, await scanJournals(dir));
@@ -138,7 +155,7 @@ async function report(dir: string, scanned: Scanned[]): Promise<StoreReport> {
   if (data) problems.push(data);
   for (const s of scanned) {
     for (const b of s.bad) problems.push({ file: s.file, line: b.line, offset: b.offset, kind: 'bad_line', reason: b.reason });
-    if (s.tornAt !== null) problems.push({ file: s.file, line: null, offset: s.tornAt, kind: 'torn_tail', reason: `${s.buf.length - s.tornAt} byte(s) after the last newline (a write a crash cut short; never acknowledged)` });
+    if (s.tornAt !== null) problems.push({ file: s.file, line: null, offset: s.tornAt, kind: 'torn_tail', reason: `${s.size - s.tornAt} byte(s) after the last newline (a write a crash cut short; never acknowledged)` });
   }
   return { store: `file:${dir}`, ok: problems.every((p) => p.kind === 'torn_tail'), problems };
 }
@@ -155,22 +172,22 @@ export async function repairFileStore(dir: string, apply: boolean): Promise<Repa
   for (const s of scanned) {
     if (!s.bad.length && s.tornAt === null) continue;
     if (s.bad.length) actions.push({ file: s.file, action: `copy ${s.bad.length} unreadable line(s) (line ${s.bad.map((b) => b.line).join(', ')}) to ${join(dir, QUARANTINE, `${s.journal}.jsonl`)} and remove them from the journal` });
-    if (s.tornAt !== null) actions.push({ file: s.file, action: `cut the torn tail (${s.buf.length - s.tornAt} byte(s) at offset ${s.tornAt})` });
+    if (s.tornAt !== null) actions.push({ file: s.file, action: `cut the torn tail (${s.size - s.tornAt} byte(s) at offset ${s.tornAt})` });
     if (!apply) continue;
     await setAside(dir, s.journal, s.bad);
-    const skip = new Set(s.bad.map((b) => b.offset));
-    const kept: Buffer[] = [];
-    const end = s.tornAt ?? s.buf.length;
-    for (let start = 0; start < end; ) {
-      const nl = s.buf.indexOf(0x0a, start);
-      if (!skip.has(start)) kept.push(s.buf.subarray(start, nl + 1));
-      start = nl + 1;
+    // What stays: the byte ranges between the bad lines, up to the torn tail, copied a chunk at a time.
+    const keep: Array<[number, number]> = [];
+    let from = 0;
+    for (const b of [...s.bad].sort((x, y) => x.offset - y.offset)) {
+      keep.push([from, b.offset]);
+      from = b.offset + b.raw.length + 1;
     }
+    keep.push([from, s.tornAt ?? s.size]);
     // Atomic: the old journal or the new one, never half of each.
     const tmp = `${s.file}.repair.tmp`;
     const fh = await open(tmp, 'w', 0o600);
     try {
-      await fh.writeFile(Buffer.concat(kept));
+      await copyRanges(s.file, fh, keep);
       await fh.sync();
     } catch (e) {
       await fh.close();

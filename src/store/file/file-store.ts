@@ -101,9 +101,7 @@ export class FileStore implements Store {
       // Suppressions first; the inbox's lines change records of the mail journal, so they are read
       // after it, and the mail journal's marks (events dispatched) are applied after both.
       const replayAll = async (journal: Journal<Line>, replay: Replay) => {
-        for (const day of await journal.partitions()) {
-          for (const { record, at } of await journal.readLocated(day)) replay.apply(record, at);
-        }
+        for (const day of await journal.partitions()) await journal.each(day, (record, at) => replay.apply(record, at));
       };
       await replayAll(held, heldReplay);
       heldReplay.finish();

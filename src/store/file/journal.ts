@@ -1,14 +1,18 @@
 // Day-partitioned journals for the file store's high-volume records (messages, events, webhook
 // deliveries): one JSON line per record version in DIR/<name>/<YYYY-MM-DD>.jsonl (or another
-// partition name, for a journal that is never dropped). An append costs what it writes, never a
-// rewrite of what is there, and concurrent appends share one write and one fsync (group commit).
+// partition name, for a journal that is never dropped). A partition is written in segments of at
+// most SEGMENT_MAX bytes (<day>.jsonl, then <day>.1.jsonl, <day>.2.jsonl, ...), and every read
+// streams a segment or reads one line by its offset: no file is ever read whole into one buffer
+// (Node cannot hold 2 GiB in one, and a day of 25 MB messages passes that in seconds). An append
+// costs what it writes, never a rewrite of what is there, and concurrent appends share one write
+// and one fsync (group commit).
 // Old days are dropped whole, which is how retention works. A record may carry an attachment: bytes
 // without a newline (a received message in base64) on a line of their own, `~` first, written
 // just before the record's line in the same write; reads of the journal pass over such lines, and
 // the attachment is read only where its record says it lies. Long because the write path (short
 // writes, truncate-back on failure, per-line failure) and the read path (torn tails, offsets) are
 // one file format and must change together.
-import { mkdir, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
 import { GroupCommit } from './group-commit.js';
@@ -16,8 +20,22 @@ import { syncDir } from './durable-json.js';
 
 /** The first byte of an attachment's line (a record's line starts with `{`). */
 const ATTACHMENT = 0x7e; // ~
-const PARTITION = /^([a-z0-9][a-z0-9-]*)\.jsonl$/;
+/** A segment file: its partition and its number (none for the first). */
+const SEGMENT_FILE = /^([a-z0-9][a-z0-9-]*)(?:\.([1-9][0-9]{0,5}))?\.jsonl$/;
 const PARTITION_NAME = /^[a-z0-9][a-z0-9-]*$/;
+/** A segment is closed and the next begun once a write would take it past this. */
+export const SEGMENT_MAX = 256 * 1024 * 1024;
+/** How much of a segment a streamed read holds at once (a longer line is gathered whole). */
+const READ_CHUNK = 1024 * 1024;
+
+/** A segment's file name without `.jsonl`: the partition, then `.N` for segments after the first. */
+export const stemOf = (partition: string, segment = 0): string => (segment ? `${partition}.${segment}` : partition);
+
+/** The partition and segment of a journal file name, or null for another file. */
+export function segmentOf(file: string): { partition: string; segment: number } | null {
+  const m = SEGMENT_FILE.exec(file);
+  return m ? { partition: m[1]!, segment: m[2] ? Number(m[2]) : 0 } : null;
+}
 
 function checkPartition(partition: string): void {
   if (!PARTITION_NAME.test(partition)) throw new SvcError('internal', `bad journal partition ${partition}`);
@@ -94,41 +112,86 @@ export interface BadLine {
   raw: Buffer;
 }
 
-/**
- * Splits a journal file into records. A last line without its newline is a torn tail (a crash
- * mid-append, never acknowledged) and is reported as `tornAt`; any other line that is not JSON or
- * not a record of the right shape is a bad line.
- */
-export function scanLines<T>(buf: Buffer, partition: string, validate: Validate): { records: Array<{ record: T; at: LineAt }>; bad: BadLine[]; tornAt: number | null } {
-  const records: Array<{ record: T; at: LineAt }> = [];
-  const bad: BadLine[] = [];
-  let tornAt: number | null = null;
-  for (let start = 0, n = 1; start < buf.length; n++) {
-    const nl = buf.indexOf(0x0a, start);
-    if (nl === -1) {
-      tornAt = start;
-      break;
-    }
-    if (nl > start && buf[start] !== ATTACHMENT) {
-      let reason: string | null;
-      let record: unknown;
-      try {
-        record = JSON.parse(buf.toString('utf8', start, nl));
-        reason = validate(record);
-      } catch (e) {
-        reason = `not JSON (${(e as Error).message})`;
-      }
-      if (reason === null) records.push({ record: record as T, at: { partition, offset: start, length: nl + 1 - start } });
-      else bad.push({ file: '', partition, line: n, offset: start, reason, raw: buf.subarray(start, nl) });
-    }
-    start = nl + 1;
-  }
-  return { records, bad, tornAt };
+/** What a streamed read of one segment file found besides its records. */
+export interface FileScan {
+  /** Lines that are not JSON or not a record of the right shape (their `partition` is the file's stem). */
+  bad: BadLine[];
+  /** Where a last line without its newline starts (a crash mid-append, never acknowledged), or null. */
+  tornAt: number | null;
+  size: number;
 }
 
-/** Where one record's line lies in its partition file; known once the line is on disk. */
+/**
+ * Reads a journal file a chunk at a time, calling `onRecord` for each good record with where its
+ * line lies. Attachment lines (`~`) are passed over without being held; a record line longer than
+ * a chunk is gathered whole. A missing file reads as empty.
+ */
+export async function scanFile<T>(path: string, stem: string, validate: Validate, onRecord?: (record: T, offset: number, length: number) => void): Promise<FileScan> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, 'r');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { bad: [], tornAt: null, size: 0 };
+    throw e;
+  }
+  const bad: BadLine[] = [];
+  try {
+    const { size } = await fh.stat();
+    const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(size, 1)));
+    let parts: Buffer[] = [];
+    let lineStart = 0;
+    let atLineStart = true;
+    let skipping = false;
+    let n = 1;
+    const line = (end: number) => {
+      const text = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      parts = [];
+      if (!skipping && text.length) {
+        let reason: string | null;
+        let record: unknown;
+        try {
+          record = JSON.parse(text.toString('utf8'));
+          reason = validate(record);
+        } catch (e) {
+          reason = `not JSON (${(e as Error).message})`;
+        }
+        if (reason === null) onRecord?.(record as T, lineStart, end + 1 - lineStart);
+        else bad.push({ file: path, partition: stem, line: n, offset: lineStart, reason, raw: text });
+      }
+      n++;
+      lineStart = end + 1;
+      atLineStart = true;
+      skipping = false;
+    };
+    for (let pos = 0; pos < size; ) {
+      const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, size - pos), pos);
+      if (bytesRead <= 0) break;
+      for (let from = 0; from < bytesRead; ) {
+        const nl = chunk.indexOf(0x0a, from);
+        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
+        if (atLineStart && end > from) {
+          skipping = chunk[from] === ATTACHMENT;
+          atLineStart = false;
+        }
+        // The chunk is reused: what a line keeps of it is copied.
+        if (!skipping && end > from) parts.push(Buffer.from(chunk.subarray(from, end)));
+        if (end === bytesRead) break;
+        line(pos + end);
+        from = end + 1;
+      }
+      pos += bytesRead;
+    }
+    return { bad, tornAt: lineStart < size ? lineStart : null, size };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Where one record's line lies; known once the line is on disk. */
 export interface LineAt {
   partition: string;
+  /** The segment of the partition (absent for the first). */
+  segment?: number;
   offset: number;
   length: number;
 }
@@ -148,15 +211,19 @@ interface PendingLine {
 const KEEP_BUFFER = 4 * 1024 * 1024;
 
 export class Journal<T> {
-  /** Partitions whose file name this process has made durable (syncDir). */
+  /** Segment files (stems) whose name this process has made durable (syncDir). */
   readonly #named = new Set<string>();
   readonly dir: string;
   #pending = new Map<string, PendingLine[]>();
+  /** Append handles by partition, each on the partition's last segment. */
   #handles = new Map<string, FileHandle>();
-  /** Bytes in each partition file with an open append handle: the next line's offset. */
+  /** The segment each open append handle writes. */
+  #segment = new Map<string, number>();
+  /** Bytes in the segment of each open append handle: the next line's offset. */
   #sizes = new Map<string, number>();
-  /** Read handles for readAt, opened on first use. */
+  /** Read handles for readAt by segment stem, opened on first use. */
   #readers = new Map<string, Promise<FileHandle>>();
+  readonly #segmentMax: number;
   readonly #validate: Validate;
   #problems = new Map<string, BadLine>();
   /** Partitions whose last failed write could not be cut back: their size before it. */
@@ -164,19 +231,35 @@ export class Journal<T> {
   readonly #commit = new GroupCommit(() => this.#flush());
   readonly #openFile: OpenFile;
 
-  private constructor(dir: string, openFile: OpenFile, validate: Validate) {
+  private constructor(dir: string, openFile: OpenFile, validate: Validate, segmentMax: number) {
     this.dir = dir;
     this.#openFile = openFile;
     this.#validate = validate;
+    this.#segmentMax = segmentMax;
   }
 
   /**
    * `validate` says what is wrong with a parsed line that is not a record of this journal (null when
-   * it is one); `openFile` opens the append handles (tests wrap it to inject short writes).
+   * it is one); `openFile` opens the append handles (tests wrap it to inject short writes);
+   * `segmentMax` is SEGMENT_MAX but in tests.
    */
-  static async open<T>(dir: string, options: { openFile?: OpenFile; validate?: Validate } = {}): Promise<Journal<T>> {
+  static async open<T>(dir: string, options: { openFile?: OpenFile; validate?: Validate; segmentMax?: number } = {}): Promise<Journal<T>> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    return new Journal<T>(dir, options.openFile ?? ((path, flags) => open(path, flags, 0o600)), options.validate ?? (() => null));
+    return new Journal<T>(dir, options.openFile ?? ((path, flags) => open(path, flags, 0o600)), options.validate ?? (() => null), options.segmentMax ?? SEGMENT_MAX);
+  }
+
+  #path(stem: string): string {
+    return join(this.dir, `${stem}.jsonl`);
+  }
+
+  /** The segments of a partition on disk, first to last (none when it has no file). */
+  async #segmentsOf(partition: string): Promise<number[]> {
+    return (await readdir(this.dir))
+      .flatMap((f) => {
+        const s = segmentOf(f);
+        return s && s.partition === partition ? [s.segment] : [];
+      })
+      .sort((a, b) => a - b);
   }
 
   /**
@@ -218,18 +301,19 @@ export class Journal<T> {
 
   /** The attachment (`length` characters, as appendLocated took them) of the record whose line lies at `at`, or null when its day was dropped. */
   async attachmentAt(at: LineAt, length: number): Promise<string | null> {
-    const line = await this.#bytesAt({ partition: at.partition, offset: at.offset - length - 2, length: length + 2 });
-    if (line && line[0] !== ATTACHMENT) throw new SvcError('store_corrupt', `journal ${join(this.dir, at.partition)}.jsonl has no attachment where a record says; it was left untouched`);
+    const line = await this.#bytesAt({ ...at, offset: at.offset - length - 2, length: length + 2 });
+    if (line && line[0] !== ATTACHMENT) throw new SvcError('store_corrupt', `journal ${this.#path(stemOf(at.partition, at.segment))} has no attachment where a record says; it was left untouched`);
     return line && line.toString('latin1', 1);
   }
 
   /** The bytes of the line at `at` without its newline. */
   async #bytesAt(at: LineAt): Promise<Buffer | null> {
-    let reader = this.#readers.get(at.partition);
+    const stem = stemOf(at.partition, at.segment);
+    let reader = this.#readers.get(stem);
     if (!reader) {
-      reader = open(join(this.dir, `${at.partition}.jsonl`), 'r');
-      this.#readers.set(at.partition, reader);
-      reader.catch(() => this.#readers.delete(at.partition));
+      reader = open(this.#path(stem), 'r');
+      this.#readers.set(stem, reader);
+      reader.catch(() => this.#readers.delete(stem));
     }
     let fh: FileHandle;
     try {
@@ -240,7 +324,7 @@ export class Journal<T> {
     }
     const buf = Buffer.allocUnsafe(at.length);
     const { bytesRead } = await fh.read(buf, 0, at.length, at.offset);
-    if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a) throw new SvcError('store_corrupt', `journal ${join(this.dir, at.partition)}.jsonl is shorter than a line it holds; it was left untouched`);
+    if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a) throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
     return buf.subarray(0, at.length - 1);
   }
 
@@ -254,7 +338,7 @@ export class Journal<T> {
 
   /** Oldest first. */
   async partitions(): Promise<string[]> {
-    return (await readdir(this.dir)).flatMap((n) => PARTITION.exec(n)?.[1] ?? []).sort();
+    return [...new Set((await readdir(this.dir)).flatMap((n) => segmentOf(n)?.partition ?? []))].sort();
   }
 
   /**
@@ -267,16 +351,19 @@ export class Journal<T> {
 
   /** read, with where each line lies (for readAt). Bad lines are skipped and kept in `problems`. */
   async readLocated(partition: string): Promise<Array<{ record: T; at: LineAt }>> {
-    let buf: Buffer;
-    try {
-      buf = await readFile(join(this.dir, `${partition}.jsonl`));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw e;
+    const out: Array<{ record: T; at: LineAt }> = [];
+    await this.each(partition, (record, at) => out.push({ record, at }));
+    return out;
+  }
+
+  /** Every record of a partition in the order written, streamed segment by segment (no array of a whole day). */
+  async each(partition: string, fn: (record: T, at: LineAt) => void): Promise<void> {
+    checkPartition(partition);
+    for (const segment of await this.#segmentsOf(partition)) {
+      const stem = stemOf(partition, segment);
+      const scan = await scanFile<T>(this.#path(stem), stem, this.#validate, (record, offset, length) => fn(record, segment ? { partition, segment, offset, length } : { partition, offset, length }));
+      for (const b of scan.bad) this.#problems.set(`${stem}:${b.offset}`, b);
     }
-    const scan = scanLines<T>(buf, partition, this.#validate);
-    for (const b of scan.bad) this.#problems.set(`${partition}:${b.offset}`, { ...b, file: join(this.dir, `${partition}.jsonl`) });
-    return scan.records;
   }
 
   /**
@@ -287,15 +374,19 @@ export class Journal<T> {
     return [...this.#problems.values()];
   }
 
-  /** Removes a whole day (retention). */
+  /** Removes a whole day, every segment of it (retention). */
   async drop(partition: string): Promise<void> {
     await this.#commit.settled();
     await this.#handles.get(partition)?.close();
     this.#handles.delete(partition);
     this.#sizes.delete(partition);
-    this.#named.delete(partition);
-    await this.#closeReader(partition);
-    await rm(join(this.dir, `${partition}.jsonl`), { force: true });
+    this.#segment.delete(partition);
+    for (const segment of await this.#segmentsOf(partition)) {
+      const stem = stemOf(partition, segment);
+      this.#named.delete(stem);
+      await this.#closeReader(stem);
+      await rm(this.#path(stem), { force: true });
+    }
   }
 
   async close(): Promise<void> {
@@ -303,12 +394,13 @@ export class Journal<T> {
     for (const h of this.#handles.values()) await h.close();
     this.#handles.clear();
     this.#sizes.clear();
+    this.#segment.clear();
     for (const p of [...this.#readers.keys()]) await this.#closeReader(p);
   }
 
-  async #closeReader(partition: string): Promise<void> {
-    const reader = this.#readers.get(partition);
-    this.#readers.delete(partition);
+  async #closeReader(stem: string): Promise<void> {
+    const reader = this.#readers.get(stem);
+    this.#readers.delete(stem);
     await reader?.then((fh) => fh.close(), () => {});
   }
 
@@ -320,16 +412,22 @@ export class Journal<T> {
       try {
         await this.#flushPartition(partition, lines);
       } catch (e) {
-        const failure = writeFailure(join(this.dir, `${partition}.jsonl`), e);
+        const failure = writeFailure(this.#path(stemOf(partition, this.#segment.get(partition))), e);
         for (const l of lines) l.failed = failure;
       }
     }
   }
 
-  async #handle(partition: string): Promise<FileHandle> {
+  /**
+   * The append handle of a partition's last segment; `next` begins a new segment after it (the
+   * caller closed the full one).
+   */
+  async #handle(partition: string, next?: number): Promise<FileHandle> {
     const known = this.#handles.get(partition);
     if (known) return known;
-    const path = join(this.dir, `${partition}.jsonl`);
+    const segment = next ?? (await this.#segmentsOf(partition)).at(-1) ?? 0;
+    const stem = stemOf(partition, segment);
+    const path = this.#path(stem);
     await cutTornTail(path);
     const fh = await this.#openFile(path, 'a');
     let size: number;
@@ -350,12 +448,13 @@ export class Journal<T> {
     }
     this.#handles.set(partition, fh);
     this.#sizes.set(partition, size);
+    this.#segment.set(partition, segment);
     // A file's name must be on disk before a line in it is acknowledged: made durable once per
     // file and process (a process that died before doing it acknowledged nothing in it), not at
     // every reopen of a handle closed to keep few open.
-    if (!this.#named.has(partition)) {
+    if (!this.#named.has(stem)) {
       await syncDir(this.dir);
-      this.#named.add(partition);
+      this.#named.add(stem);
     }
     // Few days are written at once; keep the newest handles open.
     for (const [old, h] of this.#handles) {
@@ -364,17 +463,29 @@ export class Journal<T> {
         await h.close();
         this.#handles.delete(old);
         this.#sizes.delete(old);
+        this.#segment.delete(old);
       }
     }
     return fh;
   }
 
   async #flushPartition(partition: string, lines: PendingLine[]): Promise<void> {
-    const fh = await this.#handle(partition);
-    const offset = this.#sizes.get(partition)!;
+    let fh = await this.#handle(partition);
     // Each line encoded once, straight into the flush's buffer; its length is where the next starts.
     const lengths = lines.map((l) => Buffer.byteLength(l.text) + (l.attachment === undefined ? 0 : l.attachment.length + 2));
     const size = lengths.reduce((a, b) => a + b, 0);
+    // A segment that this write would take past its bound is closed and the next one begun (a
+    // write larger than the bound goes whole into a segment of its own).
+    if (this.#sizes.get(partition)! > 0 && this.#sizes.get(partition)! + size > this.#segmentMax) {
+      const next = this.#segment.get(partition)! + 1;
+      await fh.close();
+      this.#handles.delete(partition);
+      this.#sizes.delete(partition);
+      this.#segment.delete(partition);
+      fh = await this.#handle(partition, next);
+    }
+    const offset = this.#sizes.get(partition)!;
+    const segment = this.#segment.get(partition)!;
     const data = this.#buffer(size);
     let end = 0;
     for (const l of lines) {
@@ -404,7 +515,8 @@ export class Journal<T> {
     let at = offset;
     lines.forEach((l, i) => {
       const before = l.attachment === undefined ? 0 : l.attachment.length + 2;
-      l.located?.({ partition, offset: at + before, length: lengths[i]! - before });
+      const where = { partition, offset: at + before, length: lengths[i]! - before };
+      l.located?.(segment ? { ...where, segment } : where);
       at += lengths[i]!;
     });
   }
@@ -431,6 +543,7 @@ export class Journal<T> {
       this.#goodSize.set(partition, offset);
       this.#handles.delete(partition);
       this.#sizes.delete(partition);
+      this.#segment.delete(partition);
       await fh.close().catch(() => {});
     }
   }

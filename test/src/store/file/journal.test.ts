@@ -234,3 +234,40 @@ test('a failure in one day does not fail the lines of another day written in the
   assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a']);
   assert.deepEqual(await j.read('2026-03-02'), []);
 });
+
+test('a partition is written in segments of bounded size: reads stream them in order, lines are read back by place, a drop takes every segment, a reopened journal goes on in the last', async (t) => {
+  const dir = await tmpDir(t);
+  const j = await Journal.open<Rec & { n: number }>(dir, { segmentMax: 1024 });
+  const ats: LineAt[] = [];
+  for (let n = 0; n < 60; n++) ats.push(await j.appendLocated('2026-03-01', { id: `r${n}`, at: 'x', n }, n % 10 === 0 ? 'QUJD'.repeat(50) : undefined));
+  const files = (await readdir(dir)).sort();
+  assert.ok(files.length >= 3, `several segments: ${files.join(' ')}`);
+  assert.ok(files.includes('2026-03-01.jsonl') && files.includes('2026-03-01.1.jsonl'));
+  for (const f of files) assert.ok((await stat(join(dir, f))).size <= 1024, `${f} is within the bound`);
+  assert.deepEqual(await j.partitions(), ['2026-03-01']);
+  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.n), Array.from({ length: 60 }, (_, n) => n));
+  assert.ok(ats.some((a) => (a.segment ?? 0) >= 2));
+  for (const [n, at] of ats.entries()) assert.equal((await j.readAt(at))!.n, n);
+  assert.equal(await j.attachmentAt(ats[50]!, 200), 'QUJD'.repeat(50));
+  await j.close();
+
+  const again = await Journal.open<Rec & { n: number }>(dir, { segmentMax: 1024 });
+  t.after(() => again.close());
+  const last = await again.appendLocated('2026-03-01', { id: 'after', at: 'y', n: 60 });
+  assert.equal(last.segment, Math.max(...ats.map((a) => a.segment ?? 0)), 'goes on in the last segment');
+  assert.equal((await again.read('2026-03-01')).length, 61);
+  await again.drop('2026-03-01');
+  assert.deepEqual(await readdir(dir), []);
+});
+
+test('a partition file already past the bound (a store written before segments) is read streamed and the next append begins a new segment', async (t) => {
+  const dir = await tmpDir(t);
+  // One record, an attachment line of 3 KB, one record: 3 KB past a bound of 1 KB.
+  await writeFile(join(dir, '2026-03-01.jsonl'), `{"id":"a","at":"x"}\n~${'A'.repeat(3000)}\n{"id":"b","at":"x"}\n`);
+  const j = await Journal.open<Rec>(dir, { segmentMax: 1024 });
+  t.after(() => j.close());
+  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'b']);
+  const at = await j.appendLocated('2026-03-01', { id: 'c', at: 'y' });
+  assert.equal(at.segment, 1);
+  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'b', 'c']);
+});
