@@ -74,6 +74,9 @@ export interface Config {
   mxMaxConnections: number;
   mxMaxConnectionsPerAddress: number;
   mxDataMemory: number;
+  /** Messages a minute the MX takes from one sender, and into one workspace (0: no limit). */
+  mxRatePerSender: number;
+  mxRatePerWorkspace: number;
   /** Requests per minute per API key on /api/v2 (spec: 60, sliding window). */
   rateLimit: number;
   /** How long a webhook attempt waits for its answer (spec: 8 seconds). */
@@ -207,6 +210,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     mxMaxConnections: num('mxMaxConnections'),
     mxMaxConnectionsPerAddress: num('mxMaxConnectionsPerAddress'),
     mxDataMemory: num('mxDataMemory'),
+    mxRatePerSender: num('mxRatePerSender'),
+    mxRatePerWorkspace: num('mxRatePerWorkspace'),
     webhookTimeoutMs: num('webhookTimeout'),
     webhookConcurrency: num('webhookConcurrency'),
     composeThreads: num('composeThreads'),

@@ -56,6 +56,9 @@ export const errorKinds = {
   /** The From domain's DMARC policy is reject and the message fails it (src/inbox/authenticate.ts). */
   dmarc_reject: { message: 'the sender domain\'s DMARC policy rejects this message', http: 403, smtp: '550 5.7.1 Message rejected: it fails the DMARC policy (p=reject) of its From domain', exit: 1 },
   storage_quota: { message: 'storage quota reached', http: 429, smtp: '452 4.2.2 Mailbox storage quota reached for this workspace; try again later', exit: 1 },
+  /** The MX's rates (src/inbox/mx-rate.ts): deferred, so the sending server keeps the mail and retries. */
+  mx_sender_rate: { message: 'too much mail from this sender', http: 429, smtp: '451 4.7.1 Too much mail from this sender in the last minute; try again later', exit: 1 },
+  mx_workspace_rate: { message: 'too much mail for this workspace', http: 429, smtp: '451 4.7.1 Too much mail for this recipient\'s workspace in the last minute; try again later', exit: 1 },
   /** A request the spec refuses with a 400 and its own text (POST /emails rules). */
   invalid_request: { message: 'invalid request', http: 400, smtp: '550 5.6.0 Message refused', exit: 2 },
   /** From is not an active registered address on a verified domain of the workspace. */

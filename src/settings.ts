@@ -217,6 +217,8 @@ const TABLE = [
     parse: count('--mx-max-connections', 1, 100_000),
   },
   { name: 'mxMaxConnectionsPerAddress', flag: '--mx-max-connections-per-address <n>', env: 'SVC_MX_MAX_CONNECTIONS_PER_ADDRESS', default: '20', scope: 'serve', description: 'MX connections open at once from one address', parse: count('--mx-max-connections-per-address', 1, 100_000) },
+  { name: 'mxRatePerSender', flag: '--mx-rate-per-sender <n>', env: 'SVC_MX_RATE_PER_SENDER', default: '120', scope: 'serve', description: 'messages a minute the MX takes from one sender (MAIL FROM; the null sender counted per client IP); past it `451 4.7.1` at MAIL FROM; 0 = no limit', parse: count('--mx-rate-per-sender', 0, 10_000_000) },
+  { name: 'mxRatePerWorkspace', flag: '--mx-rate-per-workspace <n>', env: 'SVC_MX_RATE_PER_WORKSPACE', default: '3000', scope: 'serve', description: 'messages a minute the MX takes into one workspace; past it `451 4.7.1` at RCPT; 0 = no limit', parse: count('--mx-rate-per-workspace', 0, 10_000_000) },
   { name: 'mxDataMemory', flag: '--mx-data-memory <size>', env: 'SVC_MX_DATA_MEMORY', default: '128mb', scope: 'serve', description: 'message data the MX holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--mx-data-memory', r) },
   { name: 'relayDataMemory', flag: '--relay-data-memory <size>', env: 'SVC_RELAY_DATA_MEMORY', default: '64mb', scope: 'serve', description: 'message data the relay holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--relay-data-memory', r) },
 ] as const satisfies readonly Setting[];

@@ -20,7 +20,7 @@ import type { Email } from 'postal-mime';
 import { getDomain } from 'tldts';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import type { InboundAuth, InboundDelivery, InboxItem, InboxKind } from '../model/inbox.js';
+import { storageCharge, type InboundAuth, type InboundDelivery, type InboxItem, type InboxKind } from '../model/inbox.js';
 import type { Message } from '../model/message.js';
 import type { MessageEvent } from '../model/tracking.js';
 import { PLAN_LIMITS, type Workspace } from '../model/workspace.js';
@@ -258,7 +258,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       // What is kept starts with our trace fields (RFC 5321 §4.4, RFC 8601), newest first.
       const raw = Buffer.concat([Buffer.from(traceHeader(env, deps.config.mxHost, now) + (checked?.header ?? ''), 'latin1'), received]);
       // What is kept is what counts against storage.
-      for (const ws of byWorkspace.keys()) await checkStorage(ws, raw.length);
+      for (const ws of byWorkspace.keys()) await checkStorage(ws, storageCharge(raw.length));
       const head = readHead(raw);
       // Only a report (and other mail to a return path: an older bounce format) is parsed whole on the way in.
       const toReturnPath = env.recipients.some((r) => r.returnPathOf);

@@ -25,7 +25,7 @@ export interface InboxSummary {
   subject: string;
   /** The Message-ID header without angle brackets; null when the mail had none. */
   message_id: string | null;
-  /** Bytes counted against the workspace's storage (received items; 0 for Sent copies). */
+  /** Bytes of the received message as kept (0 for Sent copies); it counts against the workspace's storage as storageCharge(size). */
   size: number;
   /** The message record this item is about (a reply, a bounce, a complaint), when one matched. */
   message_ref: string | null;
@@ -125,3 +125,13 @@ export function sentItem(c: SendContent): InboxItem {
   };
 }
 
+
+/**
+ * The least a received item counts against a workspace's storage: a filesystem block. Without it
+ * 31-byte messages filled a workspace with 426,917 items while using 1.3 % of its quota; every item
+ * costs memory and work whatever its size.
+ */
+export const STORAGE_MIN_CHARGE = 4096;
+
+/** What an item of `size` bytes counts against storage (a Sent copy, size 0, counts nothing). */
+export const storageCharge = (size: number): number => (size === 0 ? 0 : Math.max(size, STORAGE_MIN_CHARGE));

@@ -214,7 +214,7 @@ for (const backend of backends) {
   });
 
   test(`${backend}: MX: over the storage quota mail is deferred with 452 4.2.2 at RCPT or DATA, and taken again once there is room; workspaces apart`, async (t) => {
-    const { s, mx, service } = await daemon(t, backend, { SVC_STORAGE_LIMIT: '4kb' });
+    const { s, mx, service } = await daemon(t, backend, { SVC_STORAGE_LIMIT: '12kb' });
     // Another workspace with its own domain and address: its mail never lands in acme's inbox.
     const other = await service.workspaces.create('other', 'scale');
     const d = await service.domains.add(other, 'good.test');
@@ -225,18 +225,20 @@ for (const backend of backends) {
 
     const big = plainMail('a@elsewhere.test', 'hello@acme.test', 'Big') + 'x'.repeat(2000) + '\r\n';
     assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], big)).end, /^250 /);
-    // Would pass 4 KB with this one: refused at DATA, nothing stored.
-    const atData = await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], big);
-    assert.match(atData.end, /^452 4\.2\.2/);
-    // What is kept, and counted, is the message with the MX's trace fields before it.
-    const used = await service.store.inbox.usage(s.ws.id);
-    const trace = used - Buffer.byteLength(big);
+    // What is kept is the message with the MX's trace fields before it; under 4 KB, it counts 4 KB.
+    const size = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data[0]!.size;
+    const trace = size - Buffer.byteLength(big);
     assert.ok(trace > 100 && trace < 1000, `trace fields of ${trace} bytes`);
+    assert.equal(await service.store.inbox.usage(s.ws.id), 4096);
+    // Would pass 12 KB with this one: refused at DATA, nothing stored.
+    const huge = plainMail('a@elsewhere.test', 'hello@acme.test', 'Huge') + 'z'.repeat(9000) + '\r\n';
+    const atData = await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], huge);
+    assert.match(atData.end, /^452 4\.2\.2/);
     // One that fills it exactly still fits; then the workspace is full: refused at RCPT.
     const head = plainMail('a@elsewhere.test', 'hello@acme.test', 'Small');
-    const small = head + 'y'.repeat(4 * 1024 - used - trace - head.length - 2) + '\r\n';
+    const small = head + 'y'.repeat(8 * 1024 - trace - head.length - 2) + '\r\n';
     assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], small)).end, /^250 /);
-    assert.equal(await service.store.inbox.usage(s.ws.id), 4 * 1024);
+    assert.equal(await service.store.inbox.usage(s.ws.id), 12 * 1024);
     const atRcpt = await transact(mx, 'a@elsewhere.test', ['hello@acme.test', 'team@good.test'], small);
     assert.match(atRcpt.rcpts[0]!, /^452 4\.2\.2/);
     assert.match(atRcpt.rcpts[1]!, /^250/);
@@ -264,4 +266,21 @@ test('MX: a session still open when the daemon stops gets 421 4.3.2 from the rep
   const stopping = d.daemon.close();
   assert.deepEqual(await reply, ['421 4.3.2 Service shutting down, try again later']);
   await stopping;
+});
+
+test('MX rates: past its messages a minute a sender gets 451 4.7.1 at MAIL FROM (the null sender counted per client IP), a workspace past its own gets 451 4.7.1 at RCPT; others are still taken', async (t) => {
+  const { s, mx, service } = await daemon(t, 'file', { SVC_MX_RATE_PER_SENDER: '3', SVC_MX_RATE_PER_WORKSPACE: '5' });
+  const send = (from: string) => transact(mx, from, ['hello@acme.test'], plainMail(from || 'mailer-daemon@elsewhere.test', 'hello@acme.test'));
+  for (let i = 0; i < 3; i++) assert.match((await send('flood@elsewhere.test')).end, /^250 /);
+  const fourth = await send('FLOOD@elsewhere.test');
+  assert.equal(fourth.mail, '451 4.7.1 Too much mail from this sender in the last minute; try again later');
+  // Another sender is taken; the workspace is then at 4 of 5.
+  assert.match((await send('other@elsewhere.test')).end, /^250 /);
+  assert.match((await send('')).end, /^250 /);
+  // The workspace's fifth is past its limit, whoever sends it.
+  const sixth = await send('third@elsewhere.test');
+  assert.equal(sixth.rcpts[0], '451 4.7.1 Too much mail for this recipient\'s workspace in the last minute; try again later');
+  assert.equal((await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 20, offset: 0 })).total, 5);
+  const stats = s.daemon.listeners.find((l) => l.name === 'mx')!.stats!();
+  assert.equal(stats.deferred, 2);
 });

@@ -5,7 +5,7 @@
 // a crash between the two adds them again, harmlessly, when the sender retries). Sent copies are
 // the sends' contents, read from the accept lines of the mail journal. Memory holds summaries and
 // where each body lies, never the bodies.
-import { sentItem, type InboxItem, type InboxSummary, type InboxThread, type InboundDelivery } from '../../model/inbox.js';
+import { sentItem, storageCharge, type InboxItem, type InboxSummary, type InboxThread, type InboundDelivery } from '../../model/inbox.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
@@ -122,7 +122,7 @@ export function fileInbox(
     (s.folder === 'sent' ? f.sent : f.inbox).push(k);
     byId.set(s.id, k);
     if (s.message_id && !f.threadByMid.has(s.message_id)) f.threadByMid.set(s.message_id, s.thread_id);
-    if (s.folder === 'inbox') f.bytes += s.size;
+    if (s.folder === 'inbox') f.bytes += storageCharge(s.size);
     if (s.message_ref) {
       const list = byRef.get(s.message_ref) ?? [];
       list.push(s);
@@ -138,7 +138,7 @@ export function fileInbox(
       k.gone = true;
       const f = workspaces.get(k.summary.workspace_id)!;
       f.stale++;
-      if (k.summary.folder === 'inbox') f.bytes -= k.summary.size;
+      if (k.summary.folder === 'inbox') f.bytes -= storageCharge(k.summary.size);
       if (k.summary.message_id && f.threadByMid.get(k.summary.message_id) === k.summary.thread_id) f.threadByMid.delete(k.summary.message_id);
       if (k.summary.message_ref) {
         const left = (byRef.get(k.summary.message_ref) ?? []).filter((s) => s.id !== id);

@@ -1,7 +1,7 @@
 // Postgres: the team inbox. Received items in inbox_items; Sent copies are the send_contents rows
 // (their id is the item id, their thread_id or else their id the thread). A received message and
 // what it changes (bounces, suppressions, reply counts, webhook events) are one transaction.
-import { sentItem, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type InboxThread } from '../../model/inbox.js';
+import { STORAGE_MIN_CHARGE, sentItem, storageCharge, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type InboxThread } from '../../model/inbox.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { PgDb } from './db.js';
 import { toContent, type ContentRow } from './messages.js';
@@ -75,7 +75,7 @@ export function pgInbox(db: PgDb): InboxStore {
           [JSON.stringify(d.items), d.raw.toString('base64')],
         );
         const added = new Map<string, number>();
-        for (const i of d.items) added.set(i.workspace_id, (added.get(i.workspace_id) ?? 0) + i.size);
+        for (const i of d.items) added.set(i.workspace_id, (added.get(i.workspace_id) ?? 0) + storageCharge(i.size));
         for (const [ws, bytes] of [...added].sort()) {
           await c.query(`INSERT INTO inbox_usage (workspace_id, bytes) VALUES ($1, $2) ON CONFLICT (workspace_id) DO UPDATE SET bytes = inbox_usage.bytes + EXCLUDED.bytes`, [ws, bytes]);
         }
@@ -155,7 +155,7 @@ export function pgInbox(db: PgDb): InboxStore {
       db.tx(async (c) => {
         const gone = await c.query<{ size: string }>(`DELETE FROM inbox_items WHERE workspace_id = $1 AND id = $2 RETURNING size`, [workspaceId, id]);
         if (!gone.rows.length) return false;
-        await c.query(`UPDATE inbox_usage SET bytes = bytes - $2 WHERE workspace_id = $1`, [workspaceId, Number(gone.rows[0]!.size)]);
+        await c.query(`UPDATE inbox_usage SET bytes = bytes - $2 WHERE workspace_id = $1`, [workspaceId, storageCharge(Number(gone.rows[0]!.size))]);
         return true;
       }),
     purge: async (before) =>
@@ -163,10 +163,10 @@ export function pgInbox(db: PgDb): InboxStore {
         (
           await db.rows<{ n: string }>(
             `WITH gone AS (DELETE FROM inbox_items WHERE created_at < $1 RETURNING workspace_id, size),
-                  used AS (UPDATE inbox_usage u SET bytes = u.bytes - g.bytes FROM (SELECT workspace_id, sum(size) AS bytes FROM gone GROUP BY workspace_id) g
+                  used AS (UPDATE inbox_usage u SET bytes = u.bytes - g.bytes FROM (SELECT workspace_id, sum(CASE WHEN size = 0 THEN 0 ELSE GREATEST(size, $2) END) AS bytes FROM gone GROUP BY workspace_id) g
                             WHERE u.workspace_id = g.workspace_id RETURNING 1)
              SELECT count(*) AS n FROM gone`,
-            [before],
+            [before, STORAGE_MIN_CHARGE],
           )
         )[0]!.n,
       ),

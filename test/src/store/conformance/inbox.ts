@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { InboxItem, InboundDelivery } from '../../../../src/model/inbox.js';
+import { STORAGE_MIN_CHARGE, type InboxItem, type InboundDelivery } from '../../../../src/model/inbox.js';
 import type { OutboxEvent } from '../../../../src/model/event.js';
 import { type Backend, fresh, sentToJaneAndBob } from './fixtures.js';
 
@@ -94,7 +94,7 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal((await store.outbox.pending(100)).filter((e) => e.event === 'message.bounced').length - before, 1);
     assert.deepEqual((await store.suppressions.find(a.id, ['bob@rcpt.test'])).map((s) => s.reason), ['bounce']);
 
-    // Lists newest first; threads across folders; storage is the received bytes.
+    // Lists newest first; threads across folders; storage counts each received item (1,200 bytes here) as at least 4 KB.
     const inbox = await store.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 });
     assert.equal(inbox.total, 3);
     assert.deepEqual(inbox.data.map((s) => s.kind), ['bounce', 'bounce', 'reply']);
@@ -105,7 +105,7 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal(threads.total, 3);
     const conversation = threads.data.find((x) => x.thread_id === thread)!;
     assert.deepEqual({ count: conversation.count, subject: conversation.subject, last_kind: conversation.last_kind }, { count: 2, subject: 'Hi', last_kind: 'reply' });
-    assert.equal(await store.inbox.usage(a.id), 3600);
+    assert.equal(await store.inbox.usage(a.id), 3 * STORAGE_MIN_CHARGE);
     // By kind: the bounces to triage, the replies; a Sent copy is of kind sent.
     assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', kind: 'bounce', limit: 10, offset: 0 })).data.map((s) => s.kind), ['bounce', 'bounce']);
     assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', kind: 'reply', limit: 10, offset: 0 })), { data: [(await store.inbox.list(a.id, { folder: 'inbox', thread_id: thread!, limit: 1, offset: 0 })).data[0]!], total: 1 });
@@ -130,14 +130,14 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal((await again.messages.get(a.id, jane.id))!.reply_count, 1);
     assert.equal((await again.messages.get(a.id, bob.id))!.status, 'bounced');
     assert.equal((await again.outbox.pending(100)).filter((e) => e.event === 'message.bounced').length - before, 1);
-    assert.equal(await again.inbox.usage(a.id), 3600);
+    assert.equal(await again.inbox.usage(a.id), 3 * STORAGE_MIN_CHARGE);
 
     // Retention removes received items older than the cutoff (by day on the file store).
     const later = item(a.id, randomUUID(), { created_at: '2026-01-09T10:00:00.000Z' });
     await again.inbox.receive(nothing([later]));
     assert.equal(await again.inbox.purge('2026-01-05T00:00:00.000Z'), 3);
     assert.deepEqual((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id), [later.id]);
-    assert.equal(await again.inbox.usage(a.id), 1200);
+    assert.equal(await again.inbox.usage(a.id), STORAGE_MIN_CHARGE);
     assert.deepEqual(await again.inbox.about(a.id, jane.id), []);
 
     // One message for two workspaces: an item in each, the message kept once and read back by both.
@@ -147,7 +147,7 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await again.inbox.get(a.id, mine.id), asRead(mine));
     assert.deepEqual(await again.inbox.get(other.id, theirs.id), asRead(theirs));
     assert.equal(await again.inbox.get(other.id, mine.id), null);
-    assert.equal(await again.inbox.usage(other.id), 1200);
+    assert.equal(await again.inbox.usage(other.id), STORAGE_MIN_CHARGE);
 
     // Deleting: only a received item of the workspace's own; its bytes stop counting; it stays gone after a reopen.
     assert.equal(await again.inbox.remove(other.id, mine.id), false);
@@ -157,15 +157,15 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal(await again.inbox.remove(a.id, mine.id), false);
     assert.equal(await again.inbox.get(a.id, mine.id), null);
     assert.deepEqual((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id), [later.id]);
-    assert.equal(await again.inbox.usage(a.id), 1200);
+    assert.equal(await again.inbox.usage(a.id), STORAGE_MIN_CHARGE);
     assert.deepEqual(await again.inbox.get(other.id, theirs.id), asRead(theirs));
     await again.close();
     const third = await backend.open(b);
     t.after(() => third.close());
     assert.equal(await third.inbox.get(a.id, mine.id), null);
-    assert.equal(await third.inbox.usage(a.id), 1200);
+    assert.equal(await third.inbox.usage(a.id), STORAGE_MIN_CHARGE);
     assert.equal((await third.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 1);
-    assert.equal(await third.inbox.usage(other.id), 1200);
+    assert.equal(await third.inbox.usage(other.id), STORAGE_MIN_CHARGE);
   });
 
   test(`${backend.name}: inbox: a not-spam report lifts a complaint suppression, never one made for another reason; in the same call as its item`, async (t) => {
