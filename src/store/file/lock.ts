@@ -1,9 +1,20 @@
-// One process owns a file store at a time (DESIGN.md "Shape"). The lock file holds the owner's pid,
-// role, boot id and process start time; a lock whose process is gone is stale and taken over, a
-// live one is not. A pid alone is not enough: in a container the daemon is PID 1 after every
-// restart, so its own stale lock would name a live process (itself), and a pid can be reused.
-import { open, readFile, unlink, stat } from 'node:fs/promises';
+// One process owns a file store at a time (DESIGN.md "Shape"). Ownership is an flock(2) on the
+// store's svc.lock, held for the owner's life: the kernel releases it when the owner exits however
+// it exits (SIGKILL included), and it holds between processes of any PID namespace that see the
+// same file (two containers on one volume, a rolling update, a host command beside a containerised
+// daemon). The file's content (pid, role, start time, boot id) only says who holds it, for
+// messages and for an admin command to know a daemon's socket is there to talk to; nothing is
+// decided by a pid any more, so a PID 1 daemon never takes another's PID 1 lock for its own stale
+// one, and svc.lock is never removed, by anyone.
+//
+// Node has no flock, so the lock is held by flock(1) (util-linux, on every Linux) in a child
+// process: `flock --nonblock svc.lock sh -c 'echo locked; exec cat'`. The child says `locked` once
+// it holds the lock and then waits on its standard input, a pipe from this process: when this
+// process releases the lock or dies, the pipe closes, the child exits and the kernel drops the lock.
+import { open, readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
@@ -15,14 +26,11 @@ export interface LockInfo {
   role: LockRole;
   token: string;
   started_at: string;
-  /** The kernel's boot id when the lock was taken (Linux), so a reboot makes every lock stale. */
+  /** The kernel's boot id when the lock was taken (Linux). */
   boot_id?: string | null;
   /** The owner's start time in clock ticks since boot (Linux /proc/PID/stat field 22). */
   start_ticks?: string | null;
 }
-
-/** Tokens of the locks this process holds (or is taking) now. */
-const heldHere = new Set<string>();
 
 function bootId(): string | null {
   try {
@@ -32,7 +40,7 @@ function bootId(): string | null {
   }
 }
 
-/** A process's start time, which tells a reused pid from the process that took the lock. */
+/** A process's start time (what the lock file records of its holder). */
 export function processStart(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -44,97 +52,95 @@ export function processStart(pid: number): string | null {
 }
 
 export class LockHeldError extends SvcError {
-  constructor(readonly holder: LockInfo, dir: string) {
+  constructor(
+    readonly holder: LockInfo,
+    dir: string,
+  ) {
     super(
       'store_locked',
       holder.role === 'serve'
-        ? `store ${dir} is in use by svc serve (pid ${holder.pid})`
-        : `store ${dir} is locked by another svc command (pid ${holder.pid})`,
+        ? `store ${dir} is in use by svc serve (pid ${holder.pid}${holder.pid === 1 ? ', in a container' : ''}, since ${holder.started_at})`
+        : `store ${dir} is locked by another svc command (pid ${holder.pid}, since ${holder.started_at})`,
     );
   }
 }
 
 export const LOCK_FILE = 'svc.lock';
-// A lock file with no readable content is being written right now, unless it is older than this.
-const UNREADABLE_GRACE_MS = 10_000;
+/** flock(1)'s exit status when the lock is held by another (--conflict-exit-code). */
+const HELD = 75;
+/** How long a holder that has the flock may take to write who it is, before we say we do not know. */
+const UNWRITTEN_WAIT_MS = 2_000;
 
-export function pidAlive(pid: number): boolean {
+async function readLock(path: string): Promise<LockInfo | null> {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function readLock(path: string): Promise<LockInfo | 'missing' | 'unreadable'> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
-    throw e;
-  }
-  try {
-    const info = JSON.parse(text) as LockInfo;
+    const info = JSON.parse(await readFile(path, 'utf8')) as LockInfo;
     if (typeof info.pid === 'number' && (info.role === 'serve' || info.role === 'admin')) return info;
   } catch {
-    /* fall through */
+    /* missing, being written, or not ours */
   }
-  return 'unreadable';
+  return null;
 }
 
-/** True when the process that took this lock is certainly gone. */
-export function ownerGone(info: LockInfo): boolean {
-  // Our own pid: a lock of this process is live only while this process holds it (a restarted
-  // PID 1 finds its predecessor's lock naming itself).
-  if (info.pid === process.pid) return !heldHere.has(info.token);
-  if (!pidAlive(info.pid)) return true;
-  const boot = bootId();
-  if (info.boot_id && boot && info.boot_id !== boot) return true;
-  // The pid lives, but is it the same process? Older locks carry no start time: trust the pid.
-  const start = processStart(info.pid);
-  return !!info.start_ticks && !!start && info.start_ticks !== start;
-}
-
-async function isStale(path: string, info: LockInfo | 'unreadable'): Promise<boolean> {
-  if (info !== 'unreadable') return ownerGone(info);
-  try {
-    return Date.now() - (await stat(path)).mtimeMs > UNREADABLE_GRACE_MS;
-  } catch {
-    return false;
-  }
-}
-
-async function createExclusive(path: string, content: string): Promise<boolean> {
-  let fh;
-  try {
-    fh = await open(path, 'wx', 0o600);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw e;
-  }
-  try {
-    await fh.writeFile(content);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  return true;
+/** Holds the flock in a child (see the top of this file); null when another process holds it. */
+function flock(path: string): Promise<ChildProcess | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('flock', ['--nonblock', '--conflict-exit-code', String(HELD), path, 'sh', '-c', 'echo locked; exec cat'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const done = (fn: () => void) => {
+      child.stdout!.removeAllListeners('data');
+      child.removeAllListeners('exit');
+      child.removeAllListeners('error');
+      fn();
+    };
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('locked\n')) done(() => resolve(child));
+    });
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      done(() => reject(e.code === 'ENOENT' ? new SvcError('store_unavailable', 'the file store needs flock(1) (util-linux) to lock its directory, and it is not on PATH', { cause: e }) : e)),
+    );
+    child.on('exit', (code) => done(() => (code === HELD ? resolve(null) : reject(new SvcError('store_unavailable', `cannot lock ${path}: flock exited ${code}${err ? `: ${err.trim()}` : ''}`)))));
+  });
 }
 
 export class StoreLock {
+  #child: ChildProcess | null;
+
   private constructor(
     readonly path: string,
     readonly info: LockInfo,
-  ) {}
+    child: ChildProcess,
+  ) {
+    this.#child = child;
+  }
 
-  /**
-   * Takes the lock or throws LockHeldError naming the live holder. A stale lock is taken over under
-   * a second exclusive file, so two processes that both find it stale do not both take it.
-   */
+  /** Takes the lock, or throws LockHeldError naming the holder (whatever PID namespace it is in). */
   static async acquire(dir: string, role: LockRole): Promise<StoreLock> {
     const path = join(dir, LOCK_FILE);
+    // The file stays for good; only the flock on it comes and goes.
+    try {
+      await (await open(path, 'a', 0o600)).close();
+    } catch (e) {
+      throw unwritable(dir, e);
+    }
+    const child = await flock(path);
+    if (!child) {
+      // Held: say by whom (the holder writes that right after it takes the flock).
+      const until = Date.now() + UNWRITTEN_WAIT_MS;
+      for (;;) {
+        const holder = await readLock(path);
+        if (holder) throw new LockHeldError(holder, dir);
+        if (Date.now() > until) throw new SvcError('store_locked', `store ${dir} is locked by another process (${path})`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    // The child lives as long as the lock is held, without holding this process's event loop.
+    child.unref();
+    (child.stdin as Socket).unref();
+    (child.stdout as Socket).unref();
+    (child.stderr as Socket).unref();
     const info: LockInfo = {
       pid: process.pid,
       role,
@@ -143,60 +149,34 @@ export class StoreLock {
       boot_id: bootId(),
       start_ticks: processStart(process.pid),
     };
-    // Known as ours before the file exists, so a concurrent acquire here never takes it for stale.
-    heldHere.add(info.token);
+    const lock = new StoreLock(path, info, child);
     try {
-      return await StoreLock.#acquire(dir, path, info);
-    } catch (e) {
-      heldHere.delete(info.token);
-      throw e;
-    }
-  }
-
-  static async #acquire(dir: string, path: string, info: LockInfo): Promise<StoreLock> {
-    const content = JSON.stringify(info);
-    for (let attempt = 0; attempt < 5; attempt++) {
+      const fh = await open(path, 'r+');
       try {
-        if (await createExclusive(path, content)) return new StoreLock(path, info);
-      } catch (e) {
-        throw unwritable(dir, e);
-      }
-      const held = await readLock(path);
-      if (held === 'missing') continue;
-      if (!(await isStale(path, held))) {
-        if (held === 'unreadable') {
-          await new Promise((r) => setTimeout(r, 20));
-          continue;
-        }
-        throw new LockHeldError(held, dir);
-      }
-      const takeover = `${path}.takeover`;
-      if (!(await createExclusive(takeover, content))) {
-        const other = await readLock(takeover);
-        if (other !== 'missing' && (await isStale(takeover, other))) await unlink(takeover).catch(() => {});
-        await new Promise((r) => setTimeout(r, 20));
-        continue;
-      }
-      try {
-        const again = await readLock(path);
-        // Only remove what we judged stale: the same holder, still dead.
-        if (again !== 'missing' && JSON.stringify(again) === JSON.stringify(held) && (await isStale(path, again))) {
-          await unlink(path);
-        }
+        await fh.truncate(0);
+        await fh.write(JSON.stringify(info), 0);
+        await fh.sync();
       } finally {
-        await unlink(takeover).catch(() => {});
+        await fh.close();
       }
+    } catch (e) {
+      await lock.release();
+      throw unwritable(dir, e);
     }
-    const held = await readLock(path);
-    if (held !== 'missing' && held !== 'unreadable') throw new LockHeldError(held, dir);
-    throw new SvcError('store_locked', `store ${dir} is locked (${path})`);
+    return lock;
   }
 
-  /** Removes the lock file if it is still ours. */
+  /** Lets go of the flock (and waits until the kernel has dropped it). The file and what it says stay. */
   async release(): Promise<void> {
-    const held = await readLock(this.path).catch(() => 'missing' as const);
-    if (typeof held === 'object' && held.token === this.info.token) await unlink(this.path).catch(() => {});
-    heldHere.delete(this.info.token);
+    const child = this.#child;
+    this.#child = null;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.stdin!.end();
+    // cat ends at the end of its input; a child that does not is ended.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+    await exited;
+    clearTimeout(timer);
   }
 }
 

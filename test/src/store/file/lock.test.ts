@@ -1,17 +1,13 @@
+// The file store's lock: an flock held for the owner's life (src/store/file/lock.ts). The file only
+// says who holds it; nothing is judged by a pid, so it holds across PID namespaces.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile, readFile, utimes } from 'node:fs/promises';
+import { writeFile, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { StoreLock, LockHeldError, LOCK_FILE, processStart } from '../../../../src/store/file/lock.js';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { StoreLock, LockHeldError, LOCK_FILE } from '../../../../src/store/file/lock.js';
 import { FileStore } from '../../../../src/store/file/file-store.js';
 import { tmpDir } from '../../../helpers/tmp.js';
-
-/** A pid that is certainly not running: a child that has exited. */
-function deadPid(): number {
-  const r = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-  return Number(r.stdout.toString());
-}
 
 test('a second owner is refused while the first lives, and gets it after release', async (t) => {
   const dir = await tmpDir(t);
@@ -23,75 +19,91 @@ test('a second owner is refused while the first lives, and gets it after release
   await second.close();
 });
 
-test('a stale lock from a dead process is taken over', async (t) => {
-  const dir = await tmpDir(t);
-  const pid = deadPid();
-  await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z' }));
-  const lock = await StoreLock.acquire(dir, 'admin');
-  const now = JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8'));
-  assert.equal(now.pid, process.pid);
-  assert.equal(now.role, 'admin');
-  await lock.release();
-});
-
-test('an unreadable lock is respected while fresh and taken over once old', async (t) => {
+test('what the lock file says decides nothing: a file naming a live process (ours) is free when nobody holds the flock; the file is never removed', async (t) => {
   const dir = await tmpDir(t);
   const path = join(dir, LOCK_FILE);
-  await writeFile(path, '');
-  await assert.rejects(StoreLock.acquire(dir, 'admin'), /locked/);
-  const old = new Date(Date.now() - 60_000);
-  await utimes(path, old, old);
+  await writeFile(path, JSON.stringify({ pid: process.pid, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z' }));
   const lock = await StoreLock.acquire(dir, 'admin');
+  const now = JSON.parse(await readFile(path, 'utf8'));
+  assert.deepEqual([now.pid, now.role], [process.pid, 'admin']);
   await lock.release();
+  assert.ok((await stat(path)).isFile(), 'svc.lock stays');
+  // An empty or damaged file is no lock either.
+  await writeFile(path, '');
+  await (await StoreLock.acquire(dir, 'admin')).release();
 });
 
-test('two processes racing for a stale lock: exactly one wins', async (t) => {
+test('two takers at once: exactly one wins, the other is told who holds it', async (t) => {
   const dir = await tmpDir(t);
-  await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: deadPid(), role: 'admin', token: 'x', started_at: '2026-01-01T00:00:00Z' }));
-  const results = await Promise.allSettled([StoreLock.acquire(dir, 'admin'), StoreLock.acquire(dir, 'admin')]);
-  // Both run in this process, so the loser sees the winner's (live) pid and is refused.
+  const results = await Promise.allSettled([StoreLock.acquire(dir, 'admin'), StoreLock.acquire(dir, 'serve')]);
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+  const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+  assert.ok(lost.reason instanceof LockHeldError, String(lost.reason));
   for (const r of results) if (r.status === 'fulfilled') await r.value.release();
 });
 
-test('release leaves a lock that is not ours alone', async (t) => {
+/** A process that takes the lock and holds it until killed; resolves once it holds it. */
+async function holder(t: { after(fn: () => unknown): void }, dir: string, prefix: string[] = []): Promise<ChildProcess> {
+  const lockModule = new URL('../../../../src/store/file/lock.ts', import.meta.url).pathname;
+  const child = spawn(prefix[0] ?? process.execPath, [...prefix.slice(1), ...(prefix.length ? [process.execPath] : []), '--import', 'tsx', '--input-type=module', '-e', `import { StoreLock } from ${JSON.stringify(lockModule)}; await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('held ' + process.pid + '\\n'); setInterval(() => {}, 1000);`], {
+    cwd: new URL('../../../..', import.meta.url).pathname,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the holder did not take the lock in 20 s: ${err}`)), 20_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('held')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the holder exited ${code}: ${err}`));
+    });
+  });
+  return child;
+}
+
+test('a holder killed with SIGKILL lets go at once (the kernel drops its flock)', async (t) => {
   const dir = await tmpDir(t);
-  const lock = await StoreLock.acquire(dir, 'admin');
-  const other = JSON.stringify({ pid: process.pid, role: 'serve', token: 'someone-else', started_at: '2026-01-01T00:00:00Z' });
-  await writeFile(join(dir, LOCK_FILE), other);
+  const child = await holder(t, dir);
+  await assert.rejects(StoreLock.acquire(dir, 'admin'), (e) => e instanceof LockHeldError && e.holder.pid === child.pid && e.holder.role === 'serve');
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await gone;
+  let lock: StoreLock | null = null;
+  // The flock(1) child notices its parent is gone when its pipe closes: moments after.
+  for (let i = 0; i < 100 && !lock; i++) lock = await StoreLock.acquire(dir, 'admin').catch(() => null) ?? (await new Promise((r) => setTimeout(r, 20)), null);
+  assert.ok(lock, 'taken after the holder died');
   await lock.release();
-  assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), other);
 });
 
-test('a live process under the recorded pid that started at another time is not the owner: its lock is stale', async (t) => {
-  const dir = await tmpDir(t);
-  const live = process.ppid;
-  const start = processStart(live);
-  if (!start) return t.skip('no /proc/PID/stat here');
-  await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: live, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z', start_ticks: String(Number(start) + 1) }));
-  const lock = await StoreLock.acquire(dir, 'admin');
-  await lock.release();
-  // The same live process with its real start time holds the lock.
-  await writeFile(join(dir, LOCK_FILE), JSON.stringify({ pid: live, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z', start_ticks: start }));
-  await assert.rejects(StoreLock.acquire(dir, 'admin'), (e) => e instanceof LockHeldError && e.holder.pid === live);
-});
-
-test('a daemon that ran as PID 1 (a container) takes over its own stale lock after a crash', async (t) => {
+test('PID namespaces: a PID 1 daemon holds the store against another PID 1 and against the host; after it dies the next takes it', async (t) => {
   const probe = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']);
   if (probe.error || probe.status !== 0) return t.skip(`unshare --pid is not available here (${probe.error?.message ?? probe.stderr.toString().trim()})`);
   const dir = await tmpDir(t);
+  const first = await holder(t, dir, ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']);
+  assert.equal(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid, 1, 'PID 1 in its namespace');
+  // Another container's PID 1 on the same volume: refused, naming the holder.
   const lockModule = new URL('../../../../src/store/file/lock.ts', import.meta.url).pathname;
-  // PID 1 of a fresh PID namespace takes the lock and dies without releasing it (a crash).
-  const asPid1 = (code: string) =>
-    spawnSync('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, '--import', 'tsx', '--input-type=module', '-e', `import { StoreLock } from ${JSON.stringify(lockModule)}; ${code}`], {
-      cwd: new URL('../../../..', import.meta.url).pathname,
-      encoding: 'utf8',
-    });
-  const crash = asPid1(`await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write(String(process.pid)); process.exit(0);`);
-  assert.equal(crash.status, 0, crash.stderr);
-  assert.equal(crash.stdout, '1');
-  assert.equal(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid, 1, 'the crashed PID 1 left its lock');
-  const restart = asPid1(`const l = await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('took ' + process.pid); await l.release();`);
-  assert.equal(restart.status, 0, restart.stderr);
-  assert.equal(restart.stdout, 'took 1');
+  const second = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, '--import', 'tsx', '--input-type=module', '-e', `import { StoreLock } from ${JSON.stringify(lockModule)}; try { await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('took it'); } catch (e) { process.stdout.write(e.message); }`], {
+    cwd: new URL('../../../..', import.meta.url).pathname,
+    encoding: 'utf8',
+  });
+  assert.match(second.stdout, /is in use by svc serve \(pid 1, in a container/);
+  // The host: refused too, and the file is left as it is.
+  const before = await readFile(join(dir, LOCK_FILE), 'utf8');
+  await assert.rejects(StoreLock.acquire(dir, 'admin'), LockHeldError);
+  assert.equal(await readFile(join(dir, LOCK_FILE), 'utf8'), before);
+  const gone = new Promise((r) => first.once('exit', r));
+  first.kill('SIGKILL');
+  await gone;
+  const next = await holder(t, dir, ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']);
+  assert.ok(next.pid);
 });
