@@ -203,7 +203,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
             return refuse('bad_sequence', callback);
           }
           const rcpts = session.envelope.rcptTo.map((r) => r.address);
-          relay
+          const answer = relay
             .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, got.raw, state.principal.key)
             .finally(data.release)
             .then(
@@ -211,6 +211,9 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
               () => callback(null, '2.0.0 OK: queued'),
               (e: unknown) => fail(replyFor(e), callback),
             );
+          // On Postgres an unanswered statement is settled by a fence (up to 4 minutes for relay
+          // mail): the connection's time limit waits for that answer.
+          listener.answering(session.id, answer);
         });
       },
       onClose(session) {

@@ -109,6 +109,11 @@ export interface SmtpListener {
   budget: DataBudget;
   /** Says the reply of `kind` on that connection and closes it. */
   hangUp(id: string, kind: ErrorKindName): void;
+  /**
+   * The answer to a message is being decided (the store may have taken it): the connection's time
+   * limit waits for it, so a client is never cut off from a reply that would say it was queued.
+   */
+  answering(id: string, decided: Promise<unknown>): void;
   connection(id: string): SmtpConnection | undefined;
   stats(): { connections: number; addresses: number; dataHeld: number };
   close(): Promise<void>;
@@ -132,9 +137,16 @@ export async function listenSmtp(opts: {
   const openByAddress = new Map<string, number>();
   let open = 0;
   const budget = new DataBudget(limits.dataMemory);
+  const pending = new Map<string, Promise<unknown>>();
   const hangUp = (id: string, kind: ErrorKindName) => {
     const c = connections.get(id);
     if (!c) return;
+    const waiting = pending.get(id);
+    if (waiting && kind === 'connection_time_limit') {
+      // After the answer (smtp-server writes it in the same tick the promise settles).
+      void waiting.finally(() => setImmediate(() => hangUp(id, kind)));
+      return;
+    }
     const { code, text } = smtpReplyOf(new SvcError(kind));
     c.send(code, text);
     c.close();
@@ -168,6 +180,7 @@ export async function listenSmtp(opts: {
     c._socket.once('close', () => {
       clearTimeout(timers.get(c.id));
       timers.delete(c.id);
+      pending.delete(c.id);
       connections.delete(c.id);
       // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
       if (c.session?.envelope?.mailFrom && (c as unknown as { _dataStream?: unknown })._dataStream) log.info(`${opts.name}: 554 5.6.0 connection broke during DATA (${c.id}); nothing queued`);
@@ -187,6 +200,12 @@ export async function listenSmtp(opts: {
     budget,
     hangUp,
     connection: (id) => connections.get(id),
+    answering(id, decided) {
+      pending.set(id, decided);
+      void decided.finally(() => {
+        if (pending.get(id) === decided) pending.delete(id);
+      }).catch(() => {});
+    },
     stats: () => ({ connections: open, addresses: openByAddress.size, dataHeld: budget.held }),
     close: () =>
       new Promise<void>((resolve) => {

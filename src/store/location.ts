@@ -13,6 +13,11 @@ export interface PostgresLocation {
   connectTimeoutMs: number;
   /** Encrypts DKIM private keys at rest (SVC_ENCRYPTION_KEY, --encryption-key-file). */
   encryptionKey?: Buffer;
+  /**
+   * How long a send whose statement got no answer keeps asking whether it was queued, by where it
+   * came from (postgres/messages.ts; defaults FENCE_WINDOW_MS and RELAY_FENCE_WINDOW_MS, shorter in tests).
+   */
+  fenceMs?: { api: number; relay: number };
 }
 
 export type StoreLocation = { kind: 'file'; dir: string; /** Encrypts DKIM private keys in svc.json. */ encryptionKey?: Buffer } | PostgresLocation;

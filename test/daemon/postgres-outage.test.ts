@@ -7,6 +7,7 @@ import { silentLog } from '../../src/log.js';
 import { TEST_DATABASE_URL, freshSchemaUrl, migratedSchemaUrl, pgLocation, pgProxy } from '../helpers/pg.js';
 import { sending } from '../helpers/sending.js';
 import { startTestDaemon } from '../helpers/daemon.js';
+import { RawSmtp, plain } from '../helpers/smtp-client.js';
 
 async function get(url: string, key?: string) {
   const r = await fetch(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
@@ -99,5 +100,42 @@ if (TEST_DATABASE_URL) {
     const subjects = (await direct.messages.list(s.ws.id, { limit: 10, offset: 0 })).data.map((m) => m.subject).sort();
     assert.deepEqual(subjects, r2.status === 202 ? ['committed', 'late', 'warm'] : ['committed', 'warm'], `answered ${r2.status}: what was answered 202 is there, what was answered 503 is not`);
     console.log(`# the late send was answered ${r2.status}`);
+  });
+}
+
+if (TEST_DATABASE_URL) {
+  test('relay during a Postgres stall longer than the REST fence window: the session is held and answered 250 for what was stored, never 451; the connection limit waits for the answer', async (t) => {
+    const proxy = await pgProxy(t);
+    const url = await migratedSchemaUrl(t);
+    // The REST window would give up after 1.5 s; the relay's (20 s here, 4 minutes by default) waits.
+    const s = await sending(t, {
+      deliver: false,
+      env: { SVC_RELAY_CONNECTION_LIMIT: '2' },
+      store: pgLocation(proxy.through(url), { connectTimeoutMs: 1000, statementTimeoutMs: 1000, fenceMs: { api: 1500, relay: 20_000 } }),
+    });
+    const { client } = await RawSmtp.open(s.daemon.url('relay'));
+    await client.cmd('EHLO client.test');
+    assert.equal(await client.cmd(`AUTH PLAIN ${plain(s.key)}`), '235 2.7.0 Authentication successful');
+    const message = async (subject: string, beforeEnd: () => void = () => {}) => {
+      assert.match(await client.cmd('MAIL FROM:<hello@acme.test>'), /^250/);
+      assert.match(await client.cmd('RCPT TO:<jane@rcpt.test>'), /^250/);
+      assert.match(await client.cmd('DATA'), /^354/);
+      beforeEnd();
+      return client.cmd(`Subject: ${subject}\r\nTo: jane@rcpt.test\r\n\r\nx\r\n.`);
+    };
+    // Warms the look-ups, so that the accept is the statement that stalls.
+    assert.equal(await message('warm'), '250 2.0.0 OK: queued');
+    // The accept reaches Postgres and commits; its answer, and every fence's, is held for 5 s:
+    // past the REST window and past the session's 2 s limit.
+    const answer = await message('stalled', () => {
+      proxy.freeze('replies');
+      setTimeout(() => proxy.thaw('replies'), 5000);
+    });
+    assert.equal(answer, '250 2.0.0 OK: queued');
+    // Then the time limit that waited says its 421 and closes.
+    assert.equal((await client.reply()).join(), '421 4.4.2 Connection time limit reached, closing');
+    const direct = PgStore.create(pgLocation(url), { log: silentLog });
+    t.after(() => direct.close());
+    assert.deepEqual((await direct.messages.list(s.ws.id, { limit: 10, offset: 0 })).data.map((m) => m.subject).sort(), ['stalled', 'warm']);
   });
 }

@@ -6,6 +6,8 @@ export class RawSmtp {
   #socket: Socket | TLSSocket;
   #buf = '';
   #waiting: Array<(lines: string[]) => void> = [];
+  /** Replies that came before anyone asked for them. */
+  #early: string[][] = [];
   closed = false;
 
   private constructor(socket: Socket) {
@@ -32,7 +34,10 @@ export class RawSmtp {
         const done = lines.findIndex((l) => /^\d{3} /.test(l) || /^\d{3}$/.test(l));
         if (done < 0) break;
         this.#buf = lines.slice(done + 1).join('\r\n');
-        this.#waiting.shift()?.(lines.slice(0, done + 1));
+        // A reply nobody waits for yet (a 421 right behind a 250) is kept for the next reply().
+        const waiter = this.#waiting.shift();
+        if (waiter) waiter(lines.slice(0, done + 1));
+        else this.#early.push(lines.slice(0, done + 1));
       }
     });
     s.on('close', () => {
@@ -45,6 +50,8 @@ export class RawSmtp {
   /** The next full reply ([] when the connection closed first). */
   reply(): Promise<string[]> {
     return new Promise((resolve) => {
+      const early = this.#early.shift();
+      if (early) return resolve(early);
       if (this.closed) return resolve([]);
       this.#waiting.push(resolve);
     });

@@ -70,6 +70,13 @@ function refusalFrom(e: unknown): AcceptRefusal {
 
 /** How long a send whose statement got no answer keeps trying to learn whether it was queued. */
 export const FENCE_WINDOW_MS = 60_000;
+/**
+ * The same for relay mail, which has no Idempotency-Key to make a retry safe: a 451 for mail that
+ * was stored makes the client send it twice. The SMTP session is held instead (an SMTP client waits
+ * 10 minutes for the answer after the final dot, RFC 5321 §4.5.3.2.6; the relay's connection limit
+ * waits for it too), within the relay's 5-minute limit.
+ */
+export const RELAY_FENCE_WINDOW_MS = 240_000;
 
 export type ContentRow = {
   id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc'];
@@ -83,7 +90,7 @@ export const toContent = (r: ContentRow): SendContent => ({
   ...(r.thread_id ? { thread_id: r.thread_id } : {}), ...(r.in_reply_to ? { in_reply_to: r.in_reply_to } : {}), ...(r.refs ? { references: r.refs } : {}),
 });
 
-export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStore } {
+export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS }): { messages: MessageStore; usage: UsageStore } {
   // The sends of one batch (batcher.ts) in one statement, so atomic without BEGIN/COMMIT:
   // their contents, records, jobs and events; per workspace, the suppression check and the quota
   // debit (locks taken in workspace order, after the contents are in); the idempotency claims
@@ -161,10 +168,12 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
    * nothing (answer: accepted). If not, the fence takes the id, so the statement, should it still
    * run later (a server that thaws), fails on it and stores nothing (answer: refused). While the
    * send's statement is still running, the fence waits for it on the key. Fences stay (a few bytes;
-   * a fenced id is never used again). Tried until FENCE_WINDOW_MS; past it the outcome is unknown.
+   * a fenced id is never used again). Tried for the window of the send's source; past it the outcome
+   * is unknown.
    */
   const committed = async (content: AcceptBatch['content']): Promise<boolean> => {
-    const deadline = Date.now() + FENCE_WINDOW_MS;
+    const windowMs = content.source === 'relay' ? fenceMs.relay : fenceMs.api;
+    const deadline = Date.now() + windowMs;
     for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
       try {
         const rows = await db.rows(
@@ -176,7 +185,7 @@ export function pgMessages(db: PgDb): { messages: MessageStore; usage: UsageStor
         return rows.length === 0;
       } catch (e) {
         if (!(e instanceof SvcError && e.kind === 'store_unavailable') || Date.now() + delay > deadline) {
-          throw new SvcError('store_unavailable', `store unavailable: whether this send was queued is unknown (no answer from postgres for ${Math.round(FENCE_WINDOW_MS / 1000)} s); retry with the same Idempotency-Key`, { cause: e });
+          throw new SvcError('store_unavailable', `store unavailable: whether this send was queued is unknown (no answer from postgres for ${Math.round(windowMs / 1000)} s); retry with the same Idempotency-Key`, { cause: e });
         }
         await new Promise((r) => setTimeout(r, delay));
       }

@@ -89,7 +89,7 @@ export class PgStore implements Store {
       domains: pgDomains(lookups),
       addresses: pgAddresses(lookups),
       tls: pgTls(db),
-      ...pgMessages(db),
+      ...pgMessages(db, this.#loc.fenceMs),
       ...pgQueue(db),
       ...pgWebhooks(db),
       suppressions: pgSuppressions(db),
