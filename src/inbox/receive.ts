@@ -26,7 +26,7 @@ import type { MessageEvent } from '../model/tracking.js';
 import { PLAN_LIMITS, type Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { parseReturnPath } from '../mail/return-path.js';
-import { parseWhole, readHead, type Head } from './parse.js';
+import { REPORT_PARSE_MAX, parseWhole, readHead, type Head } from './parse.js';
 import { autoReply, deliveryStatus, feedbackReport, plainBounce, type Feedback } from './reports.js';
 import { bounceEffects, complaintEffects, noEffects, type Candidates, type Effects, type Outcome } from './report-effects.js';
 import { NOT_EVALUATED, type Authenticated, type AuthInput } from './authenticate.js';
@@ -84,11 +84,24 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     return Math.min(plan ?? Infinity, operator ?? Infinity);
   };
 
+  /**
+   * Bytes being stored right now, by workspace: counted as used, so that sessions racing to the
+   * same workspace cannot each find room for their message and together overshoot it (seen: 3-9×).
+   * This daemon's; daemons sharing a Postgres can each overshoot by what they have in flight.
+   */
+  const reserved = new Map<string, number>();
+  const reserve = (workspaceId: string, bytes: number) => reserved.set(workspaceId, (reserved.get(workspaceId) ?? 0) + bytes);
+  const unreserve = (workspaceId: string, bytes: number) => {
+    const left = (reserved.get(workspaceId) ?? 0) - bytes;
+    if (left > 0) reserved.set(workspaceId, left);
+    else reserved.delete(workspaceId);
+  };
+
   /** Refuses (452 4.2.2) when the workspace's received mail already fills its storage, or would with `adding` more bytes. */
   const checkStorage = async (workspaceId: string, adding = 0): Promise<void> => {
     const limit = await storageLimit(workspaceId);
     if (limit === Infinity) return;
-    const used = await store.inbox.usage(workspaceId);
+    const used = (await store.inbox.usage(workspaceId)) + (reserved.get(workspaceId) ?? 0);
     if (used + adding > limit || (adding === 0 && used >= limit)) throw new SvcError('storage_quota');
   };
 
@@ -235,6 +248,29 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     return { item, effects };
   }
 
+  /** The rest of receive, once every workspace has room reserved: parsed as needed, stored in one call. */
+  async function keep(env: Envelope, raw: Buffer, byWorkspace: Map<string, string[]>, auth: InboundAuth, now: Date): Promise<InboxItem[]> {
+    const head = readHead(raw);
+    // Only a report (and other mail to a return path: an older bounce format) is parsed whole on the way in.
+    const toReturnPath = env.recipients.some((r) => r.returnPathOf);
+    const { email, problem } = head.report || (toReturnPath && !head.problem) ? await parseWhole(raw.length > REPORT_PARSE_MAX ? raw.subarray(0, REPORT_PARSE_MAX) : raw, head) : { email: null, problem: head.problem };
+    const at = now.toISOString();
+    const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [], lifted: [] };
+    for (const [ws, rcpts] of byWorkspace) {
+      const { item, effects } = await itemFor(head, email, problem, raw, env, auth, ws, rcpts, at);
+      delivery.items.push(item);
+      delivery.updates.push(...effects.updates);
+      delivery.outbox.push(...effects.outbox);
+      delivery.events.push(...effects.events);
+      delivery.suppressions.push(...effects.suppressions);
+      delivery.lifted!.push(...effects.lifted);
+    }
+    await store.inbox.receive(delivery);
+    deps.bus?.publish('received');
+    if (delivery.outbox.length) deps.bus?.publish('outboxed');
+    return delivery.items;
+  }
+
   return {
     recipient,
     checkStorage,
@@ -257,28 +293,21 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       const now = clock.now();
       // What is kept starts with our trace fields (RFC 5321 §4.4, RFC 8601), newest first.
       const raw = Buffer.concat([Buffer.from(traceHeader(env, deps.config.mxHost, now) + (checked?.header ?? ''), 'latin1'), received]);
-      // What is kept is what counts against storage.
-      for (const ws of byWorkspace.keys()) await checkStorage(ws, storageCharge(raw.length));
-      const head = readHead(raw);
-      // Only a report (and other mail to a return path: an older bounce format) is parsed whole on the way in.
-      const toReturnPath = env.recipients.some((r) => r.returnPathOf);
-      const { email, problem } = head.report || (toReturnPath && !head.problem) ? await parseWhole(raw, head) : { email: null, problem: head.problem };
-      const at = now.toISOString();
-      const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [], lifted: [] };
-      for (const [ws, rcpts] of byWorkspace) {
-        const { item, effects } = await itemFor(head, email, problem, raw, env, auth, ws, rcpts, at);
-        delivery.items.push(item);
-        delivery.updates.push(...effects.updates);
-        delivery.outbox.push(...effects.outbox);
-        delivery.events.push(...effects.events);
-        delivery.suppressions.push(...effects.suppressions);
-        delivery.lifted!.push(...effects.lifted);
+      // What is kept is what counts against storage, reserved from the check until it is stored.
+      const charge = storageCharge(raw.length);
+      const held: string[] = [];
+      try {
+        for (const ws of byWorkspace.keys()) {
+          await checkStorage(ws, charge);
+          reserve(ws, charge);
+          held.push(ws);
+        }
+        return await keep(env, raw, byWorkspace, auth, now);
+      } finally {
+        for (const ws of held) unreserve(ws, charge);
       }
-      await store.inbox.receive(delivery);
-      deps.bus?.publish('received');
-      if (delivery.outbox.length) deps.bus?.publish('outboxed');
-      return delivery.items;
     },
+
   };
 }
 

@@ -9,8 +9,13 @@ export const LINK_KEY = 'tracked-links';
 
 const sign = (key: string, token: string, url: string) => createHmac('sha256', key).update(`${token}\n${url}`).digest('base64url').slice(0, 32);
 
-/** Only absolute http(s) links are tracked (and redirected to). */
+/**
+ * Only absolute http(s) links are tracked (and redirected to), and never one with a control
+ * character: a CR or LF cannot go into a Location header (it was a 500), and the URL parser would
+ * silently drop it and send the reader somewhere the link does not say.
+ */
 export function trackable(url: string): boolean {
+  if (/[\x00-\x1f\x7f]/.test(url)) return false;
   try {
     const u = new URL(url);
     return (u.protocol === 'http:' || u.protocol === 'https:') && /^https?:\/\//i.test(url);

@@ -9,6 +9,7 @@ import type { OutboxEvent } from '../model/event.js';
 import type { Message } from '../model/message.js';
 import { counts, type MessageEvent } from '../model/tracking.js';
 import { classify, type Hit } from './classify.js';
+import { LineThrottle } from '../line-throttle.js';
 
 export interface TrackedHit extends Hit {
   token: string;
@@ -24,9 +25,43 @@ const RECENT = 10_000;
 /** Sent records remembered by token: what labelling and the webhook need of them does not change once sent. */
 const RECORDS_KEPT = 50_000;
 
+/**
+ * The hits waiting to be written, oldest first: taking a batch off the front and dropping the
+ * oldest are O(1) (an index moves; the array is cut down once half of it is behind the index). A
+ * copy of the whole array per hit, as before, pinned 500 MB under a pixel flood during an outage.
+ */
+class HitQueue {
+  #items: TrackedHit[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(h: TrackedHit): void {
+    this.#items.push(h);
+  }
+
+  /** The oldest `n` (still held until drop). */
+  first(n: number): TrackedHit[] {
+    return this.#items.slice(this.#head, this.#head + n);
+  }
+
+  drop(n: number): void {
+    this.#head += Math.min(n, this.length);
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}
+
 export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds: number) {
   const { store, clock, random, log } = deps;
-  let held: TrackedHit[] = [];
+  const held = new HitQueue();
+  /** One line a minute about hits dropped or held back, never one per hit. */
+  const lines = new LineThrottle(60_000);
+  let dropped = 0;
   let timer: NodeJS.Timeout | null = null;
   let writing: Promise<void> | null = null;
   /** message id → seconds (epoch) and count of its last counted-or-not clicks. */
@@ -99,14 +134,15 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
 
   const write = async (): Promise<void> => {
     while (held.length) {
-      const batch = held.slice(0, BATCH);
+      const batch = held.first(BATCH);
       try {
         const { events, outbox } = toEvents(batch, await records([...new Set(batch.map((h) => h.token))]));
         await store.tracking.record(events, outbox);
-        held = held.slice(batch.length);
+        held.drop(batch.length);
         if (outbox.length) deps.bus?.publish('outboxed');
       } catch (e) {
-        log.warn(`tracking: cannot record ${batch.length} opens and clicks now (${(e as Error).message}); kept and tried again`);
+        const more = lines.pass('held', Date.now());
+        if (more !== null) log.warn(`tracking: cannot record opens and clicks now (${(e as Error).message}); ${held.length} kept and tried again${more ? ` (${more} more failure(s) since the last line)` : ''}`);
         schedule(1000);
         return;
       }
@@ -133,9 +169,12 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
     hit(h: TrackedHit): void {
       held.push(h);
       if (held.length > MAX_HELD) {
-        const over = held.length - MAX_HELD;
-        held = held.slice(over);
-        log.warn(`tracking: ${over} opens and clicks dropped (the store has not taken any for a while)`);
+        held.drop(held.length - MAX_HELD);
+        dropped++;
+        if (lines.pass('dropped', Date.now()) !== null) {
+          log.warn(`tracking: ${dropped} opens and clicks dropped, the oldest first (the store has not taken any for a while; ${MAX_HELD} are kept)`);
+          dropped = 0;
+        }
       }
       if (held.length >= BATCH) void flush();
       else schedule(FLUSH_MS);

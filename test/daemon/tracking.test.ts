@@ -99,6 +99,8 @@ test('tracked links: a signed link redirects and counts a click (and an open); a
     good.replace(`/${sig}?`, `/${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}?`),
     good.replace(token!, 'A'.repeat(token!.length)),
     `${base}/t/c/${token}/${sig}`,
+    // Signed by the service, but with a CR/LF in it: no Location header can carry it (was a 500).
+    trackedLink(base, key, token!, 'https://example.com/a\r\nSet-Cookie: x=1'),
   ]) {
     const res = await go(bad);
     assert.equal(res.status, 404, bad);
