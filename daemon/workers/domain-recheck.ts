@@ -4,7 +4,7 @@
 // every such record is fixed.
 import type { Service } from '../../src/service.js';
 import type { Log } from '../../src/log.js';
-import { unsignedDetail } from '../../src/send/dkim.js';
+import { damagedKeyDetail, unsignedDetail } from '../../src/send/dkim.js';
 
 export interface Worker {
   name: string;
@@ -24,6 +24,8 @@ export function domainRecheck(service: Service, intervalSeconds: number, log: Lo
     if (r.checked || r.failed) log.info(`domain re-check: ${r.checked} checked, ${r.passed} passing, ${r.failed} failed in ${Date.now() - t0} ms`);
     if (r.unsigned.length) service.faults.raise('dkim', unsignedDetail(r.unsigned));
     else service.faults.clear('dkim');
+    if (r.damaged.length) service.faults.raise('dkim_key', damagedKeyDetail(r.damaged));
+    else service.faults.clear('dkim_key');
   };
   const schedule = () => {
     if (stopped || intervalSeconds === 0) return;

@@ -155,8 +155,8 @@ export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsCli
      * The daemon's periodic re-check: every domain, a few at a time. Returns how many passed, and
      * the verified domains whose DKIM key is no longer published (their mail goes unsigned).
      */
-    async recheckAll(concurrency = 8): Promise<{ checked: number; passed: number; failed: number; unsigned: string[] }> {
-      const out = { checked: 0, passed: 0, failed: 0, unsigned: [] as string[] };
+    async recheckAll(concurrency = 8): Promise<{ checked: number; passed: number; failed: number; unsigned: string[]; damaged: string[] }> {
+      const out = { checked: 0, passed: 0, failed: 0, unsigned: [] as string[], damaged: [] as string[] };
       await mapLimit(await store.domains.listAll(), concurrency, async (d) => {
         let now = d;
         try {
@@ -169,8 +169,10 @@ export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsCli
           deps.log.warn(`re-check of ${d.domain} failed: ${(e as Error).message}`);
         }
         if (dkimBroken(now)) out.unsigned.push(now.domain);
+        if (d.key_damaged) out.damaged.push(d.domain);
       });
       out.unsigned.sort();
+      out.damaged.sort();
       return out;
     },
   };

@@ -11,8 +11,8 @@ export const passes = (s: RecordStatus | null) => s === 'Verified' || s === 'Rec
  * A verified domain whose DKIM key was published and no longer is: its mail goes unsigned. (A
  * legacy domain that never published it was always unsigned: that is its normal state, no fault.)
  */
-export const dkimBroken = (d: Pick<Domain, 'status' | 'dkim_verified' | 'legacy' | 'history'>) =>
-  d.status === 'verified' && !d.dkim_verified && (!d.legacy || d.history.some((h) => h.purpose === 'dkim' && passes(h.from)));
+export const dkimBroken = (d: Pick<Domain, 'status' | 'dkim_verified' | 'legacy' | 'history' | 'key_damaged'>) =>
+  !d.key_damaged && d.status === 'verified' && !d.dkim_verified && (!d.legacy || d.history.some((h) => h.purpose === 'dkim' && passes(h.from)));
 
 /** The DKIM selector every domain publishes its key under. */
 export const DKIM_SELECTOR = 'svc1';
@@ -55,6 +55,12 @@ export interface Domain {
   legacy: boolean;
   /** Whether the last check found our DKIM key published. */
   dkim_verified: boolean;
+  /**
+   * Set on reading, never stored: the stored private key cannot be decrypted (damaged). The domain
+   * then reads as not signing (no key, dkim_verified false) and the daemon shows a `dkim_key`
+   * fault; every other domain goes on as before.
+   */
+  key_damaged?: true;
   /** null before the first check. */
   records: RecordCheck[] | null;
   history: RecordChange[];

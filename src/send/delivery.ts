@@ -7,7 +7,7 @@ import { dkimBroken } from '../model/domain.js';
 import { copiesOf, type CopyFor } from './compose/index.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
-import { signingDomain, unsignedDetail } from './dkim.js';
+import { damagedKeyDetail, signingDomain, unsignedDetail } from './dkim.js';
 import type { Deliverer, HostTry, RecipientResult } from './deliver.js';
 import { HandOffAborted } from './smtp-pool.js';
 import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
@@ -76,6 +76,7 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     const signing = signingDomain(domain);
     // Checked by another process (`svc domains verify`) since the last re-check: said at once.
     if (dkimBroken(domain)) deps.faults?.raise('dkim', unsignedDetail([domain.domain]));
+    if (domain.key_damaged) deps.faults?.raise('dkim_key', damagedKeyDetail([domain.domain]));
     const results: RecipientResult[] = [];
     const copies = copiesOf(content, job, messages);
     // Every transaction of every copy, in order: with `verp` one per recipient, each with the

@@ -60,6 +60,10 @@ export const signingDomain = (d: Domain): SigningDomain => ({ id: d.id, domain: 
 export const unsignedDetail = (domains: string[]) =>
   `the DKIM record of ${domains.join(', ')} no longer checks out: mail from ${domains.length > 1 ? 'them' : 'it'} goes unsigned until it is fixed (svc domains show)`;
 
+/** The `dkim_key` fault's text: a stored private key that cannot be decrypted. */
+export const damagedKeyDetail = (domains: string[]) =>
+  `the stored DKIM private key of ${domains.join(', ')} cannot be decrypted (damaged): mail from ${domains.length > 1 ? 'them' : 'it'} goes unsigned; restore svc.json (or the domains row) from a backup, or remove and add the domain again for a new key`;
+
 export class DkimSigner {
   #keys = new Map<string, { pem: string; key: KeyObject }>();
 

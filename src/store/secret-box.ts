@@ -39,5 +39,19 @@ export class SecretBox {
   }
 }
 
+/**
+ * A domain with its private key opened. A key whose ciphertext is damaged disables signing for
+ * that domain alone (key_damaged, no key, dkim_verified false) rather than every read of every
+ * domain, and with it the whole daemon; a key sealed with another key is still refused.
+ */
+export function openDomainKey<D extends { domain: string; dkim_private_key: string; dkim_verified: boolean; key_damaged?: true }>(box: SecretBox, d: D): D {
+  try {
+    return { ...d, dkim_private_key: box.open(d.dkim_private_key, `the DKIM key of ${d.domain}`) };
+  } catch (e) {
+    if (!(e instanceof SvcError && e.kind === 'store_corrupt')) throw e;
+    return { ...d, dkim_private_key: '', dkim_verified: false, key_damaged: true };
+  }
+}
+
 export const NEEDS_KEY = 'the DKIM private keys in this database are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
 export const NEEDS_KEY_FILE_STORE = 'the DKIM private keys in this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';

@@ -1,7 +1,7 @@
 // File store: sending domains (svc.json). Removing a domain removes its addresses. With the
 // operator's key, DKIM private keys are kept sealed in svc.json and opened as they are read.
 import { SvcError } from '../../errors.js';
-import { isSealed, NEEDS_KEY_FILE_STORE, type SecretBox } from '../secret-box.js';
+import { isSealed, NEEDS_KEY_FILE_STORE, openDomainKey, type SecretBox } from '../secret-box.js';
 import { HISTORY_LIMIT, type Domain } from '../../model/domain.js';
 import type { DomainStore } from '../port/domains.js';
 import { copy, type DocFile } from './doc.js';
@@ -16,8 +16,8 @@ export async function sealDomainKeys(doc: DocFile, box: SecretBox | null): Promi
     if (domains.some((d) => isSealed(d.dkim_private_key))) throw new SvcError('store_locked', NEEDS_KEY_FILE_STORE);
     return;
   }
-  const sealed = domains.find((d) => isSealed(d.dkim_private_key));
-  if (sealed) box.open(sealed.dkim_private_key, `the DKIM key of ${sealed.domain}`);
+  // A key sealed with another key is refused (store_locked); a damaged one disables its domain only.
+  for (const d of domains) if (isSealed(d.dkim_private_key)) openDomainKey(box, d);
   const plain = domains.filter((d) => !isSealed(d.dkim_private_key));
   for (const d of plain) d.dkim_private_key = box.seal(d.dkim_private_key);
   if (plain.length) await doc.commit();
@@ -28,12 +28,11 @@ export function fileDomains(doc: DocFile, box: SecretBox | null = null): DomainS
   const opened = new Map<string, string>();
   const open = (d: Domain): Domain => {
     if (!box || !isSealed(d.dkim_private_key)) return d;
-    let plain = opened.get(d.dkim_private_key);
-    if (plain === undefined) {
-      plain = box.open(d.dkim_private_key, `the DKIM key of ${d.domain}`);
-      opened.set(d.dkim_private_key, plain);
-    }
-    return { ...d, dkim_private_key: plain };
+    const plain = opened.get(d.dkim_private_key);
+    if (plain !== undefined) return { ...d, dkim_private_key: plain };
+    const o = openDomainKey(box, d);
+    if (!o.key_damaged) opened.set(d.dkim_private_key, o.dkim_private_key);
+    return o;
   };
   const out = (d: Domain): Domain => open(copy(d));
   return {

@@ -8,7 +8,7 @@ import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { DomainStore } from '../port/domains.js';
 import { iso, type PgLookups, type Row } from './db.js';
 import { INVALIDATE_CHANNEL } from './lookup-cache.js';
-import { isSealed, NEEDS_KEY } from '../secret-box.js';
+import { isSealed, NEEDS_KEY, openDomainKey } from '../secret-box.js';
 
 type DomainRow = Row<Domain, 'created_at' | 'verified_at' | 'checked_at'>;
 
@@ -47,7 +47,7 @@ export function pgDomains(db: PgLookups): DomainStore {
     };
     if (!isSealed(d.dkim_private_key)) return d;
     if (!db.box) throw new SvcError('store_locked', NEEDS_KEY);
-    return { ...d, dkim_private_key: db.box.open(d.dkim_private_key, `the DKIM key of ${d.domain}`) };
+    return openDomainKey(db.box, d);
   };
 
   return {

@@ -164,7 +164,7 @@ test('a record that disappears later: the domain stays verified and the change i
   dns.setVars('good.test', { dkim: 'v=DKIM1; k=rsa; p=' });
   const sweep = await service.domains.recheckAll();
   // Its mail goes unsigned from now on, and the sweep names it (the daemon's `dkim` fault).
-  assert.deepEqual(sweep, { checked: 1, passed: 0, failed: 0, unsigned: ['good.test'] });
+  assert.deepEqual(sweep, { checked: 1, passed: 0, failed: 0, unsigned: ['good.test'], damaged: [] });
   const after = await service.domains.show(ws, 'good.test');
   assert.equal(after.status, 'verified');
   assert.equal(after.dkim_verified, false);

@@ -66,3 +66,30 @@ if (TEST_DATABASE_URL) {
     await assert.rejects(openStore(loc, { role: 'admin', log: silentLog }), (e) => isSvcError(e) && e.kind === 'store_unavailable' && !e.message.includes('hunter2'));
   });
 }
+
+if (TEST_DATABASE_URL) {
+  test('postgres: one damaged DKIM ciphertext disables that domain only; the others read whole', async (t) => {
+    const { randomBytes, randomUUID } = await import('node:crypto');
+    const url = await freshSchemaUrl(t);
+    const key = randomBytes(32);
+    const s = PgStore.create(pgLocation(url, { encryptionKey: key }), { log: silentLog });
+    t.after(() => s.close());
+    await s.migrate();
+    const ws = await s.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: '2026-01-01T00:00:00.000Z' });
+    const pem = '-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n';
+    for (const name of ['bad.test', 'good.test']) {
+      await s.domains.create({ id: randomUUID(), workspace_id: ws.id, domain: name, status: 'verified', token: 't', dkim_public_key: 'P', dkim_private_key: pem, legacy: false, dkim_verified: true, records: null, history: [], created_at: '2026-01-01T00:00:00.000Z', verified_at: '2026-01-01T00:00:00.000Z', checked_at: null }, null);
+    }
+    const pool = createPool(pgLocation(url));
+    t.after(() => pool.end());
+    // One character of bad.test's ciphertext changed: the right key, damaged data.
+    await pool.query(`UPDATE domains SET dkim_private_key = overlay(dkim_private_key placing (CASE WHEN substr(dkim_private_key, length(dkim_private_key) - 2, 1) = 'A' THEN 'B' ELSE 'A' END) from length(dkim_private_key) - 2 for 1) WHERE domain = 'bad.test'`);
+    const fresh = PgStore.create(pgLocation(url, { encryptionKey: key }), { log: silentLog });
+    t.after(() => fresh.close());
+    const good = await fresh.domains.get(ws.id, 'good.test');
+    assert.deepEqual([good?.dkim_private_key, good?.key_damaged], [pem, undefined]);
+    const bad = await fresh.domains.get(ws.id, 'bad.test');
+    assert.deepEqual([bad?.dkim_private_key, bad?.dkim_verified, bad?.key_damaged], ['', false, true]);
+    assert.equal((await fresh.domains.listAll()).length, 2);
+  });
+}

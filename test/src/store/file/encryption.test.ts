@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileStore } from '../../../../src/store/file/file-store.js';
 import { isSvcError } from '../../../../src/errors.js';
@@ -40,4 +40,33 @@ test('file store: DKIM keys sealed in svc.json with the key, opened on reading; 
   const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
   assert.equal((await again.domains.get(ws.id, 'old.test'))?.dkim_private_key, PEM);
   await again.close();
+});
+
+/** The sealed value with one character of its ciphertext changed: the right key, damaged data. */
+const damage = (sealed: string) => sealed.slice(0, -3) + (sealed.at(-3) === 'A' ? 'B' : 'A') + sealed.slice(-2);
+
+test('file store: one damaged DKIM ciphertext disables that domain only: the store opens, the others read whole, the damaged one reads as not signing', async (t) => {
+  const dir = await tmpDir(t);
+  const key = randomBytes(32);
+  const store = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const ws = await store.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: '2026-01-01T00:00:00.000Z' });
+  await store.domains.create({ ...domain(ws.id, 'bad.test'), dkim_verified: true }, null);
+  await store.domains.create({ ...domain(ws.id, 'good.test'), dkim_verified: true }, null);
+  await store.close();
+  const path = join(dir, 'svc.json');
+  const doc = JSON.parse(await readFile(path, 'utf8'));
+  const bad = doc.domains.find((d: { domain: string }) => d.domain === 'bad.test');
+  bad.dkim_private_key = damage(bad.dkim_private_key);
+  await writeFile(path, JSON.stringify(doc));
+
+  const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  t.after(() => again.close());
+  const good = await again.domains.get(ws.id, 'good.test');
+  assert.deepEqual([good?.dkim_private_key, good?.key_damaged], [PEM, undefined]);
+  const broken = await again.domains.get(ws.id, 'bad.test');
+  assert.deepEqual([broken?.dkim_private_key, broken?.dkim_verified, broken?.key_damaged], ['', false, true]);
+  assert.equal((await again.domains.listAll()).length, 2);
+  // Another key is still refused, damaged value or not.
+  await again.close();
+  await assert.rejects(FileStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }), (e) => isSvcError(e) && e.kind === 'store_locked');
 });
