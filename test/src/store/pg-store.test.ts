@@ -80,7 +80,7 @@ if (TEST_DATABASE_URL) {
     for (const name of ['bad.test', 'good.test']) {
       await s.domains.create({ id: randomUUID(), workspace_id: ws.id, domain: name, status: 'verified', token: 't', dkim_public_key: 'P', dkim_private_key: pem, legacy: false, dkim_verified: true, records: null, history: [], created_at: '2026-01-01T00:00:00.000Z', verified_at: '2026-01-01T00:00:00.000Z', checked_at: null }, null);
     }
-    const pool = createPool(pgLocation(url));
+    const pool = createPool(pgLocation(url), silentLog);
     t.after(() => pool.end());
     // One character of bad.test's ciphertext changed: the right key, damaged data.
     await pool.query(`UPDATE domains SET dkim_private_key = overlay(dkim_private_key placing (CASE WHEN substr(dkim_private_key, length(dkim_private_key) - 2, 1) = 'A' THEN 'B' ELSE 'A' END) from length(dkim_private_key) - 2 for 1) WHERE domain = 'bad.test'`);
