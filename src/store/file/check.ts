@@ -21,9 +21,11 @@ export interface StoreProblem {
   /**
    * `bad_line`: a journal line that is not a readable record (skipped, set aside); `torn_tail`: a
    * last line a crash left without its newline (never acknowledged; cut at the next append);
-   * `data_file`: svc.json cannot be read (the store does not open).
+   * `data_file`: svc.json cannot be read (the store does not open); `bad_reference`: an inbox
+   * record whose message is not the attachment line just before it (missing, or of another length);
+   * `duplicate`: a send accepted twice (two accept lines for one content id).
    */
-  kind: 'bad_line' | 'torn_tail' | 'data_file';
+  kind: 'bad_line' | 'torn_tail' | 'data_file' | 'bad_reference' | 'duplicate';
   reason: string;
 }
 
@@ -83,26 +85,53 @@ interface Scanned {
   size: number;
   bad: BadLine[];
   tornAt: number | null;
+  /** What the records say that the lines alone do not show (references, duplicates). */
+  findings: StoreProblem[];
+}
+
+/** A record as check reads it: only the fields whose references it follows. */
+interface Checked {
+  t?: string;
+  raw_length?: number;
+  content?: { id?: string };
 }
 
 async function scanJournals(dir: string): Promise<Scanned[]> {
   const out: Scanned[] = [];
+  /** Accepted content ids of the mail journal, where first seen. */
+  const accepted = new Map<string, string>();
   for (const journal of JOURNALS) {
     const { name } = journal;
     const { validate } = checksOf(journal);
     let files: string[];
     try {
-      files = (await readdir(join(dir, name))).filter((f) => f.endsWith('.jsonl')).sort();
+      // In the order written: by day, then segment.
+      files = (await readdir(join(dir, name)))
+        .filter((f) => segmentOf(f))
+        .sort((a, b) => {
+          const x = segmentOf(a)!;
+          const y = segmentOf(b)!;
+          return x.partition < y.partition ? -1 : x.partition > y.partition ? 1 : x.segment - y.segment;
+        });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw e;
     }
     for (const f of files) {
-      if (!segmentOf(f)) continue;
       const file = join(dir, name, f);
       // Streamed, records not kept: a journal of any size is checked in bounded memory.
-      const scan = await scanFile(file, f.slice(0, -'.jsonl'.length), validate);
-      out.push({ file, journal: name, size: scan.size, bad: scan.bad, tornAt: scan.tornAt });
+      const findings: StoreProblem[] = [];
+      const scan = await scanFile<Checked>(file, f.slice(0, -'.jsonl'.length), validate, (r, offset, _length, attachment) => {
+        if (r.t === 'inbound' && r.raw_length !== undefined && attachment?.length !== r.raw_length) {
+          findings.push({ file, line: null, offset, kind: 'bad_reference', reason: attachment ? `the message before this inbox record is ${attachment.length} bytes, the record says ${r.raw_length}` : `no message line before this inbox record (it says ${r.raw_length} bytes): its item cannot be read` });
+        }
+        if (name === 'mail' && r.t === 'accept' && r.content?.id) {
+          const first = accepted.get(r.content.id);
+          if (first) findings.push({ file, line: null, offset, kind: 'duplicate', reason: `send ${r.content.id} accepted a second time (first at ${first})` });
+          else accepted.set(r.content.id, `${f} byte ${offset}`);
+        }
+      });
+      out.push({ file, journal: name, size: scan.size, bad: scan.bad, tornAt: scan.tornAt, findings });
     }
   }
   return out;
@@ -156,6 +185,7 @@ async function report(dir: string, scanned: Scanned[]): Promise<StoreReport> {
   for (const s of scanned) {
     for (const b of s.bad) problems.push({ file: s.file, line: b.line, offset: b.offset, kind: 'bad_line', reason: b.reason });
     if (s.tornAt !== null) problems.push({ file: s.file, line: null, offset: s.tornAt, kind: 'torn_tail', reason: `${s.size - s.tornAt} byte(s) after the last newline (a write a crash cut short; never acknowledged)` });
+    problems.push(...s.findings);
   }
   return { store: `file:${dir}`, ok: problems.every((p) => p.kind === 'torn_tail'), problems };
 }

@@ -126,7 +126,12 @@ export interface FileScan {
  * line lies. Attachment lines (`~`) are passed over without being held; a record line longer than
  * a chunk is gathered whole. A missing file reads as empty.
  */
-export async function scanFile<T>(path: string, stem: string, validate: Validate, onRecord?: (record: T, offset: number, length: number) => void): Promise<FileScan> {
+export async function scanFile<T>(
+  path: string,
+  stem: string,
+  validate: Validate,
+  onRecord?: (record: T, offset: number, length: number, attachment: { offset: number; length: number } | null) => void,
+): Promise<FileScan> {
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
@@ -142,10 +147,14 @@ export async function scanFile<T>(path: string, stem: string, validate: Validate
     let lineStart = 0;
     let atLineStart = true;
     let skipping = false;
+    /** The attachment line just before this one (its characters after `~`), for the record it belongs to. */
+    let attachment: { offset: number; length: number } | null = null;
     let n = 1;
     const line = (end: number) => {
       const text = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
       parts = [];
+      const before = attachment;
+      attachment = skipping ? { offset: lineStart, length: end - lineStart - 1 } : null;
       if (!skipping && text.length) {
         let reason: string | null;
         let record: unknown;
@@ -155,7 +164,7 @@ export async function scanFile<T>(path: string, stem: string, validate: Validate
         } catch (e) {
           reason = `not JSON (${(e as Error).message})`;
         }
-        if (reason === null) onRecord?.(record as T, lineStart, end + 1 - lineStart);
+        if (reason === null) onRecord?.(record as T, lineStart, end + 1 - lineStart, before);
         else bad.push({ file: path, partition: stem, line: n, offset: lineStart, reason, raw: text });
       }
       n++;
