@@ -36,6 +36,8 @@ export function registerErrors(app: FastifyInstance, log: Log, events?: EventLog
         else log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
       }
       if (err.headers) reply.headers(err.headers);
+      // Damaged data is the operator's to see (logged above, with the file and place), not a client's.
+      if (err.kind === 'store_corrupt') return reply.code(err.spec.http).send({ error: err.spec.message });
       return reply.code(err.spec.http).send({ error: err.message, ...err.details });
     }
     const known = err.code ? fastifyCodes[err.code] : undefined;

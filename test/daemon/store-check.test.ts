@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { sending, settled, mail } from '../helpers/sending.js';
 import { plainMail, transact } from '../helpers/mx.js';
 import { checkFileStore } from '../../src/store/file/check.js';
+import { startTestDaemon } from '../helpers/daemon.js';
 
 test('store check: an inbox record without its message, and a duplicated accept line, are problems', async (t) => {
   const s = await sending(t);
@@ -33,4 +34,13 @@ test('store check: an inbox record without its message, and a duplicated accept 
   assert.deepEqual(report.problems.map((p) => p.kind).sort(), ['bad_reference', 'duplicate']);
   assert.match(report.problems.find((p) => p.kind === 'duplicate')!.reason, /accepted a second time \(first at .+ byte 0\)/);
   assert.match(report.problems.find((p) => p.kind === 'bad_reference')!.reason, /no message line before this inbox record/);
+
+  // Read through the API, that item is a 500 that names no file of the server (the log does).
+  const d = await startTestDaemon(t, { store: { kind: 'file', dir } });
+  const key = await d.key('read');
+  const list = (await (await fetch(`${d.api}/api/v2/inbox/items`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
+  const got = await fetch(`${d.api}/api/v2/inbox/items/${list.data[0]!.id}`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(got.status, 500);
+  assert.deepEqual(await got.json(), { error: 'store data file cannot be read' });
+  assert.ok(d.logs.some((l) => l.includes(dir)), 'the log names the file');
 });
