@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FileStore } from '../../../../src/store/file/file-store.js';
-import type { InboxItem } from '../../../../src/model/inbox.js';
+import { STORAGE_MIN_CHARGE, type InboxItem } from '../../../../src/model/inbox.js';
 import { tmpDir } from '../../../helpers/tmp.js';
 import { ws } from '../conformance/fixtures.js';
 
@@ -76,11 +76,11 @@ test('file store: many deletions, in memory and replayed: the lists stay in orde
   const subjects = async (s: FileStore) => (await s.inbox.list(w.id, { folder: 'inbox', limit: 100, offset: 0 })).data.map((i) => i.subject);
   assert.deepEqual(await subjects(store), expect);
   assert.deepEqual((await store.inbox.list(w.id, { folder: 'inbox', limit: 2, offset: 3 })).data.map((i) => i.subject), expect.slice(3, 5));
-  assert.equal(await store.inbox.usage(w.id), kept.length * 5);
+  assert.equal(await store.inbox.usage(w.id), kept.length * STORAGE_MIN_CHARGE);
   assert.equal((await store.inbox.threads(w.id, { limit: 100, offset: 0 })).total, kept.length);
   await store.close();
   const again = await FileStore.open(dir, 'admin');
   t.after(() => again.close());
   assert.deepEqual(await subjects(again), expect);
-  assert.equal(await again.inbox.usage(w.id), kept.length * 5);
+  assert.equal(await again.inbox.usage(w.id), kept.length * STORAGE_MIN_CHARGE);
 });
