@@ -40,7 +40,7 @@ export async function mx(): Promise<void> {
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
     await prepare(`file:${dir}`, dns);
-    const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+    const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery', '--mx-rate-per-sender', '0', '--mx-rate-per-workspace', '0']);
     try {
       const mxPort = Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]);
       const servers = [

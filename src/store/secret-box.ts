@@ -53,5 +53,18 @@ export function openDomainKey<D extends { domain: string; dkim_private_key: stri
   }
 }
 
+/**
+ * A service secret (the STARTTLS private key, the tracked-link key) as stored: sealed when there is
+ * a box, as it is otherwise. Opened with openSecret.
+ */
+export const sealSecret = (box: SecretBox | null, value: string): string => (box && !isSealed(value) ? box.seal(value) : value);
+
+/** A stored service secret, opened; a sealed one without the key refuses (the process could not use it). */
+export function openSecret(box: SecretBox | null, value: string, what: string): string {
+  if (!isSealed(value)) return value;
+  if (!box) throw new SvcError('store_locked', `${what} is encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key it was encrypted with`);
+  return box.open(value, what);
+}
+
 export const NEEDS_KEY = 'the DKIM private keys in this database are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
 export const NEEDS_KEY_FILE_STORE = 'the DKIM private keys in this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';

@@ -8,19 +8,26 @@ import { copy, type DocFile } from './doc.js';
 
 /**
  * At open: without a key, sealed keys mean the store cannot sign (refused, as on Postgres); with
- * one, a key sealed with another is refused and plaintext keys left from before are sealed now.
+ * one, a key sealed with another is refused and plaintext keys left from before are sealed now,
+ * with the STARTTLS private key and the service's secrets.
  */
 export async function sealDomainKeys(doc: DocFile, box: SecretBox | null): Promise<void> {
   const domains = doc.data.domains;
   if (!box) {
-    if (domains.some((d) => isSealed(d.dkim_private_key))) throw new SvcError('store_locked', NEEDS_KEY_FILE_STORE);
+    const sealedSecrets = (doc.data.tls && isSealed(doc.data.tls.key)) || Object.values(doc.data.secrets).some(isSealed);
+    if (domains.some((d) => isSealed(d.dkim_private_key)) || sealedSecrets) throw new SvcError('store_locked', NEEDS_KEY_FILE_STORE);
     return;
   }
   // A key sealed with another key is refused (store_locked); a damaged one disables its domain only.
   for (const d of domains) if (isSealed(d.dkim_private_key)) openDomainKey(box, d);
   const plain = domains.filter((d) => !isSealed(d.dkim_private_key));
   for (const d of plain) d.dkim_private_key = box.seal(d.dkim_private_key);
-  if (plain.length) await doc.commit();
+  // The STARTTLS private key and the service's secrets (the tracked-link key) likewise.
+  const tls = doc.data.tls && !isSealed(doc.data.tls.key) ? doc.data.tls : null;
+  if (tls) tls.key = box.seal(tls.key);
+  const secrets = Object.entries(doc.data.secrets).filter(([, v]) => !isSealed(v));
+  for (const [name, v] of secrets) doc.data.secrets[name] = box.seal(v);
+  if (plain.length || tls || secrets.length) await doc.commit();
 }
 
 export function fileDomains(doc: DocFile, box: SecretBox | null = null): DomainStore {

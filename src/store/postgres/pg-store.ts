@@ -88,7 +88,7 @@ export class PgStore implements Store {
       keys: pgKeys(lookups),
       domains: pgDomains(lookups),
       addresses: pgAddresses(lookups),
-      tls: pgTls(db),
+      tls: pgTls(db, this.#box),
       ...pgMessages(db, this.#loc.fenceMs),
       ...pgQueue(db),
       ...pgWebhooks(db),
@@ -96,7 +96,7 @@ export class PgStore implements Store {
       idempotency: pgIdempotency(db),
       rateLimit: pgRateLimit(db),
       tracking: pgTracking(db),
-      secrets: pgSecrets(db),
+      secrets: pgSecrets(db, this.#box),
       inbox: pgInbox(db),
     };
     Object.assign(this, groups);
@@ -134,7 +134,9 @@ export class PgStore implements Store {
    */
   async #sealKeys(): Promise<void> {
     if (!this.#box) {
-      const sealed = await this.#pool.query(`SELECT 1 FROM domains WHERE dkim_private_key LIKE 'enc:%' LIMIT 1`);
+      const sealed = await this.#pool.query(
+        `SELECT 1 FROM domains WHERE dkim_private_key LIKE 'enc:%' UNION ALL SELECT 1 FROM tls_identity WHERE key LIKE 'enc:%' UNION ALL SELECT 1 FROM service_secrets WHERE value LIKE 'enc:%' LIMIT 1`,
+      );
       if (sealed.rowCount) throw new SvcError('store_locked', NEEDS_KEY);
       return;
     }
@@ -143,6 +145,13 @@ export class PgStore implements Store {
     const plain = (await this.#pool.query<{ id: string; dkim_private_key: string }>(`SELECT id, dkim_private_key FROM domains WHERE dkim_private_key NOT LIKE 'enc:%'`)).rows;
     for (const r of plain) {
       await this.#pool.query(`UPDATE domains SET dkim_private_key = $2 WHERE id = $1 AND dkim_private_key = $3`, [r.id, this.#box.seal(r.dkim_private_key), r.dkim_private_key]);
+    }
+    // The STARTTLS private key and the service's secrets (the tracked-link key) likewise.
+    for (const r of (await this.#pool.query<{ key: string }>(`SELECT key FROM tls_identity WHERE key NOT LIKE 'enc:%'`)).rows) {
+      await this.#pool.query(`UPDATE tls_identity SET key = $1 WHERE key = $2`, [this.#box.seal(r.key), r.key]);
+    }
+    for (const r of (await this.#pool.query<{ name: string; value: string }>(`SELECT name, value FROM service_secrets WHERE value NOT LIKE 'enc:%'`)).rows) {
+      await this.#pool.query(`UPDATE service_secrets SET value = $2 WHERE name = $1 AND value = $3`, [r.name, this.#box.seal(r.value), r.value]);
     }
   }
 

@@ -1,16 +1,18 @@
 // Postgres: the service's own shared secrets, one row each; the first daemon to save one wins.
+// Sealed with the operator's key when there is one (secret-box.ts).
 import type { SecretStore } from '../port/secrets.js';
+import { openSecret, sealSecret, type SecretBox } from '../secret-box.js';
 import type { PgDb } from './db.js';
 
-export function pgSecrets(db: PgDb): SecretStore {
+export function pgSecrets(db: PgDb, box: SecretBox | null = null): SecretStore {
   return {
     keep: async (name, value) => {
       const [r] = await db.rows<{ value: string }>(
         `WITH ins AS (INSERT INTO service_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING value)
          SELECT value FROM ins UNION ALL SELECT value FROM service_secrets WHERE name = $1 LIMIT 1`,
-        [name, value],
+        [name, sealSecret(box, value)],
       );
-      return r!.value;
+      return openSecret(box, r!.value, `the service secret ${name}`);
     },
   };
 }

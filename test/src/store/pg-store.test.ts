@@ -93,3 +93,30 @@ if (TEST_DATABASE_URL) {
     assert.equal((await fresh.domains.listAll()).length, 2);
   });
 }
+
+if (TEST_DATABASE_URL) {
+  test('postgres: the STARTTLS private key and the tracked-link key are sealed with the operator key (plaintext ones at start), read back whole', async (t) => {
+    const { randomBytes } = await import('node:crypto');
+    const url = await freshSchemaUrl(t);
+    const plain = PgStore.create(pgLocation(url), { log: silentLog });
+    await plain.migrate();
+    await plain.tls.saveIfAbsent({ cert: 'CERT', key: 'TLSsecret', created_at: '2026-01-01T00:00:00.000Z' });
+    await plain.secrets.keep('tracked-links', 'LINKsecret');
+    await plain.close();
+    const key = randomBytes(32);
+    const sealed = PgStore.create(pgLocation(url, { encryptionKey: key }), { log: silentLog });
+    t.after(() => sealed.close());
+    await sealed.ready();
+    assert.equal((await sealed.tls.get())?.key, 'TLSsecret');
+    assert.equal(await sealed.secrets.keep('tracked-links', 'other'), 'LINKsecret');
+    const pool = createPool(pgLocation(url), silentLog);
+    t.after(() => pool.end());
+    const rows = [...(await pool.query(`SELECT key AS v FROM tls_identity`)).rows, ...(await pool.query(`SELECT value AS v FROM service_secrets`)).rows] as Array<{ v: string }>;
+    assert.equal(rows.length, 2);
+    for (const r of rows) assert.match(r.v, /^enc:v1:/);
+    // Without the key: refused at start.
+    const without = PgStore.create(pgLocation(url), { log: silentLog });
+    t.after(() => without.close());
+    await assert.rejects(without.ready(), (e) => isSvcError(e) && e.kind === 'store_locked');
+  });
+}

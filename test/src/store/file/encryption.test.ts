@@ -70,3 +70,27 @@ test('file store: one damaged DKIM ciphertext disables that domain only: the sto
   await again.close();
   await assert.rejects(FileStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }), (e) => isSvcError(e) && e.kind === 'store_locked');
 });
+
+test('file store: the STARTTLS private key and the tracked-link key are sealed with the operator key too (plaintext ones at open), read back whole; without the key the store is refused', async (t) => {
+  const dir = await tmpDir(t);
+  const key = randomBytes(32);
+  const TLS_KEY = '-----BEGIN PRIVATE KEY-----\nTLSsecret\n-----END PRIVATE KEY-----\n';
+  // Written before the store had a key: both in plaintext.
+  const before = await FileStore.open(dir, 'admin');
+  await before.tls.saveIfAbsent({ cert: 'CERT', key: TLS_KEY, created_at: '2026-01-01T00:00:00.000Z' });
+  assert.equal(await before.secrets.keep('tracked-links', 'LINKsecret'), 'LINKsecret');
+  await before.close();
+  assert.match(await readFile(join(dir, 'svc.json'), 'utf8'), /TLSsecret[\s\S]*LINKsecret|LINKsecret[\s\S]*TLSsecret/);
+
+  const store = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  assert.equal((await store.tls.get())?.key, TLS_KEY);
+  assert.equal(await store.secrets.keep('tracked-links', 'another'), 'LINKsecret');
+  assert.equal(await store.secrets.keep('fresh', 'FRESHsecret'), 'FRESHsecret');
+  await store.close();
+  const raw = await readFile(join(dir, 'svc.json'), 'utf8');
+  for (const secret of ['TLSsecret', 'LINKsecret', 'FRESHsecret']) assert.ok(!raw.includes(secret), `${secret} is not on disk in plaintext`);
+  await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_locked');
+  const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  t.after(() => again.close());
+  assert.equal(await again.secrets.keep('fresh', 'x'), 'FRESHsecret');
+});
