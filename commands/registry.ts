@@ -38,6 +38,7 @@ import webhooksTest from './webhooks/test.js';
 import webhooksTail from './webhooks/tail.js';
 import storeCheck from './store/check.js';
 import storeRepair from './store/repair.js';
+import storeRekey from './store/rekey.js';
 import configShow from './config/show.js';
 import inboxDelete from './inbox/delete.js';
 import inboxList from './inbox/list.js';
@@ -102,5 +103,6 @@ export const commands: CommandSpec[] = [
   webhooksTail,
   storeCheck,
   storeRepair,
+  storeRekey,
   configShow,
 ];

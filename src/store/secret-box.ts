@@ -66,5 +66,20 @@ export function openSecret(box: SecretBox | null, value: string, what: string): 
   return box.open(value, what);
 }
 
+/**
+ * Every value `values` holds, opened with `from` (none: plaintext) and sealed with `to`; throws
+ * before anything is changed when one cannot be opened (another key, or damaged), naming it.
+ */
+export function resealAll(values: ReadonlyArray<{ what: string; value: string }>, from: SecretBox | null, to: SecretBox): string[] {
+  return values.map(({ what, value }) => {
+    try {
+      return to.seal(openSecret(from, value, what));
+    } catch (e) {
+      if (e instanceof SvcError && e.kind === 'store_corrupt') throw new SvcError('store_corrupt', `${e.message}: nothing was re-encrypted; remove that domain (or restore the store) first`);
+      throw e;
+    }
+  });
+}
+
 export const NEEDS_KEY = 'the DKIM private keys in this database are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
 export const NEEDS_KEY_FILE_STORE = 'the DKIM private keys in this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';

@@ -23,7 +23,7 @@ import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSche
 import { connectionConfig, createPool } from './pool.js';
 import { pgQueue } from './queue.js';
 import { pgRateLimit } from './rate-limit.js';
-import { NEEDS_KEY, SecretBox } from '../secret-box.js';
+import { NEEDS_KEY, SecretBox, resealAll } from '../secret-box.js';
 import { pgSuppressions } from './suppressions.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
@@ -153,6 +153,32 @@ export class PgStore implements Store {
     for (const r of (await this.#pool.query<{ name: string; value: string }>(`SELECT name, value FROM service_secrets WHERE value NOT LIKE 'enc:%'`)).rows) {
       await this.#pool.query(`UPDATE service_secrets SET value = $2 WHERE name = $1 AND value = $3`, [r.name, this.#box.seal(r.value), r.value]);
     }
+  }
+
+  /**
+   * `svc store rekey`: every sealed value (DKIM private keys, the STARTTLS private key, the
+   * service's secrets) opened with this store's key (none: plaintext) and sealed with `next`, in
+   * one transaction. Every daemon must be stopped: one still running would go on sealing with the
+   * old key.
+   */
+  async rekey(next: Buffer): Promise<{ resealed: number; key_id: string }> {
+    const to = new SecretBox(next);
+    const from = this.#box;
+    return this.#tx(async (c) => {
+      const domains = (await c.query<{ id: string; domain: string; v: string }>(`SELECT id, domain, dkim_private_key AS v FROM domains ORDER BY id FOR UPDATE`)).rows;
+      const tls = (await c.query<{ v: string }>(`SELECT key AS v FROM tls_identity WHERE id = 1 FOR UPDATE`)).rows;
+      const secrets = (await c.query<{ name: string; v: string }>(`SELECT name, value AS v FROM service_secrets ORDER BY name FOR UPDATE`)).rows;
+      const sealed = resealAll(
+        [...domains.map((d) => ({ what: `the DKIM key of ${d.domain}`, value: d.v })), ...tls.map((t) => ({ what: 'the STARTTLS private key', value: t.v })), ...secrets.map((s) => ({ what: `the service secret ${s.name}`, value: s.v }))],
+        from,
+        to,
+      );
+      let i = 0;
+      for (const d of domains) await c.query(`UPDATE domains SET dkim_private_key = $2 WHERE id = $1`, [d.id, sealed[i++]]);
+      for (const _ of tls) await c.query(`UPDATE tls_identity SET key = $1 WHERE id = 1`, [sealed[i++]]);
+      for (const s of secrets) await c.query(`UPDATE service_secrets SET value = $2 WHERE name = $1`, [s.name, sealed[i++]]);
+      return { resealed: sealed.length, key_id: to.id };
+    });
   }
 
   /** Applies pending migrations (`svc migrate`). */
