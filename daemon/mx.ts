@@ -12,6 +12,7 @@ import { inboundService, type Recipient } from '../src/inbox/receive.js';
 import { inboundAuthenticator } from '../src/inbox/authenticate.js';
 import { cachedResolve } from '../src/domains/dns.js';
 import { mxRate } from '../src/inbox/mx-rate.js';
+import { threadParser } from '../src/inbox/parse-thread.js';
 import { listenSmtp, refusal, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
 import { readData } from './smtp/data.js';
 
@@ -38,7 +39,9 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
   const { config } = service.deps;
   // SPF, DKIM, DMARC and ARC of every message, through the configured resolvers (answers kept a minute).
   const resolve = cachedResolve({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
-  const inbound = inboundService(service.deps, { authenticate: inboundAuthenticator(resolve, config.mxHost) });
+  // Reports are parsed whole in a thread of their own, never on the event loop every listener shares.
+  const parser = threadParser();
+  const inbound = inboundService(service.deps, { authenticate: inboundAuthenticator(resolve, config.mxHost), parse: parser.parse });
   const states = new Map<string, State>();
   const rate = mxRate({ perSender: config.mxRatePerSender, perWorkspace: config.mxRatePerWorkspace });
   let received = 0;
@@ -130,5 +133,12 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
       },
     },
   });
-  return { url: listener.url, stats: () => ({ ...listener.stats(), received, deferred }), close: () => listener.close() };
+  return {
+    url: listener.url,
+    stats: () => ({ ...listener.stats(), received, deferred }),
+    close: async () => {
+      await listener.close();
+      await parser.close();
+    },
+  };
 }

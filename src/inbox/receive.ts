@@ -27,6 +27,7 @@ import { PLAN_LIMITS, type Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { parseReturnPath } from '../mail/return-path.js';
 import { REPORT_PARSE_MAX, parseWhole, readHead, type Head } from './parse.js';
+import type { Parse } from './parse-thread.js';
 import { autoReply, deliveryStatus, feedbackReport, plainBounce, type Feedback } from './reports.js';
 import { bounceEffects, complaintEffects, noEffects, type Candidates, type Effects, type Outcome } from './report-effects.js';
 import { NOT_EVALUATED, type Authenticated, type AuthInput } from './authenticate.js';
@@ -59,6 +60,8 @@ export interface Envelope {
 export interface InboundOptions {
   /** Checks SPF, DKIM, DMARC and ARC; absent: nothing is evaluated and nothing counts as a reply. */
   authenticate?: (input: AuthInput) => Promise<Authenticated>;
+  /** Parses a whole report (the MX's: in a thread of its own, parse-thread.ts); absent: on this event loop. */
+  parse?: Parse;
 }
 
 /** Local parts accepted on every verified domain without registration (RFC 5321 §4.5.1, RFC 2142). */
@@ -253,7 +256,8 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     const head = readHead(raw);
     // Only a report (and other mail to a return path: an older bounce format) is parsed whole on the way in.
     const toReturnPath = env.recipients.some((r) => r.returnPathOf);
-    const { email, problem } = head.report || (toReturnPath && !head.problem) ? await parseWhole(raw.length > REPORT_PARSE_MAX ? raw.subarray(0, REPORT_PARSE_MAX) : raw, head) : { email: null, problem: head.problem };
+    const parse = opts.parse ?? parseWhole;
+    const { email, problem } = head.report || (toReturnPath && !head.problem) ? await parse(raw.length > REPORT_PARSE_MAX ? raw.subarray(0, REPORT_PARSE_MAX) : raw, head) : { email: null, problem: head.problem };
     const at = now.toISOString();
     const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [], lifted: [] };
     for (const [ws, rcpts] of byWorkspace) {
