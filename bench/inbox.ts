@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { FileStore } from '../src/store/file/file-store.js';
 import type { InboxItem } from '../src/model/inbox.js';
 import { FixtureDns } from '../test/helpers/dns-server.js';
-import { SVC, benchChild, median, report, startServer } from './lib.js';
-import { prepare, profile } from './send.js';
-import { LOAD, drive } from './relay.js';
+import { benchChild, median, report } from './lib.js';
+import { LOAD, drive, inTurns } from './relay.js';
+import { mxDaemon } from './mx.js';
 
 const ITEMS = Number(process.env.SVC_BENCH_INBOX_ITEMS ?? 1_000_000);
 const RAW = Buffer.from('From: a@elsewhere.test\r\nTo: hello@acme.test\r\nSubject: Hi\r\n\r\nHello.\r\n');
@@ -94,24 +94,17 @@ async function tinyMessages(): Promise<void> {
   const dns = await new FixtureDns().load(['sending.zone']).start();
   const args = ['--from', 'someone@elsewhere.test', '--to', 'hello@acme.test', '--size', '31'];
   try {
-    await prepare(`file:${dir}`, dns);
-    const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery', '--mx-rate-per-sender', '0', '--mx-rate-per-workspace', '0']);
+    const { daemon, port: mxPort } = await mxDaemon(dir, dns);
     try {
-      const mxPort = Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]);
       const servers = [
         { name: 'bare', port: sink.port },
         { name: 'mx', port: mxPort },
       ];
       for (const s of servers) await drive(s.port, null, 3000, args);
       const ratios: number[] = [];
-      for (let round = 1; round <= 3; round++) {
-        const rate: Record<string, number> = {};
-        for (let k = 0; k < servers.length; k++) {
-          const s = servers[(round + k) % servers.length]!;
-          rate[s.name] = await drive(s.port, null, 10_000, args);
-        }
+      for (const [i, rate] of (await inTurns(servers, 3, 10_000, args)).entries()) {
         ratios.push(rate.mx! / rate.bare!);
-        report(`  round ${round}`, { bare_per_s: Math.round(rate.bare!), svc_mx_per_s: Math.round(rate.mx!), ratio: rate.mx! / rate.bare! });
+        report(`  round ${i + 1}`, { bare_per_s: Math.round(rate.bare!), svc_mx_per_s: Math.round(rate.mx!), ratio: rate.mx! / rate.bare! });
       }
       report('svc MX, 31-byte messages stored, vs a bare smtp-server', { of_bare: median(ratios), connections: 20 });
     } finally {

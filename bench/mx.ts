@@ -22,9 +22,16 @@ import { inboundService } from '../src/inbox/receive.js';
 import { returnPath } from '../src/mail/return-path.js';
 import { SVC, benchChild, median, report, startServer } from './lib.js';
 import { prepare, profile } from './send.js';
-import { LOAD, drive } from './relay.js';
+import { LOAD, drive, inTurns } from './relay.js';
 
 const MX_ARGS = ['--from', 'someone@elsewhere.test', '--to', 'hello@acme.test'];
+
+/** A store ready to receive at hello@acme.test and `svc serve` on it, MX rates off (one sender sends it all): the daemon and its MX port. */
+export async function mxDaemon(dir: string, dns: FixtureDns): Promise<{ daemon: Awaited<ReturnType<typeof startServer>>; port: number }> {
+  await prepare(`file:${dir}`, dns);
+  const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery', '--mx-rate-per-sender', '0', '--mx-rate-per-workspace', '0']);
+  return { daemon, port: Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]) };
+}
 const DSNS = 5_000;
 
 export async function mx(): Promise<void> {
@@ -39,10 +46,8 @@ export async function mx(): Promise<void> {
   const durable = await benchChild('./sink-process.ts', ['--fsync', join(mbox, 'received.mbox')]);
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
-    await prepare(`file:${dir}`, dns);
-    const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery', '--mx-rate-per-sender', '0', '--mx-rate-per-workspace', '0']);
+    const { daemon, port: mxPort } = await mxDaemon(dir, dns);
     try {
-      const mxPort = Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]);
       const servers = [
         { name: 'bare', port: sink.port },
         { name: 'durable', port: durable.port },
@@ -56,15 +61,10 @@ export async function mx(): Promise<void> {
       // figure.
       const ratios: number[] = [];
       const ofDurable: number[] = [];
-      for (let round = 1; round <= 5; round++) {
-        const rate: Record<string, number> = {};
-        for (let k = 0; k < servers.length; k++) {
-          const s = servers[(round + k) % servers.length]!;
-          rate[s.name] = await drive(s.port, null, 5000, MX_ARGS);
-        }
+      for (const [i, rate] of (await inTurns(servers, 5, 5000, MX_ARGS)).entries()) {
         ratios.push(rate.mx! / rate.bare!);
         ofDurable.push(rate.mx! / rate.durable!);
-        report(`  round ${round}`, { bare_per_s: Math.round(rate.bare!), durable_bare_per_s: Math.round(rate.durable!), svc_mx_per_s: Math.round(rate.mx!), ratio: rate.mx! / rate.bare! });
+        report(`  round ${i + 1}`, { bare_per_s: Math.round(rate.bare!), durable_bare_per_s: Math.round(rate.durable!), svc_mx_per_s: Math.round(rate.mx!), ratio: rate.mx! / rate.bare! });
       }
       report('svc MX stored in the team inbox (file store) vs a bare smtp-server, same client', { of_bare: median(ratios), connections: 20, target: '>= 0.5' });
       report('svc MX vs a bare smtp-server that fdatasyncs each message before its 250', { of_durable_bare: median(ofDurable) });

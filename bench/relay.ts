@@ -36,6 +36,24 @@ export function drive(port: number, key: string | null, n: number, extra: string
   });
 }
 
+/**
+ * Servers driven in turn by the same client, `rounds` times, each round starting with another of
+ * them so that the machine's drift (its speed moves by a third from minute to minute) favours none:
+ * each round's rates by server name.
+ */
+export async function inTurns(servers: ReadonlyArray<{ name: string; port: number }>, rounds: number, n: number, extra: string[]): Promise<Array<Record<string, number>>> {
+  const out: Array<Record<string, number>> = [];
+  for (let round = 1; round <= rounds; round++) {
+    const rate: Record<string, number> = {};
+    for (let k = 0; k < servers.length; k++) {
+      const s = servers[(round + k) % servers.length]!;
+      rate[s.name] = await drive(s.port, null, n, extra);
+    }
+    out.push(rate);
+  }
+  return out;
+}
+
 export async function relay(): Promise<void> {
   const { child: sink, port } = await benchChild('./sink-process.ts', ['--auth']);
   if (!existsSync(LOAD)) {

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { svc, json, serve, cliSender } from '../helpers/cli.js';
+import { svc, json, serve, cliSender, postEmail } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
@@ -37,13 +37,9 @@ test('a store whose day journal is 2.2 GB opens; a 202 then survives a restart; 
   const flags = [...base, '--direct-port', String(s.port)];
   const d1 = await serve(flags);
   t.after(() => d1.stop('SIGKILL'));
-  const r = await fetch(`${d1.urls.api}/api/v2/emails`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ from: 'hello@acme.test', to: ['big@rcpt.test'], subject: 'past 2 GiB', body_text: 'x' }),
-  });
+  const r = await postEmail(d1, key, 'big@rcpt.test', 'past 2 GiB');
   assert.equal(r.status, 202);
-  const { id } = (await r.json()) as { id: string };
+  const { id } = r.body;
   await d1.stop('SIGKILL');
   assert.ok((await readdir(join(dir, 'mail'))).includes(`${day}.1.jsonl`), 'the write went to a new segment');
 

@@ -2,7 +2,7 @@
 // reach the sink, and none twice except those in flight at the crash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, cliSender } from '../helpers/cli.js';
+import { serve, cliSender, postEmail } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { headers, sink } from '../helpers/sink.js';
@@ -63,13 +63,9 @@ test('a crash that tore a 9 MB line (a large relay message half written): the ne
   await appendFile(join(dir, 'mail', `${day}.jsonl`), `~${'QUJD'.repeat(9 * 256 * 1024)}`);
   const d1 = await serve(flags);
   t.after(() => d1.stop('SIGKILL'));
-  const r = await fetch(`${d1.urls.api}/api/v2/emails`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ from: 'hello@acme.test', to: ['after@rcpt.test'], subject: 'after the tear', body_text: 'x' }),
-  });
+  const r = await postEmail(d1, key, 'after@rcpt.test', 'after the tear');
   assert.equal(r.status, 202);
-  const { id } = (await r.json()) as { id: string };
+  const { id } = r.body;
   await d1.stop('SIGKILL');
   const d2 = await serve(flags);
   t.after(() => d2.stop('SIGKILL'));

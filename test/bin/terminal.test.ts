@@ -4,7 +4,7 @@
 // and C1 controls and still parses to the same values.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { svc, json, serve, cliSender } from '../helpers/cli.js';
+import { svc, json, serve, cliSender, postEmail } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
@@ -28,13 +28,9 @@ test('svc inbox list/show, messages list/show/explain, suppressions list: contro
     'utf8',
   );
   assert.match((await transact(d.urls.mx!, 'someone@elsewhere.test', ['hello@acme.test'], message)).end, /^250 /);
-  const sent = await fetch(`${d.urls.api}/api/v2/emails`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ from: 'hello@acme.test', to: ['gone@rcpt.test'], subject: 'to be refused', body_text: 'x' }),
-  });
+  const sent = await postEmail(d, key, 'gone@rcpt.test', 'to be refused');
   assert.equal(sent.status, 202);
-  const { id } = (await sent.json()) as { id: string };
+  const { id } = sent.body;
   for (let i = 0; i < 200; i++) {
     const m = json(await svc([...base, 'messages', 'show', id, '--json']));
     if (m.status === 'bounced') break;

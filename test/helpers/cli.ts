@@ -99,3 +99,13 @@ export async function cliSender(base: string[], dns: FixtureDns): Promise<string
   json(await svc([...base, 'addresses', 'add', 'hello@acme.test', '--json']));
   return json(await svc([...base, 'keys', 'create', '--json'])).key as string;
 }
+
+/** POST /api/v2/emails to a daemon started with serve(): a simple message from hello@acme.test; the status and the body. */
+export async function postEmail(d: ServeProcess, key: string, to: string, subject: string): Promise<{ status: number; body: { id: string } & Record<string, unknown> }> {
+  const r = await fetch(`${d.urls.api}/api/v2/emails`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ from: 'hello@acme.test', to: [to], subject, body_text: 'x' }),
+  });
+  return { status: r.status, body: (await r.json()) as { id: string } & Record<string, unknown> };
+}
