@@ -47,9 +47,11 @@ export interface ServeProcess {
 }
 
 /** Starts `svc serve` on free ports and waits for its ready lines. */
-export function serve(args: string[], opts: { env?: Record<string, string>; listeners?: string[] } = {}): Promise<ServeProcess> {
+export function serve(args: string[], opts: { env?: Record<string, string>; listeners?: string[]; prefix?: string[] } = {}): Promise<ServeProcess> {
   const want = opts.listeners ?? ['api'];
-  const child = spawn(process.execPath, [SVC, 'serve', '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...args], {
+  // `prefix`: a command the daemon runs under (unshare for a PID namespace of its own).
+  const command = [...(opts.prefix ?? []), process.execPath, SVC, 'serve', '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     // The rate limit is exercised by its own tests; here it is out of the way.
     env: childEnv({ SVC_RATE_LIMIT: '1000000', ...opts.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
