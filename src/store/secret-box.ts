@@ -81,5 +81,8 @@ export function resealAll(values: ReadonlyArray<{ what: string; value: string }>
   });
 }
 
+/** Without the key, a store whose only sealed values are its own secrets (no DKIM key yet). */
+export const NEEDS_KEY_SECRETS = 'the STARTTLS private key and the tracked-link key of this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
+
 export const NEEDS_KEY = 'the DKIM private keys in this database are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
 export const NEEDS_KEY_FILE_STORE = 'the DKIM private keys in this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';

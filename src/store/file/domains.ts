@@ -1,7 +1,7 @@
 // File store: sending domains (svc.json). Removing a domain removes its addresses. With the
 // operator's key, DKIM private keys are kept sealed in svc.json and opened as they are read.
 import { SvcError } from '../../errors.js';
-import { isSealed, NEEDS_KEY_FILE_STORE, openDomainKey, type SecretBox } from '../secret-box.js';
+import { isSealed, NEEDS_KEY_FILE_STORE, NEEDS_KEY_SECRETS, openDomainKey, type SecretBox } from '../secret-box.js';
 import { HISTORY_LIMIT, type Domain } from '../../model/domain.js';
 import type { DomainStore } from '../port/domains.js';
 import { copy, type DocFile } from './doc.js';
@@ -14,8 +14,8 @@ import { copy, type DocFile } from './doc.js';
 export async function sealDomainKeys(doc: DocFile, box: SecretBox | null): Promise<void> {
   const domains = doc.data.domains;
   if (!box) {
-    const sealedSecrets = (doc.data.tls && isSealed(doc.data.tls.key)) || Object.values(doc.data.secrets).some(isSealed);
-    if (domains.some((d) => isSealed(d.dkim_private_key)) || sealedSecrets) throw new SvcError('store_locked', NEEDS_KEY_FILE_STORE);
+    if (domains.some((d) => isSealed(d.dkim_private_key))) throw new SvcError('store_locked', NEEDS_KEY_FILE_STORE);
+    if ((doc.data.tls && isSealed(doc.data.tls.key)) || Object.values(doc.data.secrets).some(isSealed)) throw new SvcError('store_locked', NEEDS_KEY_SECRETS);
     return;
   }
   // A key sealed with another key is refused (store_locked); a damaged one disables its domain only.

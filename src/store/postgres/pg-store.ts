@@ -23,7 +23,7 @@ import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSche
 import { connectionConfig, createPool } from './pool.js';
 import { pgQueue } from './queue.js';
 import { pgRateLimit } from './rate-limit.js';
-import { NEEDS_KEY, SecretBox, resealAll } from '../secret-box.js';
+import { NEEDS_KEY, NEEDS_KEY_SECRETS, SecretBox, resealAll } from '../secret-box.js';
 import { pgSuppressions } from './suppressions.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
@@ -134,10 +134,10 @@ export class PgStore implements Store {
    */
   async #sealKeys(): Promise<void> {
     if (!this.#box) {
-      const sealed = await this.#pool.query(
-        `SELECT 1 FROM domains WHERE dkim_private_key LIKE 'enc:%' UNION ALL SELECT 1 FROM tls_identity WHERE key LIKE 'enc:%' UNION ALL SELECT 1 FROM service_secrets WHERE value LIKE 'enc:%' LIMIT 1`,
-      );
+      const sealed = await this.#pool.query(`SELECT 1 FROM domains WHERE dkim_private_key LIKE 'enc:%' LIMIT 1`);
       if (sealed.rowCount) throw new SvcError('store_locked', NEEDS_KEY);
+      const secrets = await this.#pool.query(`SELECT 1 FROM tls_identity WHERE key LIKE 'enc:%' UNION ALL SELECT 1 FROM service_secrets WHERE value LIKE 'enc:%' LIMIT 1`);
+      if (secrets.rowCount) throw new SvcError('store_locked', NEEDS_KEY_SECRETS);
       return;
     }
     const [other] = (await this.#pool.query<{ dkim_private_key: string }>(`SELECT dkim_private_key FROM domains WHERE dkim_private_key LIKE 'enc:%' AND dkim_private_key NOT LIKE $1 LIMIT 1`, [`enc:v1:${this.#box.id}:%`])).rows;
