@@ -136,11 +136,12 @@ export class StoreLock {
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    // The child lives as long as the lock is held, without holding this process's event loop.
+    // The child lives as long as the lock is held, without holding this process's event loop; of
+    // its pipes only its input stays open (its end is the release), so it costs one descriptor.
     child.unref();
     (child.stdin as Socket).unref();
-    (child.stdout as Socket).unref();
-    (child.stderr as Socket).unref();
+    child.stdout!.destroy();
+    child.stderr!.destroy();
     const info: LockInfo = {
       pid: process.pid,
       role,
