@@ -6,12 +6,11 @@
 // or DATA (deferred, not lost); the 250 comes after the message is durable in the store. Bare LF
 // and CR line ends are made CRLF once the data has ended, as on the relay.
 import type { Service } from '../src/service.js';
-import { isSvcError, toSvcError, SvcError } from '../src/errors.js';
+import { isSvcError, toSvcError, type SvcError } from '../src/errors.js';
 import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, normalizeLineBreaks } from '../src/relay/relay.js';
 import { inboundService, type Recipient } from '../src/inbox/receive.js';
 import { inboundAuthenticator } from '../src/inbox/authenticate.js';
 import { cachedResolve } from '../src/domains/dns.js';
-import { mxRate } from '../src/inbox/mx-rate.js';
 import { threadParser } from '../src/inbox/parse-thread.js';
 import { listenSmtp, refusal, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
 import { readData } from './smtp/data.js';
@@ -41,14 +40,18 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
   const resolve = cachedResolve({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs });
   // Reports are parsed whole in a thread of their own, never on the event loop every listener shares.
   const parser = threadParser();
-  const inbound = inboundService(service.deps, { authenticate: inboundAuthenticator(resolve, config.mxHost), parse: parser.parse });
+  const inbound = inboundService(service.deps, {
+    authenticate: inboundAuthenticator(resolve, config.mxHost),
+    parse: parser.parse,
+    rates: { perSender: config.mxRatePerSender, perWorkspace: config.mxRatePerWorkspace },
+  });
   const states = new Map<string, State>();
-  const rate = mxRate({ perSender: config.mxRatePerSender, perWorkspace: config.mxRatePerWorkspace });
   let received = 0;
   let deferred = 0;
   /** Any failure as a registry kind; an unexpected one is logged and answered 451 (the sender retries). */
   const replyFor = (e: unknown): SvcError => {
     const err = toSvcError(e);
+    if (err.kind === 'mx_sender_rate' || err.kind === 'mx_workspace_rate') deferred++;
     if (!(isSvcError(e) && e.kind !== 'internal')) log.error(`mx: ${err.message}`);
     return err;
   };
@@ -73,9 +76,10 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
         state(session.id).recipients = [];
         const args = address.args as Record<string, string> | false;
         if (Number((args && args.SIZE) || 0) > RELAY_MAX_SIZE) return callback(refusal('message_too_big'));
-        if (rate.senderFull(address.address, session.remoteAddress ?? null)) {
-          deferred++;
-          return callback(refusal('mx_sender_rate'));
+        try {
+          inbound.checkSender(address.address, session.remoteAddress ?? null);
+        } catch (e) {
+          return callback(smtpError(replyFor(e)));
         }
         callback();
       },
@@ -83,13 +87,8 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
         const s = state(session.id);
         if (s.recipients.length >= RELAY_MAX_RECIPIENTS) return callback(refusal('too_many_recipients'));
         inbound
-          .recipient(address.address)
-          .then(async (r) => {
-            await inbound.checkStorage(r.workspace_id);
-            if (rate.workspaceFull(r.workspace_id)) {
-              deferred++;
-              throw new SvcError('mx_workspace_rate');
-            }
+          .admit(address.address)
+          .then((r) => {
             s.recipients.push(r);
             callback();
           })
@@ -120,7 +119,6 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
             .then(
               () => {
                 received++;
-                rate.taken(env.mailFrom, env.remoteIp, new Set(s.recipients.map((r) => r.workspace_id)));
                 callback(null, '2.0.0 OK: queued');
               },
               (e: unknown) => callback(smtpError(replyFor(e))),

@@ -28,6 +28,7 @@ import { parseMailbox } from '../mail/address.js';
 import { parseReturnPath } from '../mail/return-path.js';
 import { REPORT_PARSE_MAX, parseWhole, readHead, type Head } from './parse.js';
 import type { Parse } from './parse-thread.js';
+import { mxRate, type MxRateLimits } from './mx-rate.js';
 import { autoReply, deliveryStatus, feedbackReport, plainBounce, type Feedback } from './reports.js';
 import { bounceEffects, complaintEffects, noEffects, type Candidates, type Effects, type Outcome } from './report-effects.js';
 import { NOT_EVALUATED, type Authenticated, type AuthInput } from './authenticate.js';
@@ -62,6 +63,8 @@ export interface InboundOptions {
   authenticate?: (input: AuthInput) => Promise<Authenticated>;
   /** Parses a whole report (the MX's: in a thread of its own, parse-thread.ts); absent: on this event loop. */
   parse?: Parse;
+  /** Messages a minute per sender and per workspace (the MX's, mx-rate.ts); absent: no limit. */
+  rates?: MxRateLimits;
 }
 
 /** Local parts accepted on every verified domain without registration (RFC 5321 §4.5.1, RFC 2142). */
@@ -78,6 +81,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     return workspaces.byId.get(id);
   };
   const feedbackLoops = new Set((deps.config.feedbackLoops ?? []).map(org));
+  const rate = opts.rates ? mxRate(opts.rates) : null;
 
   /** The storage a workspace may use: its plan's, lowered by the operator's --storage-limit. */
   const storageLimit = async (workspaceId: string): Promise<number> => {
@@ -279,6 +283,22 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     recipient,
     checkStorage,
 
+    /** MAIL FROM: deferred (451 4.7.1) while this sender has sent its minute's worth. */
+    checkSender(mailFrom: string, remoteIp: string | null): void {
+      if (rate?.senderFull(mailFrom, remoteIp)) throw new SvcError('mx_sender_rate');
+    },
+
+    /**
+     * RCPT: the recipient, if the workspace it belongs to has room (452 4.2.2) and has not taken its
+     * minute's worth of messages (451 4.7.1).
+     */
+    async admit(address: string): Promise<Recipient> {
+      const r = await recipient(address);
+      await checkStorage(r.workspace_id);
+      if (rate?.workspaceFull(r.workspace_id)) throw new SvcError('mx_workspace_rate');
+      return r;
+    },
+
     /**
      * DATA: one item per workspace the message is for, and what it changes, stored in one call
      * (durable on return). Refused with 452 4.2.2 when a workspace has no room for it.
@@ -306,7 +326,9 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
           reserve(ws, charge);
           held.push(ws);
         }
-        return await keep(env, raw, byWorkspace, auth, now);
+        const items = await keep(env, raw, byWorkspace, auth, now);
+        rate?.taken(env.mailFrom, env.remoteIp ?? null, byWorkspace.keys());
+        return items;
       } finally {
         for (const ws of held) unreserve(ws, charge);
       }
