@@ -22,14 +22,8 @@ export default {
       return 0;
     }
     // Rewriting a journal under a running daemon would move the lines it reads: take the lock.
-    const { StoreLock, LockHeldError } = await import('../../src/store/file/lock.js');
-    let lock;
-    try {
-      lock = await StoreLock.acquire(dir, 'admin');
-    } catch (e) {
-      if (e instanceof LockHeldError) throw new SvcError('store_locked', `${e.message}: stop it before svc store repair --apply`);
-      throw e;
-    }
+    const { lockForMaintenance } = await import('../../src/store/file/lock.js');
+    const lock = await lockForMaintenance(dir, 'svc store repair --apply');
     try {
       const report = await repairFileStore(dir, true);
       ctx.out.result(report, () => {

@@ -181,6 +181,16 @@ export class StoreLock {
   }
 }
 
+/** The lock for a command that rewrites the store (repair, rekey): refused, naming it, while another process owns the store. */
+export async function lockForMaintenance(dir: string, command: string): Promise<StoreLock> {
+  try {
+    return await StoreLock.acquire(dir, 'admin');
+  } catch (e) {
+    if (e instanceof LockHeldError) throw new SvcError('store_locked', `${e.message}: stop it before ${command}`);
+    throw e;
+  }
+}
+
 export function unwritable(dir: string, e: unknown): SvcError {
   const code = (e as NodeJS.ErrnoException).code ?? 'error';
   return new SvcError('store_unavailable', `store directory ${dir} is not writable (${code})`, { cause: e });

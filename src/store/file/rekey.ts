@@ -3,17 +3,10 @@
 // new one, in one atomic write of svc.json, under the store's lock (the daemon must be stopped).
 import { SecretBox, resealAll } from '../secret-box.js';
 import { DocFile } from './doc.js';
-import { LockHeldError, StoreLock } from './lock.js';
-import { SvcError } from '../../errors.js';
+import { lockForMaintenance } from './lock.js';
 
 export async function rekeyFileStore(dir: string, current: Buffer | undefined, next: Buffer): Promise<{ resealed: number; key_id: string }> {
-  let lock: StoreLock;
-  try {
-    lock = await StoreLock.acquire(dir, 'admin');
-  } catch (e) {
-    if (e instanceof LockHeldError) throw new SvcError('store_locked', `${e.message}: stop it before svc store rekey`);
-    throw e;
-  }
+  const lock = await lockForMaintenance(dir, 'svc store rekey');
   try {
     const doc = new DocFile(dir);
     await doc.load();
