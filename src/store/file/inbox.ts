@@ -3,15 +3,20 @@
 // and what they change; the message aggregate applies the changes from the same line
 // (messages.ts), and the suppressions are written to their journal first (as a job's outcome does:
 // a crash between the two adds them again, harmlessly, when the sender retries). Sent copies are
-// the sends' contents, read from the accept lines of the mail journal. Memory holds summaries and
-// where each body lies, never the bodies.
-import { sentItem, storageCharge, type InboxItem, type InboxSummary, type InboxThread, type InboundDelivery } from '../../model/inbox.js';
+// the sends' contents, read from the accept lines of the mail journal. Memory holds only the
+// compact index of inbox-index.ts (numbers, no strings); what a list shows is read from the lines.
+import { sentItem, storageCharge, type InboxItem, type InboxSummary, type InboxThread } from '../../model/inbox.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { SuppressionStore } from '../port/suppressions.js';
-import { dayOf, type Journal, type LineAt } from './journal.js';
+import { fnv } from './columns.js';
+import { InboxIndex, type ItemRef } from './inbox-index.js';
+import { dayOf, type Journal } from './journal.js';
 import type { AcceptLine } from './messages.js';
 import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';
+
+/** The key of an inbound line that holds its items' bodies: written last, so a list reads the line only up to it. */
+const BODIES = 'item_bodies';
 
 /**
  * The message itself is the line's attachment (journal.ts): base64 on the line just before, once
@@ -20,45 +25,64 @@ import { all, each, shape } from './shapes.js';
  * as one string, JSON.stringify scanning the whole message and the string then encoded again for
  * the write, cost the MX more than all the rest of storing a message). Lines written before kept it
  * in each item.
+ *
+ * `items` hold what a list shows (InboxSummary) and `item_bodies`, the line's last key, the rest of
+ * each item in the same order (headers, bodies, envelope, checks), so that a list reads a line only
+ * up to its bodies. Lines written before held whole items in `items`.
  */
-export interface InboundLine extends Line, Omit<InboundDelivery, 'raw' | 'items'> {
+export interface InboundLine extends Line {
   t: 'inbound';
   raw_length?: number;
-  items: StoredItem[];
+  items: Array<InboxSummary | StoredItem>;
+  updates: import('../../model/message.js').MessagePatch[];
+  outbox: import('../../model/event.js').OutboxEvent[];
+  events: import('../../model/tracking.js').MessageEvent[];
+  suppressions: import('../../model/suppression.js').Suppression[];
+  item_bodies?: StoredBody[];
 }
 
-/**
- * An item as its line holds it. Its header block is the start of the message, which the line's
- * attachment already holds: then only its length is written (`headers_length`) and the block is
- * cut from the message when the item is read, rather than written twice (a real message's header
- * block, Received and DKIM-Signature lines and all, is often half of it, and JSON-escaped on the
- * MX's thread). Headers that are not the message's start, and lines written before, keep them.
- */
-type StoredItem = Omit<InboxItem, 'headers'> & ({ headers: string } | { headers?: undefined; headers_length: number });
+/** What an item holds besides its summary. */
+type Body = Omit<InboxItem, keyof InboxSummary>;
 
-function stored(item: InboxItem, raw: Buffer): StoredItem {
-  const n = item.headers.length;
-  if (n === 0 || n > raw.length || raw.toString('latin1', 0, n) !== item.headers) return item;
-  // `headers: undefined`: JSON leaves the key out; the caller's item is not changed.
-  return { ...item, headers: undefined, headers_length: n };
+/**
+ * An item's body as its line holds it. Its header block is the start of the message, which the
+ * line's attachment already holds: then only its length is written (`headers_length`) and the
+ * block is cut from the message when the item is read, rather than written twice (a real message's
+ * header block, Received and DKIM-Signature lines and all, is often half of it, and JSON-escaped on
+ * the MX's thread). Headers that are not the message's start, and lines written before, keep them.
+ */
+type StoredBody = Omit<Body, 'headers'> & ({ headers: string } | { headers?: undefined; headers_length: number });
+/** A whole item, as lines written before held it. */
+type StoredItem = InboxSummary & StoredBody;
+
+function storedBody(item: InboxItem, raw: Buffer): StoredBody {
+  const { cc, in_reply_to, references, headers, text, html, envelope, auth, raw: _ } = item;
+  const body = { cc, in_reply_to, references, text, html, envelope, ...(auth === undefined ? {} : { auth }), raw: null };
+  const n = headers.length;
+  if (n === 0 || n > raw.length || raw.toString('latin1', 0, n) !== headers) return { ...body, headers };
+  return { ...body, headers_length: n };
 }
 
 /** The item as the store gives it: its header block cut from the message (base64) where the line holds only its length. */
-function restored(item: StoredItem, base64: string): InboxItem {
-  if (typeof item.headers === 'string') return item as InboxItem;
-  const { headers_length: n, ...rest } = item as Extract<StoredItem, { headers_length: number }>;
-  return { ...rest, headers: Buffer.from(base64.slice(0, Math.ceil(n / 3) * 4), 'base64').toString('latin1', 0, n) };
+function restored(summary: InboxSummary, body: StoredBody, base64: string): InboxItem {
+  const { headers, ...rest } = body as StoredBody & { headers_length?: number };
+  const { headers_length: n, ...kept } = rest;
+  const item = { ...summaryOf(summary), ...kept, headers: '' } as InboxItem;
+  if (typeof headers === 'string') item.headers = headers;
+  else item.headers = Buffer.from(base64.slice(0, Math.ceil(n! / 3) * 4), 'base64').toString('latin1', 0, n);
+  return item;
 }
 
-/**
- * An item deleted from the team inbox, written into the item's own day so that it leaves with it; the
- * message's bytes stay in that day's file until retention drops the day.
- */
+/** A received item deleted from the team inbox, written into the item's own day so that it leaves with it. */
 export interface InboxRemovedLine extends Line {
   t: 'inbox_removed';
   at: string;
   workspace_id: string;
   id: string;
+  /** Where the item's line lies in that day, and its size (absent on lines written before). */
+  segment?: number;
+  offset?: number;
+  size?: number;
 }
 
 /** The line kinds of the inbox journal. */
@@ -72,203 +96,215 @@ const summaryOf = (i: InboxSummary): InboxSummary => ({
   message_id: i.message_id, size: i.size, message_ref: i.message_ref, note: i.note, created_at: i.created_at,
 });
 
-interface Kept {
-  summary: InboxSummary;
-  at: LineAt | undefined;
-  /** Deleted or purged: skipped by reads until its list is compacted. */
-  gone?: true;
-}
-
-/** Drops the gone entries of a list in place (no spread: a list may hold more than a call's arguments). */
-function compact(list: Kept[]): void {
-  let n = 0;
-  for (const k of list) if (!k.gone) list[n++] = k;
-  list.length = n;
-}
-
-/** One workspace's inbox in memory: both folders, in the order stored. */
-class Folders {
-  readonly inbox: Kept[] = [];
-  readonly sent: Kept[] = [];
-  /** Message-ID → thread, over both folders. */
-  readonly threadByMid = new Map<string, string>();
-  bytes = 0;
-  /** Gone entries still in the two lists: compacted once they are half of them. */
-  stale = 0;
+/** The file store's inbox and what the store runs once the journals are read. */
+export interface FileInbox {
+  store: InboxStore;
+  /** Applies deletions written before they named where their item lies (found by reading the items). */
+  settle(): Promise<void>;
+  /** Bytes the index holds in memory. */
+  readonly indexBytes: number;
 }
 
 export function fileInbox(
   journal: Journal<Line>,
   replay: Replay,
-  mail: Replay,
-  readMail: (at: LineAt) => Promise<Line | null>,
+  mailReplay: Replay,
+  mail: Journal<Line>,
   suppressions: SuppressionStore,
-  onMessagesPurged: (fn: (contentIds: string[]) => void) => void,
-): InboxStore {
-  const workspaces = new Map<string, Folders>();
-  const byId = new Map<string, Kept>();
+  onMessagesPurged: (fn: (days: string[]) => void) => void,
+): FileInbox {
+  const index = new InboxIndex();
+  /** Workspace → day → bytes of its received items stored that day (storageCharge). */
+  const usage = new Map<string, Map<string, number>>();
+  const charge = (ws: string, day: string, bytes: number) => {
+    let days = usage.get(ws);
+    if (!days) usage.set(ws, (days = new Map()));
+    days.set(day, (days.get(day) ?? 0) + bytes);
+  };
   /** Items whose deletion is being written. */
   const removing = new Set<string>();
-  /** message record id → the received items about it. */
-  const byRef = new Map<string, InboxSummary[]>();
-  const folders = (ws: string) => {
-    let f = workspaces.get(ws);
-    if (!f) workspaces.set(ws, (f = new Folders()));
-    return f;
+  /** Deletions read at start that do not say where their item lies (lines written before). */
+  const unplaced: InboxRemovedLine[] = [];
+
+  // Items are read through refs taken before any await (InboxIndex.ref).
+  /** The line of an item: a list's part of it (`whole` false) or all of it. */
+  const lineOf = async (r: ItemRef, whole: boolean): Promise<InboundLine | AcceptLine | null> => {
+    if (r.sent) return (await mail.recordFrom(r.at)) as AcceptLine | null;
+    return (await journal.recordFrom(r.at, whole ? undefined : BODIES)) as InboundLine | null;
   };
-  const keep = (s: InboxSummary, at: LineAt | undefined) => {
-    const f = folders(s.workspace_id);
-    const k: Kept = { summary: s, at };
-    (s.folder === 'sent' ? f.sent : f.inbox).push(k);
-    byId.set(s.id, k);
-    if (s.message_id && !f.threadByMid.has(s.message_id)) f.threadByMid.set(s.message_id, s.thread_id);
-    if (s.folder === 'inbox') f.bytes += storageCharge(s.size);
-    if (s.message_ref) {
-      const list = byRef.get(s.message_ref) ?? [];
-      list.push(s);
-      byRef.set(s.message_ref, list);
-    }
+  /** Which of a line's items is the item. */
+  const itemIn = (r: ItemRef, line: InboundLine): number => line.items.findIndex((i) => i.workspace_id === r.workspace && fnv(i.id) === r.idHash);
+  const summary = async (r: ItemRef): Promise<InboxSummary | null> => {
+    const line = await lineOf(r, false);
+    if (!line) return null;
+    if (line.t === 'accept') return summaryOf(sentItem((line as AcceptLine).content));
+    const k = itemIn(r, line as InboundLine);
+    return k === -1 ? null : summaryOf((line as InboundLine).items[k]!);
   };
-  /** Forgets items: one at a time (a deletion) costs no walk of the workspace's lists. */
-  const forget = (ids: Set<string>) => {
-    for (const id of ids) {
-      const k = byId.get(id);
-      if (!k) continue;
-      byId.delete(id);
-      k.gone = true;
-      const f = workspaces.get(k.summary.workspace_id)!;
-      f.stale++;
-      if (k.summary.folder === 'inbox') f.bytes -= storageCharge(k.summary.size);
-      if (k.summary.message_id && f.threadByMid.get(k.summary.message_id) === k.summary.thread_id) f.threadByMid.delete(k.summary.message_id);
-      if (k.summary.message_ref) {
-        const left = (byRef.get(k.summary.message_ref) ?? []).filter((s) => s.id !== id);
-        if (left.length) byRef.set(k.summary.message_ref, left);
-        else byRef.delete(k.summary.message_ref);
-      }
-    }
-    for (const f of workspaces.values()) {
-      if (f.stale * 2 <= f.inbox.length + f.sent.length) continue;
-      compact(f.inbox);
-      compact(f.sent);
-      f.stale = 0;
-    }
+  const summaries = async (ns: number[]): Promise<InboxSummary[]> =>
+    (await Promise.all(ns.map((n) => summary(index.ref(n))))).filter((s): s is InboxSummary => s !== null);
+  const full = async (r: ItemRef): Promise<InboxItem | null> => {
+    const line = await lineOf(r, true);
+    if (!line) return null;
+    if (line.t === 'accept') return sentItem((line as AcceptLine).content);
+    const l = line as InboundLine;
+    const k = itemIn(r, l);
+    if (k === -1) return null;
+    const item = l.items[k]!;
+    const body = l.item_bodies?.[k] ?? (item as StoredItem);
+    const inItem = body.raw;
+    if (inItem !== null || l.raw_length === undefined) return { ...restored(item, body, inItem ?? ''), raw: inItem };
+    // The attachment lies just before the record, found from where the record starts.
+    const base64 = await journal.attachmentAt({ ...r.at, length: 0 }, l.raw_length);
+    return base64 === null ? null : { ...restored(item, body, base64), raw: base64 };
   };
+  /** The live item of a workspace with this id, confirmed on disk. */
+  const find = async (workspaceId: string, id: string): Promise<{ ref: ItemRef; summary: InboxSummary } | null> => {
+    for (const ref of index.byId(workspaceId, id).map((n) => index.ref(n))) {
+      const s = await summary(ref);
+      if (s?.id === id) return { ref, summary: s };
+    }
+    return null;
+  };
+  /** The live item at a place (a deletion names it so). */
+  const placedAt = (workspaceId: string, id: string, where: { partition: string; segment: number; offset: number }): number | undefined =>
+    index.byId(workspaceId, id).find((n) => {
+      const w = index.where(n);
+      return w.partition === where.partition && w.segment === where.segment && w.offset === where.offset;
+    });
 
   inboxLines(replay);
-  replay.on<InboxRemovedLine>('inbox_removed', (line) => forget(new Set([line.id])));
-  replay.on<InboundLine>('inbound', (line, at) => {
-    for (const item of line.items) keep(summaryOf(item), at);
+  replay.on<InboxRemovedLine>('inbox_removed', (line, where) => {
+    if (line.offset === undefined || line.size === undefined) return void unplaced.push(line);
+    const partition = where?.partition ?? dayOf(line.at);
+    const n = placedAt(line.workspace_id, line.id, { partition, segment: line.segment ?? 0, offset: line.offset });
+    if (n === undefined) return;
+    index.remove([n]);
+    charge(line.workspace_id, partition, -storageCharge(line.size));
   });
-  mail.on<AcceptLine>('accept', (line, at) => keep(summaryOf(sentItem(line.content)), at));
-  onMessagesPurged((contentIds) => forget(new Set(contentIds)));
-
-  const read = async (k: Kept): Promise<InboxItem | null> => {
-    if (!k.at) return null;
-    if (k.summary.folder === 'sent') {
-      const line = (await readMail(k.at)) as AcceptLine | null;
-      return line?.t === 'accept' && line.content.id === k.summary.id ? sentItem(line.content) : null;
+  replay.on<InboundLine>('inbound', (line, at) => {
+    if (!at) return;
+    const where = { partition: at.partition, segment: at.segment ?? 0, offset: at.offset };
+    for (const item of line.items) {
+      index.add(item, where);
+      charge(item.workspace_id, at.partition, storageCharge(item.size));
     }
-    const line = (await journal.readAt(k.at)) as InboundLine | null;
-    const item = line?.items.find((i) => i.id === k.summary.id);
-    if (!item) return null;
-    if (item.raw !== null || line!.raw_length === undefined) return restored(item, item.raw ?? '');
-    const base64 = await journal.attachmentAt(k.at, line!.raw_length);
-    return base64 === null ? null : { ...restored(item, base64), raw: base64 };
-  };
+  });
+  mailReplay.on<AcceptLine>('accept', (line, at) => {
+    if (at) index.add(sentItem(line.content), { partition: at.partition, segment: at.segment ?? 0, offset: at.offset });
+  });
+  // Both journals are read before threads are put in order, once.
+  index.beginBulk();
+  replay.afterReplay(() => index.finishBulk());
+  onMessagesPurged((days) => {
+    for (const day of days) index.removeDay(day, true);
+  });
 
-  return {
+  const store: InboxStore = {
     receive: async (d) => {
       for (const s of d.suppressions) await suppressions.add(s);
       for (const l of d.lifted ?? []) {
         const [s] = await suppressions.find(l.workspace_id, [l.address]);
         if (s?.reason === 'complaint') await suppressions.remove(l.workspace_id, l.address);
       }
-      const { raw, lifted: _, ...rest } = d;
-      const base64 = raw.toString('base64');
+      const base64 = d.raw.toString('base64');
+      const at = d.items[0]?.created_at ?? new Date().toISOString();
+      // Key order is the line's: the bodies last (BODIES).
       const line: InboundLine = {
         t: 'inbound',
-        at: d.items[0]?.created_at ?? new Date().toISOString(),
-        ...rest,
-        items: d.items.map((i) => stored(i, raw)),
+        at,
+        items: d.items.map(summaryOf),
+        updates: d.updates,
+        outbox: d.outbox,
+        events: d.events,
         suppressions: d.suppressions.map((s) => ({ ...s })),
         raw_length: base64.length,
+        item_bodies: d.items.map((i) => storedBody(i, d.raw)),
       };
-      const at = await journal.appendLocated(dayOf(line.at), line, base64);
-      replay.apply(line, at);
+      const where = await journal.appendLocated(dayOf(line.at), line, base64);
+      replay.apply(line, where);
     },
     list: async (workspaceId, q) => {
-      const f = workspaces.get(workspaceId);
-      const list = f ? (q.folder === 'sent' ? f.sent : f.inbox) : [];
-      const data: InboxSummary[] = [];
-      let total = 0;
-      for (let i = list.length - 1; i >= 0; i--) {
-        if (list[i]!.gone) continue;
-        const s = list[i]!.summary;
-        if ((q.thread_id && s.thread_id !== q.thread_id) || (q.kind && s.kind !== q.kind)) continue;
-        if (total >= q.offset && data.length < q.limit) data.push(summaryOf(s));
-        total++;
-      }
-      return { data, total };
+      const thread = q.thread_id === undefined ? undefined : index.thread(workspaceId, q.thread_id);
+      const page = index.list(workspaceId, { sent: q.folder === 'sent', kind: q.kind, thread, offset: q.offset, limit: q.limit });
+      return { data: await summaries(page.items), total: page.total };
     },
     get: async (workspaceId, id) => {
-      const k = byId.get(id);
-      return k && k.summary.workspace_id === workspaceId ? read(k) : null;
+      const found = await find(workspaceId, id);
+      return found ? full(found.ref) : null;
     },
     threads: async (workspaceId, q) => {
-      const f = workspaces.get(workspaceId);
-      const threads = new Map<string, InboxThread & { first_at: string }>();
-      for (const k of [...(f?.inbox ?? []), ...(f?.sent ?? [])]) {
-        if (k.gone) continue;
-        const s = k.summary;
-        const t = threads.get(s.thread_id);
-        if (!t) threads.set(s.thread_id, { thread_id: s.thread_id, subject: s.subject, count: 1, last_at: s.created_at, last_from: s.from, last_kind: s.kind, first_at: s.created_at });
-        else {
-          t.count++;
+      const page = index.threads(workspaceId, q);
+      const data = await Promise.all(
+        page.threads.map(async (t): Promise<InboxThread | null> => {
+          const [last, first] = await Promise.all([summary(index.ref(t.newest)), t.oldest === t.newest ? null : summary(index.ref(t.oldest))]);
+          if (!last) return null;
           // The subject is the first item's; the sender and kind the newest's (as in Postgres).
-          if (s.created_at < t.first_at) Object.assign(t, { subject: s.subject, first_at: s.created_at });
-          if (s.created_at > t.last_at) Object.assign(t, { last_at: s.created_at, last_from: s.from, last_kind: s.kind });
-        }
-      }
-      const all = [...threads.values()]
-        .sort((a, b) => (a.last_at < b.last_at ? 1 : a.last_at > b.last_at ? -1 : a.thread_id < b.thread_id ? -1 : 1))
-        .map(({ first_at: _, ...t }) => t);
-      return { data: all.slice(q.offset, q.offset + q.limit), total: all.length };
+          return { thread_id: last.thread_id, subject: (first ?? last).subject, count: t.count, last_at: last.created_at, last_from: last.from, last_kind: last.kind };
+        }),
+      );
+      return { data: data.filter((t): t is InboxThread => t !== null), total: page.total };
     },
     threadOf: async (workspaceId, messageIds) => {
-      const f = workspaces.get(workspaceId);
       for (const mid of messageIds) {
-        const t = f?.threadByMid.get(mid);
-        if (t) return t;
+        for (const ref of index.byMessageId(workspaceId, mid).map((n) => index.ref(n))) {
+          const s = await summary(ref);
+          if (s?.message_id === mid) return s.thread_id;
+        }
       }
       return null;
     },
-    about: async (workspaceId, ref) => (byRef.get(ref) ?? []).filter((s) => s.workspace_id === workspaceId).map(summaryOf),
-    usage: async (workspaceId) => workspaces.get(workspaceId)?.bytes ?? 0,
+    about: async (workspaceId, ref) => {
+      const mine = index.about(ref).filter((n) => index.workspaceOf(n) === workspaceId);
+      return (await summaries(mine)).filter((s) => s.message_ref === ref);
+    },
+    usage: async (workspaceId) => {
+      let bytes = 0;
+      for (const b of usage.get(workspaceId)?.values() ?? []) bytes += b;
+      return bytes;
+    },
     remove: async (workspaceId, id) => {
-      const k = byId.get(id);
       // Two deletes of one item at once: the first deletes it, the second finds nothing (as a row delete would).
-      if (!k || k.summary.workspace_id !== workspaceId || k.summary.folder !== 'inbox' || removing.has(id)) return false;
-      removing.add(id);
+      if (removing.has(`${workspaceId}/${id}`)) return false;
+      removing.add(`${workspaceId}/${id}`);
       try {
-        const line: InboxRemovedLine = { t: 'inbox_removed', at: new Date().toISOString(), workspace_id: workspaceId, id };
-        await journal.append(k.at?.partition ?? dayOf(line.at), [line]);
-        replay.apply(line);
+        const found = await find(workspaceId, id);
+        if (!found || found.summary.folder !== 'inbox') return false;
+        const { partition, segment, offset } = found.ref.at;
+        const line: InboxRemovedLine = { t: 'inbox_removed', at: new Date().toISOString(), workspace_id: workspaceId, id, segment, offset, size: found.summary.size };
+        await journal.append(partition, [line]);
+        replay.apply(line, { partition, offset: 0, length: 0 });
         return true;
       } finally {
-        removing.delete(id);
+        removing.delete(`${workspaceId}/${id}`);
       }
     },
     purge: async (before) => {
       const cutoff = dayOf(before);
-      const gone = new Set<string>();
+      let n = 0;
       for (const day of await journal.partitions()) {
         if (day >= cutoff) break;
-        for (const l of await journal.read(day)) if (l.t === 'inbound') for (const i of (l as InboundLine).items) gone.add(i.id);
         await journal.drop(day);
+        n += index.removeDay(day, false);
+        for (const days of usage.values()) days.delete(day);
       }
-      const n = [...gone].filter((id) => byId.has(id)).length;
-      forget(gone);
       return n;
+    },
+  };
+
+  return {
+    store,
+    settle: async () => {
+      for (const line of unplaced.splice(0)) {
+        const found = await find(line.workspace_id, line.id);
+        const n = found && found.summary.folder === 'inbox' ? placedAt(line.workspace_id, line.id, found.ref.at) : undefined;
+        if (n === undefined) continue;
+        index.remove([n]);
+        charge(line.workspace_id, found!.ref.at.partition, -storageCharge(found!.summary.size));
+      }
+    },
+    get indexBytes() {
+      return index.bytes;
     },
   };
 }

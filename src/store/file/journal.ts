@@ -308,6 +308,33 @@ export class Journal<T> {
     return line && (JSON.parse(line.toString('utf8')) as T);
   }
 
+  /**
+   * The record whose line starts at `at` when its length is not known (an index that keeps only
+   * where lines start): read a chunk at a time up to its newline. With `upTo`, reading stops at the
+   * record's key of that name (which the writer put last, holding what the caller does not need:
+   * message bodies), and the record is parsed without it. null when the day was dropped.
+   */
+  async recordFrom(at: { partition: string; segment?: number; offset: number }, upTo?: string): Promise<T | null> {
+    const stem = stemOf(at.partition, at.segment);
+    const fh = await this.#reader(stem);
+    if (!fh) return null;
+    const marker = upTo === undefined ? null : Buffer.from(`,"${upTo}":`);
+    let buf = Buffer.allocUnsafe(16 * 1024);
+    let have = 0;
+    for (;;) {
+      if (have === buf.length) buf = Buffer.concat([buf, Buffer.allocUnsafe(Math.min(buf.length, READ_CHUNK))]);
+      const { bytesRead } = await fh.read(buf, have, buf.length - have, at.offset + have);
+      const from = Math.max(0, have - (marker?.length ?? 0));
+      have += bytesRead;
+      // A key's quotes are never inside a JSON string (there they are escaped): the first `,"key":` is the key.
+      const cut = marker ? buf.subarray(0, have).indexOf(marker, from) : -1;
+      if (cut !== -1) return JSON.parse(`${buf.toString('utf8', 0, cut)}}`) as T;
+      const nl = buf.subarray(0, have).indexOf(0x0a, from);
+      if (nl !== -1) return JSON.parse(buf.toString('utf8', 0, nl)) as T;
+      if (bytesRead === 0) throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
+    }
+  }
+
   /** The attachment (`length` characters, as appendLocated took them) of the record whose line lies at `at`, or null when its day was dropped. */
   async attachmentAt(at: LineAt, length: number): Promise<string | null> {
     const line = await this.#bytesAt({ ...at, offset: at.offset - length - 2, length: length + 2 });
@@ -318,23 +345,28 @@ export class Journal<T> {
   /** The bytes of the line at `at` without its newline. */
   async #bytesAt(at: LineAt): Promise<Buffer | null> {
     const stem = stemOf(at.partition, at.segment);
+    const fh = await this.#reader(stem);
+    if (!fh) return null;
+    const buf = Buffer.allocUnsafe(at.length);
+    const { bytesRead } = await fh.read(buf, 0, at.length, at.offset);
+    if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a) throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
+    return buf.subarray(0, at.length - 1);
+  }
+
+  /** The read handle of a segment (opened on first use), or null when it is not there. */
+  async #reader(stem: string): Promise<FileHandle | null> {
     let reader = this.#readers.get(stem);
     if (!reader) {
       reader = open(this.#path(stem), 'r');
       this.#readers.set(stem, reader);
       reader.catch(() => this.#readers.delete(stem));
     }
-    let fh: FileHandle;
     try {
-      fh = await reader;
+      return await reader;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;
     }
-    const buf = Buffer.allocUnsafe(at.length);
-    const { bytesRead } = await fh.read(buf, 0, at.length, at.offset);
-    if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a) throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
-    return buf.subarray(0, at.length - 1);
   }
 
   /** The lines waiting for the next flush into `partition`. */

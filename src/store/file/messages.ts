@@ -81,8 +81,8 @@ export interface MessageGroups {
 export interface MessageLookup {
   byToken(token: string): Message | undefined;
   has(id: string): boolean;
-  /** Called with the ids of records a purge removed and of their sends' contents (what belongs to them goes too). */
-  onPurge(fn: (ids: string[], contentIds: string[]) => void): void;
+  /** Called with the ids of records a purge removed, of their sends' contents and the days they were stored (what belongs to them goes too). */
+  onPurge(fn: (ids: string[], contentIds: string[], days: string[]) => void): void;
 }
 
 /**
@@ -96,7 +96,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
   /** Records by workspace and Message-ID header (a send's records share one): replies and bounce reports find them by it. */
   const byHeader = new Map<string, Message[]>();
   const headerKey = (ws: string, mid: string) => `${ws} ${mid}`;
-  const purgeListeners: Array<(ids: string[], contentIds: string[]) => void> = [];
+  const purgeListeners: Array<(ids: string[], contentIds: string[], days: string[]) => void> = [];
   /** message id → its newest hand-off attempts, oldest first. */
   const transcripts = new Map<string, DeliveryAttempt[]>();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
@@ -268,10 +268,13 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       let removed = 0;
       const gone: string[] = [];
       const contentsGone: string[] = [];
+      const days: string[] = [];
       for (const day of await mail.partitions()) {
         if (day >= cutoff) break;
-        for (const l of await mail.read(day)) {
-          if (l.t !== 'accept') continue;
+        days.push(day);
+        // Streamed: a day is never held whole.
+        await mail.each(day, (l) => {
+          if (l.t !== 'accept') return;
           contentsGone.push((l as AcceptLine).content.id);
           for (const m of (l as AcceptLine).messages) {
             if (byId.delete(m.id)) {
@@ -282,11 +285,11 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
             if (m.token) byToken.delete(m.token);
             byHeader.delete(headerKey(m.workspace_id, m.message_id));
           }
-        }
+        });
         if (day.slice(0, 7) < thisMonth) await mail.drop(day);
       }
       for (const [ws, list] of byWorkspace) byWorkspace.set(ws, list.filter((m) => byId.has(m.id)));
-      for (const fn of purgeListeners) fn(gone, contentsGone);
+      for (const fn of purgeListeners) fn(gone, contentsGone, days);
       return removed;
     },
   };

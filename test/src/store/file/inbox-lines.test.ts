@@ -39,7 +39,7 @@ test('file store: the message is an attachment line before its record; a line of
   assert.deepEqual(again.problems, []);
 });
 
-test('file store: an item whose header block starts its message keeps only its length on the line, and reads back whole', async (t) => {
+test('file store: an item whose header block starts its message keeps only its length on the line (its bodies after every summary), and reads back whole', async (t) => {
   const dir = await tmpDir(t);
   const store = await FileStore.open(dir, 'admin');
   const w = await store.workspaces.create(ws('acme'));
@@ -49,7 +49,11 @@ test('file store: an item whose header block starts its message keeps only its l
   const other = { ...item(w.id, null), headers: 'Subject: not the start' };
   await store.inbox.receive({ raw, items: [cut, other], updates: [], outbox: [], events: [], suppressions: [] });
   const [, record] = (await readFile(join(dir, 'inbox', '2026-01-02.jsonl'), 'utf8')).split('\n');
-  const [a, b] = JSON.parse(record!).items;
+  const line = JSON.parse(record!);
+  // The items hold what a list shows; their bodies come last, apart, so a list reads a line only up to them.
+  assert.equal(line.items[0].text, undefined);
+  assert.equal(Object.keys(line).at(-1), 'item_bodies');
+  const [a, b] = line.item_bodies;
   assert.equal(a.headers, undefined);
   assert.equal(a.headers_length, head.length);
   assert.equal(b.headers, 'Subject: not the start');

@@ -1,0 +1,107 @@
+// Growable columns of numbers for the file store's in-memory indexes: typed arrays in chunks of
+// CHUNK entries, so that a million entries cost what they hold (no JS object per entry, no
+// garbage to collect) and growing never copies what is there or leaves more than one chunk unused.
+
+const SHIFT = 14;
+/** Entries per chunk. */
+export const CHUNK = 1 << SHIFT;
+const MASK = CHUNK - 1;
+
+type Typed = Uint8Array | Uint16Array | Uint32Array | Float64Array;
+
+export class Column<A extends Typed> {
+  readonly #chunks: A[] = [];
+  constructor(readonly make: (n: number) => A) {}
+
+  get(i: number): number {
+    return this.#chunks[i >>> SHIFT]![i & MASK]!;
+  }
+
+  set(i: number, v: number): void {
+    this.#chunks[i >>> SHIFT]![i & MASK] = v;
+  }
+
+  /** Makes room for entries below `n` (new entries read 0). */
+  reserve(n: number): void {
+    while (this.#chunks.length * CHUNK < n) this.#chunks.push(this.make(CHUNK));
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.#chunks.reduce((n, c) => n + c.byteLength, 0);
+  }
+}
+
+export const u8 = (): Column<Uint8Array> => new Column((n) => new Uint8Array(n));
+export const u16 = (): Column<Uint16Array> => new Column((n) => new Uint16Array(n));
+export const u32 = (): Column<Uint32Array> => new Column((n) => new Uint32Array(n));
+export const f64 = (): Column<Float64Array> => new Column((n) => new Float64Array(n));
+
+/** FNV-1a over a string's UTF-16 units, from `seed`: 32 bits. */
+export function fnv(s: string, seed = 0x811c9dc5): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  // A final mix, so that keys differing in their last characters spread over the table.
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  h ^= h >>> 12;
+  return h >>> 0;
+}
+
+/**
+ * An open-addressing hash table of entry numbers (linear probing), keyed by a 32-bit hash the
+ * caller keeps per entry: the table holds only the numbers, so it costs about 6 bytes per key, and
+ * growing rehashes from the caller's hashes. Several entries may share a hash; `probe` visits each
+ * (the caller tells them apart). Entries are never removed one by one: the owner rebuilds.
+ */
+export class HashSlots {
+  #slots = new Uint32Array(16);
+  #count = 0;
+  constructor(readonly hashOf: (entry: number) => number) {}
+
+  get count(): number {
+    return this.#count;
+  }
+
+  get bytes(): number {
+    return this.#slots.byteLength;
+  }
+
+  insert(entry: number, hash: number): void {
+    if ((this.#count + 1) * 5 > this.#slots.length * 4) this.#grow();
+    this.#place(this.#slots, entry, hash);
+    this.#count++;
+  }
+
+  /** Calls `fn` with each entry stored under `hash`, in the order inserted, until it returns true. */
+  probe(hash: number, fn: (entry: number) => boolean | void): void {
+    const slots = this.#slots;
+    for (let i = hash % slots.length; ; i = i + 1 === slots.length ? 0 : i + 1) {
+      const s = slots[i]!;
+      if (s === 0) return;
+      if (this.hashOf(s - 1) === hash && fn(s - 1)) return;
+    }
+  }
+
+  #place(slots: Uint32Array, entry: number, hash: number): void {
+    let i = hash % slots.length;
+    while (slots[i] !== 0) i = i + 1 === slots.length ? 0 : i + 1;
+    slots[i] = entry + 1;
+  }
+
+  #grow(): void {
+    // Not a power of two: sized to the keys (×1.6 leaves it half full), not to the next doubling.
+    const next = new Uint32Array(Math.max(16, Math.ceil(this.#count * 1.6) + 1));
+    // Entries in the order inserted keep `probe`'s order (linear probing places them so).
+    const old = this.#slots;
+    const entries = new Uint32Array(this.#count);
+    let n = 0;
+    for (let i = 0; i < old.length; i++) if (old[i] !== 0) entries[n++] = old[i]! - 1;
+    entries.sort();
+    for (let i = 0; i < n; i++) this.#place(next, entries[i]!, this.hashOf(entries[i]!));
+    this.#slots = next;
+  }
+}

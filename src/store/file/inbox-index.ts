@@ -1,0 +1,515 @@
+// File store: the team inbox's index in memory, compact. Long because the columns, the folder
+// chains, the thread chains and the activity list are one structure: a change to one is made in the
+// others in the same step. Every item of both folders is a number with columns of numbers
+// (columns.ts): its workspace, kind, where its line starts, when it was created, its place in its
+// workspace's folder and in its thread, and 32-bit hashes of its id and Message-ID. No string of an
+// item is held: the caller reads what it shows from the item's journal line, and confirms on disk an
+// item found by a hash. About 82 bytes an item (README), so memory follows the items kept, not the
+// strings that came with them.
+//
+// Threads: the first item stored with a thread id is the thread's anchor, whose columns also hold the
+// thread's count, its newest item and its place among the workspace's threads by last activity (a
+// doubly linked list). A thread is found by a 52-bit key of its id within its workspace (two ids share
+// one with odds of about 1 in 10^4 in a workspace of a million threads, and would then show as one
+// thread). Deleted items stay as numbers, skipped, until they are half of the index; then it is
+// rebuilt from the columns alone.
+import { INBOX_KINDS, type InboxKind } from '../../model/inbox.js';
+import { CHUNK, HashSlots, f64, fnv, u16, u32, u8 } from './columns.js';
+
+export const NONE = 0xffffffff;
+const SENT = INBOX_KINDS.indexOf('sent');
+const KIND = 0x07;
+const HAS_MID = 0x08;
+const GONE = 0x10;
+/** Segments of a day: offsets below 2^36 (64 GB), the segment above; exact in a double up to 2^53. */
+const SEGMENT_UNIT = 2 ** 36;
+
+/** What an item is indexed by, as the store has it. */
+export interface IndexedItem {
+  id: string;
+  workspace_id: string;
+  kind: InboxKind;
+  thread_id: string;
+  message_id: string | null;
+  message_ref: string | null;
+  created_at: string;
+}
+
+/** Where an item's line starts in its journal (inbox journal for received items, mail journal for Sent copies). */
+export interface LineStart {
+  partition: string;
+  segment: number;
+  offset: number;
+}
+
+/** An item as its reader needs it (InboxIndex.ref). */
+export interface ItemRef {
+  at: LineStart;
+  sent: boolean;
+  workspace: string;
+  /** The 32-bit hash of its id (one line holds an item per workspace, and may hold several of one). */
+  idHash: number;
+}
+
+class Workspace {
+  /** The newest item of each folder (inbox, sent): the start of its chain through `prev`. */
+  readonly heads = [NONE, NONE];
+  readonly live = [0, 0];
+  readonly kinds = new Uint32Array(INBOX_KINDS.length);
+  threads = 0;
+  /** The thread (anchor) with the newest activity: the start of the list through `actNext`. */
+  act = NONE;
+}
+
+/** The columns and tables; replaced whole when the index is rebuilt. */
+class Core {
+  n = 0;
+  gone = 0;
+  readonly ws = u32();
+  readonly flags = u8();
+  readonly day = u16();
+  readonly pos = f64();
+  /** When it was created: seconds since 1970 and milliseconds (6 bytes, not a double's 8). */
+  readonly createdS = u32();
+  readonly createdMs = u16();
+  /** The item stored before it in its workspace's folder. */
+  readonly prev = u32();
+  /** A thread's chain: the anchor, then its other items newest stored first. */
+  readonly tnext = u32();
+  readonly idHash = u32();
+  readonly midHash = u32();
+  /** The thread id's 52-bit key (the anchor is found by it). */
+  readonly tKey = f64();
+  readonly count = u32();
+  readonly newest = u32();
+  readonly actPrev = u32();
+  readonly actNext = u32();
+  readonly columns = [this.ws, this.flags, this.day, this.pos, this.createdS, this.createdMs, this.prev, this.tnext, this.idHash, this.midHash, this.tKey, this.count, this.newest, this.actPrev, this.actNext];
+  readonly ids = new HashSlots((e) => this.idHash.get(e));
+  readonly mids = new HashSlots((e) => this.midHash.get(e));
+  readonly threads = new HashSlots((e) => Math.floor(this.tKey.get(e) / 2 ** 20));
+  readonly spaces = new Map<number, Workspace>();
+
+  created(n: number): number {
+    return this.createdS.get(n) * 1000 + this.createdMs.get(n);
+  }
+
+  /** The item's thread anchor. */
+  anchor(n: number): number {
+    return this.findThread(this.ws.get(n), this.tKey.get(n));
+  }
+
+  /** The anchor of the thread with this key in a workspace, or NONE. */
+  findThread(w: number, key: number): number {
+    let found = NONE;
+    this.threads.probe(Math.floor(key / 2 ** 20), (e) => {
+      if (this.tKey.get(e) !== key || this.ws.get(e) !== w) return false;
+      found = e;
+      return true;
+    });
+    return found;
+  }
+  /** message record id → the items about it (few: replies and reports to mail sent). */
+  readonly refs = new Map<string, number[]>();
+}
+
+/** What an item is, besides its strings: kept to rebuild the index without reading them again. */
+interface Raw {
+  w: number;
+  kind: number;
+  hasMid: boolean;
+  day: number;
+  pos: number;
+  created: number;
+  idHash: number;
+  midHash: number;
+  tKey: number;
+  ref: string | null;
+}
+
+const threadKey = (w: number, threadId: string): number => {
+  const hi = (fnv(threadId) ^ Math.imul(w + 1, 0x9e3779b1)) >>> 0;
+  return hi * 2 ** 20 + (fnv(threadId, 0x2545f491) >>> 12);
+};
+
+export class InboxIndex {
+  #c = new Core();
+  readonly #wsIds: string[] = [];
+  readonly #wsNo = new Map<string, number>();
+  readonly #days: string[] = [];
+  readonly #dayNo = new Map<string, number>();
+  /** While the journals are read at start: threads are ordered once at the end (finishBulk). */
+  #bulk = false;
+
+  /** Items stored (deleted ones included until a rebuild). */
+  get size(): number {
+    return this.#c.n;
+  }
+
+  /** Bytes of the columns and tables. */
+  get bytes(): number {
+    const c = this.#c;
+    return c.columns.reduce((n, col) => n + col.bytes, 0) + c.ids.bytes + c.mids.bytes + c.threads.bytes;
+  }
+
+  beginBulk(): void {
+    this.#bulk = true;
+  }
+
+  /** Orders every workspace's threads by last activity (after a bulk load). */
+  finishBulk(): void {
+    this.#bulk = false;
+    const c = this.#c;
+    const anchors = new Map<number, number[]>();
+    for (let i = 0; i < c.n; i++) {
+      if (c.anchor(i) !== i || c.count.get(i) === 0) continue;
+      const w = c.ws.get(i);
+      let list = anchors.get(w);
+      if (!list) anchors.set(w, (list = []));
+      list.push(i);
+    }
+    for (const [w, list] of anchors) {
+      // Newest stored first, then by activity, stably: mostly in order already, so the sort is cheap.
+      list.reverse();
+      const last = list.map((a) => c.created(c.newest.get(a)));
+      const order = list.map((_, i) => i).sort((x, y) => last[y]! - last[x]!);
+      const space = c.spaces.get(w)!;
+      let prev = NONE;
+      space.act = NONE;
+      for (const k of order) {
+        const a = list[k]!;
+        c.actPrev.set(a, prev);
+        c.actNext.set(a, NONE);
+        if (prev === NONE) space.act = a;
+        else c.actNext.set(prev, a);
+        prev = a;
+      }
+    }
+  }
+
+  #workspace(id: string): number {
+    let w = this.#wsNo.get(id);
+    if (w === undefined) {
+      w = this.#wsIds.length;
+      this.#wsIds.push(id);
+      this.#wsNo.set(id, w);
+    }
+    return w;
+  }
+
+  #dayOf(partition: string): number {
+    let d = this.#dayNo.get(partition);
+    if (d === undefined) {
+      d = this.#days.length;
+      this.#days.push(partition);
+      this.#dayNo.set(partition, d);
+    }
+    return d;
+  }
+
+  add(item: IndexedItem, at: LineStart): number {
+    const w = this.#workspace(item.workspace_id);
+    return this.#add({
+      w,
+      kind: INBOX_KINDS.indexOf(item.kind),
+      hasMid: item.message_id !== null,
+      day: this.#dayOf(at.partition),
+      pos: at.segment * SEGMENT_UNIT + at.offset,
+      created: Date.parse(item.created_at),
+      idHash: fnv(item.id),
+      midHash: item.message_id === null ? 0 : fnv(item.message_id),
+      tKey: threadKey(w, item.thread_id),
+      ref: item.message_ref,
+    });
+  }
+
+  #add(r: Raw): number {
+    const c = this.#c;
+    const n = c.n++;
+    for (const col of c.columns) col.reserve(c.n);
+    let space = c.spaces.get(r.w);
+    if (!space) c.spaces.set(r.w, (space = new Workspace()));
+    const folder = r.kind === SENT ? 1 : 0;
+    c.ws.set(n, r.w);
+    c.flags.set(n, r.kind | (r.hasMid ? HAS_MID : 0));
+    c.day.set(n, r.day);
+    c.pos.set(n, r.pos);
+    c.createdS.set(n, Math.floor(r.created / 1000));
+    c.createdMs.set(n, r.created % 1000);
+    c.prev.set(n, space.heads[folder]!);
+    space.heads[folder] = n;
+    space.live[folder]!++;
+    space.kinds[r.kind]!++;
+    c.idHash.set(n, r.idHash);
+    c.ids.insert(n, r.idHash);
+    if (r.hasMid) {
+      c.midHash.set(n, r.midHash);
+      c.mids.insert(n, r.midHash);
+    }
+    if (r.ref !== null) {
+      const list = c.refs.get(r.ref);
+      if (list) list.push(n);
+      else c.refs.set(r.ref, [n]);
+    }
+    c.tKey.set(n, r.tKey);
+    let anchor = this.#findThread(r.w, r.tKey);
+    c.newest.set(n, NONE);
+    c.actPrev.set(n, NONE);
+    c.actNext.set(n, NONE);
+    if (anchor === NONE) {
+      anchor = n;
+      c.threads.insert(n, Math.floor(r.tKey / 2 ** 20));
+      c.tnext.set(n, NONE);
+    } else {
+      c.tnext.set(n, c.tnext.get(anchor));
+      c.tnext.set(anchor, n);
+    }
+    const count = c.count.get(anchor);
+    c.count.set(anchor, count + 1);
+    if (count === 0) {
+      c.newest.set(anchor, n);
+      space.threads++;
+      if (!this.#bulk) this.#actInsert(space, anchor);
+    } else if (r.created >= c.created(c.newest.get(anchor))) {
+      c.newest.set(anchor, n);
+      if (!this.#bulk) {
+        this.#actUnlink(space, anchor);
+        this.#actInsert(space, anchor);
+      }
+    }
+    return n;
+  }
+
+  #findThread(w: number, key: number): number {
+    return this.#c.findThread(w, key);
+  }
+
+  /** Places a thread in its workspace's list by its newest item (before threads as recent). */
+  #actInsert(space: Workspace, anchor: number): void {
+    const c = this.#c;
+    const last = c.created(c.newest.get(anchor));
+    let prev = NONE;
+    let cur = space.act;
+    while (cur !== NONE && c.created(c.newest.get(cur)) > last) {
+      prev = cur;
+      cur = c.actNext.get(cur);
+    }
+    c.actPrev.set(anchor, prev);
+    c.actNext.set(anchor, cur);
+    if (prev === NONE) space.act = anchor;
+    else c.actNext.set(prev, anchor);
+    if (cur !== NONE) c.actPrev.set(cur, anchor);
+  }
+
+  #actUnlink(space: Workspace, anchor: number): void {
+    const c = this.#c;
+    const prev = c.actPrev.get(anchor);
+    const next = c.actNext.get(anchor);
+    if (prev === NONE) {
+      if (space.act === anchor) space.act = next;
+    } else c.actNext.set(prev, next);
+    if (next !== NONE) c.actPrev.set(next, prev);
+    c.actPrev.set(anchor, NONE);
+    c.actNext.set(anchor, NONE);
+  }
+
+  #live(n: number): boolean {
+    return (this.#c.flags.get(n) & GONE) === 0;
+  }
+
+  /** The workspace an item belongs to. */
+  workspaceOf(n: number): string {
+    return this.#wsIds[this.#c.ws.get(n)]!;
+  }
+
+  isSent(n: number): boolean {
+    return (this.#c.flags.get(n) & KIND) === SENT;
+  }
+
+  kindOf(n: number): InboxKind {
+    return INBOX_KINDS[this.#c.flags.get(n) & KIND]!;
+  }
+
+  where(n: number): LineStart {
+    const p = this.#c.pos.get(n);
+    const segment = Math.floor(p / SEGMENT_UNIT);
+    return { partition: this.#days[this.#c.day.get(n)]!, segment, offset: p - segment * SEGMENT_UNIT };
+  }
+
+  /** Live items of the workspace whose id hashes as `id`'s, oldest first (the caller confirms on disk). */
+  byId(workspaceId: string, id: string): number[] {
+    return this.#probe(this.#c.ids, workspaceId, fnv(id));
+  }
+
+  /** Live items of the workspace whose Message-ID hashes as `mid`'s, oldest first (the caller confirms on disk). */
+  byMessageId(workspaceId: string, mid: string): number[] {
+    return this.#probe(this.#c.mids, workspaceId, fnv(mid), HAS_MID);
+  }
+
+  #probe(table: HashSlots, workspaceId: string, hash: number, need = 0): number[] {
+    const w = this.#wsNo.get(workspaceId);
+    if (w === undefined) return [];
+    const c = this.#c;
+    const out: number[] = [];
+    table.probe(hash, (e) => {
+      const f = c.flags.get(e);
+      if (c.ws.get(e) === w && (f & GONE) === 0 && (f & need) === need) out.push(e);
+    });
+    return out;
+  }
+
+  /** Live items about a message record, oldest first (of any workspace: the caller filters). */
+  about(ref: string): number[] {
+    return (this.#c.refs.get(ref) ?? []).filter((n) => this.#live(n));
+  }
+
+  /** The thread anchor of a thread id in a workspace, or NONE. */
+  thread(workspaceId: string, threadId: string): number {
+    const w = this.#wsNo.get(workspaceId);
+    return w === undefined ? NONE : this.#findThread(w, threadKey(w, threadId));
+  }
+
+  threadOf(n: number): number {
+    return this.#c.anchor(n);
+  }
+
+  /** A folder's items newest stored first, optionally of one kind or one thread: a page and the total. */
+  list(workspaceId: string, q: { sent: boolean; kind?: InboxKind; thread?: number; offset: number; limit: number }): { items: number[]; total: number } {
+    const w = this.#wsNo.get(workspaceId);
+    const space = w === undefined ? undefined : this.#c.spaces.get(w);
+    if (!space) return { items: [], total: 0 };
+    const c = this.#c;
+    const kind = q.kind === undefined ? -1 : INBOX_KINDS.indexOf(q.kind);
+    const keep = (n: number) => {
+      const f = c.flags.get(n);
+      return (f & GONE) === 0 && ((f & KIND) === SENT) === q.sent && (kind === -1 || (f & KIND) === kind);
+    };
+    if (q.thread !== undefined) {
+      if (q.thread === NONE || c.ws.get(q.thread) !== w) return { items: [], total: 0 };
+      const all: number[] = [];
+      for (let n = c.tnext.get(q.thread); n !== NONE; n = c.tnext.get(n)) if (keep(n)) all.push(n);
+      if (keep(q.thread)) all.push(q.thread);
+      return { items: all.slice(q.offset, q.offset + q.limit), total: all.length };
+    }
+    const total = kind === -1 ? space.live[q.sent ? 1 : 0]! : (kind === SENT) === q.sent ? space.kinds[kind]! : 0;
+    const items: number[] = [];
+    let skipped = 0;
+    for (let n = space.heads[q.sent ? 1 : 0]!; n !== NONE && items.length < q.limit && skipped + items.length < total; n = c.prev.get(n)) {
+      if (!keep(n)) continue;
+      if (skipped < q.offset) skipped++;
+      else items.push(n);
+    }
+    return { items, total };
+  }
+
+  /** A workspace's threads by last activity, newest first: their anchors, with count, newest and oldest item. */
+  threads(workspaceId: string, q: { offset: number; limit: number }): { threads: Array<{ count: number; newest: number; oldest: number }>; total: number } {
+    const w = this.#wsNo.get(workspaceId);
+    const space = w === undefined ? undefined : this.#c.spaces.get(w);
+    if (!space) return { threads: [], total: 0 };
+    const c = this.#c;
+    const threads: Array<{ count: number; newest: number; oldest: number }> = [];
+    let i = 0;
+    for (let a = space.act; a !== NONE && threads.length < q.limit; a = c.actNext.get(a), i++) {
+      if (i < q.offset) continue;
+      threads.push({ count: c.count.get(a), newest: c.newest.get(a), oldest: this.#oldest(a) });
+    }
+    return { threads, total: space.threads };
+  }
+
+  /** The thread's first item by creation (the first stored among equals): its subject is the thread's. */
+  #oldest(anchor: number): number {
+    const c = this.#c;
+    let best = NONE;
+    // The chain runs newest stored first after the anchor; `<=` keeps the earliest stored of equals.
+    const visit = (n: number) => {
+      if (this.#live(n) && (best === NONE || c.created(n) <= c.created(best))) best = n;
+    };
+    for (let n = c.tnext.get(anchor); n !== NONE; n = c.tnext.get(n)) visit(n);
+    visit(anchor);
+    return best;
+  }
+
+  /** Marks items deleted; what they were (their folder, kind, thread) no longer counts. */
+  remove(items: number[]): void {
+    const c = this.#c;
+    const moved = new Set<number>();
+    for (const n of items) {
+      const f = c.flags.get(n);
+      if (f & GONE) continue;
+      c.flags.set(n, f | GONE);
+      c.gone++;
+      const space = c.spaces.get(c.ws.get(n))!;
+      space.live[(f & KIND) === SENT ? 1 : 0]!--;
+      space.kinds[f & KIND]!--;
+      const anchor = c.anchor(n);
+      const left = c.count.get(anchor) - 1;
+      c.count.set(anchor, left);
+      if (left === 0) {
+        space.threads--;
+        this.#actUnlink(space, anchor);
+        moved.delete(anchor);
+        c.newest.set(anchor, NONE);
+      } else if (c.newest.get(anchor) === n) moved.add(anchor);
+    }
+    // A thread whose newest item left: its newest is found again and it takes its place by that.
+    for (const anchor of moved) {
+      let best = NONE;
+      for (let n = anchor; n !== NONE; n = c.tnext.get(n)) {
+        if (this.#live(n) && (best === NONE || c.created(n) > c.created(best))) best = n;
+      }
+      c.newest.set(anchor, best);
+      if (this.#bulk) continue;
+      const space = c.spaces.get(c.ws.get(anchor))!;
+      this.#actUnlink(space, anchor);
+      this.#actInsert(space, anchor);
+    }
+    // `refs` keeps deleted items (about() skips them) until the rebuild.
+    if (c.gone > CHUNK && c.gone * 2 > c.n) this.#rebuild();
+  }
+
+  /** Deletes the items of one folder stored in a partition (a day dropped); returns how many were live. */
+  removeDay(partition: string, sent: boolean): number {
+    const d = this.#dayNo.get(partition);
+    if (d === undefined) return 0;
+    const c = this.#c;
+    const items: number[] = [];
+    for (let n = 0; n < c.n; n++) {
+      const f = c.flags.get(n);
+      if ((f & GONE) === 0 && c.day.get(n) === d && ((f & KIND) === SENT) === sent) items.push(n);
+    }
+    const bulk = this.#bulk;
+    this.#bulk = true;
+    this.remove(items);
+    if (!bulk) this.finishBulk();
+    return items.length;
+  }
+
+  /**
+   * What the caller needs to read an item and tell it apart on its line: taken before any await,
+   * since a rebuild (a deletion elsewhere) renumbers items.
+   */
+  ref(n: number): ItemRef {
+    return { at: this.where(n), sent: this.isSent(n), workspace: this.workspaceOf(n), idHash: this.#c.idHash.get(n) };
+  }
+
+  /** A new core from the live items alone, in the order stored (their numbers change). */
+  #rebuild(): void {
+    const old = this.#c;
+    const refOf = new Map<number, string>();
+    for (const [ref, list] of old.refs) for (const n of list) refOf.set(n, ref);
+    this.#c = new Core();
+    const bulk = this.#bulk;
+    this.#bulk = true;
+    for (let n = 0; n < old.n; n++) {
+      const f = old.flags.get(n);
+      if (f & GONE) continue;
+      this.#add({
+        w: old.ws.get(n), kind: f & KIND, hasMid: (f & HAS_MID) !== 0, day: old.day.get(n), pos: old.pos.get(n), created: old.created(n),
+        idHash: old.idHash.get(n), midHash: old.midHash.get(n), tKey: old.tKey.get(n), ref: refOf.get(n) ?? null,
+      });
+    }
+    if (bulk) return;
+    this.finishBulk();
+  }
+}
