@@ -92,16 +92,22 @@ export class HashSlots {
     slots[i] = entry + 1;
   }
 
-  #grow(): void {
-    // Not a power of two: sized to the keys (×1.6 leaves it half full), not to the next doubling.
-    const next = new Uint32Array(Math.max(16, Math.ceil(this.#count * 1.6) + 1));
-    // Entries in the order inserted keep `probe`'s order (linear probing places them so).
+  /** Makes room for `n` keys at once (a load of known size grows the table once). */
+  reserve(n: number): void {
+    if (n * 5 > this.#slots.length * 4) this.#grow(n);
+  }
+
+  #grow(keys = this.#count): void {
+    // Not a power of two: sized to the keys (twice as many slots), not to the next doubling.
+    const next = new Uint32Array(Math.max(16, keys * 2 + 1));
     const old = this.#slots;
-    const entries = new Uint32Array(this.#count);
-    let n = 0;
-    for (let i = 0; i < old.length; i++) if (old[i] !== 0) entries[n++] = old[i]! - 1;
-    entries.sort();
-    for (let i = 0; i < n; i++) this.#place(next, entries[i]!, this.hashOf(entries[i]!));
+    // Walked from an empty slot, so that no run of slots is split: entries of one hash then come in
+    // the order they were inserted, and are placed again in that order (probe's order).
+    const start = old.indexOf(0);
+    for (let k = 0; k < old.length; k++) {
+      const s = old[(start + k) % old.length]!;
+      if (s !== 0) this.#place(next, s - 1, this.hashOf(s - 1));
+    }
     this.#slots = next;
   }
 }

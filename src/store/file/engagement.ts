@@ -5,7 +5,7 @@
 import type { OutboxEvent } from '../../model/event.js';
 import type { Message } from '../../model/message.js';
 import { applyEvent, type MessageEvent } from '../../model/tracking.js';
-import type { InboundLine } from './inbox.js';
+import type { InboundLine } from './inbox-lines.js';
 import type { Line, Replay } from './replay.js';
 
 /** A batch of message events (tracking.ts writes it; the message aggregate applies it to its records). */

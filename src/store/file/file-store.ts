@@ -27,6 +27,12 @@ import { fileInbox, type FileInbox } from './inbox.js';
 
 export { DATA_FILE } from './doc.js';
 
+/**
+ * Below this many received items the inbox journal is read at start (well under a second) and no
+ * snapshot of its index is kept.
+ */
+export const INBOX_SNAPSHOT_MIN = 20_000;
+
 // The groups are assembled in the constructor; the interface gives the class their types.
 export interface FileStore extends StoreGroups {}
 
@@ -47,6 +53,7 @@ export class FileStore implements Store {
     inbox: { journal: Journal<Line>; replay: Replay },
     now: () => Date,
     box: SecretBox | null,
+    inboxSnapshotMin: number,
   ) {
     this.describe = `file:${dir}`;
     this.#doc = doc;
@@ -54,7 +61,7 @@ export class FileStore implements Store {
     this.#journals = [mail.journal, held.journal, inbox.journal];
     const suppressions = fileSuppressions(held.journal, held.replay, now);
     const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
-    this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)));
+    this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin);
     const groups: StoreGroups = {
       workspaces: fileWorkspaces(doc),
       keys: fileKeys(doc),
@@ -78,7 +85,8 @@ export class FileStore implements Store {
 
   /** Takes the directory's lock and loads it; throws LockHeldError when another process owns it. */
   /** `encryptionKey`: DKIM private keys in svc.json are kept sealed with it (secret-box.ts). */
-  static async open(dir: string, role: LockRole, opts: { now?: () => Date; encryptionKey?: Buffer } = {}): Promise<FileStore> {
+  /** `inboxSnapshotMin`: the least received items for which the inbox index is snapshotted at close (INBOX_SNAPSHOT_MIN but in tests). */
+  static async open(dir: string, role: LockRole, opts: { now?: () => Date; encryptionKey?: Buffer; inboxSnapshotMin?: number } = {}): Promise<FileStore> {
     const now = opts.now ?? (() => new Date());
     const box = opts.encryptionKey ? new SecretBox(opts.encryptionKey) : null;
     try {
@@ -99,7 +107,7 @@ export class FileStore implements Store {
       const mail = await Journal.open<Line>(join(dir, 'mail'), { validate: mailReplay.validate });
       const held = await Journal.open<Line>(join(dir, 'suppressions'), { validate: heldReplay.validate });
       const inbox = await Journal.open<Line>(join(dir, 'inbox'), { validate: inboxReplay.validate });
-      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, { journal: inbox, replay: inboxReplay }, now, box);
+      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, { journal: inbox, replay: inboxReplay }, now, box, opts.inboxSnapshotMin ?? INBOX_SNAPSHOT_MIN);
       // Suppressions first; the inbox's lines change records of the mail journal, so they are read
       // after it, and the mail journal's marks (events dispatched) are applied after both.
       const replayAll = async (journal: Journal<Line>, replay: Replay) => {
@@ -107,8 +115,10 @@ export class FileStore implements Store {
       };
       await replayAll(held, heldReplay);
       heldReplay.finish();
+      // The inbox index's snapshot first: its items take their numbers before the Sent copies are added.
+      await store.#inbox.load();
       await replayAll(mail, mailReplay);
-      await replayAll(inbox, inboxReplay);
+      await store.#inbox.replayJournal();
       mailReplay.finish();
       inboxReplay.finish();
       await store.#inbox.settle();
@@ -154,6 +164,8 @@ export class FileStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Derived data: a store that cannot write it opens by reading the journal, as without one.
+    await this.#inbox.save().catch(() => {});
     await this.#doc.close();
     for (const j of this.#journals) await j.close();
     await this.#lock.release();

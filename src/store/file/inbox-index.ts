@@ -42,6 +42,27 @@ export interface LineStart {
   offset: number;
 }
 
+/** Items as rows of the columns they are added with (a snapshot's contents). */
+export interface IndexRows {
+  rows: number;
+  workspaces: string[];
+  days: string[];
+  /** [row, message record id] of the rows about a record. */
+  refs: Array<[number, string]>;
+  ws: Uint32Array;
+  flags: Uint8Array;
+  day: Uint16Array;
+  pos: Float64Array;
+  createdS: Uint32Array;
+  createdMs: Uint16Array;
+  idHash: Uint32Array;
+  midHash: Uint32Array;
+  tKey: Float64Array;
+}
+
+/** The typed columns of IndexRows, in the order a snapshot file holds them. */
+export const ROW_COLUMNS = ['ws', 'flags', 'day', 'pos', 'createdS', 'createdMs', 'idHash', 'midHash', 'tKey'] as const;
+
 /** An item as its reader needs it (InboxIndex.ref). */
 export interface ItemRef {
   at: LineStart;
@@ -89,6 +110,13 @@ class Core {
   readonly mids = new HashSlots((e) => this.midHash.get(e));
   readonly threads = new HashSlots((e) => Math.floor(this.tKey.get(e) / 2 ** 20));
   readonly spaces = new Map<number, Workspace>();
+
+  /** Room for `n` items in the tables, at once. */
+  reserve(n: number): void {
+    this.ids.reserve(n);
+    this.mids.reserve(n);
+    this.threads.reserve(n);
+  }
 
   created(n: number): number {
     return this.createdS.get(n) * 1000 + this.createdMs.get(n);
@@ -162,7 +190,8 @@ export class InboxIndex {
     const c = this.#c;
     const anchors = new Map<number, number[]>();
     for (let i = 0; i < c.n; i++) {
-      if (c.anchor(i) !== i || c.count.get(i) === 0) continue;
+      // Only anchors count their thread's items.
+      if (c.count.get(i) === 0) continue;
       const w = c.ws.get(i);
       let list = anchors.get(w);
       if (!list) anchors.set(w, (list = []));
@@ -491,6 +520,52 @@ export class InboxIndex {
    */
   ref(n: number): ItemRef {
     return { at: this.where(n), sent: this.isSent(n), workspace: this.workspaceOf(n), idHash: this.#c.idHash.get(n) };
+  }
+
+  /** The live received items, in the order stored, as what #add takes (a snapshot of them: inbox-snapshot.ts). */
+  exportReceived(): IndexRows {
+    const c = this.#c;
+    const keep: number[] = [];
+    for (let n = 0; n < c.n; n++) {
+      const f = c.flags.get(n);
+      if ((f & GONE) === 0 && (f & KIND) !== SENT) keep.push(n);
+    }
+    const rows = keep.length;
+    const x: IndexRows = {
+      rows, workspaces: [...this.#wsIds], days: [...this.#days], refs: [],
+      ws: new Uint32Array(rows), flags: new Uint8Array(rows), day: new Uint16Array(rows), pos: new Float64Array(rows), createdS: new Uint32Array(rows),
+      createdMs: new Uint16Array(rows), idHash: new Uint32Array(rows), midHash: new Uint32Array(rows), tKey: new Float64Array(rows),
+    };
+    const row = new Map<number, number>();
+    keep.forEach((n, i) => {
+      row.set(n, i);
+      x.ws[i] = c.ws.get(n);
+      x.flags[i] = c.flags.get(n);
+      x.day[i] = c.day.get(n);
+      x.pos[i] = c.pos.get(n);
+      x.createdS[i] = c.createdS.get(n);
+      x.createdMs[i] = c.createdMs.get(n);
+      x.idHash[i] = c.idHash.get(n);
+      x.midHash[i] = c.midHash.get(n);
+      x.tKey[i] = c.tKey.get(n);
+    });
+    for (const [ref, list] of c.refs) for (const n of list) if (row.has(n)) x.refs.push([row.get(n)!, ref]);
+    return x;
+  }
+
+  /** Adds the rows of a snapshot (before anything else is added; threads are ordered by finishBulk). */
+  importRows(x: IndexRows): void {
+    const w = x.workspaces.map((id) => this.#workspace(id));
+    const d = x.days.map((p) => this.#dayOf(p));
+    const refOf = new Map(x.refs);
+    this.#c.reserve(this.#c.n + x.rows);
+    for (let i = 0; i < x.rows; i++) {
+      const f = x.flags[i]!;
+      this.#add({
+        w: w[x.ws[i]!]!, kind: f & KIND, hasMid: (f & HAS_MID) !== 0, day: d[x.day[i]!]!, pos: x.pos[i]!, created: x.createdS[i]! * 1000 + x.createdMs[i]!,
+        idHash: x.idHash[i]!, midHash: x.midHash[i]!, tKey: x.tKey[i]!, ref: refOf.get(i) ?? null,
+      });
+    }
   }
 
   /** A new core from the live items alone, in the order stored (their numbers change). */

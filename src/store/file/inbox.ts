@@ -4,103 +4,30 @@
 // (messages.ts), and the suppressions are written to their journal first (as a job's outcome does:
 // a crash between the two adds them again, harmlessly, when the sender retries). Sent copies are
 // the sends' contents, read from the accept lines of the mail journal. Memory holds only the
-// compact index of inbox-index.ts (numbers, no strings); what a list shows is read from the lines.
+// compact index of inbox-index.ts (numbers, no strings); what a list shows is read from the lines
+// (inbox-lines.ts), and a snapshot of the index spares a start from reading them (inbox-snapshot.ts).
 import { sentItem, storageCharge, type InboxItem, type InboxSummary, type InboxThread } from '../../model/inbox.js';
+import { BODIES, inboxLines, restored, storedBody, summaryOf, type InboundLine, type InboxRemovedLine, type StoredItem } from './inbox-lines.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { fnv } from './columns.js';
 import { InboxIndex, type ItemRef } from './inbox-index.js';
-import { dayOf, type Journal } from './journal.js';
+import { readSnapshot, stillHolds, writeSnapshot, type LinePlace, type Segment, type Snapshot, type SnapshotMeta } from './inbox-snapshot.js';
+import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { AcceptLine } from './messages.js';
 import type { Line, Replay } from './replay.js';
-import { all, each, shape } from './shapes.js';
 
-/** The key of an inbound line that holds its items' bodies: written last, so a list reads the line only up to it. */
-const BODIES = 'item_bodies';
-
-/**
- * The message itself is the line's attachment (journal.ts): base64 on the line just before, once
- * for all items, `raw_length` characters long. So the journal read at every start passes over the
- * messages without parsing them, and storing one costs no JSON encoding of it (building the line
- * as one string, JSON.stringify scanning the whole message and the string then encoded again for
- * the write, cost the MX more than all the rest of storing a message). Lines written before kept it
- * in each item.
- *
- * `items` hold what a list shows (InboxSummary) and `item_bodies`, the line's last key, the rest of
- * each item in the same order (headers, bodies, envelope, checks), so that a list reads a line only
- * up to its bodies. Lines written before held whole items in `items`.
- */
-export interface InboundLine extends Line {
-  t: 'inbound';
-  raw_length?: number;
-  items: Array<InboxSummary | StoredItem>;
-  updates: import('../../model/message.js').MessagePatch[];
-  outbox: import('../../model/event.js').OutboxEvent[];
-  events: import('../../model/tracking.js').MessageEvent[];
-  suppressions: import('../../model/suppression.js').Suppression[];
-  item_bodies?: StoredBody[];
-}
-
-/** What an item holds besides its summary. */
-type Body = Omit<InboxItem, keyof InboxSummary>;
-
-/**
- * An item's body as its line holds it. Its header block is the start of the message, which the
- * line's attachment already holds: then only its length is written (`headers_length`) and the
- * block is cut from the message when the item is read, rather than written twice (a real message's
- * header block, Received and DKIM-Signature lines and all, is often half of it, and JSON-escaped on
- * the MX's thread). Headers that are not the message's start, and lines written before, keep them.
- */
-type StoredBody = Omit<Body, 'headers'> & ({ headers: string } | { headers?: undefined; headers_length: number });
-/** A whole item, as lines written before held it. */
-type StoredItem = InboxSummary & StoredBody;
-
-function storedBody(item: InboxItem, raw: Buffer): StoredBody {
-  const { cc, in_reply_to, references, headers, text, html, envelope, auth, raw: _ } = item;
-  const body = { cc, in_reply_to, references, text, html, envelope, ...(auth === undefined ? {} : { auth }), raw: null };
-  const n = headers.length;
-  if (n === 0 || n > raw.length || raw.toString('latin1', 0, n) !== headers) return { ...body, headers };
-  return { ...body, headers_length: n };
-}
-
-/** The item as the store gives it: its header block cut from the message (base64) where the line holds only its length. */
-function restored(summary: InboxSummary, body: StoredBody, base64: string): InboxItem {
-  const { headers, ...rest } = body as StoredBody & { headers_length?: number };
-  const { headers_length: n, ...kept } = rest;
-  const item = { ...summaryOf(summary), ...kept, headers: '' } as InboxItem;
-  if (typeof headers === 'string') item.headers = headers;
-  else item.headers = Buffer.from(base64.slice(0, Math.ceil(n! / 3) * 4), 'base64').toString('latin1', 0, n);
-  return item;
-}
-
-/** A received item deleted from the team inbox, written into the item's own day so that it leaves with it. */
-export interface InboxRemovedLine extends Line {
-  t: 'inbox_removed';
-  at: string;
-  workspace_id: string;
-  id: string;
-  /** Where the item's line lies in that day, and its size (absent on lines written before). */
-  segment?: number;
-  offset?: number;
-  size?: number;
-}
-
-/** The line kinds of the inbox journal. */
-export function inboxLines(r: Replay): void {
-  r.kind('inbox_removed', shape({ at: 's', workspace_id: 's', id: 's' }));
-  r.kind('inbound', all(shape({ at: 's', items: 'a', updates: 'a', outbox: 'a', events: 'a', suppressions: 'a' }), each('items', shape({ id: 's', workspace_id: 's', thread_id: 's', kind: 's', created_at: 's' }))));
-}
-
-const summaryOf = (i: InboxSummary): InboxSummary => ({
-  id: i.id, workspace_id: i.workspace_id, folder: i.folder, kind: i.kind, thread_id: i.thread_id, from: i.from, to: [...i.to], subject: i.subject,
-  message_id: i.message_id, size: i.size, message_ref: i.message_ref, note: i.note, created_at: i.created_at,
-});
-
-/** The file store's inbox and what the store runs once the journals are read. */
+/** The file store's inbox and what the store runs as it opens and closes. */
 export interface FileInbox {
   store: InboxStore;
+  /** Before the journals are read: the index's snapshot, when the journal still holds what it describes. */
+  load(): Promise<void>;
+  /** Reads the inbox journal (after the mail journal): what a snapshot held is passed over, but for lines that change message records. */
+  replayJournal(): Promise<void>;
   /** Applies deletions written before they named where their item lies (found by reading the items). */
   settle(): Promise<void>;
+  /** Writes the index's snapshot when it changed and holds at least `snapshotMin` received items. */
+  save(): Promise<void>;
   /** Bytes the index holds in memory. */
   readonly indexBytes: number;
 }
@@ -112,8 +39,20 @@ export function fileInbox(
   mail: Journal<Line>,
   suppressions: SuppressionStore,
   onMessagesPurged: (fn: (days: string[]) => void) => void,
+  snapshotMin: number,
 ): FileInbox {
   const index = new InboxIndex();
+  /** Lines that change message records, where they lie (a snapshot lists them: they are read again at start). */
+  let effects: LinePlace[] = [];
+  /** The snapshot read at open, whose extent of the journal is passed over. */
+  let snapshot: Snapshot | null = null;
+  /** Changed since the snapshot read (or there was none). */
+  let dirty = false;
+  /** Receives and deletions between their write and its apply, and writes begun (a snapshot waits for none in flight). */
+  let inflight = 0;
+  let begun = 0;
+  /** While lines a snapshot holds are read again for their effects: the index has them already. */
+  let fromSnapshot = false;
   /** Workspace → day → bytes of its received items stored that day (storageCharge). */
   const usage = new Map<string, Map<string, number>>();
   const charge = (ws: string, day: string, bytes: number) => {
@@ -175,6 +114,7 @@ export function fileInbox(
 
   inboxLines(replay);
   replay.on<InboxRemovedLine>('inbox_removed', (line, where) => {
+    dirty = true;
     if (line.offset === undefined || line.size === undefined) return void unplaced.push(line);
     const partition = where?.partition ?? dayOf(line.at);
     const n = placedAt(line.workspace_id, line.id, { partition, segment: line.segment ?? 0, offset: line.offset });
@@ -183,7 +123,9 @@ export function fileInbox(
     charge(line.workspace_id, partition, -storageCharge(line.size));
   });
   replay.on<InboundLine>('inbound', (line, at) => {
-    if (!at) return;
+    if (!at || fromSnapshot) return;
+    dirty = true;
+    if (line.updates.length || line.events.length || line.outbox.length) effects.push({ partition: at.partition, segment: at.segment, offset: at.offset, length: at.length });
     const where = { partition: at.partition, segment: at.segment ?? 0, offset: at.offset };
     for (const item of line.items) {
       index.add(item, where);
@@ -221,8 +163,14 @@ export function fileInbox(
         raw_length: base64.length,
         item_bodies: d.items.map((i) => storedBody(i, d.raw)),
       };
-      const where = await journal.appendLocated(dayOf(line.at), line, base64);
-      replay.apply(line, where);
+      inflight++;
+      begun++;
+      try {
+        const where = await journal.appendLocated(dayOf(line.at), line, base64);
+        replay.apply(line, where);
+      } finally {
+        inflight--;
+      }
     },
     list: async (workspaceId, q) => {
       const thread = q.thread_id === undefined ? undefined : index.thread(workspaceId, q.thread_id);
@@ -272,8 +220,14 @@ export function fileInbox(
         if (!found || found.summary.folder !== 'inbox') return false;
         const { partition, segment, offset } = found.ref.at;
         const line: InboxRemovedLine = { t: 'inbox_removed', at: new Date().toISOString(), workspace_id: workspaceId, id, segment, offset, size: found.summary.size };
-        await journal.append(partition, [line]);
-        replay.apply(line, { partition, offset: 0, length: 0 });
+        inflight++;
+        begun++;
+        try {
+          await journal.append(partition, [line]);
+          replay.apply(line, { partition, offset: 0, length: 0 });
+        } finally {
+          inflight--;
+        }
         return true;
       } finally {
         removing.delete(`${workspaceId}/${id}`);
@@ -287,6 +241,8 @@ export function fileInbox(
         await journal.drop(day);
         n += index.removeDay(day, false);
         for (const days of usage.values()) days.delete(day);
+        effects = effects.filter((e) => e.partition !== day);
+        dirty = true;
       }
       return n;
     },
@@ -294,11 +250,69 @@ export function fileInbox(
 
   return {
     store,
+    load: async () => {
+      const s = await readSnapshot(journal.dir);
+      if (!s) return;
+      // A day dropped since (retention, then a crash before the next snapshot) leaves with its items;
+      // a file changed otherwise (a repair) and the journal is read whole.
+      const dropped: string[] = [];
+      for (const [partition, recorded] of Object.entries(s.extent)) {
+        const now = await journal.extent(partition);
+        if (now.length === 0) dropped.push(partition);
+        else if (!stillHolds(recorded, now)) return;
+      }
+      index.importRows(s.rows);
+      for (const day of dropped) {
+        index.removeDay(day, false);
+        delete s.extent[day];
+      }
+      // Only its extent is kept: its rows are in the index now.
+      snapshot = { ...s, rows: undefined as never };
+      effects = s.effects.filter((e) => !dropped.includes(e.partition));
+      for (const [ws, days] of s.usage) for (const [day, bytes] of days) if (!dropped.includes(day)) charge(ws, day, bytes);
+      dirty = dropped.length > 0;
+    },
+    replayJournal: async () => {
+      const apply = (line: Line, at: LineAt) => replay.apply(line, at);
+      for (const day of await journal.partitions()) {
+        const recorded = snapshot?.extent[day];
+        const last = recorded?.at(-1);
+        if (!recorded) {
+          await journal.each(day, apply);
+          continue;
+        }
+        fromSnapshot = true;
+        try {
+          for (const e of effects) {
+            if (e.partition !== day) continue;
+            const line = await journal.readAt(e);
+            if (line) replay.apply(line, e);
+          }
+        } finally {
+          fromSnapshot = false;
+        }
+        await journal.each(day, apply, last && { segment: last.segment, offset: last.size });
+      }
+    },
+    save: async () => {
+      if (!dirty) return;
+      const rows = index.exportReceived();
+      if (rows.rows < snapshotMin) return;
+      // The extent must be the journal as the index has it: nothing written meanwhile, nothing between its write and its apply.
+      const started = begun;
+      const extent: Record<string, Segment[]> = {};
+      for (const day of await journal.partitions()) extent[day] = await journal.extent(day);
+      if (inflight !== 0 || begun !== started) return;
+      const use: SnapshotMeta['usage'] = [...usage].map(([ws, days]) => [ws, [...days]]);
+      await writeSnapshot(journal.dir, { extent, effects, usage: use, rows });
+      dirty = false;
+    },
     settle: async () => {
       for (const line of unplaced.splice(0)) {
         const found = await find(line.workspace_id, line.id);
         const n = found && found.summary.folder === 'inbox' ? placedAt(line.workspace_id, line.id, found.ref.at) : undefined;
         if (n === undefined) continue;
+        dirty = true;
         index.remove([n]);
         charge(line.workspace_id, found!.ref.at.partition, -storageCharge(found!.summary.size));
       }

@@ -12,7 +12,7 @@
 // the attachment is read only where its record says it lies. Long because the write path (short
 // writes, truncate-back on failure, per-line failure) and the read path (torn tails, offsets) are
 // one file format and must change together.
-import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
 import { GroupCommit } from './group-commit.js';
@@ -131,6 +131,8 @@ export async function scanFile<T>(
   stem: string,
   validate: Validate,
   onRecord?: (record: T, offset: number, length: number, attachment: { offset: number; length: number } | null) => void,
+  /** Where to start: the start of a line (what an index already holds is passed over); line numbers then count from it. */
+  from = 0,
 ): Promise<FileScan> {
   let fh: FileHandle;
   try {
@@ -144,7 +146,7 @@ export async function scanFile<T>(
     const { size } = await fh.stat();
     const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(size, 1)));
     let parts: Buffer[] = [];
-    let lineStart = 0;
+    let lineStart = from;
     let atLineStart = true;
     let skipping = false;
     /** The attachment line just before this one (its characters after `~`), for the record it belongs to. */
@@ -172,7 +174,7 @@ export async function scanFile<T>(
       atLineStart = true;
       skipping = false;
     };
-    for (let pos = 0; pos < size; ) {
+    for (let pos = from; pos < size; ) {
       const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, size - pos), pos);
       if (bytesRead <= 0) break;
       for (let from = 0; from < bytesRead; ) {
@@ -377,6 +379,16 @@ export class Journal<T> {
     return lines;
   }
 
+  /** A partition's segment files as they are now: number, size and inode (to know them again). */
+  async extent(partition: string): Promise<Array<{ segment: number; size: number; ino: number }>> {
+    const out: Array<{ segment: number; size: number; ino: number }> = [];
+    for (const segment of await this.#segmentsOf(partition)) {
+      const s = await stat(this.#path(stemOf(partition, segment)));
+      out.push({ segment, size: s.size, ino: s.ino });
+    }
+    return out;
+  }
+
   /** Oldest first. */
   async partitions(): Promise<string[]> {
     return [...new Set((await readdir(this.dir)).flatMap((n) => segmentOf(n)?.partition ?? []))].sort();
@@ -397,12 +409,17 @@ export class Journal<T> {
     return out;
   }
 
-  /** Every record of a partition in the order written, streamed segment by segment (no array of a whole day). */
-  async each(partition: string, fn: (record: T, at: LineAt) => void): Promise<void> {
+  /**
+   * Every record of a partition in the order written, streamed segment by segment (no array of a
+   * whole day); with `from`, only those from that place on (a segment, and the start of a line in it).
+   */
+  async each(partition: string, fn: (record: T, at: LineAt) => void, from?: { segment: number; offset: number }): Promise<void> {
     checkPartition(partition);
     for (const segment of await this.#segmentsOf(partition)) {
+      if (from && segment < from.segment) continue;
       const stem = stemOf(partition, segment);
-      const scan = await scanFile<T>(this.#path(stem), stem, this.#validate, (record, offset, length) => fn(record, segment ? { partition, segment, offset, length } : { partition, offset, length }));
+      const start = from && segment === from.segment ? from.offset : 0;
+      const scan = await scanFile<T>(this.#path(stem), stem, this.#validate, (record, offset, length) => fn(record, segment ? { partition, segment, offset, length } : { partition, offset, length }), start);
       for (const b of scan.bad) this.#problems.set(`${stem}:${b.offset}`, b);
     }
   }

@@ -6,7 +6,7 @@ import { Replay } from './replay.js';
 import { suppressionLines } from './suppressions.js';
 import { webhookLines } from './webhooks.js';
 import { trackingLines } from './tracking.js';
-import { inboxLines } from './inbox.js';
+import { inboxLines } from './inbox-lines.js';
 
 export const JOURNALS = [
   /** mail/DAY.jsonl: sends, outcomes, webhook fan-outs and attempts, dropped by the day. */
