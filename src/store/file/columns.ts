@@ -25,11 +25,6 @@ export class Column<A extends Typed> {
   reserve(n: number): void {
     while (this.#chunks.length * CHUNK < n) this.#chunks.push(this.make(CHUNK));
   }
-
-  /** Bytes held. */
-  get bytes(): number {
-    return this.#chunks.reduce((n, c) => n + c.byteLength, 0);
-  }
 }
 
 export const u8 = (): Column<Uint8Array> => new Column((n) => new Uint8Array(n));

@@ -147,11 +147,6 @@ export class FileStore implements Store {
     return bad.length ? describeBadLines(bad) : null;
   }
 
-  /** Bytes the team inbox's index holds in memory (its columns and tables; the bench reports them). */
-  get inboxIndexBytes(): number {
-    return this.#inbox.indexBytes;
-  }
-
   /** File writes made so far (grouping shows as fewer writes than calls). */
   get fileWrites(): number {
     return this.#doc.writes;

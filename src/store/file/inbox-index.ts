@@ -4,7 +4,7 @@
 // (columns.ts): its workspace, kind, where its line starts, when it was created, its place in its
 // workspace's folder and in its thread, and 32-bit hashes of its id and Message-ID. No string of an
 // item is held: the caller reads what it shows from the item's journal line, and confirms on disk an
-// item found by a hash. About 82 bytes an item (README), so memory follows the items kept, not the
+// item found by a hash. About 86 bytes an item (README), so memory follows the items kept, not the
 // strings that came with them.
 //
 // Threads: the first item stored with a thread id is the thread's anchor, whose columns also hold the
@@ -174,12 +174,6 @@ export class InboxIndex {
     return this.#c.n;
   }
 
-  /** Bytes of the columns and tables. */
-  get bytes(): number {
-    const c = this.#c;
-    return c.columns.reduce((n, col) => n + col.bytes, 0) + c.ids.bytes + c.mids.bytes + c.threads.bytes;
-  }
-
   beginBulk(): void {
     this.#bulk = true;
   }
@@ -281,7 +275,7 @@ export class InboxIndex {
       else c.refs.set(r.ref, [n]);
     }
     c.tKey.set(n, r.tKey);
-    let anchor = this.#findThread(r.w, r.tKey);
+    let anchor = this.#c.findThread(r.w, r.tKey);
     c.newest.set(n, NONE);
     c.actPrev.set(n, NONE);
     c.actNext.set(n, NONE);
@@ -307,10 +301,6 @@ export class InboxIndex {
       }
     }
     return n;
-  }
-
-  #findThread(w: number, key: number): number {
-    return this.#c.findThread(w, key);
   }
 
   /** Places a thread in its workspace's list by its newest item (before threads as recent). */
@@ -355,10 +345,6 @@ export class InboxIndex {
     return (this.#c.flags.get(n) & KIND) === SENT;
   }
 
-  kindOf(n: number): InboxKind {
-    return INBOX_KINDS[this.#c.flags.get(n) & KIND]!;
-  }
-
   where(n: number): LineStart {
     const p = this.#c.pos.get(n);
     const segment = Math.floor(p / SEGMENT_UNIT);
@@ -395,11 +381,7 @@ export class InboxIndex {
   /** The thread anchor of a thread id in a workspace, or NONE. */
   thread(workspaceId: string, threadId: string): number {
     const w = this.#wsNo.get(workspaceId);
-    return w === undefined ? NONE : this.#findThread(w, threadKey(w, threadId));
-  }
-
-  threadOf(n: number): number {
-    return this.#c.anchor(n);
+    return w === undefined ? NONE : this.#c.findThread(w, threadKey(w, threadId));
   }
 
   /** A folder's items newest stored first, optionally of one kind or one thread: a page and the total. */

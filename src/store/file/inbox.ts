@@ -28,8 +28,6 @@ export interface FileInbox {
   settle(): Promise<void>;
   /** Writes the index's snapshot when it changed and holds at least `snapshotMin` received items. */
   save(): Promise<void>;
-  /** Bytes the index holds in memory. */
-  readonly indexBytes: number;
 }
 
 export function fileInbox(
@@ -316,9 +314,6 @@ export function fileInbox(
         index.remove([n]);
         charge(line.workspace_id, found!.ref.at.partition, -storageCharge(found!.summary.size));
       }
-    },
-    get indexBytes() {
-      return index.bytes;
-    },
+    }
   };
 }
