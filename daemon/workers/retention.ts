@@ -1,6 +1,7 @@
 // Removes messages and webhook delivery log rows older than --retention-days (default 30),
 // received inbox items older than --inbox-retention-days (default 365) and Idempotency-Key claims
-// past their 24 hours, soon after start and then hourly.
+// past their 24 hours, and gives back the disk space of deleted inbox items (store.inbox.compact),
+// soon after start and then hourly.
 import type { Service } from '../../src/service.js';
 import type { Worker } from './domain-recheck.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/send/idempotent.js';
@@ -17,6 +18,8 @@ export function retentionWorker(service: Service): Worker {
     if (attempts) log.info(`retention: removed ${attempts} webhook delivery log rows older than ${config.retentionDays} days`);
     const received = await service.store.inbox.purge(ago(config.inboxRetentionDays * 86_400_000));
     if (received) log.info(`retention: removed ${received} inbox items older than ${config.inboxRetentionDays} days`);
+    const freed = await service.store.inbox.compact();
+    if (freed) log.info(`retention: compacted the inbox journal, ${(freed / 1048576).toFixed(1)} MB of deleted items freed`);
     const keys = await service.store.idempotency.purge(ago(IDEMPOTENCY_TTL_MS));
     if (keys) log.info(`retention: forgot ${keys} Idempotency-Keys older than ${IDEMPOTENCY_TTL_MS / 3600_000} hours`);
   };

@@ -87,5 +87,5 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   usage: { get: true },
   tracking: { byTokens: true, record: true, events: true },
   secrets: { keep: true },
-  inbox: { receive: true, list: true, get: true, threads: true, threadOf: true, about: true, usage: true, purge: true, remove: true },
+  inbox: { receive: true, list: true, get: true, threads: true, threadOf: true, about: true, usage: true, purge: true, remove: true, compact: true },
 };

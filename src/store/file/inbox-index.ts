@@ -497,6 +497,28 @@ export class InboxIndex {
   }
 
   /**
+   * A segment of received items' lines was written again (segment-rewrite.ts): each item of it
+   * moves to where its line went. A live item whose line is not there any more is deleted (never
+   * the case when the rewrite kept every line with a live item, as the inbox's does).
+   */
+  moveLines(partition: string, segment: number, moved: ReadonlyMap<number, { offset: number }>): void {
+    const d = this.#dayNo.get(partition);
+    if (d === undefined) return;
+    const c = this.#c;
+    const lost: number[] = [];
+    for (let n = 0; n < c.n; n++) {
+      const f = c.flags.get(n);
+      if ((f & GONE) !== 0 || (f & KIND) === SENT || c.day.get(n) !== d) continue;
+      const p = c.pos.get(n);
+      if (Math.floor(p / SEGMENT_UNIT) !== segment) continue;
+      const to = moved.get(p - segment * SEGMENT_UNIT);
+      if (to) c.pos.set(n, segment * SEGMENT_UNIT + to.offset);
+      else lost.push(n);
+    }
+    if (lost.length) this.remove(lost);
+  }
+
+  /**
    * What the caller needs to read an item and tell it apart on its line: taken before any await,
    * since a rebuild (a deletion elsewhere) renumbers items.
    */

@@ -8,6 +8,7 @@ import type { Suppression } from '../../model/suppression.js';
 import type { MessageEvent } from '../../model/tracking.js';
 import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';
+import type { Keep } from './segment-rewrite.js';
 
 /** The key of an inbound line that holds its items' bodies: written last, so a list reads the line only up to it. */
 export const BODIES = 'item_bodies';
@@ -89,3 +90,27 @@ export const summaryOf = (i: InboxSummary): InboxSummary => ({
   id: i.id, workspace_id: i.workspace_id, folder: i.folder, kind: i.kind, thread_id: i.thread_id, from: i.from, to: [...i.to], subject: i.subject,
   message_id: i.message_id, size: i.size, message_ref: i.message_ref, note: i.note, created_at: i.created_at,
 });
+
+/**
+ * What a compaction (segment-rewrite.ts) keeps of a line of the inbox journal lying `at`: an
+ * `inbound` line with its live items only (and its message while one is left), or without items
+ * when it changed message records (a reply, a bounce: read again at every start), or nothing; a
+ * deletion of an item of the same segment goes with it. `live` says whether an item at a place is.
+ */
+export function compacted(line: Line, at: { partition: string; segment: number; offset: number }, live: (item: InboundLine['items'][number], where: typeof at) => boolean): Keep<Line> {
+  if (line.t === 'inbox_removed') {
+    const r = line as InboxRemovedLine;
+    return r.offset !== undefined && (r.segment ?? 0) === at.segment ? 'drop' : 'keep';
+  }
+  if (line.t !== 'inbound') return 'keep';
+  const l = line as InboundLine;
+  const alive = l.items.map((i) => live(i, at));
+  if (alive.every(Boolean)) return 'keep';
+  const items = l.items.filter((_, k) => alive[k]);
+  if (!items.length && !l.updates.length && !l.events.length && !l.outbox.length) return 'drop';
+  const { raw_length, item_bodies, ...rest } = l;
+  const attachment = items.length > 0 && raw_length !== undefined;
+  // The bodies stay last (BODIES).
+  const record: InboundLine = { ...rest, items, ...(attachment ? { raw_length } : {}), ...(item_bodies ? { item_bodies: item_bodies.filter((_, k) => alive[k]) } : {}) };
+  return { record, attachment };
+}

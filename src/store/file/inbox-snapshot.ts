@@ -35,6 +35,8 @@ export interface SnapshotMeta {
   effects: LinePlace[];
   /** Workspace → [day, bytes charged] (storage use). */
   usage: Array<[string, Array<[string, number]>]>;
+  /** `partition/segment` → bytes of deleted items' lines not compacted yet (absent in snapshots before compaction). */
+  dead?: Array<[string, number]>;
 }
 
 export interface Snapshot extends SnapshotMeta {
@@ -96,7 +98,7 @@ export async function readSnapshot(dir: string): Promise<Snapshot | null> {
       ws: new Uint32Array(cols.ws), flags: new Uint8Array(cols.flags), day: new Uint16Array(cols.day), pos: new Float64Array(cols.pos), createdS: new Uint32Array(cols.createdS),
       createdMs: new Uint16Array(cols.createdMs), idHash: new Uint32Array(cols.idHash), midHash: new Uint32Array(cols.midHash), tKey: new Float64Array(cols.tKey),
     };
-    return { extent: head.extent, effects: head.effects, usage: head.usage, rows };
+    return { extent: head.extent, effects: head.effects, usage: head.usage, dead: head.dead ?? [], rows };
   } catch {
     return null;
   }

@@ -1,21 +1,37 @@
-// File store: the team inbox. What the MX received is one `inbound` line per message in its own
-// day-partitioned journal (inbox/DAY.jsonl, dropped by --inbox-retention-days), holding the items
-// and what they change; the message aggregate applies the changes from the same line
-// (messages.ts), and the suppressions are written to their journal first (as a job's outcome does:
-// a crash between the two adds them again, harmlessly, when the sender retries). Sent copies are
-// the sends' contents, read from the accept lines of the mail journal. Memory holds only the
-// compact index of inbox-index.ts (numbers, no strings); what a list shows is read from the lines
-// (inbox-lines.ts), and a snapshot of the index spares a start from reading them (inbox-snapshot.ts).
+// File store: the team inbox. Long because reads, writes, the start from a snapshot and compaction
+// share one index, its gate and its counts, and must change together. What the MX received is one
+// `inbound` line per message in its own day-partitioned journal (inbox/DAY.jsonl, dropped by
+// --inbox-retention-days), holding the items and what they change; the message aggregate applies the
+// changes from the same line (messages.ts), and the suppressions are written to their journal first
+// (as a job's outcome does: a crash between the two adds them again, harmlessly, when the sender
+// retries). Sent copies are the sends' contents, read from the accept lines of the mail journal.
+// Memory holds only the compact index of inbox-index.ts (numbers, no strings); what a list shows is
+// read from the lines (inbox-lines.ts), and a snapshot of the index spares a start from reading them
+// (inbox-snapshot.ts). Deleted items' bytes leave the disk when a compaction rewrites their segment.
 import { sentItem, storageCharge, type InboxItem, type InboxSummary, type InboxThread } from '../../model/inbox.js';
-import { BODIES, inboxLines, restored, storedBody, summaryOf, type InboundLine, type InboxRemovedLine, type StoredItem } from './inbox-lines.js';
+import { BODIES, compacted, inboxLines, restored, storedBody, summaryOf, type InboundLine, type InboxRemovedLine, type StoredItem } from './inbox-lines.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { fnv } from './columns.js';
 import { InboxIndex, type ItemRef } from './inbox-index.js';
+import { Gate } from './gate.js';
 import { readSnapshot, stillHolds, writeSnapshot, type LinePlace, type Segment, type Snapshot, type SnapshotMeta } from './inbox-snapshot.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { AcceptLine } from './messages.js';
 import type { Line, Replay } from './replay.js';
+
+/**
+ * A segment is compacted once deleted items' lines hold at least this much of it, and half of it:
+ * each byte is then copied at most about once for each byte freed.
+ */
+export const COMPACT_MIN = 64 * 1024;
+/**
+ * About the bytes of a received item's lines: its message in base64 (4/3 of it), the text and HTML
+ * bodies read from it (up to its size again; less when it carries attachments) and the record's
+ * other fields (about 700 bytes; seen: 1,370 bytes in all for a 400-byte message). Only what starts a
+ * compaction: the compaction measures what it frees.
+ */
+const lineBytes = (size: number): number => Math.ceil((size * 7) / 3) + 700;
 
 /** The file store's inbox and what the store runs as it opens and closes. */
 export interface FileInbox {
@@ -60,6 +76,11 @@ export function fileInbox(
   };
   /** Items whose deletion is being written. */
   const removing = new Set<string>();
+  /** Reads, receives and deletions share it; a compaction, which moves lines, takes it alone. */
+  const gate = new Gate();
+  /** `partition/segment` → about how many bytes of it deleted items' lines hold (COMPACT_MIN, compact). */
+  const dead = new Map<string, number>();
+  const deadKey = (partition: string, segment: number) => `${partition}/${segment}`;
   /** Deletions read at start that do not say where their item lies (lines written before). */
   const unplaced: InboxRemovedLine[] = [];
 
@@ -119,6 +140,8 @@ export function fileInbox(
     if (n === undefined) return;
     index.remove([n]);
     charge(line.workspace_id, partition, -storageCharge(line.size));
+    const key = deadKey(partition, line.segment ?? 0);
+    dead.set(key, (dead.get(key) ?? 0) + lineBytes(line.size));
   });
   replay.on<InboundLine>('inbound', (line, at) => {
     if (!at || fromSnapshot) return;
@@ -141,7 +164,7 @@ export function fileInbox(
   });
 
   const store: InboxStore = {
-    receive: async (d) => {
+    receive: (d) => gate.shared(async () => {
       for (const s of d.suppressions) await suppressions.add(s);
       for (const l of d.lifted ?? []) {
         const [s] = await suppressions.find(l.workspace_id, [l.address]);
@@ -169,17 +192,17 @@ export function fileInbox(
       } finally {
         inflight--;
       }
-    },
-    list: async (workspaceId, q) => {
+    }),
+    list: (workspaceId, q) => gate.shared(async () => {
       const thread = q.thread_id === undefined ? undefined : index.thread(workspaceId, q.thread_id);
       const page = index.list(workspaceId, { sent: q.folder === 'sent', kind: q.kind, thread, offset: q.offset, limit: q.limit });
       return { data: await summaries(page.items), total: page.total };
-    },
-    get: async (workspaceId, id) => {
+    }),
+    get: (workspaceId, id) => gate.shared(async () => {
       const found = await find(workspaceId, id);
       return found ? full(found.ref) : null;
-    },
-    threads: async (workspaceId, q) => {
+    }),
+    threads: (workspaceId, q) => gate.shared(async () => {
       const page = index.threads(workspaceId, q);
       const data = await Promise.all(
         page.threads.map(async (t): Promise<InboxThread | null> => {
@@ -190,8 +213,8 @@ export function fileInbox(
         }),
       );
       return { data: data.filter((t): t is InboxThread => t !== null), total: page.total };
-    },
-    threadOf: async (workspaceId, messageIds) => {
+    }),
+    threadOf: (workspaceId, messageIds) => gate.shared(async () => {
       for (const mid of messageIds) {
         for (const ref of index.byMessageId(workspaceId, mid).map((n) => index.ref(n))) {
           const s = await summary(ref);
@@ -199,17 +222,17 @@ export function fileInbox(
         }
       }
       return null;
-    },
-    about: async (workspaceId, ref) => {
+    }),
+    about: (workspaceId, ref) => gate.shared(async () => {
       const mine = index.about(ref).filter((n) => index.workspaceOf(n) === workspaceId);
       return (await summaries(mine)).filter((s) => s.message_ref === ref);
-    },
+    }),
     usage: async (workspaceId) => {
       let bytes = 0;
       for (const b of usage.get(workspaceId)?.values() ?? []) bytes += b;
       return bytes;
     },
-    remove: async (workspaceId, id) => {
+    remove: (workspaceId, id) => gate.shared(async () => {
       // Two deletes of one item at once: the first deletes it, the second finds nothing (as a row delete would).
       if (removing.has(`${workspaceId}/${id}`)) return false;
       removing.add(`${workspaceId}/${id}`);
@@ -230,8 +253,8 @@ export function fileInbox(
       } finally {
         removing.delete(`${workspaceId}/${id}`);
       }
-    },
-    purge: async (before) => {
+    }),
+    purge: (before) => gate.shared(async () => {
       const cutoff = dayOf(before);
       let n = 0;
       for (const day of await journal.partitions()) {
@@ -240,10 +263,39 @@ export function fileInbox(
         n += index.removeDay(day, false);
         for (const days of usage.values()) days.delete(day);
         effects = effects.filter((e) => e.partition !== day);
+        for (const key of [...dead.keys()]) if (key.startsWith(`${day}/`)) dead.delete(key);
         dirty = true;
       }
       return n;
+    }),
+    compact: async () => {
+      let freed = 0;
+      for (const [key, bytes] of [...dead]) {
+        const [partition, segment] = [key.slice(0, key.lastIndexOf('/')), Number(key.slice(key.lastIndexOf('/') + 1))];
+        const size = (await journal.extent(partition)).find((s) => s.segment === segment)?.size ?? 0;
+        if (size === 0) dead.delete(key);
+        if (size === 0 || bytes < COMPACT_MIN || bytes * 2 < size) continue;
+        freed += await gate.alone(() => rewrite(partition, segment));
+      }
+      return freed;
     },
+  };
+
+  /** Rewrites one segment without deleted items (alone: nothing reads or appends meanwhile); the bytes freed. */
+  const rewrite = async (partition: string, segment: number): Promise<number> => {
+    const done = await journal.rewrite(partition, segment, (line, at) =>
+      compacted(line, { partition: at.partition, segment, offset: at.offset }, (i, where) => placedAt(i.workspace_id, i.id, where) !== undefined),
+    );
+    dead.delete(deadKey(partition, segment));
+    if (!done) return 0;
+    index.moveLines(partition, segment, done.moved);
+    effects = effects.flatMap((e) => {
+      if (e.partition !== partition || (e.segment ?? 0) !== segment) return [e];
+      const to = done.moved.get(e.offset);
+      return to ? [{ ...e, ...to }] : [];
+    });
+    dirty = true;
+    return done.before - done.after;
   };
 
   return {
@@ -268,6 +320,7 @@ export function fileInbox(
       snapshot = { ...s, rows: undefined as never };
       effects = s.effects.filter((e) => !dropped.includes(e.partition));
       for (const [ws, days] of s.usage) for (const [day, bytes] of days) if (!dropped.includes(day)) charge(ws, day, bytes);
+      for (const [key, bytes] of s.dead ?? []) if (!dropped.some((day) => key.startsWith(`${day}/`))) dead.set(key, bytes);
       dirty = dropped.length > 0;
     },
     replayJournal: async () => {
@@ -302,7 +355,7 @@ export function fileInbox(
       for (const day of await journal.partitions()) extent[day] = await journal.extent(day);
       if (inflight !== 0 || begun !== started) return;
       const use: SnapshotMeta['usage'] = [...usage].map(([ws, days]) => [ws, [...days]]);
-      await writeSnapshot(journal.dir, { extent, effects, usage: use, rows });
+      await writeSnapshot(journal.dir, { extent, effects, usage: use, dead: [...dead], rows });
       dirty = false;
     },
     settle: async () => {

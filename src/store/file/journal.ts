@@ -12,21 +12,23 @@
 // the attachment is read only where its record says it lies. Long because the write path (short
 // writes, truncate-back on failure, per-line failure) and the read path (torn tails, offsets) are
 // one file format and must change together.
-import { mkdir, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
 import { GroupCommit } from './group-commit.js';
 import { syncDir } from './durable-json.js';
+import { ATTACHMENT, READ_CHUNK, scanFile, type BadLine, type Validate } from './journal-scan.js';
+import { rewriteSegment, type Keep, type Rewritten } from './segment-rewrite.js';
 
-/** The first byte of an attachment's line (a record's line starts with `{`). */
-const ATTACHMENT = 0x7e; // ~
+export { scanFile, type BadLine, type FileScan, type Validate } from './journal-scan.js';
+
 /** A segment file: its partition and its number (none for the first). */
 const SEGMENT_FILE = /^([a-z0-9][a-z0-9-]*)(?:\.([1-9][0-9]{0,5}))?\.jsonl$/;
 const PARTITION_NAME = /^[a-z0-9][a-z0-9-]*$/;
 /** A segment is closed and the next begun once a write would take it past this. */
 export const SEGMENT_MAX = 256 * 1024 * 1024;
-/** How much of a segment a streamed read holds at once (a longer line is gathered whole). */
-const READ_CHUNK = 1024 * 1024;
+/** The suffix of a segment's rewrite before it is renamed over the segment (one left by a crash is removed at open). */
+const REWRITE = '.rewrite';
 
 /** A segment's file name without `.jsonl`: the partition, then `.N` for segments after the first. */
 export const stemOf = (partition: string, segment = 0): string => (segment ? `${partition}.${segment}` : partition);
@@ -99,105 +101,6 @@ function writeFailure(path: string, e: unknown): SvcError {
   return new SvcError('store_unavailable', `cannot write ${path}: ${why}; nothing was kept`, { cause: e });
 }
 
-export type Validate = (record: unknown) => string | null;
-
-/** A line that cannot be read, where it lies and why. */
-export interface BadLine {
-  file: string;
-  partition: string;
-  /** 1-based line number. */
-  line: number;
-  offset: number;
-  reason: string;
-  raw: Buffer;
-}
-
-/** What a streamed read of one segment file found besides its records. */
-export interface FileScan {
-  /** Lines that are not JSON or not a record of the right shape (their `partition` is the file's stem). */
-  bad: BadLine[];
-  /** Where a last line without its newline starts (a crash mid-append, never acknowledged), or null. */
-  tornAt: number | null;
-  size: number;
-}
-
-/**
- * Reads a journal file a chunk at a time, calling `onRecord` for each good record with where its
- * line lies. Attachment lines (`~`) are passed over without being held; a record line longer than
- * a chunk is gathered whole. A missing file reads as empty.
- */
-export async function scanFile<T>(
-  path: string,
-  stem: string,
-  validate: Validate,
-  onRecord?: (record: T, offset: number, length: number, attachment: { offset: number; length: number } | null) => void,
-  /** Where to start: the start of a line (what an index already holds is passed over); line numbers then count from it. */
-  from = 0,
-): Promise<FileScan> {
-  let fh: FileHandle;
-  try {
-    fh = await open(path, 'r');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { bad: [], tornAt: null, size: 0 };
-    throw e;
-  }
-  const bad: BadLine[] = [];
-  try {
-    const { size } = await fh.stat();
-    const chunk = Buffer.allocUnsafe(Math.min(READ_CHUNK, Math.max(size, 1)));
-    let parts: Buffer[] = [];
-    let lineStart = from;
-    let atLineStart = true;
-    let skipping = false;
-    /** The attachment line just before this one (its characters after `~`), for the record it belongs to. */
-    let attachment: { offset: number; length: number } | null = null;
-    let n = 1;
-    const line = (end: number) => {
-      const text = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-      parts = [];
-      const before = attachment;
-      attachment = skipping ? { offset: lineStart, length: end - lineStart - 1 } : null;
-      if (!skipping && text.length) {
-        let reason: string | null;
-        let record: unknown;
-        try {
-          record = JSON.parse(text.toString('utf8'));
-          reason = validate(record);
-        } catch (e) {
-          reason = `not JSON (${(e as Error).message})`;
-        }
-        if (reason === null) onRecord?.(record as T, lineStart, end + 1 - lineStart, before);
-        else bad.push({ file: path, partition: stem, line: n, offset: lineStart, reason, raw: text });
-      }
-      n++;
-      lineStart = end + 1;
-      atLineStart = true;
-      skipping = false;
-    };
-    for (let pos = from; pos < size; ) {
-      const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, size - pos), pos);
-      if (bytesRead <= 0) break;
-      for (let from = 0; from < bytesRead; ) {
-        const nl = chunk.indexOf(0x0a, from);
-        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
-        if (atLineStart && end > from) {
-          skipping = chunk[from] === ATTACHMENT;
-          atLineStart = false;
-        }
-        // The chunk is reused: what a line keeps of it is copied.
-        if (!skipping && end > from) parts.push(Buffer.from(chunk.subarray(from, end)));
-        if (end === bytesRead) break;
-        line(pos + end);
-        from = end + 1;
-      }
-      pos += bytesRead;
-    }
-    return { bad, tornAt: lineStart < size ? lineStart : null, size };
-  } finally {
-    await fh.close();
-  }
-}
-
 /** Where one record's line lies; known once the line is on disk. */
 export interface LineAt {
   partition: string;
@@ -256,6 +159,7 @@ export class Journal<T> {
    */
   static async open<T>(dir: string, options: { openFile?: OpenFile; validate?: Validate; segmentMax?: number } = {}): Promise<Journal<T>> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    for (const f of await readdir(dir)) if (f.endsWith(`.jsonl${REWRITE}`)) await rm(join(dir, f), { force: true });
     return new Journal<T>(dir, options.openFile ?? ((path, flags) => open(path, flags, 0o600)), options.validate ?? (() => null), options.segmentMax ?? SEGMENT_MAX);
   }
 
@@ -430,6 +334,35 @@ export class Journal<T> {
    */
   get problems(): BadLine[] {
     return [...this.#problems.values()];
+  }
+
+  /**
+   * Writes a segment again with what `keep` says of each of its records (segment-rewrite.ts), and
+   * puts the new file in the old one's place; null when it was left as it is (a bad line or a torn
+   * tail). The caller makes sure nothing is appended to the partition meanwhile, and moves what
+   * points into the segment by the offsets returned.
+   */
+  async rewrite(partition: string, segment: number, keep: (record: T, at: LineAt) => Keep<T>): Promise<Rewritten | null> {
+    checkPartition(partition);
+    await this.#commit.settled();
+    // The next append reopens the partition's last segment, whatever file it is then.
+    if (this.#segment.get(partition) === segment) {
+      await this.#handles.get(partition)?.close();
+      this.#handles.delete(partition);
+      this.#sizes.delete(partition);
+      this.#segment.delete(partition);
+    }
+    const stem = stemOf(partition, segment);
+    const path = this.#path(stem);
+    const tmp = `${path}${REWRITE}`;
+    const at = (offset: number, length: number): LineAt => (segment ? { partition, segment, offset, length } : { partition, offset, length });
+    const done = await rewriteSegment<T>(path, stem, tmp, this.#validate, (record, offset, length) => keep(record, at(offset, length)));
+    if (!done) return null;
+    await rename(tmp, path);
+    await syncDir(this.dir);
+    // Readers opened on the old file are closed once their reads end; the next read opens the new one.
+    await this.#closeReader(stem);
+    return done;
   }
 
   /** Removes a whole day, every segment of it (retention). */

@@ -23,6 +23,12 @@ export interface InboxStore {
   usage(workspaceId: string): Promise<number>;
   /** Removes received items created before `before`; returns how many. */
   purge(before: string): Promise<number>;
+  /**
+   * Gives back the disk space deleted received items still take; returns the bytes freed. The file
+   * store rewrites a journal segment once deleted items hold half of it (and at least 64 KB);
+   * Postgres has autovacuum reuse the space of deleted rows and returns 0.
+   */
+  compact(): Promise<number>;
   /** Deletes one received item of the workspace (its bytes no longer count); false when there is none (Sent copies are not items to delete). */
   remove(workspaceId: string, id: string): Promise<boolean>;
 }

@@ -179,4 +179,54 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.deepEqual((await store.suppressions.list(a.id)).map((x) => [x.address, x.reason]), [['bob@rcpt.test', 'bounce']]);
     assert.deepEqual((await store.inbox.get(a.id, report.id))?.auth, report.auth);
   });
+
+  test(`${backend.name}: inbox: compaction gives back deleted items' space; what is left reads the same, with what a deleted reply changed, before and after a reopen`, async (t) => {
+    const { b, store } = await fresh(backend, t);
+    const { a, other, send, jane } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');
+    // Messages of 48 KB each (their lines about 64 KB in base64), all on one day.
+    const big = (n: number) => Buffer.from(`Subject: ${n}\r\n\r\n${'x'.repeat(48 * 1024)}\r\n`);
+    const at = (n: number) => `2026-01-02T10:${String(n).padStart(2, '0')}:00.000Z`;
+    const kept: InboxItem[] = [];
+    const gone: InboxItem[] = [];
+    for (let n = 0; n < 10; n++) {
+      const i = item(a.id, randomUUID(), { created_at: at(n), size: 48 * 1024 + 20 });
+      await store.inbox.receive({ ...nothing([i]), raw: big(n) });
+      (n % 4 === 0 ? kept : gone).push({ ...i, raw: big(n).toString('base64') });
+    }
+    // A reply (it counts on Jane's record) that is then deleted: the count stays.
+    const reply = item(a.id, send.content.id, { kind: 'reply', message_ref: jane.id, created_at: at(20) });
+    await store.inbox.receive({ ...nothing([reply]), events: [{ id: randomUUID(), workspace_id: a.id, message_id: jane.id, kind: 'reply', prefetch: false, source: 'human', reason: 'In-Reply-To', url: null, ip: null, user_agent: null, created_at: reply.created_at }] });
+    // One message for two workspaces: a's item deleted, the other's kept with the message.
+    const mine = item(a.id, randomUUID(), { created_at: at(30) });
+    const theirs = item(other.id, randomUUID(), { created_at: at(30) });
+    await store.inbox.receive({ ...nothing([mine, theirs]), raw: big(30) });
+    for (const i of [...gone, reply, mine]) assert.equal(await store.inbox.remove(i.workspace_id, i.id), true);
+
+    const freed = await store.inbox.compact();
+    if (backend.name === 'file') assert.ok(freed > gone.length * 60 * 1024, `freed ${freed}`);
+    else assert.equal(freed, 0);
+    assert.equal(await store.inbox.compact(), 0, 'nothing left to compact');
+    const check = async (s: typeof store) => {
+      for (const i of kept) assert.deepEqual(await s.inbox.get(a.id, i.id), i);
+      for (const i of [...gone, reply, mine]) assert.equal(await s.inbox.get(i.workspace_id, i.id), null);
+      assert.deepEqual(await s.inbox.get(other.id, theirs.id), { ...theirs, raw: big(30).toString('base64') });
+      assert.deepEqual((await s.inbox.list(a.id, { folder: 'inbox', limit: 20, offset: 0 })).data.map((x) => x.id), kept.map((i) => i.id).reverse());
+      assert.equal((await s.inbox.threads(a.id, { limit: 20, offset: 0 })).total, kept.length + 1);
+      assert.equal((await s.messages.get(a.id, jane.id))!.reply_count, 1);
+      assert.deepEqual((await s.tracking.events(a.id, jane.id)).map((e) => e.kind), ['reply']);
+      assert.equal(await s.inbox.usage(a.id), kept.reduce((n, i) => n + i.size, 0));
+    };
+    await check(store);
+    // Receiving and deleting go on after it.
+    const after = item(a.id, randomUUID(), { created_at: at(40) });
+    await store.inbox.receive(nothing([after]));
+    assert.equal(await store.inbox.remove(a.id, kept[0]!.id), true);
+    assert.equal(await store.inbox.remove(a.id, after.id), true);
+    kept.shift();
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    await check(again);
+    assert.equal(await again.inbox.get(a.id, after.id), null);
+  });
 }
