@@ -25,6 +25,21 @@ export class Column<A extends Typed> {
   reserve(n: number): void {
     while (this.#chunks.length * CHUNK < n) this.#chunks.push(this.make(CHUNK));
   }
+
+  /** Its first `n` entries as bytes (a snapshot of it). */
+  bytes(n: number): Buffer {
+    const out = this.make(n);
+    for (let i = 0; i < n; i += CHUNK) out.set(this.#chunks[i >>> SHIFT]!.subarray(0, Math.min(CHUNK, n - i)), i);
+    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  }
+
+  /** Holds `n` entries read back from `bytes` (what bytes(n) gave), in place of what it held. */
+  load(bytes: Buffer, n: number): void {
+    const all = this.make(Math.ceil(n / CHUNK) * CHUNK);
+    new Uint8Array(all.buffer, all.byteOffset, all.byteLength).set(bytes);
+    this.#chunks.length = 0;
+    for (let i = 0; i < all.length; i += CHUNK) this.#chunks.push(all.subarray(i, i + CHUNK) as A);
+  }
 }
 
 export const u8 = (): Column<Uint8Array> => new Column((n) => new Uint8Array(n));
@@ -63,6 +78,19 @@ export class HashSlots {
 
   get bytes(): number {
     return this.#slots.byteLength;
+  }
+
+  /** Its slots as bytes (a snapshot of it). */
+  image(): Buffer {
+    return Buffer.from(this.#slots.buffer, this.#slots.byteOffset, this.#slots.byteLength);
+  }
+
+  /** Holds what image() gave, with `count` keys, in place of what it held. */
+  load(image: Buffer, count: number): void {
+    const slots = new Uint32Array(image.length / 4);
+    new Uint8Array(slots.buffer).set(image);
+    this.#slots = slots;
+    this.#count = count;
   }
 
   insert(entry: number, hash: number): void {

@@ -60,8 +60,24 @@ export interface IndexRows {
   tKey: Float64Array;
 }
 
-/** The typed columns of IndexRows, in the order a snapshot file holds them. */
-export const ROW_COLUMNS = ['ws', 'flags', 'day', 'pos', 'createdS', 'createdMs', 'idHash', 'midHash', 'tKey'] as const;
+/**
+ * The whole index as a snapshot holds it (inbox-snapshot.ts), so that a start reads it back at the
+ * speed of the disk instead of adding each item again: every column and table as bytes, and the few
+ * structures beside them.
+ */
+export interface IndexImage {
+  n: number;
+  gone: number;
+  workspaces: string[];
+  days: string[];
+  /** [workspace number, its folders' heads, live counts, counts by kind, threads, newest thread]. */
+  spaces: Array<[number, number[], number[], number[], number, number]>;
+  refs: Array<[string, number[]]>;
+  /** Keys in the tables by id, Message-ID and thread. */
+  counts: number[];
+  /** The columns, in their order, then the three tables' slots. */
+  blobs: Buffer[];
+}
 
 /** An item as its reader needs it (InboxIndex.ref). */
 export interface ItemRef {
@@ -555,6 +571,57 @@ export class InboxIndex {
     });
     for (const [ref, list] of c.refs) for (const n of list) if (row.has(n)) x.refs.push([row.get(n)!, ref]);
     return x;
+  }
+
+  /** A new index of these rows alone, its threads in order: what a snapshot holds (image). */
+  static of(rows: IndexRows): InboxIndex {
+    const x = new InboxIndex();
+    x.beginBulk();
+    x.importRows(rows);
+    x.finishBulk();
+    return x;
+  }
+
+  image(): IndexImage {
+    const c = this.#c;
+    return {
+      n: c.n,
+      gone: c.gone,
+      workspaces: [...this.#wsIds],
+      days: [...this.#days],
+      spaces: [...c.spaces].map(([w, s]) => [w, [...s.heads], [...s.live], [...s.kinds], s.threads, s.act]),
+      refs: [...c.refs],
+      counts: [c.ids.count, c.mids.count, c.threads.count],
+      blobs: [...c.columns.map((col) => col.bytes(c.n)), c.ids.image(), c.mids.image(), c.threads.image()],
+    };
+  }
+
+  /** Byte lengths of an image's blobs for `n` items (the tables' are the image's own). */
+  static columnBytes(n: number): number[] {
+    return new Core().columns.map((col) => col.make(0).BYTES_PER_ELEMENT * n);
+  }
+
+  /** Holds what image() gave, in place of what it held: called before anything else is added. */
+  load(img: IndexImage): void {
+    if (this.#c.n !== 0 || this.#wsIds.length || this.#days.length) throw new Error('an inbox index image is loaded into an index that holds items');
+    const c = new Core();
+    c.n = img.n;
+    c.gone = img.gone;
+    c.columns.forEach((col, k) => col.load(img.blobs[k]!, img.n));
+    [c.ids, c.mids, c.threads].forEach((table, k) => table.load(img.blobs[c.columns.length + k]!, img.counts[k]!));
+    for (const [w, heads, live, kinds, threads, act] of img.spaces) {
+      const s = new Workspace();
+      heads.forEach((h, k) => (s.heads[k] = h));
+      live.forEach((l, k) => (s.live[k] = l));
+      s.kinds.set(kinds);
+      s.threads = threads;
+      s.act = act;
+      c.spaces.set(w, s);
+    }
+    for (const [ref, list] of img.refs) c.refs.set(ref, list);
+    this.#c = c;
+    for (const id of img.workspaces) this.#workspace(id);
+    for (const day of img.days) this.#dayOf(day);
   }
 
   /** Adds the rows of a snapshot (before anything else is added; threads are ordered by finishBulk). */

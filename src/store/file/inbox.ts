@@ -15,6 +15,7 @@ import type { SuppressionStore } from '../port/suppressions.js';
 import { fnv } from './columns.js';
 import { InboxIndex, type ItemRef } from './inbox-index.js';
 import { Gate } from './gate.js';
+import type { Rewritten } from './segment-rewrite.js';
 import { readSnapshot, stillHolds, writeSnapshot, type LinePlace, type Segment, type Snapshot, type SnapshotMeta } from './inbox-snapshot.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { AcceptLine } from './messages.js';
@@ -283,9 +284,17 @@ export function fileInbox(
 
   /** Rewrites one segment without deleted items (alone: nothing reads or appends meanwhile); the bytes freed. */
   const rewrite = async (partition: string, segment: number): Promise<number> => {
-    const done = await journal.rewrite(partition, segment, (line, at) =>
-      compacted(line, { partition: at.partition, segment, offset: at.offset }, (i, where) => placedAt(i.workspace_id, i.id, where) !== undefined),
-    );
+    // A write as far as a snapshot is concerned: it moves lines.
+    inflight++;
+    begun++;
+    let done: Rewritten | null;
+    try {
+      done = await journal.rewrite(partition, segment, (line, at) =>
+        compacted(line, { partition: at.partition, segment, offset: at.offset }, (i, where) => placedAt(i.workspace_id, i.id, where) !== undefined),
+      );
+    } finally {
+      inflight--;
+    }
     dead.delete(deadKey(partition, segment));
     if (!done) return 0;
     index.moveLines(partition, segment, done.moved);
@@ -311,13 +320,13 @@ export function fileInbox(
         if (now.length === 0) dropped.push(partition);
         else if (!stillHolds(recorded, now)) return;
       }
-      index.importRows(s.rows);
+      index.load(s.image);
       for (const day of dropped) {
         index.removeDay(day, false);
         delete s.extent[day];
       }
-      // Only its extent is kept: its rows are in the index now.
-      snapshot = { ...s, rows: undefined as never };
+      // Only its extent is kept: its image is the index now.
+      snapshot = { ...s, image: undefined as never };
       effects = s.effects.filter((e) => !dropped.includes(e.partition));
       for (const [ws, days] of s.usage) for (const [day, bytes] of days) if (!dropped.includes(day)) charge(ws, day, bytes);
       for (const [key, bytes] of s.dead ?? []) if (!dropped.some((day) => key.startsWith(`${day}/`))) dead.set(key, bytes);
@@ -349,13 +358,15 @@ export function fileInbox(
       if (!dirty) return;
       const rows = index.exportReceived();
       if (rows.rows < snapshotMin) return;
+      // The received items alone, built afresh with their threads in order: what a start loads.
+      const image = InboxIndex.of(rows).image();
       // The extent must be the journal as the index has it: nothing written meanwhile, nothing between its write and its apply.
       const started = begun;
       const extent: Record<string, Segment[]> = {};
       for (const day of await journal.partitions()) extent[day] = await journal.extent(day);
       if (inflight !== 0 || begun !== started) return;
       const use: SnapshotMeta['usage'] = [...usage].map(([ws, days]) => [ws, [...days]]);
-      await writeSnapshot(journal.dir, { extent, effects, usage: use, dead: [...dead], rows });
+      await writeSnapshot(journal.dir, { extent, effects, usage: use, dead: [...dead], image });
       dirty = false;
     },
     settle: async () => {
