@@ -15,6 +15,7 @@ import type { StoreEvents } from './port/events.js';
 import type { TrackingStore } from './port/tracking.js';
 import type { SecretStore } from './port/secrets.js';
 import type { InboxStore } from './port/inbox.js';
+import type { ListStore, SubscriberStore } from './port/lists.js';
 
 export type * from './port/addresses.js';
 export type * from './port/events.js';
@@ -28,6 +29,7 @@ export type * from './port/tls.js';
 export type * from './port/tracking.js';
 export type * from './port/secrets.js';
 export type * from './port/inbox.js';
+export type * from './port/lists.js';
 export type * from './port/webhooks.js';
 export type * from './port/workspaces.js';
 
@@ -49,6 +51,8 @@ export interface StoreGroups {
   tracking: TrackingStore;
   secrets: SecretStore;
   inbox: InboxStore;
+  lists: ListStore;
+  subscribers: SubscriberStore;
 }
 
 /** The groups a service uses, e.g. `StoreSlice<'workspaces' | 'usage'>`. */
@@ -88,4 +92,6 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   tracking: { byTokens: true, record: true, events: true },
   secrets: { keep: true },
   inbox: { receive: true, list: true, get: true, threads: true, threadOf: true, about: true, usage: true, purge: true, remove: true, compact: true },
+  lists: { create: true, listByWorkspace: true, get: true, update: true, remove: true, sweep: true },
+  subscribers: { upsert: true, list: true, get: true, byToken: true, setStatus: true, remove: true, contacts: true },
 };

@@ -1,5 +1,5 @@
-// svc.json: the small aggregates (workspaces, keys, domains, addresses, webhook endpoints, the TLS
-// identity) in one lowdb document, kept in memory with its indexes and written through
+// svc.json: the small aggregates (workspaces, keys, domains, addresses, webhook endpoints, lists,
+// the TLS identity) in one lowdb document, kept in memory with its indexes and written through
 // DurableJsonFile. Each aggregate's file (workspaces.ts, keys.ts, ...) works on it through this.
 import { join } from 'node:path';
 import { Low } from 'lowdb';
@@ -7,6 +7,7 @@ import { SvcError } from '../../errors.js';
 import type { Address } from '../../model/address.js';
 import type { ApiKey } from '../../model/key.js';
 import type { Domain } from '../../model/domain.js';
+import type { List } from '../../model/list.js';
 import type { TlsIdentity } from '../../model/tls.js';
 import type { WebhookEndpoint } from '../../model/webhook.js';
 import type { Workspace } from '../../model/workspace.js';
@@ -22,12 +23,14 @@ export interface Doc {
   domains: Domain[];
   addresses: Address[];
   webhook_endpoints: WebhookEndpoint[];
+  /** Newsletter lists (their subscribers are in the subscribers journal: lists.ts). */
+  lists: List[];
   tls: TlsIdentity | null;
   /** The service's own shared secrets by name (secrets.ts). */
   secrets: Record<string, string>;
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], tls: null, secrets: {} });
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {} });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -69,6 +72,7 @@ export class DocFile {
     doc.domains ??= [];
     doc.addresses ??= [];
     doc.webhook_endpoints ??= [];
+    doc.lists ??= [];
     doc.tls ??= null;
     doc.secrets ??= {};
     const why = dataFileProblem(doc);

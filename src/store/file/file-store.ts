@@ -24,6 +24,7 @@ import { fileWorkspaces } from './workspaces.js';
 import { fileTracking } from './tracking.js';
 import { fileSecrets } from './secrets.js';
 import { fileInbox, type FileInbox } from './inbox.js';
+import { fileLists, subscriberLines, type FileLists } from './lists.js';
 
 export { DATA_FILE } from './doc.js';
 
@@ -42,6 +43,7 @@ export class FileStore implements Store {
   readonly #lock: StoreLock;
   readonly #journals: Array<Journal<Line>>;
   readonly #inbox: FileInbox;
+  readonly #lists: FileLists;
   #closed = false;
 
   private constructor(
@@ -51,6 +53,7 @@ export class FileStore implements Store {
     mail: { journal: Journal<Line>; replay: Replay },
     held: { journal: Journal<Line>; replay: Replay },
     inbox: { journal: Journal<Line>; replay: Replay },
+    subs: { journal: Journal<Line>; replay: Replay },
     now: () => Date,
     box: SecretBox | null,
     inboxSnapshotMin: number,
@@ -58,7 +61,8 @@ export class FileStore implements Store {
     this.describe = `file:${dir}`;
     this.#doc = doc;
     this.#lock = lock;
-    this.#journals = [mail.journal, held.journal, inbox.journal];
+    this.#journals = [mail.journal, held.journal, inbox.journal, subs.journal];
+    this.#lists = fileLists(doc, subs.journal, subs.replay);
     const suppressions = fileSuppressions(held.journal, held.replay, now);
     const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
     this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin);
@@ -79,6 +83,8 @@ export class FileStore implements Store {
       idempotency: fileIdempotency(mail.replay),
       rateLimit: fileRateLimit(),
       inbox: this.#inbox.store,
+      lists: this.#lists.lists,
+      subscribers: this.#lists.subscribers,
     };
     Object.assign(this, groups);
   }
@@ -107,7 +113,10 @@ export class FileStore implements Store {
       const mail = await Journal.open<Line>(join(dir, 'mail'), { validate: mailReplay.validate });
       const held = await Journal.open<Line>(join(dir, 'suppressions'), { validate: heldReplay.validate });
       const inbox = await Journal.open<Line>(join(dir, 'inbox'), { validate: inboxReplay.validate });
-      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, { journal: inbox, replay: inboxReplay }, now, box, opts.inboxSnapshotMin ?? INBOX_SNAPSHOT_MIN);
+      const subsReplay = new Replay();
+      subscriberLines(subsReplay);
+      const subs = await Journal.open<Line>(join(dir, 'subscribers'), { validate: subsReplay.validate });
+      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, { journal: inbox, replay: inboxReplay }, { journal: subs, replay: subsReplay }, now, box, opts.inboxSnapshotMin ?? INBOX_SNAPSHOT_MIN);
       // Suppressions first; the inbox's lines change records of the mail journal, so they are read
       // after it, and the mail journal's marks (events dispatched) are applied after both.
       const replayAll = async (journal: Journal<Line>, replay: Replay) => {
@@ -122,10 +131,12 @@ export class FileStore implements Store {
       mailReplay.finish();
       inboxReplay.finish();
       await store.#inbox.settle();
+      await store.#lists.load();
       // Unreadable lines were skipped; a copy of each goes aside before anything else is written.
       await setAside(dir, 'mail', mail.problems);
       await setAside(dir, 'suppressions', held.problems);
       await setAside(dir, 'inbox', inbox.problems);
+      await setAside(dir, 'subscribers', subs.problems);
       return store;
     } catch (e) {
       await lock.release();

@@ -7,6 +7,7 @@ import { suppressionLines } from './suppressions.js';
 import { webhookLines } from './webhooks.js';
 import { trackingLines } from './tracking.js';
 import { inboxLines } from './inbox-lines.js';
+import { subscriberLines } from './lists.js';
 
 export const JOURNALS = [
   /** mail/DAY.jsonl: sends, outcomes, webhook fan-outs and attempts, dropped by the day. */
@@ -15,6 +16,8 @@ export const JOURNALS = [
   { name: 'suppressions', declare: [suppressionLines] },
   /** inbox/DAY.jsonl: what the MX received, with what it changed; dropped by --inbox-retention-days. */
   { name: 'inbox', declare: [inboxLines] },
+  /** subscribers/LIST_ID.jsonl: every version of a list's subscribers; dropped with the list. */
+  { name: 'subscribers', declare: [subscriberLines] },
 ] as const;
 
 /** A registry with the journal's line kinds declared and nothing applied (for checks). */

@@ -49,6 +49,7 @@ export function dataFileProblem(doc: unknown): string | null {
     domains: shape({ id: 's', workspace_id: 's', domain: 's', status: 's' }),
     addresses: shape({ id: 's', workspace_id: 's', address: 's', status: 's' }),
     webhook_endpoints: shape({ id: 's', workspace_id: 's', url: 's', events: 'a', secret: 's' }),
+    lists: shape({ id: 's', workspace_id: 's', name: 's' }),
   };
   for (const [name, check] of Object.entries(collections)) {
     const list = doc[name];

@@ -31,6 +31,7 @@ import { pgWorkspaces } from './workspaces.js';
 import { pgTracking } from './tracking.js';
 import { pgSecrets } from './secrets.js';
 import { pgInbox } from './inbox.js';
+import { pgLists } from './lists.js';
 
 export { createPool } from './pool.js';
 
@@ -98,6 +99,7 @@ export class PgStore implements Store {
       tracking: pgTracking(db),
       secrets: pgSecrets(db, this.#box),
       inbox: pgInbox(db),
+      ...pgLists(db),
     };
     Object.assign(this, groups);
   }

@@ -13,6 +13,7 @@ import { tlsConformance } from './tls.js';
 import { webhooksConformance } from './webhooks.js';
 import { trackingConformance } from './tracking.js';
 import { inboxConformance } from './inbox.js';
+import { listsConformance } from './lists.js';
 import { workspacesConformance } from './workspaces.js';
 
 export type { Backend } from './fixtures.js';
@@ -31,6 +32,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     idempotencyConformance,
     trackingConformance,
     inboxConformance,
+    listsConformance,
     reopenConformance,
   ]) {
     suite(backend);

@@ -1,0 +1,49 @@
+// Newsletter lists and their subscribers (spec.md "List", "Subscriber", "Subscriber status").
+
+/** A newsletter list. `subscriber_count` is the store's count of its subscribers (every status). */
+export interface List {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string;
+  from_name: string;
+  /** Default sender of broadcasts and sequences: an active address on a verified domain, or empty. */
+  from_address: string;
+  /** Stored only; empty string when unset. */
+  reply_to: string;
+  /** New subscribers posted to it are `pending` until they confirm (an added field). */
+  double_opt_in: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ListWithCount = List & { subscriber_count: number };
+
+/** What PATCH may change: only the fields sent. */
+export type ListPatch = Partial<Pick<List, 'name' | 'description' | 'from_name' | 'from_address' | 'reply_to' | 'double_opt_in'>>;
+
+export const SUBSCRIBER_STATUSES = ['pending', 'active', 'unsubscribed'] as const;
+export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
+
+export interface Subscriber {
+  id: string;
+  list_id: string;
+  workspace_id: string;
+  /** Lower-cased. */
+  email: string;
+  name: string;
+  status: SubscriberStatus;
+  /** Unguessable (256 random bits, base64url): the key of the subscriber's unsubscribe URL. */
+  unsubscribe_token: string;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** What an upsert by email changes on a subscriber already on the list (its status is kept). */
+export interface SubscriberUpdate {
+  name: string;
+  /** Replaced when given. */
+  tags?: string[];
+  updated_at: string;
+}

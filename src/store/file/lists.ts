@@ -1,0 +1,202 @@
+// File store: newsletter lists and subscribers. Lists are few and live in svc.json; subscribers are
+// high-volume and live in their own journal (subscribers/), one partition per list (its id), one
+// line per version of a subscriber (`sub`, naming its ordinal in the list) and one per removal
+// (`sub_gone`): a write appends one line and rewrites nothing. Memory holds only the compact index
+// of subscriber-index.ts; a subscriber is read from its latest line. Removing a list drops its
+// partition at once (a partition left by a crash between the two is dropped at the next open).
+// Writes of one workspace run one at a time, so the email look-up and the contacts count of a
+// subscribe hold until its line is written.
+import { SvcError } from '../../errors.js';
+import type { List, Subscriber } from '../../model/list.js';
+import type { ListStore, SubscriberStore } from '../port/lists.js';
+import { copy, type DocFile } from './doc.js';
+import type { Journal, LineAt } from './journal.js';
+import type { Line, Replay } from './replay.js';
+import { shape } from './shapes.js';
+import { SubscriberIndex, type LinePlace } from './subscriber-index.js';
+
+interface SubLine extends Line, Subscriber {
+  t: 'sub';
+  /** The subscriber's ordinal in its list (a new one takes the next). */
+  k: number;
+}
+interface GoneLine extends Line {
+  t: 'sub_gone';
+  k: number;
+  id: string;
+}
+
+/** The subscribers journal's line kinds (the journal validates its lines with it). */
+export function subscriberLines(r: Replay): void {
+  r.kind('sub', shape({ at: 's', k: 'n', id: 's', list_id: 's', workspace_id: 's', email: 's', status: 's', unsubscribe_token: 's', tags: 'a' }))
+    .kind('sub_gone', shape({ at: 's', k: 'n', id: 's' }));
+}
+
+const placeOf = (at: LineAt): LinePlace => ({ segment: at.segment ?? 0, offset: at.offset });
+const recordOf = (line: SubLine): Subscriber => {
+  const { t: _t, at: _at, k: _k, ...s } = line;
+  return s;
+};
+
+export interface FileLists {
+  lists: ListStore;
+  subscribers: SubscriberStore;
+  /** Reads the subscribers journal (after svc.json): every list's partition, dropping those of lists gone. */
+  load(): Promise<void>;
+}
+
+export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay): FileLists {
+  const index = new SubscriberIndex();
+  /** Per workspace: the end of the chain of its writes. */
+  const chains = new Map<string, Promise<unknown>>();
+  const serial = <T>(workspaceId: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (chains.get(workspaceId) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => {});
+    chains.set(workspaceId, tail);
+    void tail.then(() => chains.get(workspaceId) === tail && chains.delete(workspaceId));
+    return run;
+  };
+
+  replay.on<SubLine>('sub', (line, at) => {
+    const n = index.atOrdinal(line.list_id, line.k);
+    if (n !== undefined) index.update(n, placeOf(at!), line.status);
+    else if (line.k === index.nextOrdinal(line.list_id)) index.add(line, placeOf(at!));
+  });
+  replay.on<GoneLine>('sub_gone', (line, at) => {
+    const n = index.atOrdinal(at!.partition, line.k);
+    if (n !== undefined) index.remove(n);
+  });
+
+  const read = async (n: number): Promise<Subscriber | null> => {
+    const line = (await journal.recordFrom({ partition: index.listOf(n), ...index.where(n) })) as SubLine | null;
+    return line && recordOf(line);
+  };
+  /** The first of these whose record passes `is` (a hash found them; the line says). */
+  const confirm = async (ns: number[], is: (s: Subscriber) => boolean): Promise<{ n: number; s: Subscriber } | null> => {
+    for (const n of ns) {
+      const s = await read(n);
+      if (s && is(s)) return { n, s };
+    }
+    return null;
+  };
+  const listOf = (workspaceId: string, id: string) => doc.data.lists.find((l) => l.id === id && l.workspace_id === workspaceId);
+  const counted = (l: List) => ({ ...copy(l), subscriber_count: index.count(l.id) });
+  /** Writes a subscriber's new version and moves the index to it. */
+  const write = async (n: number | null, s: Subscriber, k: number): Promise<number> => {
+    const line: SubLine = { t: 'sub', at: s.updated_at, k, ...s };
+    const at = await journal.appendLocated(s.list_id, line);
+    if (n === null) return index.add(s, placeOf(at));
+    index.update(n, placeOf(at), s.status);
+    return n;
+  };
+
+  const lists: ListStore = {
+    create: async (l) => {
+      doc.open();
+      const rec = copy(l);
+      doc.data.lists.push(rec);
+      await doc.commit();
+      return counted(rec);
+    },
+    listByWorkspace: async (workspaceId) => {
+      doc.open();
+      return doc.data.lists.filter((l) => l.workspace_id === workspaceId).map(counted);
+    },
+    get: async (workspaceId, id) => {
+      doc.open();
+      const l = listOf(workspaceId, id);
+      return l ? counted(l) : null;
+    },
+    update: async (workspaceId, id, patch, at) => {
+      doc.open();
+      const l = listOf(workspaceId, id);
+      if (!l) return null;
+      for (const [k, v] of Object.entries(patch)) if (v !== undefined) (l as unknown as Record<string, unknown>)[k] = v;
+      l.updated_at = at;
+      await doc.commit();
+      return counted(l);
+    },
+    remove: async (workspaceId, id) =>
+      serial(workspaceId, async () => {
+        doc.open();
+        const before = doc.data.lists.length;
+        doc.data.lists = doc.data.lists.filter((l) => !(l.id === id && l.workspace_id === workspaceId));
+        if (doc.data.lists.length === before) return false;
+        await doc.commit();
+        index.dropList(id);
+        await journal.drop(id);
+        return true;
+      }),
+    // A list's partition goes with it: nothing is left behind.
+    sweep: async () => 0,
+  };
+
+  const subscribers: SubscriberStore = {
+    upsert: async (s, update, limit) =>
+      serial(s.workspace_id, async () => {
+        doc.open();
+        if (!listOf(s.workspace_id, s.list_id)) throw new SvcError('not_found', 'list not found');
+        const had = await confirm(index.byEmail(s.list_id, s.email), (x) => x.email === s.email);
+        if (had) {
+          const next: Subscriber = { ...had.s, name: update.name, tags: update.tags ?? had.s.tags, updated_at: update.updated_at };
+          await write(had.n, next, index.ordinal(had.n));
+          return { subscriber: next, created: false };
+        }
+        if (limit !== null && !index.hasContact(s.workspace_id, s.email)) {
+          const used = index.contacts(s.workspace_id);
+          if (used >= limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
+        }
+        const rec = copy(s);
+        await write(null, rec, index.nextOrdinal(s.list_id));
+        return { subscriber: rec, created: true };
+      }),
+    list: async (workspaceId, listId, q) => {
+      doc.open();
+      if (!listOf(workspaceId, listId)) return { data: [], total: 0 };
+      const page = index.page(listId, q.status, q.offset, q.limit);
+      const data = await Promise.all(page.items.map(read));
+      return { data: data.filter((s): s is Subscriber => s !== null), total: page.total };
+    },
+    get: async (workspaceId, listId, id) => {
+      doc.open();
+      if (!listOf(workspaceId, listId)) return null;
+      return (await confirm(index.byId(listId, id), (x) => x.id === id))?.s ?? null;
+    },
+    byToken: async (token) => (await confirm(index.byToken(token), (x) => x.unsubscribe_token === token))?.s ?? null,
+    setStatus: async (workspaceId, listId, id, status, at) =>
+      serial(workspaceId, async () => {
+        doc.open();
+        if (!listOf(workspaceId, listId)) return null;
+        const had = await confirm(index.byId(listId, id), (x) => x.id === id);
+        if (!had) return null;
+        if (had.s.status === status) return had.s;
+        const next: Subscriber = { ...had.s, status, updated_at: at };
+        await write(had.n, next, index.ordinal(had.n));
+        return next;
+      }),
+    remove: async (workspaceId, listId, id) =>
+      serial(workspaceId, async () => {
+        doc.open();
+        if (!listOf(workspaceId, listId)) return false;
+        const had = await confirm(index.byId(listId, id), (x) => x.id === id);
+        if (!had) return false;
+        const line: GoneLine = { t: 'sub_gone', at: new Date().toISOString(), k: index.ordinal(had.n), id };
+        await journal.append(listId, [line]);
+        index.remove(had.n);
+        return true;
+      }),
+    contacts: async (workspaceId) => index.contacts(workspaceId),
+  };
+
+  return {
+    lists,
+    subscribers,
+    load: async () => {
+      const live = new Set(doc.data.lists.map((l) => l.id));
+      for (const listId of await journal.partitions()) {
+        if (!live.has(listId)) await journal.drop(listId);
+        else await journal.each(listId, (line, at) => replay.apply(line, at));
+      }
+    },
+  };
+}

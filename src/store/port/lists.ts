@@ -1,0 +1,42 @@
+// The store's ports: newsletter lists and their subscribers. Lists are few and small; subscribers
+// are high-volume records (a list may hold millions): a write touches one subscriber, never the
+// others, and a list's deletion does not wait for its subscribers to be gone.
+import type { List, ListPatch, ListWithCount, Subscriber, SubscriberStatus, SubscriberUpdate } from '../../model/list.js';
+import type { CountLimit } from '../../model/quota.js';
+import type { CountLimitRefusal } from '../../model/refusal.js';
+
+export interface ListStore {
+  create(l: List): Promise<ListWithCount>;
+  /** Oldest first. */
+  listByWorkspace(workspaceId: string): Promise<ListWithCount[]>;
+  get(workspaceId: string, id: string): Promise<ListWithCount | null>;
+  /** Changes only the fields in `patch`; null when there is no such list. */
+  update(workspaceId: string, id: string, patch: ListPatch, at: string): Promise<ListWithCount | null>;
+  /** Removes the list and its subscribers (at once for every read; their bytes may go later); false when there is none. */
+  remove(workspaceId: string, id: string): Promise<boolean>;
+  /** Removes what removed lists left behind, in batches; returns how many subscribers went. */
+  sweep(): Promise<number>;
+}
+
+export interface SubscriberPage {
+  data: Subscriber[];
+  total: number;
+}
+
+export interface SubscriberStore {
+  /**
+   * Adds `s` to its list, or, when the list has its email already, applies `update` to that one
+   * (its status kept). A new address the workspace has on none of its lists is refused past
+   * `limit` distinct addresses (the plan's newsletter contacts). Throws not_found when the list is gone.
+   */
+  upsert(s: Subscriber, update: SubscriberUpdate, limit: CountLimit): Promise<{ subscriber: Subscriber; created: boolean } | CountLimitRefusal>;
+  /** Oldest first, optionally of one status. */
+  list(workspaceId: string, listId: string, q: { status?: SubscriberStatus | undefined; limit: number; offset: number }): Promise<SubscriberPage>;
+  get(workspaceId: string, listId: string, id: string): Promise<Subscriber | null>;
+  /** The subscriber of an unsubscribe token, in any workspace (the unsubscribe URL names no workspace). */
+  byToken(token: string): Promise<Subscriber | null>;
+  setStatus(workspaceId: string, listId: string, id: string, status: SubscriberStatus, at: string): Promise<Subscriber | null>;
+  remove(workspaceId: string, listId: string, id: string): Promise<boolean>;
+  /** Distinct addresses on the workspace's lists (the contacts quota counts them). */
+  contacts(workspaceId: string): Promise<number>;
+}

@@ -1,0 +1,146 @@
+// Postgres: newsletter lists and subscribers (migration 0021). A list's count is counted from its
+// rows; the contacts quota is checked under the workspace's row lock, so two racing subscribes
+// cannot both take the last contact; a removed list is marked and its subscribers deleted in
+// batches by sweep.
+import type pg from 'pg';
+import { SvcError } from '../../errors.js';
+import type { List, ListWithCount, Subscriber } from '../../model/list.js';
+import type { ListStore, SubscriberStore } from '../port/lists.js';
+import type { PgDb, Row } from './db.js';
+
+type ListRow = Row<List, 'created_at' | 'updated_at'> & { subscriber_count: string };
+type SubscriberRow = Row<Subscriber, 'created_at' | 'updated_at'>;
+
+const LIST_COLS = 'id, workspace_id, name, description, from_name, from_address, reply_to, double_opt_in, created_at, updated_at';
+const COUNTED = `SELECT ${LIST_COLS.split(', ').map((c) => `l.${c}`).join(', ')}, (SELECT count(*) FROM subscribers s WHERE s.list_id = l.id) AS subscriber_count FROM lists l`;
+const SUB_COLS = 'id, list_id, workspace_id, email, name, status, unsubscribe_token, tags, created_at, updated_at';
+/** Subscribers removed per statement by sweep. */
+const SWEEP_BATCH = 5000;
+
+const toList = (r: ListRow): ListWithCount => ({
+  id: r.id,
+  workspace_id: r.workspace_id,
+  name: r.name,
+  description: r.description,
+  from_name: r.from_name,
+  from_address: r.from_address,
+  reply_to: r.reply_to,
+  double_opt_in: r.double_opt_in,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+  subscriber_count: Number(r.subscriber_count),
+});
+const toSubscriber = (r: SubscriberRow): Subscriber => ({
+  id: r.id,
+  list_id: r.list_id,
+  workspace_id: r.workspace_id,
+  email: r.email,
+  name: r.name,
+  status: r.status,
+  unsubscribe_token: r.unsubscribe_token,
+  tags: r.tags,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
+
+export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberStore } {
+  const getList = async (workspaceId: string, id: string) =>
+    (await db.rows<ListRow>(`${COUNTED} WHERE l.workspace_id = $1 AND l.id = $2 AND NOT l.deleted`, [workspaceId, id]))[0];
+  const lists: ListStore = {
+    create: async (l) => {
+      await db.rows(`INSERT INTO lists (${LIST_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
+        l.id, l.workspace_id, l.name, l.description, l.from_name, l.from_address, l.reply_to, l.double_opt_in, l.created_at, l.updated_at,
+      ]);
+      return { ...l, subscriber_count: 0 };
+    },
+    listByWorkspace: async (workspaceId) => (await db.rows<ListRow>(`${COUNTED} WHERE l.workspace_id = $1 AND NOT l.deleted ORDER BY l.seq`, [workspaceId])).map(toList),
+    get: async (workspaceId, id) => {
+      const r = await getList(workspaceId, id);
+      return r ? toList(r) : null;
+    },
+    update: async (workspaceId, id, patch, at) => {
+      const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
+      const sets = fields.map(([k], i) => `${k} = $${i + 4}`);
+      const done = await db.rows(`UPDATE lists SET ${[...sets, 'updated_at = $3'].join(', ')} WHERE workspace_id = $1 AND id = $2 AND NOT deleted RETURNING id`, [
+        workspaceId, id, at, ...fields.map(([, v]) => v),
+      ]);
+      if (!done.length) return null;
+      return toList((await getList(workspaceId, id))!);
+    },
+    remove: async (workspaceId, id) => (await db.rows(`UPDATE lists SET deleted = true WHERE workspace_id = $1 AND id = $2 AND NOT deleted RETURNING id`, [workspaceId, id])).length > 0,
+    sweep: async () => {
+      let removed = 0;
+      for (const { id } of await db.rows<{ id: string }>(`SELECT id FROM lists WHERE deleted ORDER BY seq`, [])) {
+        for (;;) {
+          const gone = await db.rows(`DELETE FROM subscribers WHERE id IN (SELECT id FROM subscribers WHERE list_id = $1 LIMIT ${SWEEP_BATCH}) RETURNING 1`, [id]);
+          removed += gone.length;
+          if (gone.length < SWEEP_BATCH) break;
+        }
+        await db.rows(`DELETE FROM lists WHERE id = $1 AND deleted`, [id]);
+      }
+      return removed;
+    },
+  };
+
+  const subscribers: SubscriberStore = {
+    upsert: async (s, update, limit) =>
+      db.tx(async (c) => {
+        // The workspace's row lock orders subscribes of one workspace: the quota's count holds until commit.
+        await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [s.workspace_id]);
+        const list = await c.query('SELECT 1 FROM lists WHERE id = $1 AND workspace_id = $2 AND NOT deleted', [s.list_id, s.workspace_id]);
+        if (list.rowCount === 0) throw new SvcError('not_found', 'list not found');
+        const [had] = (await c.query<SubscriberRow>(`SELECT ${SUB_COLS} FROM subscribers WHERE list_id = $1 AND email = $2`, [s.list_id, s.email])).rows;
+        if (had) {
+          const tags = update.tags ?? had.tags;
+          const r = await c.query<SubscriberRow>(`UPDATE subscribers SET name = $2, tags = $3, updated_at = $4 WHERE id = $1 RETURNING ${SUB_COLS}`, [had.id, update.name, JSON.stringify(tags), update.updated_at]);
+          return { subscriber: toSubscriber(r.rows[0]!), created: false };
+        }
+        if (limit !== null) {
+          const known = await c.query(`SELECT 1 FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.workspace_id = $1 AND s.email = $2 AND NOT l.deleted LIMIT 1`, [s.workspace_id, s.email]);
+          if (known.rowCount === 0) {
+            const used = await contactsOf(c, s.workspace_id);
+            if (used >= limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
+          }
+        }
+        const r = await c.query<SubscriberRow>(`INSERT INTO subscribers (${SUB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${SUB_COLS}`, [
+          s.id, s.list_id, s.workspace_id, s.email, s.name, s.status, s.unsubscribe_token, JSON.stringify(s.tags), s.created_at, s.updated_at,
+        ]);
+        return { subscriber: toSubscriber(r.rows[0]!), created: true };
+      }),
+    list: async (workspaceId, listId, q) => {
+      const where = `s.list_id = $1 AND s.workspace_id = $2${q.status ? ' AND s.status = $3' : ''}`;
+      const args: unknown[] = q.status ? [listId, workspaceId, q.status] : [listId, workspaceId];
+      const [data, total] = await Promise.all([
+        db.rows<SubscriberRow>(`SELECT ${SUB_COLS.split(', ').map((c) => `s.${c}`).join(', ')} FROM subscribers s WHERE ${where} ORDER BY s.seq LIMIT ${q.limit} OFFSET ${q.offset}`, args),
+        db.rows<{ n: string }>(`SELECT count(*) AS n FROM subscribers s WHERE ${where}`, args),
+      ]);
+      return { data: data.map(toSubscriber), total: Number(total[0]!.n) };
+    },
+    get: async (workspaceId, listId, id) => {
+      const [r] = await db.rows<SubscriberRow>(`SELECT ${SUB_COLS} FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3`, [workspaceId, listId, id]);
+      return r ? toSubscriber(r) : null;
+    },
+    byToken: async (token) => {
+      const [r] = await db.rows<SubscriberRow>(
+        `SELECT ${SUB_COLS.split(', ').map((c) => `s.${c}`).join(', ')} FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.unsubscribe_token = $1 AND NOT l.deleted`,
+        [token],
+      );
+      return r ? toSubscriber(r) : null;
+    },
+    setStatus: async (workspaceId, listId, id, status, at) => {
+      const [r] = await db.rows<SubscriberRow>(
+        `UPDATE subscribers SET status = $4, updated_at = CASE WHEN status = $4 THEN updated_at ELSE $5 END WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING ${SUB_COLS}`,
+        [workspaceId, listId, id, status, at],
+      );
+      return r ? toSubscriber(r) : null;
+    },
+    remove: async (workspaceId, listId, id) => (await db.rows(`DELETE FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING 1`, [workspaceId, listId, id])).length > 0,
+    contacts: async (workspaceId) => db.tx((c) => contactsOf(c, workspaceId)),
+  };
+  return { lists, subscribers };
+}
+
+async function contactsOf(c: pg.PoolClient, workspaceId: string): Promise<number> {
+  const r = await c.query<{ n: string }>(`SELECT count(DISTINCT s.email) AS n FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.workspace_id = $1 AND NOT l.deleted`, [workspaceId]);
+  return Number(r.rows[0]!.n);
+}
