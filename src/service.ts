@@ -21,6 +21,7 @@ import { Bus } from './bus.js';
 import { trackingService } from './tracking/tracking.js';
 import { messageExplainer } from './messages/explain.js';
 import { inboxService } from './inbox/inbox.js';
+import { listService } from './lists/lists.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -58,6 +59,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     tracking: trackingService(deps),
     explain: messageExplainer(deps),
     inbox: inboxService(deps, send),
+    lists: listService(deps),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

@@ -13,6 +13,7 @@ import { healthRoutes } from './routes/health.js';
 import { emailRoutes } from './routes/emails.js';
 import { trackingRoutes } from './routes/tracking.js';
 import { inboxRoutes } from './routes/inbox.js';
+import { listRoutes } from './routes/lists.js';
 
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
@@ -48,5 +49,6 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   emailRoutes(app, service);
   trackingRoutes(app, service);
   inboxRoutes(app, service);
+  listRoutes(app, service);
   return app;
 }

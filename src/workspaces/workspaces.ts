@@ -8,7 +8,7 @@ import { sendWindows } from './send-quota.js';
 // A short name: it is the `tenant` of GET /me and what operators type after --workspace.
 const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function workspaceService({ store, clock, random }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses'>) {
+export function workspaceService({ store, clock, random }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses' | 'subscribers'>) {
   async function byName(name: string): Promise<Workspace> {
     const ws = await store.workspaces.getByName(name);
     if (!ws) throw new SvcError('not_found', `workspace '${name}' not found`);
@@ -42,7 +42,7 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
       const windows = sendWindows(ws, now);
       const used = await store.usage.get(ws.id, windows.map((w) => w.key));
       const limits = PLAN_LIMITS[ws.plan];
-      const [domains, addresses] = await Promise.all([store.domains.listByWorkspace(ws.id), store.addresses.listByWorkspace(ws.id)]);
+      const [domains, addresses, contacts] = await Promise.all([store.domains.listByWorkspace(ws.id), store.addresses.listByWorkspace(ws.id), store.subscribers.contacts(ws.id)]);
       return {
         workspace: ws.name,
         plan: ws.plan,
@@ -50,7 +50,7 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
           ...windows.map((w) => ({ kind: 'api_sends', used: used[w.key] ?? 0, limit: w.limit, window: w.window, resets_at: w.resets_at })),
           { kind: 'domains', used: domains.length, limit: limits.domains, window: null, resets_at: null },
           { kind: 'addresses', used: addresses.length, limit: limits.addresses, window: null, resets_at: null },
-          { kind: 'contacts', used: 0, limit: limits.contacts, window: null, resets_at: null },
+          { kind: 'contacts', used: contacts, limit: limits.contacts, window: null, resets_at: null },
         ],
       };
     },

@@ -15,6 +15,8 @@ export interface Sending extends Omit<TestDaemon, "key"> {
   key: string;
   post(body: unknown, key?: string, idempotencyKey?: string): Promise<{ status: number; body: any; headers: Headers }>;
   get(path: string, key?: string): Promise<{ status: number; body: any }>;
+  /** Any REST call with a JSON body (or none). */
+  call(method: string, path: string, body: unknown, key: string): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 export async function sending(
@@ -54,6 +56,7 @@ export async function sending(
     key,
     post: (body, k = key, idem) => call('POST', '/api/v2/emails', body, k, idem),
     get: (path, k = key) => call('GET', path, undefined, k),
+    call,
   };
 }
 

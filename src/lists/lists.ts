@@ -1,0 +1,251 @@
+// src/lists/: newsletter lists and subscribers (spec.md "List", "Subscriber", "Subscriber status",
+// "Lists", "Subscribers").
+//
+// The rules REST and the CLI share: a list's name is required; its from_address, when given, must
+// be an active address on a verified domain of the workspace (the error names it); reply_to is an
+// empty string when unset. A subscriber's email is trimmed, validated in linear time and stored
+// lower-cased; the same email again on a list updates the name (and the tags when sent) and never
+// the status; a new address past the plan's newsletter contacts answers 402. Unsubscribing adds the
+// address to the workspace's suppression list (reason unsubscribe).
+import { upgradeUrlOf } from '../config.js';
+import { SvcError } from '../errors.js';
+import type { DepsOf } from '../deps.js';
+import { SUBSCRIBER_STATUSES, type ListPatch, type ListWithCount, type Subscriber, type SubscriberStatus } from '../model/list.js';
+import type { Workspace } from '../model/workspace.js';
+import { parseMailbox } from '../mail/address.js';
+import { createdOrLimit, limitFor } from '../workspaces/quota.js';
+import { assertWritable } from '../send/pipeline.js';
+import { authorizeSender } from '../send/sender.js';
+import { wholeNumber } from '../messages/log.js';
+
+/** Subscriber pages: the spec's default, and a maximum of ours (larger pages are cut to it). */
+export const SUBSCRIBER_PAGE = 100;
+export const SUBSCRIBER_PAGE_MAX = 1000;
+/** Text fields of a list, and a subscriber's name and tags: longer is refused. */
+const MAX_TEXT = 1000;
+const MAX_TAGS = 100;
+const MAX_TAG = 100;
+
+/** spec.md "List": the record as REST and --json show it. */
+export const listView = (l: ListWithCount) => ({
+  id: l.id,
+  name: l.name,
+  description: l.description,
+  from_name: l.from_name,
+  from_address: l.from_address,
+  reply_to: l.reply_to,
+  double_opt_in: l.double_opt_in,
+  subscriber_count: l.subscriber_count,
+  created_at: l.created_at,
+  updated_at: l.updated_at,
+});
+
+/** spec.md "Subscriber". */
+export const subscriberView = (s: Subscriber) => ({
+  id: s.id,
+  list_id: s.list_id,
+  email: s.email,
+  name: s.name,
+  status: s.status,
+  unsubscribe_token: s.unsubscribe_token,
+  tags: s.tags,
+  created_at: s.created_at,
+  updated_at: s.updated_at,
+});
+
+const invalidBody = (msg: string) => new SvcError('invalid_body', `invalid body: ${msg}`);
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** An optional string field of a body: undefined when absent, refused when not a short single line. */
+function text(body: Record<string, unknown>, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalidBody(`${field} must be a string`);
+  if (v.length > MAX_TEXT) throw new SvcError('invalid_request', `${field} is longer than ${MAX_TEXT} characters`);
+  if (CONTROL.test(v)) throw new SvcError('invalid_request', `${field} must be one line without control characters`);
+  return v;
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SvcError('invalid_body');
+  return body as Record<string, unknown>;
+}
+
+/** An email as a subscriber's: trimmed, one valid mailbox, lower-cased; `invalid email: …` otherwise. */
+export function subscriberEmail(input: unknown): string {
+  if (typeof input !== 'string') throw new SvcError('invalid_request', 'invalid email: email is required');
+  const m = parseMailbox(input.trim());
+  if ('error' in m) throw new SvcError('invalid_request', `invalid email: ${m.error}`);
+  return m.address.toLowerCase();
+}
+
+function tagsOf(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw invalidBody('tags must be an array of strings');
+  const tags = [...new Set((v as string[]).map((t) => t.trim()).filter(Boolean))];
+  if (tags.length > MAX_TAGS || tags.some((t) => t.length > MAX_TAG || CONTROL.test(t))) {
+    throw new SvcError('invalid_request', `tags: at most ${MAX_TAGS}, each one line of at most ${MAX_TAG} characters`);
+  }
+  return tags;
+}
+
+export function listService({ store, clock, random, config, log }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions'>) {
+  const now = () => clock.now().toISOString();
+
+  async function list(ws: Workspace, id: string): Promise<ListWithCount> {
+    const l = await store.lists.get(ws.id, id);
+    if (!l) throw new SvcError('not_found', 'list not found');
+    return l;
+  }
+
+  /** A list's default sender must be able to send: named in the error when it cannot. */
+  async function checkSender(ws: Workspace, address: string): Promise<string> {
+    if (address === '') return '';
+    const m = parseMailbox(address.trim());
+    if ('error' in m) throw new SvcError('invalid_request', `from_address '${address}' is not a valid email: ${m.error}`);
+    try {
+      await authorizeSender(store, ws, m.address);
+    } catch (e) {
+      if (e instanceof SvcError && e.kind === 'sender_not_authorized') throw new SvcError('invalid_request', `from_address '${m.address}' is not an active address on a verified domain of this workspace: ${e.message.slice(e.message.indexOf('. ') + 2)}`);
+      if (e instanceof SvcError && e.kind === 'forbidden') return m.address.toLowerCase();
+      throw e;
+    }
+    return m.address.toLowerCase();
+  }
+
+  async function patchOf(ws: Workspace, b: Record<string, unknown>): Promise<ListPatch> {
+    const patch: ListPatch = {};
+    for (const f of ['name', 'description', 'from_name', 'reply_to'] as const) {
+      const v = text(b, f);
+      if (v !== undefined) patch[f] = f === 'name' ? v.trim() : v;
+    }
+    const from = text(b, 'from_address');
+    if (from !== undefined) patch.from_address = await checkSender(ws, from);
+    if (patch.reply_to) {
+      const m = parseMailbox(patch.reply_to.trim());
+      if ('error' in m) throw new SvcError('invalid_request', `reply_to '${patch.reply_to}' is not a valid email: ${m.error}`);
+      patch.reply_to = m.address;
+    }
+    if (b.double_opt_in !== undefined && b.double_opt_in !== null) {
+      if (typeof b.double_opt_in !== 'boolean') throw invalidBody('double_opt_in must be a boolean');
+      patch.double_opt_in = b.double_opt_in;
+    }
+    return patch;
+  }
+
+  /** Where unsubscribing leaves the address: suppressed for the workspace (it is never mailed again). */
+  async function suppress(s: Subscriber): Promise<void> {
+    await store.suppressions.add({ workspace_id: s.workspace_id, address: s.email, reason: 'unsubscribe', detail: `unsubscribed from list ${s.list_id}`, created_at: now() });
+  }
+
+  return {
+    async list(ws: Workspace) {
+      return (await store.lists.listByWorkspace(ws.id)).map(listView);
+    },
+
+    async get(ws: Workspace, id: string) {
+      return listView(await list(ws, id));
+    },
+
+    async create(ws: Workspace, body: unknown) {
+      assertWritable(ws, clock.now());
+      const b = objectBody(body);
+      const name = text(b, 'name')?.trim();
+      if (!name) throw new SvcError('invalid_request', 'name is required');
+      const patch = await patchOf(ws, b);
+      const at = now();
+      const created = await store.lists.create({
+        id: random.uuid(),
+        workspace_id: ws.id,
+        name,
+        description: patch.description ?? '',
+        from_name: patch.from_name ?? '',
+        from_address: patch.from_address ?? '',
+        reply_to: patch.reply_to ?? '',
+        double_opt_in: patch.double_opt_in ?? false,
+        created_at: at,
+        updated_at: at,
+      });
+      return listView(created);
+    },
+
+    async update(ws: Workspace, id: string, body: unknown) {
+      assertWritable(ws, clock.now());
+      const b = objectBody(body);
+      await list(ws, id);
+      const patch = await patchOf(ws, b);
+      if (patch.name === '') throw new SvcError('invalid_request', 'name is required');
+      const updated = await store.lists.update(ws.id, id, patch, now());
+      if (!updated) throw new SvcError('not_found', 'list not found');
+      return listView(updated);
+    },
+
+    /** Gone at once for every read; what it leaves behind goes in batches after the answer. */
+    async remove(ws: Workspace, id: string): Promise<void> {
+      if (!(await store.lists.remove(ws.id, id))) throw new SvcError('not_found', 'list not found');
+      void store.lists.sweep().catch((e: Error) => log.warn(`lists: removing the subscribers of a removed list: ${e.message}`));
+    },
+
+    async subscribers(ws: Workspace, listId: string, q: { status?: string | undefined; limit?: string | number | undefined; offset?: string | number | undefined }) {
+      await list(ws, listId);
+      if (q.status !== undefined && !SUBSCRIBER_STATUSES.includes(q.status as SubscriberStatus)) {
+        throw new SvcError('invalid_request', `invalid query: status must be ${SUBSCRIBER_STATUSES.join(', ')}`);
+      }
+      const limit = Math.min(wholeNumber('limit', q.limit, SUBSCRIBER_PAGE, 1), SUBSCRIBER_PAGE_MAX);
+      const offset = wholeNumber('offset', q.offset, 0, 0);
+      const page = await store.subscribers.list(ws.id, listId, { status: q.status as SubscriberStatus | undefined, limit, offset });
+      return { data: page.data.map(subscriberView), total: page.total };
+    },
+
+    /** POST subscribers: 201 with the subscriber, new or updated. */
+    async subscribe(ws: Workspace, listId: string, body: unknown) {
+      assertWritable(ws, clock.now());
+      const b = objectBody(body);
+      const email = subscriberEmail(b.email);
+      const name = text(b, 'name')?.trim() ?? '';
+      const tags = tagsOf(b.tags);
+      const l = await list(ws, listId);
+      const at = now();
+      const r = await store.subscribers.upsert(
+        {
+          id: random.uuid(),
+          list_id: listId,
+          workspace_id: ws.id,
+          email,
+          name,
+          status: l.double_opt_in ? 'pending' : 'active',
+          unsubscribe_token: random.bytes(32).toString('base64url'),
+          tags: tags ?? [],
+          created_at: at,
+          updated_at: at,
+        },
+        { name, ...(tags ? { tags } : {}), updated_at: at },
+        limitFor(ws, 'contacts'),
+      );
+      const { subscriber } = createdOrLimit(r, ws, upgradeUrlOf(config));
+      return subscriberView(subscriber);
+    },
+
+    async subscriber(ws: Workspace, listId: string, id: string) {
+      await list(ws, listId);
+      const s = await store.subscribers.get(ws.id, listId, id);
+      if (!s) throw new SvcError('not_found', 'subscriber not found');
+      return subscriberView(s);
+    },
+
+    async unsubscribe(ws: Workspace, listId: string, id: string) {
+      await list(ws, listId);
+      const s = await store.subscribers.setStatus(ws.id, listId, id, 'unsubscribed', now());
+      if (!s) throw new SvcError('not_found', 'subscriber not found');
+      await suppress(s);
+      return subscriberView(s);
+    },
+
+    async removeSubscriber(ws: Workspace, listId: string, id: string): Promise<void> {
+      await list(ws, listId);
+      if (!(await store.subscribers.remove(ws.id, listId, id))) throw new SvcError('not_found', 'subscriber not found');
+    },
+  };
+}
+
+export type ListService = ReturnType<typeof listService>;
