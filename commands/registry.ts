@@ -44,6 +44,14 @@ import inboxDelete from './inbox/delete.js';
 import inboxList from './inbox/list.js';
 import inboxShow from './inbox/show.js';
 import inboxWatch from './inbox/watch.js';
+import listsCreate from './lists/create.js';
+import listsList from './lists/list.js';
+import listsShow from './lists/show.js';
+import listsRemove from './lists/remove.js';
+import subscribersAdd from './subscribers/add.js';
+import subscribersList from './subscribers/list.js';
+import subscribersRemove from './subscribers/remove.js';
+import subscribersUnsubscribe from './subscribers/unsubscribe.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -55,6 +63,8 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   suppressions: { summary: 'the workspace suppression list', singular: 'suppression' },
   webhooks: { summary: 'webhook endpoints, the delivery log, replays', singular: 'webhook' },
   inbox: { summary: 'the team inbox: received mail, Sent copies, a live view', singular: 'inboxes' },
+  lists: { summary: 'newsletter lists', singular: 'list' },
+  subscribers: { summary: "a newsletter list's subscribers", singular: 'subscriber' },
   // The issue and the operator say `svc store check`; the plural is the alias here.
   config: { summary: 'the effective settings', singular: 'configuration' },
   store: { summary: "the store's own files: check them, repair what cannot be read", singular: 'stores' },
@@ -88,6 +98,14 @@ export const commands: CommandSpec[] = [
   inboxDelete,
   inboxShow,
   inboxWatch,
+  listsCreate,
+  listsList,
+  listsShow,
+  listsRemove,
+  subscribersAdd,
+  subscribersList,
+  subscribersRemove,
+  subscribersUnsubscribe,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

@@ -1,0 +1,13 @@
+import type { CommandSpec } from '../spec.js';
+
+export default {
+  noun: 'lists',
+  verb: 'show',
+  summary: 'one newsletter list with its subscriber count',
+  args: ['<id>'],
+  async run(ctx, [id]) {
+    const service = await ctx.service();
+    const l = await service.lists.get(await ctx.workspace(), id!);
+    ctx.out.result(l, () => ctx.out.record(l));
+  },
+} satisfies CommandSpec;
