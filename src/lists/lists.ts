@@ -21,6 +21,9 @@ import { wholeNumber } from '../messages/log.js';
 /** Subscriber pages: the spec's default, and a maximum of ours (larger pages are cut to it). */
 export const SUBSCRIBER_PAGE = 100;
 export const SUBSCRIBER_PAGE_MAX = 1000;
+/** Where a subscriber's unsubscribe URL lives under the base URL, followed by its token. */
+export const UNSUBSCRIBE_PATH = '/u/';
+const UNSUBSCRIBE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /** Text fields of a list, and a subscriber's name and tags: longer is refused. */
 const MAX_TEXT = 1000;
 const MAX_TAGS = 100;
@@ -89,7 +92,7 @@ function tagsOf(v: unknown): string[] | undefined {
   return tags;
 }
 
-export function listService({ store, clock, random, config, log }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions'>) {
+export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions'>) {
   const now = () => clock.now().toISOString();
 
   async function list(ws: Workspace, id: string): Promise<ListWithCount> {
@@ -136,6 +139,13 @@ export function listService({ store, clock, random, config, log }: DepsOf<'lists
   /** Where unsubscribing leaves the address: suppressed for the workspace (it is never mailed again). */
   async function suppress(s: Subscriber): Promise<void> {
     await store.suppressions.add({ workspace_id: s.workspace_id, address: s.email, reason: 'unsubscribe', detail: `unsubscribed from list ${s.list_id}`, created_at: now() });
+  }
+
+  async function findToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null> {
+    if (!UNSUBSCRIBE_TOKEN.test(token)) return null;
+    const s = await store.subscribers.byToken(token);
+    const l = s && (await store.lists.get(s.workspace_id, s.list_id));
+    return s && l ? { subscriber: s, list: l.name } : null;
   }
 
   return {
@@ -239,6 +249,32 @@ export function listService({ store, clock, random, config, log }: DepsOf<'lists
       if (!s) throw new SvcError('not_found', 'subscriber not found');
       await suppress(s);
       return subscriberView(s);
+    },
+
+    /** The subscriber's unsubscribe URL (CONTRACT.md): the same for the link in the body and for List-Unsubscribe. */
+    unsubscribeUrl(s: Pick<Subscriber, 'unsubscribe_token'>): string {
+      return `${config.baseUrl}${UNSUBSCRIBE_PATH}${s.unsubscribe_token}`;
+    },
+
+    /** Who an unsubscribe URL is for, with the list's name (for its page); null for an unknown or altered token. */
+    byToken: findToken,
+
+    /**
+     * The unsubscribe URL posted to (RFC 8058 one-click, or the page's button): unsubscribed and
+     * suppressed; again is the same answer. null for an unknown or altered token.
+     */
+    async unsubscribeByToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null> {
+      const found = await findToken(token);
+      if (!found) return null;
+      const s = found.subscriber;
+      if (s.status !== 'unsubscribed') {
+        const done = await store.subscribers.setStatus(s.workspace_id, s.list_id, s.id, 'unsubscribed', now());
+        if (!done) return null;
+        await suppress(done);
+        events?.event('info', 'subscriber unsubscribed', { workspace: s.workspace_id, list: s.list_id, subscriber: s.id, via: 'unsubscribe link' });
+        return { subscriber: done, list: found.list };
+      }
+      return found;
     },
 
     async removeSubscriber(ws: Workspace, listId: string, id: string): Promise<void> {

@@ -1,0 +1,47 @@
+// The unsubscribe pages (CONTRACT.md "Tracking and unsubscribe"): small, plain HTML that loads
+// nothing remote and sends no tracking. A GET shows a confirmation whose button posts to the same
+// URL (so a link scanner's GET never unsubscribes anyone); the POST shows that it is done. A
+// forged or altered token gets the same page shape with 404.
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Nothing remote, no scripts, forms only to this origin; never cached, never indexed, no referrer. */
+export const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex',
+  'x-content-type-options': 'nosniff',
+};
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)}</title>
+<style>body{font:1rem/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#111;background:#fff}button{font:inherit;padding:.5rem 1rem;cursor:pointer}</style>
+</head>
+<body>
+<main>
+<h1>${escape(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export const confirmPage = (list: string, email: string): string =>
+  page(
+    'Unsubscribe',
+    `<p>Stop receiving <strong>${escape(list)}</strong> at ${escape(email)}?</p>
+<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+  );
+
+export const donePage = (list: string, email: string): string =>
+  page('You are unsubscribed', `<p>${escape(email)} will receive no more mail from <strong>${escape(list)}</strong>.</p>`);
+
+export const unknownPage = (): string => page('Link not valid', '<p>This unsubscribe link is not valid. It may have been copied incompletely.</p>');
