@@ -52,6 +52,7 @@ import subscribersAdd from './subscribers/add.js';
 import subscribersList from './subscribers/list.js';
 import subscribersRemove from './subscribers/remove.js';
 import subscribersUnsubscribe from './subscribers/unsubscribe.js';
+import subscribersImport from './subscribers/import.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -106,6 +107,7 @@ export const commands: CommandSpec[] = [
   subscribersList,
   subscribersRemove,
   subscribersUnsubscribe,
+  subscribersImport,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

@@ -3,7 +3,11 @@
 // list's removal. Both backends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { svc, json, serve } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SVC, svc, json, serve } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl } from '../helpers/pg.js';
 
@@ -35,6 +39,34 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(json(await svc([...base, 'lists', 'show', list.id, '--json'])).subscriber_count, 1);
     assert.equal((await svc([...base, 'subscribers', 'remove', list.id, jane.id])).code, 0);
     assert.equal((await svc([...base, 'subscribers', 'remove', list.id, jane.id])).code, 1);
+
+    // An import of 100,000 rows through the CLI beside the daemon (a scale workspace: no contacts check).
+    json(await svc([...base, 'workspaces', 'set-plan', 'acme', 'scale', '--json']));
+    const dir = await tmpDir(t);
+    const csv = join(dir, 'big.csv');
+    await writeFile(csv, ['email,name,tags', ...Array.from({ length: 100_000 }, (_, i) => `user${i}@example${i % 50}.test,"Name, ${i}",a;b`), 'not-an-email,x,y', ''].join('\r\n'));
+    const imported = json(await svc([...base, 'subscribers', 'import', list.id, csv, '--json']));
+    assert.deepEqual(imported, { imported: 100_000, skipped: 1, errors: [{ line: 100_002, email: 'not-an-email', error: 'invalid email: expected local@domain' }] });
+    assert.equal(json(await svc([...base, 'lists', 'show', list.id, '--json'])).subscriber_count, 100_000);
+    const latin1 = join(dir, 'latin1.csv');
+    await writeFile(latin1, Buffer.from('email,name\nj\xe9r\xf4me@x.test,J\xe9r\xf4me\n', 'latin1'));
+    const refused = await svc([...base, 'subscribers', 'import', list.id, latin1]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /the CSV is not UTF-8 .*iconv -f latin1 -t utf-8/);
+    assert.equal((await svc([...base, 'subscribers', 'import', list.id, join(dir, 'missing.csv')])).code, 2);
+    // On a terminal (a pseudo-terminal from script(1)), a progress line on stderr.
+    if (existsSync('/usr/bin/script')) {
+      const small = join(dir, 'small.csv');
+      await writeFile(small, 'a@rcpt.test\nb@rcpt.test\n');
+      const tty = await new Promise<string>((res) => {
+        const child = spawn('/usr/bin/script', ['-qec', [process.execPath, SVC, ...base, 'subscribers', 'import', list.id, small].map((a) => `'${a}'`).join(' '), '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+        let out = '';
+        child.stdout.on('data', (c) => (out += c));
+        child.on('close', () => res(out));
+      });
+      assert.match(tty, /2 rows, [\d,]+\/s, [\d.]+ s/);
+      assert.match(tty, /imported 2, skipped 0/);
+    } else t.diagnostic('script(1) is not installed: the progress line on a terminal is not checked');
     assert.equal(await d.stop(), 0);
 
     assert.equal((await svc([...base, 'lists', 'remove', list.id])).code, 0);

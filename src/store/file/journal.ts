@@ -208,6 +208,16 @@ export class Journal<T> {
     return at!;
   }
 
+  /** Appends records in one write and resolves, once they are on disk, with where each line lies. */
+  async appendAllLocated(partition: string, records: readonly T[]): Promise<LineAt[]> {
+    const at: LineAt[] = [];
+    const lines = records.map((r, i): PendingLine => ({ text: JSON.stringify(r) + '\n', located: (x) => (at[i] = x) }));
+    this.#queue(partition).push(...lines);
+    await this.#commit.request();
+    if (lines[0]?.failed) throw lines[0].failed;
+    return at;
+  }
+
   /** The record whose line lies at `at`, or null when its day was dropped. */
   async readAt(at: LineAt): Promise<T | null> {
     const line = await this.#bytesAt(at);

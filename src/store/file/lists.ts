@@ -150,6 +150,33 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         await write(null, rec, index.nextOrdinal(s.list_id));
         return { subscriber: rec, created: true };
       }),
+    upsertMany: async (workspaceId, listId, rows, limit) =>
+      serial(workspaceId, async () => {
+        doc.open();
+        if (!listOf(workspaceId, listId)) throw new SvcError('not_found', 'list not found');
+        // Those already on the list, confirmed on disk (only where a hash says they may be).
+        const had = await Promise.all(rows.map(({ s }) => confirm(index.byEmail(listId, s.email), (x) => x.email === s.email)));
+        if (limit !== null) {
+          const fresh = new Set(rows.filter((r, i) => !had[i] && !index.hasContact(workspaceId, r.s.email)).map((r) => r.s.email));
+          const used = index.contacts(workspaceId);
+          if (used + fresh.size > limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
+        }
+        let next = index.nextOrdinal(listId);
+        const records = rows.map(({ s, update }, i): Subscriber => {
+          const h = had[i];
+          return h ? { ...h.s, name: update.name, tags: update.tags ?? h.s.tags, updated_at: update.updated_at } : copy(s);
+        });
+        const lines = records.map((s, i): SubLine => ({ t: 'sub', at: s.updated_at, k: had[i] ? index.ordinal(had[i]!.n) : next++, ...s }));
+        const at = await journal.appendAllLocated(listId, lines);
+        records.forEach((s, i) => {
+          const h = had[i];
+          if (h) index.update(h.n, placeOf(at[i]!), s.status);
+          else index.add(s, placeOf(at[i]!));
+        });
+        const updated = had.filter(Boolean).length;
+        return { created: rows.length - updated, updated };
+      }),
+    newContacts: async (workspaceId, emails) => emails.filter((e) => !index.hasContact(workspaceId, e)).length,
     list: async (workspaceId, listId, q) => {
       doc.open();
       if (!listOf(workspaceId, listId)) return { data: [], total: 0 };

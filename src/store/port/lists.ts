@@ -30,6 +30,14 @@ export interface SubscriberStore {
    * `limit` distinct addresses (the plan's newsletter contacts). Throws not_found when the list is gone.
    */
   upsert(s: Subscriber, update: SubscriberUpdate, limit: CountLimit): Promise<{ subscriber: Subscriber; created: boolean } | CountLimitRefusal>;
+  /**
+   * upsert for many subscribers of one list in one write (an import): each new one added, each
+   * already on the list updated (name; tags when given). Their emails are distinct. Refused whole
+   * when the new addresses would take the workspace past `limit` contacts.
+   */
+  upsertMany(workspaceId: string, listId: string, rows: Array<{ s: Subscriber; update: SubscriberUpdate }>, limit: CountLimit): Promise<{ created: number; updated: number } | CountLimitRefusal>;
+  /** How many of these addresses (distinct, lower-cased) the workspace has on none of its lists. */
+  newContacts(workspaceId: string, emails: string[]): Promise<number>;
   /** Oldest first, optionally of one status. */
   list(workspaceId: string, listId: string, q: { status?: SubscriberStatus | undefined; limit: number; offset: number }): Promise<SubscriberPage>;
   get(workspaceId: string, listId: string, id: string): Promise<Subscriber | null>;

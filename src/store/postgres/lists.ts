@@ -107,6 +107,34 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
         ]);
         return { subscriber: toSubscriber(r.rows[0]!), created: true };
       }),
+    upsertMany: async (workspaceId, listId, rows, limit) =>
+      db.tx(async (c) => {
+        await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+        const list = await c.query('SELECT 1 FROM lists WHERE id = $1 AND workspace_id = $2 AND NOT deleted', [listId, workspaceId]);
+        if (list.rowCount === 0) throw new SvcError('not_found', 'list not found');
+        const emails = rows.map((r) => r.s.email);
+        if (limit !== null) {
+          const fresh = emails.length - (await knownOf(c, workspaceId, emails));
+          const used = await contactsOf(c, workspaceId);
+          if (used + fresh > limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
+        }
+        const r = await c.query<{ inserted: boolean }>(
+          `INSERT INTO subscribers (${SUB_COLS})
+           SELECT id, $2, $3, email, name, status, token, tags, created, updated
+             FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[], $10::timestamptz[], $11::boolean[])
+                  AS x(id, email, name, status, token, tags, created, updated, tags_given)
+           ON CONFLICT (list_id, email) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at,
+             tags = CASE WHEN (SELECT g FROM unnest($4::text[], $11::boolean[]) AS y(e, g) WHERE y.e = EXCLUDED.email) THEN EXCLUDED.tags ELSE subscribers.tags END
+           RETURNING (xmax = 0) AS inserted`,
+          [
+            rows.map((x) => x.s.id), listId, workspaceId, emails, rows.map((x) => x.update.name), rows.map((x) => x.s.status), rows.map((x) => x.s.unsubscribe_token),
+            rows.map((x) => JSON.stringify(x.update.tags ?? x.s.tags)), rows.map((x) => x.s.created_at), rows.map((x) => x.update.updated_at), rows.map((x) => x.update.tags !== undefined),
+          ],
+        );
+        const created = r.rows.filter((x) => x.inserted).length;
+        return { created, updated: r.rows.length - created };
+      }),
+    newContacts: async (workspaceId, emails) => db.tx(async (c) => emails.length - (await knownOf(c, workspaceId, emails))),
     list: async (workspaceId, listId, q) => {
       const where = `s.list_id = $1 AND s.workspace_id = $2${q.status ? ' AND s.status = $3' : ''}`;
       const args: unknown[] = q.status ? [listId, workspaceId, q.status] : [listId, workspaceId];
@@ -138,6 +166,15 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
     contacts: async (workspaceId) => db.tx((c) => contactsOf(c, workspaceId)),
   };
   return { lists, subscribers };
+}
+
+/** How many of these emails the workspace has on its lists. */
+async function knownOf(c: pg.PoolClient, workspaceId: string, emails: string[]): Promise<number> {
+  const r = await c.query<{ n: string }>(
+    `SELECT count(DISTINCT s.email) AS n FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.workspace_id = $1 AND s.email = ANY($2::text[]) AND NOT l.deleted`,
+    [workspaceId, emails],
+  );
+  return Number(r.rows[0]!.n);
 }
 
 async function contactsOf(c: pg.PoolClient, workspaceId: string): Promise<number> {

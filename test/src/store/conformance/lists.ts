@@ -73,6 +73,30 @@ export function listsConformance<B>(backend: Backend<B>): void {
     assert.equal(((await store.subscribers.upsert(sub(theirs, 'jane@rcpt.test'), same, 1)) as { created: boolean }).created, true, 'another workspace counts its own');
     await rejectsWith(store.subscribers.upsert(sub({ ...offers, id: randomUUID() }, 'x@rcpt.test'), same, null), 'not_found');
 
+    // Many at once (an import): new ones added, those on the list updated (tags only when given), refused whole past the limit.
+    const later = { updated_at: '2026-01-06T00:00:00.000Z' };
+    const many = [
+      { s: sub(offers, 'jane@rcpt.test'), update: { name: 'J', tags: ['x'], ...later } },
+      { s: sub(offers, 'dave@rcpt.test'), update: { name: 'D', ...later } },
+      { s: sub(offers, 'erin@rcpt.test', 'active', { name: 'E', tags: ['new'] }), update: { name: 'E', tags: ['new'], ...later } },
+      { s: sub(offers, 'frank@rcpt.test', 'active', { name: 'F' }), update: { name: 'F', ...later } },
+    ];
+    assert.equal(await store.subscribers.newContacts(a.id, many.map((m) => m.s.email)), 2);
+    assert.deepEqual(await store.subscribers.upsertMany(a.id, offers.id, many, 5), { refused: 'count_limit', kind: 'contacts', limit: 5, used: 4 });
+    assert.equal((await store.subscribers.list(a.id, offers.id, { offset: 0, limit: 10 })).total, 2, 'a refused batch writes nothing');
+    assert.deepEqual(await store.subscribers.upsertMany(a.id, offers.id, many, 6), { created: 2, updated: 2 });
+    const offersPage = (await store.subscribers.list(a.id, offers.id, { offset: 0, limit: 10 })).data;
+    assert.deepEqual(offersPage.map((x) => [x.email, x.name, x.tags, x.status]), [
+      ['jane@rcpt.test', 'J', ['x'], 'active'],
+      ['dave@rcpt.test', 'D', [], 'active'],
+      ['erin@rcpt.test', 'E', ['new'], 'active'],
+      ['frank@rcpt.test', 'F', [], 'active'],
+    ]);
+    assert.equal(offersPage[0]!.updated_at, later.updated_at);
+    assert.equal(await store.subscribers.contacts(a.id), 6);
+    await rejectsWith(store.subscribers.upsertMany(a.id, randomUUID(), many, null), 'not_found');
+    for (const x of offersPage.slice(2)) assert.equal(await store.subscribers.remove(a.id, offers.id, x.id), true);
+
     // Removing one: gone, not counted; an unknown one is false.
     assert.equal(await store.subscribers.remove(a.id, news.id, carol.id), true);
     assert.equal(await store.subscribers.remove(a.id, news.id, carol.id), false);
