@@ -8,7 +8,7 @@
 // error rather than imported with mangled names.
 import { parse } from 'csv-parse';
 import { SvcError } from '../errors.js';
-import { subscriberEmail } from './lists.js';
+import { subscriberEmail } from './fields.js';
 
 /** Rows written per store call. */
 export const IMPORT_BATCH = 1000;

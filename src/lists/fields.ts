@@ -1,0 +1,74 @@
+// The fields of lists and subscribers: how REST and --json show them (spec.md "List",
+// "Subscriber"), and how a request's fields are read and bounded.
+import { SvcError } from '../errors.js';
+import type { ListWithCount, Subscriber } from '../model/list.js';
+import { parseMailbox } from '../mail/address.js';
+
+/** Text fields of a list, and a subscriber's name and tags: longer is refused. */
+const MAX_TEXT = 1000;
+const MAX_TAGS = 100;
+const MAX_TAG = 100;
+
+/** spec.md "List": the record as REST and --json show it. */
+export const listView = (l: ListWithCount) => ({
+  id: l.id,
+  name: l.name,
+  description: l.description,
+  from_name: l.from_name,
+  from_address: l.from_address,
+  reply_to: l.reply_to,
+  double_opt_in: l.double_opt_in,
+  subscriber_count: l.subscriber_count,
+  created_at: l.created_at,
+  updated_at: l.updated_at,
+});
+
+/** spec.md "Subscriber". */
+export const subscriberView = (s: Subscriber) => ({
+  id: s.id,
+  list_id: s.list_id,
+  email: s.email,
+  name: s.name,
+  status: s.status,
+  unsubscribe_token: s.unsubscribe_token,
+  tags: s.tags,
+  created_at: s.created_at,
+  updated_at: s.updated_at,
+});
+
+export const invalidBody = (msg: string) => new SvcError('invalid_body', `invalid body: ${msg}`);
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** An optional string field of a body: undefined when absent, refused when not a short single line. */
+export function text(body: Record<string, unknown>, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalidBody(`${field} must be a string`);
+  if (v.length > MAX_TEXT) throw new SvcError('invalid_request', `${field} is longer than ${MAX_TEXT} characters`);
+  if (CONTROL.test(v)) throw new SvcError('invalid_request', `${field} must be one line without control characters`);
+  return v;
+}
+
+export function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SvcError('invalid_body');
+  return body as Record<string, unknown>;
+}
+
+/** An email as a subscriber's: trimmed, one valid mailbox, lower-cased; `invalid email: …` otherwise. */
+export function subscriberEmail(input: unknown): string {
+  if (typeof input !== 'string') throw new SvcError('invalid_request', 'invalid email: email is required');
+  const m = parseMailbox(input.trim());
+  if ('error' in m) throw new SvcError('invalid_request', `invalid email: ${m.error}`);
+  return m.address.toLowerCase();
+}
+
+export function tagsOf(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw invalidBody('tags must be an array of strings');
+  const tags = [...new Set((v as string[]).map((t) => t.trim()).filter(Boolean))];
+  if (tags.length > MAX_TAGS || tags.some((t) => t.length > MAX_TAG || CONTROL.test(t))) {
+    throw new SvcError('invalid_request', `tags: at most ${MAX_TAGS}, each one line of at most ${MAX_TAG} characters`);
+  }
+  return tags;
+}
+
