@@ -59,7 +59,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     tracking: trackingService(deps),
     explain: messageExplainer(deps),
     inbox: inboxService(deps, send),
-    lists: listService(deps),
+    lists: listService(deps, send),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

@@ -14,7 +14,7 @@ import { emailRoutes } from './routes/emails.js';
 import { trackingRoutes } from './routes/tracking.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { listRoutes } from './routes/lists.js';
-import { unsubscribeRoutes } from './routes/unsubscribe.js';
+import { listLinkRoutes } from './routes/list-links.js';
 
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
@@ -51,6 +51,6 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   trackingRoutes(app, service);
   inboxRoutes(app, service);
   listRoutes(app, service);
-  unsubscribeRoutes(app, service);
+  listLinkRoutes(app, service);
   return app;
 }

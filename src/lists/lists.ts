@@ -21,6 +21,9 @@ import { assertWritable } from '../send/pipeline.js';
 import { authorizeSender } from '../send/sender.js';
 import { wholeNumber } from '../messages/log.js';
 import { ERRORS_SHOWN, IMPORT_BATCH, batches, csvRows, type CsvSource, type ImportError } from './import.js';
+import { CONFIRM_DAYS, CONFIRM_KEY, CONFIRM_PATH, CONFIRM_RESEND_MS, confirmCode, readConfirmCode } from './confirm.js';
+import type { SendOptions, SendResult } from '../send/pipeline.js';
+import type { SendRequest } from '../send/validate.js';
 
 /** Subscriber pages: the spec's default, and a maximum of ours (larger pages are cut to it). */
 export const SUBSCRIBER_PAGE = 100;
@@ -29,8 +32,49 @@ export const SUBSCRIBER_PAGE_MAX = 1000;
 export const UNSUBSCRIBE_PATH = '/u/';
 const UNSUBSCRIBE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions'>) {
+type Send = (ws: Workspace, req: SendRequest, opts: SendOptions) => Promise<SendResult>;
+
+export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets'>, send: Send) {
   const now = () => clock.now().toISOString();
+  let key: Promise<string> | null = null;
+  const confirmKey = () =>
+    (key ??= store.secrets.keep(CONFIRM_KEY, random.bytes(32).toString('base64url')).catch((e: unknown) => {
+      key = null;
+      throw e;
+    }));
+
+  /**
+   * The one confirmation email of a pending subscriber of a double opt-in list, through the one
+   * pipeline from the list's sender; none again within an hour of the last.
+   */
+  async function sendConfirmation(ws: Workspace, l: ListWithCount, s: Subscriber): Promise<void> {
+    const at = clock.now();
+    if (s.confirm_sent_at && at.getTime() - Date.parse(s.confirm_sent_at) < CONFIRM_RESEND_MS) return;
+    const expires = Math.floor(at.getTime() / 1000) + CONFIRM_DAYS * 86_400;
+    const url = `${config.baseUrl}${CONFIRM_PATH}${confirmCode(await confirmKey(), s.unsubscribe_token, expires)}`;
+    const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    await send(
+      ws,
+      {
+        from: { name: l.from_name || null, address: l.from_address },
+        to: [{ name: null, address: s.email }],
+        cc: [],
+        bcc: [],
+        subject: `Confirm your subscription to ${l.name}`,
+        text: `Please confirm that you want to receive ${l.name} at ${s.email}:\n\n${url}\n\nThe link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.\n`,
+        html: `<p>Please confirm that you want to receive <strong>${esc(l.name)}</strong> at ${esc(s.email)}:</p>\n<p><a href="${esc(url)}">Confirm my subscription</a></p>\n<p>The link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.</p>\n`,
+      },
+      { source: 'confirmation' },
+    );
+    await store.subscribers.confirmSent(ws.id, l.id, s.id, at.toISOString());
+  }
+
+  /** What a confirmation link is for: the subscriber with its list's name, `expired`, or null. */
+  async function confirmation(code: string): Promise<{ subscriber: Subscriber; list: string } | 'expired' | null> {
+    const read = readConfirmCode(await confirmKey(), code, Math.floor(clock.now().getTime() / 1000));
+    if (read === null || read === 'expired') return read;
+    return findToken(read.token);
+  }
 
   async function list(ws: Workspace, id: string): Promise<ListWithCount> {
     const l = await store.lists.get(ws.id, id);
@@ -76,6 +120,11 @@ export function listService({ store, clock, random, config, log, events }: DepsO
   /** Where unsubscribing leaves the address: suppressed for the workspace (it is never mailed again). */
   async function suppress(s: Subscriber): Promise<void> {
     await store.suppressions.add({ workspace_id: s.workspace_id, address: s.email, reason: 'unsubscribe', detail: `unsubscribed from list ${s.list_id}`, created_at: now() });
+  }
+
+  /** A double opt-in list sends its confirmation emails from its from_address: it must have one. */
+  function needsSender(doubleOptIn: boolean, from: string): void {
+    if (doubleOptIn && !from) throw new SvcError('invalid_request', 'a double opt-in list needs a from_address: its confirmation emails are sent from it');
   }
 
   /** Refuses an import whose new addresses would take the workspace past its contacts, before anything is written. */
@@ -126,6 +175,7 @@ export function listService({ store, clock, random, config, log, events }: DepsO
       const name = text(b, 'name')?.trim();
       if (!name) throw new SvcError('invalid_request', 'name is required');
       const patch = await patchOf(ws, b);
+      needsSender(patch.double_opt_in ?? false, patch.from_address ?? '');
       const at = now();
       const created = await store.lists.create({
         id: random.uuid(),
@@ -145,9 +195,10 @@ export function listService({ store, clock, random, config, log, events }: DepsO
     async update(ws: Workspace, id: string, body: unknown) {
       assertWritable(ws, clock.now());
       const b = objectBody(body);
-      await list(ws, id);
+      const had = await list(ws, id);
       const patch = await patchOf(ws, b);
       if (patch.name === '') throw new SvcError('invalid_request', 'name is required');
+      needsSender(patch.double_opt_in ?? had.double_opt_in, patch.from_address ?? had.from_address);
       const updated = await store.lists.update(ws.id, id, patch, now());
       if (!updated) throw new SvcError('not_found', 'list not found');
       return listView(updated);
@@ -196,6 +247,7 @@ export function listService({ store, clock, random, config, log, events }: DepsO
         limitFor(ws, 'contacts'),
       );
       const { subscriber } = createdOrLimit(r, ws, upgradeUrlOf(config));
+      if (l.double_opt_in && subscriber.status === 'pending') await sendConfirmation(ws, l, subscriber);
       return subscriberView(subscriber);
     },
 
@@ -275,6 +327,20 @@ export function listService({ store, clock, random, config, log, events }: DepsO
         return { subscriber: done, list: found.list };
       }
       return found;
+    },
+
+    /** A confirmation link opened (GET shows its page): the subscriber, `expired`, or null. */
+    confirmation,
+
+    /** A confirmation link posted to: a pending subscriber becomes active (then the list's sequences will enrol it); again is the same. */
+    async confirm(code: string): Promise<{ subscriber: Subscriber; list: string } | 'expired' | null> {
+      const found = await confirmation(code);
+      if (found === null || found === 'expired' || found.subscriber.status !== 'pending') return found;
+      const s = found.subscriber;
+      const done = await store.subscribers.setStatus(s.workspace_id, s.list_id, s.id, 'active', now());
+      if (!done) return null;
+      events?.event('info', 'subscriber confirmed', { workspace: s.workspace_id, list: s.list_id, subscriber: s.id });
+      return { subscriber: done, list: found.list };
     },
 
     async removeSubscriber(ws: Workspace, listId: string, id: string): Promise<void> {

@@ -38,6 +38,8 @@ export interface Subscriber {
   tags: string[];
   created_at: string;
   updated_at: string;
+  /** When a double opt-in confirmation email last went to it (none again within an hour); not shown. */
+  confirm_sent_at?: string | null;
 }
 
 /** What an upsert by email changes on a subscriber already on the list (its status is kept). */

@@ -3,7 +3,7 @@ import type { Arrival } from './attempt.js';
 // Messages (spec.md "Message": one record per recipient), the content a send stores once for all
 // its recipients, and the outbound jobs that hand copies off.
 export type MessageStatus = 'queued' | 'sent' | 'bounced';
-export type MessageSource = 'api' | 'relay' | 'broadcast' | 'sequence';
+export type MessageSource = 'api' | 'relay' | 'broadcast' | 'sequence' | 'confirmation';
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 
 /** One record per recipient (spec.md "Message"). */

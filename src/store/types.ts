@@ -93,5 +93,5 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   secrets: { keep: true },
   inbox: { receive: true, list: true, get: true, threads: true, threadOf: true, about: true, usage: true, purge: true, remove: true, compact: true },
   lists: { create: true, listByWorkspace: true, get: true, update: true, remove: true, sweep: true },
-  subscribers: { upsert: true, upsertMany: true, newContacts: true, list: true, get: true, byToken: true, setStatus: true, remove: true, contacts: true },
+  subscribers: { upsert: true, upsertMany: true, newContacts: true, list: true, get: true, byToken: true, setStatus: true, remove: true, confirmSent: true, contacts: true },
 };

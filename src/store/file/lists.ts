@@ -201,6 +201,16 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         await write(had.n, next, index.ordinal(had.n));
         return next;
       }),
+    confirmSent: async (workspaceId, listId, id, at) =>
+      serial(workspaceId, async () => {
+        doc.open();
+        if (!listOf(workspaceId, listId)) return null;
+        const had = await confirm(index.byId(listId, id), (x) => x.id === id);
+        if (!had) return null;
+        const next: Subscriber = { ...had.s, confirm_sent_at: at };
+        await write(had.n, next, index.ordinal(had.n));
+        return next;
+      }),
     remove: async (workspaceId, listId, id) =>
       serial(workspaceId, async () => {
         doc.open();

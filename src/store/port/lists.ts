@@ -45,6 +45,8 @@ export interface SubscriberStore {
   byToken(token: string): Promise<Subscriber | null>;
   setStatus(workspaceId: string, listId: string, id: string, status: SubscriberStatus, at: string): Promise<Subscriber | null>;
   remove(workspaceId: string, listId: string, id: string): Promise<boolean>;
+  /** Notes that a confirmation email went to the subscriber at `at`; null when there is no such subscriber. */
+  confirmSent(workspaceId: string, listId: string, id: string, at: string): Promise<Subscriber | null>;
   /** Distinct addresses on the workspace's lists (the contacts quota counts them). */
   contacts(workspaceId: string): Promise<number>;
 }

@@ -9,11 +9,11 @@ import type { ListStore, SubscriberStore } from '../port/lists.js';
 import type { PgDb, Row } from './db.js';
 
 type ListRow = Row<List, 'created_at' | 'updated_at'> & { subscriber_count: string };
-type SubscriberRow = Row<Subscriber, 'created_at' | 'updated_at'>;
+type SubscriberRow = Omit<Row<Subscriber, 'created_at' | 'updated_at'>, 'confirm_sent_at'> & { confirm_sent_at: Date | null };
 
 const LIST_COLS = 'id, workspace_id, name, description, from_name, from_address, reply_to, double_opt_in, created_at, updated_at';
 const COUNTED = `SELECT ${LIST_COLS.split(', ').map((c) => `l.${c}`).join(', ')}, (SELECT count(*) FROM subscribers s WHERE s.list_id = l.id) AS subscriber_count FROM lists l`;
-const SUB_COLS = 'id, list_id, workspace_id, email, name, status, unsubscribe_token, tags, created_at, updated_at';
+const SUB_COLS = 'id, list_id, workspace_id, email, name, status, unsubscribe_token, tags, created_at, updated_at, confirm_sent_at';
 /** Subscribers removed per statement by sweep. */
 const SWEEP_BATCH = 5000;
 
@@ -41,6 +41,7 @@ const toSubscriber = (r: SubscriberRow): Subscriber => ({
   tags: r.tags,
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
+  ...(r.confirm_sent_at ? { confirm_sent_at: r.confirm_sent_at.toISOString() } : {}),
 });
 
 export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberStore } {
@@ -102,8 +103,8 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
             if (used >= limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
           }
         }
-        const r = await c.query<SubscriberRow>(`INSERT INTO subscribers (${SUB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${SUB_COLS}`, [
-          s.id, s.list_id, s.workspace_id, s.email, s.name, s.status, s.unsubscribe_token, JSON.stringify(s.tags), s.created_at, s.updated_at,
+        const r = await c.query<SubscriberRow>(`INSERT INTO subscribers (${SUB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${SUB_COLS}`, [
+          s.id, s.list_id, s.workspace_id, s.email, s.name, s.status, s.unsubscribe_token, JSON.stringify(s.tags), s.created_at, s.updated_at, s.confirm_sent_at ?? null,
         ]);
         return { subscriber: toSubscriber(r.rows[0]!), created: true };
       }),
@@ -120,7 +121,7 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
         }
         const r = await c.query<{ inserted: boolean }>(
           `INSERT INTO subscribers (${SUB_COLS})
-           SELECT id, $2, $3, email, name, status, token, tags, created, updated
+           SELECT id, $2, $3, email, name, status, token, tags, created, updated, NULL
              FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[], $10::timestamptz[], $11::boolean[])
                   AS x(id, email, name, status, token, tags, created, updated, tags_given)
            ON CONFLICT (list_id, email) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at,
@@ -160,6 +161,10 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
         `UPDATE subscribers SET status = $4, updated_at = CASE WHEN status = $4 THEN updated_at ELSE $5 END WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING ${SUB_COLS}`,
         [workspaceId, listId, id, status, at],
       );
+      return r ? toSubscriber(r) : null;
+    },
+    confirmSent: async (workspaceId, listId, id, at) => {
+      const [r] = await db.rows<SubscriberRow>(`UPDATE subscribers SET confirm_sent_at = $4 WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING ${SUB_COLS}`, [workspaceId, listId, id, at]);
       return r ? toSubscriber(r) : null;
     },
     remove: async (workspaceId, listId, id) => (await db.rows(`DELETE FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING 1`, [workspaceId, listId, id])).length > 0,

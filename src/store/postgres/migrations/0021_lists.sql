@@ -37,3 +37,5 @@ CREATE TABLE subscribers (
 CREATE INDEX subscribers_page ON subscribers (list_id, seq);
 CREATE INDEX subscribers_status_page ON subscribers (list_id, status, seq);
 CREATE INDEX subscribers_contacts ON subscribers (workspace_id, email);
+-- When a double opt-in confirmation email last went to the subscriber (none again within an hour).
+ALTER TABLE subscribers ADD COLUMN confirm_sent_at timestamptz;

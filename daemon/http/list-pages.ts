@@ -1,7 +1,7 @@
-// The unsubscribe pages (CONTRACT.md "Tracking and unsubscribe"): small, plain HTML that loads
-// nothing remote and sends no tracking. A GET shows a confirmation whose button posts to the same
-// URL (so a link scanner's GET never unsubscribes anyone); the POST shows that it is done. A
-// forged or altered token gets the same page shape with 404.
+// The pages of list links (CONTRACT.md "Tracking and unsubscribe"; double opt-in): small, plain
+// HTML that loads nothing remote and sends no tracking. A GET shows a question whose button posts to
+// the same URL (so a link scanner's GET never unsubscribes or confirms anyone); the POST shows that
+// it is done. A forged or altered link gets the same page shape with 404.
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -44,4 +44,18 @@ export const confirmPage = (list: string, email: string): string =>
 export const donePage = (list: string, email: string): string =>
   page('You are unsubscribed', `<p>${escape(email)} will receive no more mail from <strong>${escape(list)}</strong>.</p>`);
 
-export const unknownPage = (): string => page('Link not valid', '<p>This unsubscribe link is not valid. It may have been copied incompletely.</p>');
+export const unknownPage = (): string => page('Link not valid', '<p>This link is not valid. It may have been copied incompletely.</p>');
+
+export const confirmSubscriptionPage = (list: string, email: string): string =>
+  page(
+    'Confirm your subscription',
+    `<p>Receive <strong>${escape(list)}</strong> at ${escape(email)}?</p>
+<form method="post"><button type="submit">Confirm my subscription</button></form>`,
+  );
+
+export const confirmedPage = (list: string, email: string): string => page('Subscription confirmed', `<p>${escape(email)} will receive <strong>${escape(list)}</strong>.</p>`);
+
+/** A confirmation of a subscriber who unsubscribed since: nothing happens. */
+export const cancelledPage = (list: string, email: string): string => page('Not subscribed', `<p>${escape(email)} unsubscribed from <strong>${escape(list)}</strong>; this link does not subscribe it again.</p>`);
+
+export const expiredPage = (): string => page('Link expired', '<p>This confirmation link has expired. Subscribe again to get a new one.</p>');
