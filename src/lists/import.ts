@@ -9,6 +9,10 @@
 import { parse } from 'csv-parse';
 import { SvcError } from '../errors.js';
 import { subscriberEmail } from './fields.js';
+import { upgradeUrlOf } from '../config.js';
+import type { DepsOf } from '../deps.js';
+import type { Workspace } from '../model/workspace.js';
+import { createdOrLimit, limitFor } from '../workspaces/quota.js';
 
 /** Rows written per store call. */
 export const IMPORT_BATCH = 1000;
@@ -148,4 +152,69 @@ export async function* batches(rows: AsyncIterable<ImportRow | ImportError>, siz
     }
   }
   if (batch.size || errors.length) yield { rows: [...batch.values()], errors };
+}
+
+/**
+ * The import itself: `{imported, skipped, errors}`, errors null when there are none. On a plan with
+ * a contacts quota the new addresses are counted first and an import that would pass it is refused
+ * whole (402, with how many it would add). `progress` hears the rows read so far. The caller checks
+ * the list and the workspace.
+ */
+export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subscribers'>, 'store' | 'clock' | 'random' | 'config'>) {
+  const now = () => clock.now().toISOString();
+  /** Refuses an import whose new addresses would take the workspace past its contacts, before anything is written. */
+  async function checkImport(ws: Workspace, source: CsvSource, limit: number): Promise<void> {
+    const used = await store.subscribers.contacts(ws.id);
+    const seen = new Set<string>();
+    let pending: string[] = [];
+    let fresh = 0;
+    const count = async () => {
+      if (pending.length) fresh += await store.subscribers.newContacts(ws.id, pending);
+      pending = [];
+    };
+    for await (const r of csvRows(source())) {
+      if ('error' in r || seen.has(r.email)) continue;
+      seen.add(r.email);
+      pending.push(r.email);
+      if (pending.length >= IMPORT_BATCH) await count();
+      // Past the limit already: no need to read on (the Set stays within twice the limit).
+      if (used + fresh > limit) break;
+    }
+    await count();
+    if (used + fresh > limit) {
+      throw new SvcError('plan_limit', `this import would add ${fresh}${fresh > limit ? ' or more' : ''} new contacts; the ${ws.plan} plan allows ${limit} (${used} in use): upgrade the plan or import fewer`, {
+        details: { code: 'quota_exceeded', kind: 'contacts', limit, used, would_add: fresh, upgrade_url: upgradeUrlOf(config) },
+      });
+    }
+  }
+
+  return async (ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void) => {
+    const limit = limitFor(ws, 'contacts');
+    if (limit !== null) await checkImport(ws, source, limit);
+    let imported = 0;
+    let skipped = 0;
+    let errorsTotal = 0;
+    const errors: ImportError[] = [];
+    for await (const b of batches(csvRows(source()))) {
+      skipped += b.errors.length;
+      errorsTotal += b.errors.length;
+      errors.push(...b.errors.slice(0, Math.max(0, ERRORS_SHOWN - errors.length)));
+      if (b.rows.length) {
+        const at = now();
+        const r = await store.subscribers.upsertMany(
+          ws.id,
+          listId,
+          b.rows.map((row) => ({
+            s: { id: random.uuid(), list_id: listId, workspace_id: ws.id, email: row.email, name: row.name, status: 'active' as const, unsubscribe_token: random.bytes(32).toString('base64url'), tags: row.tags ?? [], created_at: at, updated_at: at },
+            update: { name: row.name, ...(row.tags ? { tags: row.tags } : {}), updated_at: at },
+          })),
+          limit,
+        );
+        if ('refused' in r) createdOrLimit(r, ws, upgradeUrlOf(config));
+        imported += b.rows.length;
+      }
+      progress?.(imported + skipped);
+    }
+    return { imported, skipped, errors: errors.length ? errors : null, ...(errorsTotal > errors.length ? { errors_total: errorsTotal } : {}) };
+  };
 }

@@ -20,7 +20,7 @@ import { createdOrLimit, limitFor } from '../workspaces/quota.js';
 import { assertWritable } from '../send/pipeline.js';
 import { authorizeSender } from '../send/sender.js';
 import { wholeNumber } from '../messages/log.js';
-import { ERRORS_SHOWN, IMPORT_BATCH, batches, csvRows, type CsvSource, type ImportError } from './import.js';
+import { csvImporter, type CsvSource } from './import.js';
 import { CONFIRM_DAYS, CONFIRM_KEY, CONFIRM_PATH, CONFIRM_RESEND_MS, confirmCode, readConfirmCode } from './confirm.js';
 import type { SendOptions, SendResult } from '../send/pipeline.js';
 import type { SendRequest } from '../send/validate.js';
@@ -36,6 +36,7 @@ type Send = (ws: Workspace, req: SendRequest, opts: SendOptions) => Promise<Send
 
 export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets'>, send: Send) {
   const now = () => clock.now().toISOString();
+  const importCsv = csvImporter({ store, clock, random, config });
   let key: Promise<string> | null = null;
   const confirmKey = () =>
     (key ??= store.secrets.keep(CONFIRM_KEY, random.bytes(32).toString('base64url')).catch((e: unknown) => {
@@ -125,32 +126,6 @@ export function listService({ store, clock, random, config, log, events }: DepsO
   /** A double opt-in list sends its confirmation emails from its from_address: it must have one. */
   function needsSender(doubleOptIn: boolean, from: string): void {
     if (doubleOptIn && !from) throw new SvcError('invalid_request', 'a double opt-in list needs a from_address: its confirmation emails are sent from it');
-  }
-
-  /** Refuses an import whose new addresses would take the workspace past its contacts, before anything is written. */
-  async function checkImport(ws: Workspace, source: CsvSource, limit: number): Promise<void> {
-    const used = await store.subscribers.contacts(ws.id);
-    const seen = new Set<string>();
-    let pending: string[] = [];
-    let fresh = 0;
-    const count = async () => {
-      if (pending.length) fresh += await store.subscribers.newContacts(ws.id, pending);
-      pending = [];
-    };
-    for await (const r of csvRows(source())) {
-      if ('error' in r || seen.has(r.email)) continue;
-      seen.add(r.email);
-      pending.push(r.email);
-      if (pending.length >= IMPORT_BATCH) await count();
-      // Past the limit already: no need to read on (the Set stays within twice the limit).
-      if (used + fresh > limit) break;
-    }
-    await count();
-    if (used + fresh > limit) {
-      throw new SvcError('plan_limit', `this import would add ${fresh}${fresh > limit ? ' or more' : ''} new contacts; the ${ws.plan} plan allows ${limit} (${used} in use): upgrade the plan or import fewer`, {
-        details: { code: 'quota_exceeded', kind: 'contacts', limit, used, would_add: fresh, upgrade_url: upgradeUrlOf(config) },
-      });
-    }
   }
 
   async function findToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null> {
@@ -251,41 +226,11 @@ export function listService({ store, clock, random, config, log, events }: DepsO
       return subscriberView(subscriber);
     },
 
-    /**
-     * A CSV import (import.ts): `{imported, skipped, errors}`, errors null when there are none. On a
-     * plan with a contacts quota the new addresses are counted first and an import that would pass
-     * it is refused whole (402, with how many it would add). `progress` hears the rows read so far.
-     */
+    /** A CSV import (import.ts). */
     async importCsv(ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void) {
       assertWritable(ws, clock.now());
       await list(ws, listId);
-      const limit = limitFor(ws, 'contacts');
-      if (limit !== null) await checkImport(ws, source, limit);
-      let imported = 0;
-      let skipped = 0;
-      let errorsTotal = 0;
-      const errors: ImportError[] = [];
-      for await (const b of batches(csvRows(source()))) {
-        skipped += b.errors.length;
-        errorsTotal += b.errors.length;
-        errors.push(...b.errors.slice(0, Math.max(0, ERRORS_SHOWN - errors.length)));
-        if (b.rows.length) {
-          const at = now();
-          const r = await store.subscribers.upsertMany(
-            ws.id,
-            listId,
-            b.rows.map((row) => ({
-              s: { id: random.uuid(), list_id: listId, workspace_id: ws.id, email: row.email, name: row.name, status: 'active' as const, unsubscribe_token: random.bytes(32).toString('base64url'), tags: row.tags ?? [], created_at: at, updated_at: at },
-              update: { name: row.name, ...(row.tags ? { tags: row.tags } : {}), updated_at: at },
-            })),
-            limit,
-          );
-          if ('refused' in r) createdOrLimit(r, ws, upgradeUrlOf(config));
-          imported += b.rows.length;
-        }
-        progress?.(imported + skipped);
-      }
-      return { imported, skipped, errors: errors.length ? errors : null, ...(errorsTotal > errors.length ? { errors_total: errorsTotal } : {}) };
+      return importCsv(ws, listId, source, progress);
     },
 
     async subscriber(ws: Workspace, listId: string, id: string) {
