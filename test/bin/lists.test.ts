@@ -16,8 +16,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const store = backend === 'postgres' ? await migratedSchemaUrl(t) : `file:${await tmpDir(t)}`;
     const base = ['--store', store];
     json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'trial', '--json']));
-    const list = json(await svc([...base, 'lists', 'create', 'News', '--description', 'Weekly', '--double-opt-in', '--json']));
-    assert.deepEqual([list.name, list.description, list.double_opt_in, list.reply_to, list.subscriber_count], ['News', 'Weekly', true, '', 0]);
+    const doi = await svc([...base, 'lists', 'create', 'News', '--double-opt-in']);
+    assert.deepEqual([doi.code, doi.stderr.trim()], [2, 'svc: a double opt-in list needs a from_address: its confirmation emails are sent from it']);
+    const list = json(await svc([...base, 'lists', 'create', 'News', '--description', 'Weekly', '--json']));
+    assert.deepEqual([list.name, list.description, list.double_opt_in, list.reply_to, list.subscriber_count], ['News', 'Weekly', false, '', 0]);
     const noSender = await svc([...base, 'lists', 'create', 'Other', '--from-address', 'x@nowhere.test']);
     assert.equal(noSender.code, 2);
     assert.match(noSender.stderr, /from_address 'x@nowhere\.test' is not an active address on a verified domain of this workspace/);
@@ -25,12 +27,12 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const d = await serve(base);
     t.after(() => d.stop('SIGKILL'));
     const jane = json(await svc([...base, 'subscribers', 'add', list.id, 'Jane@Rcpt.TEST', '--name', 'Jane', '--tags', 'vip,beta', '--json']));
-    assert.deepEqual([jane.email, jane.status, jane.tags], ['jane@rcpt.test', 'pending', ['vip', 'beta']]);
+    assert.deepEqual([jane.email, jane.status, jane.tags], ['jane@rcpt.test', 'active', ['vip', 'beta']]);
     const bad = await svc([...base, 'subscribers', 'add', list.id, 'not-an-email']);
     assert.deepEqual([bad.code, bad.stderr.trim()], [2, 'svc: invalid email: expected local@domain']);
     assert.equal((await svc([...base, 'subscribers', 'add', '00000000-0000-4000-8000-000000000000', 'a@rcpt.test'])).code, 1);
     const plain = await svc([...base, 'subscribers', 'list', list.id]);
-    assert.match(plain.stdout, /^EMAIL +NAME +STATUS +TAGS +CREATED_AT +ID\njane@rcpt\.test +Jane +pending +vip,beta /);
+    assert.match(plain.stdout, /^EMAIL +NAME +STATUS +TAGS +CREATED_AT +ID\njane@rcpt\.test +Jane +active +vip,beta /);
     const unsub = json(await svc([...base, 'subscribers', 'unsubscribe', list.id, jane.id, '--json']));
     assert.equal(unsub.status, 'unsubscribed');
     assert.deepEqual(json(await svc([...base, 'subscribers', 'list', list.id, '--status', 'unsubscribed', '--json'])).map((s: { id: string }) => s.id), [jane.id]);

@@ -15,7 +15,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const s = await sending(t, { plan: 'trial', ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
     const { service } = s.daemon;
     const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
-    const list = await service.lists.create(s.ws, { name: 'News', double_opt_in: true });
+    const list = await service.lists.create(s.ws, { name: 'News', double_opt_in: true, from_address: 'hello@acme.test' });
     const path = `/api/v2/lists/${list.id}/subscribers/import`;
     const post = (csv: unknown) => s.call('POST', path, { csv }, nl);
     const all = async () => (await service.lists.subscribers(s.ws, list.id, { limit: 1000 })).data;
