@@ -21,6 +21,7 @@ import { assertWritable } from '../send/pipeline.js';
 import { authorizeSender } from '../send/sender.js';
 import { wholeNumber } from '../messages/log.js';
 import { csvImporter, type CsvSource } from './import.js';
+import { keptSecret } from '../kept-secret.js';
 import { CONFIRM_DAYS, CONFIRM_KEY, CONFIRM_PATH, CONFIRM_RESEND_MS, confirmCode, readConfirmCode } from './confirm.js';
 import type { SendOptions, SendResult } from '../send/pipeline.js';
 import type { SendRequest } from '../send/validate.js';
@@ -37,12 +38,7 @@ type Send = (ws: Workspace, req: SendRequest, opts: SendOptions) => Promise<Send
 export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets'>, send: Send) {
   const now = () => clock.now().toISOString();
   const importCsv = csvImporter({ store, clock, random, config });
-  let key: Promise<string> | null = null;
-  const confirmKey = () =>
-    (key ??= store.secrets.keep(CONFIRM_KEY, random.bytes(32).toString('base64url')).catch((e: unknown) => {
-      key = null;
-      throw e;
-    }));
+  const confirmKey = keptSecret(store, random, CONFIRM_KEY);
 
   /**
    * The one confirmation email of a pending subscriber of a double opt-in list, through the one
@@ -130,9 +126,7 @@ export function listService({ store, clock, random, config, log, events }: DepsO
 
   async function findToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null> {
     if (!UNSUBSCRIBE_TOKEN.test(token)) return null;
-    const s = await store.subscribers.byToken(token);
-    const l = s && (await store.lists.get(s.workspace_id, s.list_id));
-    return s && l ? { subscriber: s, list: l.name } : null;
+    return store.subscribers.byToken(token);
   }
 
   return {

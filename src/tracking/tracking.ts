@@ -5,6 +5,7 @@ import type { DepsOf } from '../deps.js';
 import type { MessageEvent } from '../model/tracking.js';
 import type { Workspace } from '../model/workspace.js';
 import { linkTarget, LINK_KEY } from './links.js';
+import { keptSecret } from '../kept-secret.js';
 import { trackingRecorder, type TrackedHit } from './recorder.js';
 
 /** The fields of spec.md "Message event", and `source` (what most likely caused it) beside them. */
@@ -14,12 +15,7 @@ export function eventView(e: MessageEvent) {
 
 export function trackingService(deps: DepsOf<'tracking' | 'secrets' | 'messages'>) {
   const recorder = trackingRecorder(deps, deps.config.prefetchWindowSeconds);
-  let key: Promise<string> | null = null;
-  const linkKey = () =>
-    (key ??= deps.store.secrets.keep(LINK_KEY, deps.random.bytes(32).toString('base64url')).catch((e: unknown) => {
-      key = null;
-      throw e;
-    }));
+  const linkKey = keptSecret(deps.store, deps.random, LINK_KEY);
 
   return {
     /** Takes an open or a click after its answer went out (unknown tokens are dropped later). */

@@ -189,7 +189,11 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
       if (!listOf(workspaceId, listId)) return null;
       return (await confirm(index.byId(listId, id), (x) => x.id === id))?.s ?? null;
     },
-    byToken: async (token) => (await confirm(index.byToken(token), (x) => x.unsubscribe_token === token))?.s ?? null,
+    byToken: async (token) => {
+      const s = (await confirm(index.byToken(token), (x) => x.unsubscribe_token === token))?.s;
+      const l = s && listOf(s.workspace_id, s.list_id);
+      return s && l ? { subscriber: s, list: l.name } : null;
+    },
     setStatus: async (workspaceId, listId, id, status, at) =>
       serial(workspaceId, async () => {
         doc.open();

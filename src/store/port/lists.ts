@@ -41,8 +41,8 @@ export interface SubscriberStore {
   /** Oldest first, optionally of one status. */
   list(workspaceId: string, listId: string, q: { status?: SubscriberStatus | undefined; limit: number; offset: number }): Promise<SubscriberPage>;
   get(workspaceId: string, listId: string, id: string): Promise<Subscriber | null>;
-  /** The subscriber of an unsubscribe token, in any workspace (the unsubscribe URL names no workspace). */
-  byToken(token: string): Promise<Subscriber | null>;
+  /** The subscriber of an unsubscribe token, in any workspace (the unsubscribe URL names no workspace), with its list's name (its pages show it). */
+  byToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null>;
   setStatus(workspaceId: string, listId: string, id: string, status: SubscriberStatus, at: string): Promise<Subscriber | null>;
   remove(workspaceId: string, listId: string, id: string): Promise<boolean>;
   /** Notes that a confirmation email went to the subscriber at `at`; null when there is no such subscriber. */

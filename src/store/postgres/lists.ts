@@ -150,11 +150,11 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
       return r ? toSubscriber(r) : null;
     },
     byToken: async (token) => {
-      const [r] = await db.rows<SubscriberRow>(
-        `SELECT ${SUB_COLS.split(', ').map((c) => `s.${c}`).join(', ')} FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.unsubscribe_token = $1 AND NOT l.deleted`,
+      const [r] = await db.rows<SubscriberRow & { list_name: string }>(
+        `SELECT ${SUB_COLS.split(', ').map((c) => `s.${c}`).join(', ')}, l.name AS list_name FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.unsubscribe_token = $1 AND NOT l.deleted`,
         [token],
       );
-      return r ? toSubscriber(r) : null;
+      return r ? { subscriber: toSubscriber(r), list: r.list_name } : null;
     },
     setStatus: async (workspaceId, listId, id, status, at) => {
       const [r] = await db.rows<SubscriberRow>(

@@ -49,7 +49,7 @@ export function listsConformance<B>(backend: Backend<B>): void {
     assert.equal((await page()).total, 3);
     assert.deepEqual(await page('pending'), { data: [bob], total: 1 });
     assert.deepEqual((await page(undefined, 1, 1)).data.map((s) => s.email), ['bob@rcpt.test']);
-    assert.deepEqual(await store.subscribers.byToken(bob.unsubscribe_token), bob);
+    assert.deepEqual(await store.subscribers.byToken(bob.unsubscribe_token), { subscriber: bob, list: 'News' });
     assert.equal(await store.subscribers.byToken('no-such-token'), null);
     assert.deepEqual(await store.subscribers.get(a.id, news.id, bob.id), bob);
     assert.equal(await store.subscribers.get(other.id, news.id, bob.id), null);
@@ -114,7 +114,7 @@ export function listsConformance<B>(backend: Backend<B>): void {
     ]);
     assert.equal((await s2.lists.get(a.id, news.id))!.description, 'Weekly');
     assert.equal(await s2.subscribers.contacts(a.id), 3);
-    assert.deepEqual((await s2.subscribers.byToken(jane.unsubscribe_token))?.id, jane.id);
+    assert.deepEqual((await s2.subscribers.byToken(jane.unsubscribe_token))?.subscriber.id, jane.id);
 
     // A list removed: gone at once with its subscribers (the contacts they held too); the other list stays.
     assert.equal(await s2.lists.remove(other.id, news.id), false);
