@@ -6,7 +6,7 @@
 // - One-click unsubscribe POSTs a second (autocannon, each POST to another subscriber's URL).
 // - The daemon's RSS with 1,000,000 subscribers stored (file store; target under 400 MB): the
 //   subscribers are imported through the CLI, then a daemon is started on the store and its RSS
-//   read after it answers a page.
+//   read after it answers a page; then the time DELETE of that list takes to answer.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -108,6 +108,12 @@ export async function lists(): Promise<void> {
       const body = (await r.json()) as { total: number };
       const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.child.pid}/status`, 'utf8'))![1]) * 1024;
       report(`file store, ${MILLION.toLocaleString('en')} subscribers`, { daemon_rss_mb: Math.round(rss / 1048576), daemon_start_s: startS, imported_in_s: fillS, total: body.total, target: 'rss < 400 MB' });
+      // Deleting that list: answered at once, its subscribers let go of in the background.
+      const t2 = performance.now();
+      const del = await fetch(`${d.url}/api/v2/lists/${bigList}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+      const delMs = performance.now() - t2;
+      const gone = await fetch(`${d.url}/api/v2/lists/${bigList}`, { headers: { authorization: `Bearer ${key}` } });
+      report(`  DELETE of that list`, { status: del.status, answered_ms: delMs, then_get: gone.status });
     } finally {
       await d.stop();
     }

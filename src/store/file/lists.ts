@@ -47,6 +47,9 @@ export interface FileLists {
 
 export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay): FileLists {
   const index = new SubscriberIndex();
+  /** Removed lists whose subscribers are still leaving the index (contacts are counted after them). */
+  const drops = new Set<Promise<void>>();
+  const dropped = () => Promise.all(drops);
   /** Per workspace: the end of the chain of its writes. */
   const chains = new Map<string, Promise<unknown>>();
   const serial = <T>(workspaceId: string, fn: () => Promise<T>): Promise<T> => {
@@ -123,7 +126,9 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         doc.data.lists = doc.data.lists.filter((l) => !(l.id === id && l.workspace_id === workspaceId));
         if (doc.data.lists.length === before) return false;
         await doc.commit();
-        index.dropList(id);
+        const drop = index.dropList(id);
+        drops.add(drop);
+        void drop.finally(() => drops.delete(drop));
         await journal.drop(id);
         return true;
       }),
@@ -142,6 +147,7 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
           await write(had.n, next, index.ordinal(had.n));
           return { subscriber: next, created: false };
         }
+        if (limit !== null) await dropped();
         if (limit !== null && !index.hasContact(s.workspace_id, s.email)) {
           const used = index.contacts(s.workspace_id);
           if (used >= limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
@@ -157,6 +163,7 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         // Those already on the list, confirmed on disk (only where a hash says they may be).
         const had = await Promise.all(rows.map(({ s }) => confirm(index.byEmail(listId, s.email), (x) => x.email === s.email)));
         if (limit !== null) {
+          await dropped();
           const fresh = new Set(rows.filter((r, i) => !had[i] && !index.hasContact(workspaceId, r.s.email)).map((r) => r.s.email));
           const used = index.contacts(workspaceId);
           if (used + fresh.size > limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
@@ -176,7 +183,7 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         const updated = had.filter(Boolean).length;
         return { created: rows.length - updated, updated };
       }),
-    newContacts: async (workspaceId, emails) => emails.filter((e) => !index.hasContact(workspaceId, e)).length,
+    newContacts: async (workspaceId, emails) => (await dropped(), emails.filter((e) => !index.hasContact(workspaceId, e)).length),
     list: async (workspaceId, listId, q) => {
       doc.open();
       if (!listOf(workspaceId, listId)) return { data: [], total: 0 };
@@ -226,7 +233,7 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         index.remove(had.n);
         return true;
       }),
-    contacts: async (workspaceId) => index.contacts(workspaceId),
+    contacts: async (workspaceId) => (await dropped(), index.contacts(workspaceId)),
   };
 
   return {
