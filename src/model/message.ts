@@ -118,7 +118,17 @@ export interface OutboundJob {
   next_attempt_at: string;
   created_at: string;
   last_error: string | null;
+  /** Its class in the queue (PRIORITY): transactional mail is claimed ahead of bulk; absent means transactional (0). */
+  priority?: number;
 }
+
+/**
+ * Queue classes: transactional mail (a password reset, a reply, a confirmation) is claimed before
+ * bulk mail (broadcasts, sequences) whatever was queued first; within a class the workspaces take
+ * turns (QueueStore.claim).
+ */
+export const PRIORITY = { transactional: 0, bulk: 1 } as const;
+export const priorityOf = (source: MessageSource): number => (source === 'broadcast' || source === 'sequence' ? PRIORITY.bulk : PRIORITY.transactional);
 
 export type MessagePatch = Pick<Message, 'id'> & Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at' | 'attempts' | 'last_error' | 'next_attempt_at'>>;
 

@@ -4,7 +4,7 @@
 // the delivery worker.
 import { upgradeUrlOf } from '../config.js';
 import type { DepsOf } from '../deps.js';
-import type { Message, MessageSource, OutboundJob, RecipientKind, SendContent } from '../model/message.js';
+import { priorityOf, type Message, type MessageSource, type OutboundJob, type RecipientKind, type SendContent } from '../model/message.js';
 import type { OutboxEvent } from '../model/event.js';
 import type { Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
@@ -143,6 +143,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         next_attempt_at: now,
         created_at: now,
         last_error: null,
+        // Only bulk jobs say their class; a job without one is transactional.
+        ...(priorityOf(opts.source) ? { priority: priorityOf(opts.source) } : {}),
       }));
       const first = messages[0]!;
       const result: SendResult = { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };

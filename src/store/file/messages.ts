@@ -4,6 +4,7 @@
 // all (a torn last line is cut on recovery); an attempt's outcome is one `outcome` line. The state
 // lives in memory, rebuilt from the journal through the replay registry when the store opens.
 import { SvcError } from '../../errors.js';
+import { fairPick } from '../fair-order.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
@@ -297,16 +298,14 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
   const queue: QueueStore = {
     claim: async (owner, nowIso, leaseMs, max) => {
       const t = Date.parse(nowIso);
-      const out: OutboundJob[] = [];
-      for (const j of jobs.values()) {
-        if (out.length >= max) break;
-        // A job never tried is due at once (QueueStore.claim).
-        if (j.attempts > 0 && Date.parse(j.next_attempt_at) > t) continue;
-        if (!leases.free(j.id, t)) continue;
+      // A job never tried is due at once (QueueStore.claim); the pick is fair (fair-order.ts).
+      const due = function* () {
+        for (const j of jobs.values()) if ((j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && leases.free(j.id, t)) yield j;
+      };
+      return fairPick(due(), max).map((j) => {
         leases.take(j.id, owner, t, leaseMs);
-        out.push(copyJob(j));
-      }
-      return out;
+        return copyJob(j);
+      });
     },
     renew: async (owner, jobIds, nowIso, leaseMs) => leases.renew(owner, jobIds, Date.parse(nowIso), leaseMs),
     complete: async (jobId, outcome) => {

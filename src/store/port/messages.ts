@@ -58,7 +58,10 @@ export interface MessageStore {
 export interface QueueStore {
   /**
    * Up to `max` jobs due at `now`, leased to `owner` for leaseMs. A job never tried (attempts 0)
-   * is due at once, whatever its next_attempt_at and the caller's clock.
+   * is due at once, whatever its next_attempt_at and the caller's clock. Fair: a lower `priority`
+   * class comes first (transactional before bulk); within a class the workspaces take turns, each
+   * workspace's jobs in the order they are due, so one workspace's 20,000 queued copies never keep
+   * another's mail waiting behind them.
    * Leases are measured with the store's own clock where several processes share it (Postgres:
    * the database's now()), so daemons whose clocks disagree never take each other's live jobs.
    */

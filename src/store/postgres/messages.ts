@@ -141,9 +141,9 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
                 bounced_at timestamptz, token text, via jsonb)),
        jobs AS (
          INSERT INTO outbound_jobs (${JOB_COLS})
-         SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error
+         SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, COALESCE(priority, 0)
            FROM jsonb_to_recordset($3) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
-                attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text)),
+                attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text, priority int)),
        events AS (
          INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
          SELECT id, workspace_id, event, message_id, payload, created_at

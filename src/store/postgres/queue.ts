@@ -7,7 +7,7 @@ import type { OutboxEvent } from '../../model/event.js';
 import type { OutboundJob } from '../../model/message.js';
 import type { JobOutcome, OutboxStore, QueueStore } from '../port/messages.js';
 import type { PgDb, Row } from './db.js';
-import { claimStatement, RELEASED, renewStatement } from './lease.js';
+import { RELEASED, renewStatement } from './lease.js';
 
 type JobRow = Row<OutboundJob, 'next_attempt_at' | 'created_at'>;
 
@@ -22,11 +22,33 @@ const toJob = (r: JobRow): OutboundJob => ({
   next_attempt_at: r.next_attempt_at.toISOString(),
   created_at: r.created_at.toISOString(),
   last_error: r.last_error,
+  // Transactional jobs (0) carry no priority, as they are queued.
+  ...(r.priority ? { priority: r.priority } : {}),
 });
 
-export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error';
+export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, priority';
 
-const CLAIM = claimStatement({ table: 'outbound_jobs', alias: 'o', due: 'o.attempts = 0 OR o.next_attempt_at <= $2', returning: JOB_COLS });
+/**
+ * The fair claim (QueueStore.claim; the file store's fair-order.ts): due and free jobs ranked by
+ * their turn within their class and workspace, then taken a class at a time, the workspaces in
+ * turns. The picked rows are locked in one step with SKIP LOCKED (another daemon's pick of the same
+ * rows takes the rest), then leased on the database's clock.
+ */
+const CLAIM = `WITH ranked AS (
+    SELECT c.id, c.priority, c.next_attempt_at, c.seq,
+           row_number() OVER (PARTITION BY c.priority, c.workspace_id ORDER BY c.next_attempt_at, c.seq) AS turn
+      FROM outbound_jobs c
+     WHERE (c.attempts = 0 OR c.next_attempt_at <= $2) AND (c.lease_until IS NULL OR c.lease_until <= now())
+  ), pick AS (
+    SELECT id FROM ranked WHERE turn <= $4 ORDER BY priority, turn, next_attempt_at, seq LIMIT $4
+  ), locked AS (
+    SELECT o.id FROM outbound_jobs o JOIN pick p ON p.id = o.id
+     WHERE o.lease_until IS NULL OR o.lease_until <= now()
+     FOR UPDATE OF o SKIP LOCKED
+  )
+  UPDATE outbound_jobs o SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
+    FROM locked WHERE o.id = locked.id
+  RETURNING ${JOB_COLS.split(', ').map((c) => `o.${c}`).join(', ')}`;
 
 export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
   // Completions of concurrent hand-offs, in one statement (one round trip instead of seven per

@@ -127,4 +127,32 @@ export function queueConformance<B>(backend: Backend<B>): void {
     assert.equal((await again.messages.attempts(a.id, jane.id)).length, 2);
     assert.deepEqual((await again.messages.get(a.id, jane.id))?.via, via);
   });
+
+  test(`${backend.name}: queue: a fair claim: transactional ahead of bulk, and workspaces in turns (20,000 of one queued first)`, async (t) => {
+    const { store } = await fresh(backend, t);
+    const big = await store.workspaces.create(ws('big'));
+    const small = await store.workspaces.create(ws('small'));
+    // 20,000 jobs of one workspace (a broadcast's worth, one recipient domain each), queued first.
+    const flood = batch(big.id, Array.from({ length: 20_000 }, (_, i) => `r${i}@d${i}.test`), '2026-01-01T10:00:00.000Z');
+    flood.jobs = flood.messages.map((m, i) => ({ ...flood.jobs[0]!, id: randomUUID(), domain: `d${i}.test`, message_ids: [m.id], priority: 1 }));
+    await store.messages.accept(flood);
+    // Then a few of another workspace's, bulk too, and one transactional send of the first workspace.
+    const theirs = batch(small.id, ['a@rcpt.test', 'b@other.test', 'c@third.test'], '2026-01-01T10:00:05.000Z');
+    theirs.jobs = theirs.messages.map((m, i) => ({ ...theirs.jobs[0]!, id: randomUUID(), domain: `x${i}.test`, message_ids: [m.id], priority: 1 }));
+    await store.messages.accept(theirs);
+    const reset = batch(big.id, ['reset@rcpt.test'], '2026-01-01T10:00:09.000Z');
+    await store.messages.accept(reset);
+
+    const first = await store.queue.claim('w1', '2026-01-01T10:00:10.000Z', 60_000, 8);
+    // The transactional one first; then the two workspaces' bulk jobs in turns.
+    assert.equal(first[0]!.id, reset.jobs[0]!.id);
+    assert.deepEqual(first.slice(1).map((j) => j.workspace_id), [big.id, small.id, big.id, small.id, big.id, small.id, big.id]);
+    // Each workspace's own jobs in the order they came.
+    assert.deepEqual(first.filter((j) => j.workspace_id === big.id && j.priority === 1).map((j) => j.domain), ['d0.test', 'd1.test', 'd2.test', 'd3.test']);
+    // Then the rest of the big one; nothing claimed twice.
+    const next = await store.queue.claim('w2', '2026-01-01T10:00:10.000Z', 60_000, 50);
+    assert.equal(next.length, 50);
+    assert.ok(next.every((j) => j.workspace_id === big.id && !first.some((f) => f.id === j.id)));
+    assert.equal(await store.queue.depth(), 20_004);
+  });
 }
