@@ -38,6 +38,11 @@ export interface SendOptions {
 }
 
 const TRIAL_DAYS = 7;
+/**
+ * Recipients of one job at most: one SMTP transaction takes them (RFC 5321 has every server take at
+ * least 100 RCPT), and a retry or a lease covers a bounded amount of work.
+ */
+export const JOB_RECIPIENTS = 100;
 
 /** spec.md "Limits": after 7 days a trial workspace is read-only. */
 export function assertWritable(ws: Workspace, now: Date): void {
@@ -131,7 +136,9 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         if (group) group.push(m.id);
         else byDomain.set(rcptDomain, [m.id]);
       }
-      const jobs: OutboundJob[] = [...byDomain].map(([d, ids]) => ({
+      // One job per recipient domain and at most JOB_RECIPIENTS recipients (one SMTP transaction each).
+      const chunks = [...byDomain].flatMap(([d, ids]) => Array.from({ length: Math.ceil(ids.length / JOB_RECIPIENTS) }, (_, k) => [d, ids.slice(k * JOB_RECIPIENTS, (k + 1) * JOB_RECIPIENTS)] as const));
+      const jobs: OutboundJob[] = chunks.map(([d, ids]) => ({
         id: random.uuid(),
         workspace_id: ws.id,
         content_id: content.id,
