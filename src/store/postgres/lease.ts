@@ -1,5 +1,5 @@
 // The lease columns of every leased queue table (lease_owner, lease_until) and the statements that
-// claim and renew them, written once: a job is taken with FOR UPDATE SKIP LOCKED (several daemons
+// claim and renew them, written once (the delivery queue's claim is its own, a fair one: queue.ts): a job is taken with FOR UPDATE SKIP LOCKED (several daemons
 // never take the same one) for a time measured on the database's clock (one for every daemon,
 // whatever theirs say), and comes back by itself when its owner stops renewing it.
 // Parameters: $1 the owner, $2 the caller's now, $3 the lease in ms, $4 how many.
