@@ -10,6 +10,7 @@ import { Deliverer } from '../../src/send/deliver.js';
 import { ComposePool } from '../../src/send/compose-pool.js';
 import { deliveryService } from '../../src/send/delivery.js';
 import { DEFAULT_RETRY } from '../../src/send/outcome.js';
+import { DestinationBackoff, SMARTHOST } from '../../src/send/backoff.js';
 import { dnsClient } from '../../src/domains/dns.js';
 import type { OutboundJob } from '../../src/model/message.js';
 import { leasedRunner, type QueueWorker } from './runner.js';
@@ -40,7 +41,8 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
     ...(config.outboundCa ? { ca: config.outboundCa } : {}),
   });
   const composer = new ComposePool(config.composeThreads);
-  const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 }, linkKey: service.tracking.linkKey });
+  const backoff = new DestinationBackoff(() => clock.now().getTime());
+  const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 }, linkKey: service.tracking.linkKey, backoff });
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const now = () => clock.now().toISOString();
 
@@ -50,7 +52,12 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
       concurrency: config.deliveryConcurrency,
       idlePollMs: IDLE_POLL_MS,
       wakeOn: ['queued'],
-      claim: (max) => store.queue.claim(owner, now(), leaseMs, max),
+      // Paused destinations' jobs stay queued (backoff.ts); through a paused smarthost nothing goes.
+      claim: async (max) => {
+        const paused = backoff.paused();
+        if (paused.includes(SMARTHOST)) return [];
+        return store.queue.claim(owner, now(), leaseMs, max, paused);
+      },
       // A hand-off stores its own outcome (one store call per job, batched by the store).
       run: (job) => delivery.run(job).catch((e: Error) => log.error(`delivery: job ${job.id}: ${e.message}`)),
       renew: { everyMs: leaseMs / 3, id: (job) => job.id, fn: (ids) => store.queue.renew(owner, ids, now(), leaseMs) },

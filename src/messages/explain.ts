@@ -36,7 +36,13 @@ export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'we
       const signed = a.dkim ? `; DKIM d=${a.dkim.domain} s=${a.dkim.selector} h=${a.dkim.headers}` : a.host ? '; not DKIM-signed' : '';
       t.push({ at: a.at, stage: `attempt ${a.attempt}`, detail: `${where}: ${a.outcome}${a.class ? ` (${a.class})` : ''}: ${a.reply}${signed}` });
     }
-    if (m.status === 'queued' && m.next_attempt_at) t.push({ at: m.next_attempt_at, stage: 'next attempt', detail: `due; last: ${m.last_error ?? ''}` });
+    if (m.status === 'queued' && m.next_attempt_at) {
+      // A destination that deferred as a whole is paused too (send/backoff.ts): say so.
+      const last = attempts.at(-1);
+      const paused = last && (last.outcome === 'temporary' || last.outcome === 'hop') && (/^421[ -]/.test(last.reply) || last.class === 'connection');
+      const note = paused ? `; ${last.host ?? 'the destination'} deferred as a whole, so the daemon also holds every message to that destination for 30 s, doubling to at most 15 minutes, until it takes mail again` : '';
+      t.push({ at: m.next_attempt_at, stage: 'next attempt', detail: `due; last: ${m.last_error ?? ''}${note}` });
+    }
     if (m.sent_at) t.push({ at: m.sent_at, stage: 'sent', detail: 'status sent; message.sent' });
     if (m.bounced_at) t.push({ at: m.bounced_at, stage: 'bounced', detail: `status bounced: ${m.error ?? ''}; message.bounced` });
     for (const e of events) {

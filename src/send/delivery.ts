@@ -13,6 +13,7 @@ import { HandOffAborted } from './smtp-pool.js';
 import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
 import { returnPath } from '../mail/return-path.js';
+import { SMARTHOST, destinationDeferral, type DestinationBackoff } from './backoff.js';
 
 const STOPPED = 'the daemon stopped during this hand-off; it is tried again later';
 
@@ -22,6 +23,8 @@ export interface DeliveryDeps {
   retry: RetryPolicy;
   /** The key that signs tracked links (read once from the store). */
   linkKey: () => Promise<string>;
+  /** Destinations that defer are paused (backoff.ts). */
+  backoff?: DestinationBackoff;
 }
 
 /** The DKIM signature a copy carries: its domain, selector and signed headers (null unsigned). */
@@ -155,6 +158,15 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
       const hop = results.find((r) => r.outcome === 'hop');
       if (hop) deps.faults?.raise('outbound', `the next hop refused or failed (${hop.class}): ${hop.response}; mail is kept and retried`);
       else if (results.some((r) => r.outcome === 'sent')) deps.faults?.clear('outbound');
+      // A destination that defers as a whole is left alone for a while (backoff.ts).
+      if (d.backoff) {
+        const destination = config.outbound === 'direct' ? job.domain : SMARTHOST;
+        const reply = destinationDeferral(results);
+        if (reply !== null) {
+          const p = d.backoff.deferred(destination, reply);
+          deps.events?.event('warn', 'delivery paused', { destination, until: new Date(p.until).toISOString(), reply });
+        } else if (results.some((r) => r.outcome === 'sent')) d.backoff.took(destination);
+      }
       const outcome = outcomeOf(job, messages, results, clock.now(), d.retry, random);
       // Failures of our own (composing, the content gone) have no host: their results say why.
       const told = new Set(transcript.map((a) => a.message_id));

@@ -38,7 +38,7 @@ const CLAIM = `WITH ranked AS (
     SELECT c.id, c.priority, c.next_attempt_at, c.seq,
            row_number() OVER (PARTITION BY c.priority, c.workspace_id ORDER BY c.next_attempt_at, c.seq) AS turn
       FROM outbound_jobs c
-     WHERE (c.attempts = 0 OR c.next_attempt_at <= $2) AND (c.lease_until IS NULL OR c.lease_until <= now())
+     WHERE (c.attempts = 0 OR c.next_attempt_at <= $2) AND (c.lease_until IS NULL OR c.lease_until <= now()) AND NOT (c.domain = ANY($5::text[]))
   ), pick AS (
     SELECT id FROM ranked WHERE turn <= $4 ORDER BY priority, turn, next_attempt_at, seq LIMIT $4
   ), locked AS (
@@ -113,8 +113,8 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
     // Leases use the database's clock, one for every daemon: a daemon whose clock runs ahead
     // never takes a live job of another. A job never tried is due at once, so a daemon whose clock
     // runs behind still takes the others' new jobs at once; retries are due by the caller's clock.
-    claim: async (owner, now, leaseMs, max) => {
-      const rows = await db.rows<JobRow>(CLAIM, [owner, now, leaseMs, max], 'queue_claim');
+    claim: async (owner, now, leaseMs, max, skipDomains = []) => {
+      const rows = await db.rows<JobRow>(CLAIM, [owner, now, leaseMs, max, skipDomains], 'queue_claim');
       return rows.map(toJob);
     },
     renew: async (owner, jobIds, _now, leaseMs) => {

@@ -154,5 +154,13 @@ export function queueConformance<B>(backend: Backend<B>): void {
     assert.equal(next.length, 50);
     assert.ok(next.every((j) => j.workspace_id === big.id && !first.some((f) => f.id === j.id)));
     assert.equal(await store.queue.depth(), 20_004);
+    // A paused destination's jobs are left queued; the rest are claimed.
+    const other = batch(small.id, ['p@paused.test', 'q@open.test'], '2026-01-01T10:00:20.000Z');
+    other.jobs = other.messages.map((m) => ({ ...other.jobs[0]!, id: randomUUID(), domain: m.to.split('@')[1]!, message_ids: [m.id] }));
+    await store.messages.accept(other);
+    const skipped = await store.queue.claim('w3', '2026-01-01T10:00:30.000Z', 60_000, 5, ['paused.test']);
+    assert.deepEqual(skipped.map((j) => j.domain).slice(0, 1), ['open.test']);
+    assert.ok(!skipped.some((j) => j.domain === 'paused.test'));
+    assert.deepEqual((await store.queue.claim('w3', '2026-01-01T10:00:30.000Z', 60_000, 1)).map((j) => j.domain), ['paused.test']);
   });
 }
