@@ -8,7 +8,7 @@
 // error rather than imported with mangled names.
 import { parse } from 'csv-parse';
 import { SvcError } from '../errors.js';
-import { subscriberEmail } from './fields.js';
+import { subscribeRow, subscriberEmail } from './fields.js';
 import { upgradeUrlOf } from '../config.js';
 import type { DepsOf } from '../deps.js';
 import type { Workspace } from '../model/workspace.js';
@@ -200,16 +200,9 @@ export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subsc
       errorsTotal += b.errors.length;
       errors.push(...b.errors.slice(0, Math.max(0, ERRORS_SHOWN - errors.length)));
       if (b.rows.length) {
+        // New rows are active, even on a double opt-in list (spec.md).
         const at = now();
-        const r = await store.subscribers.upsertMany(
-          ws.id,
-          listId,
-          b.rows.map((row) => ({
-            s: { id: random.uuid(), list_id: listId, workspace_id: ws.id, email: row.email, name: row.name, status: 'active' as const, unsubscribe_token: random.bytes(32).toString('base64url'), tags: row.tags ?? [], created_at: at, updated_at: at },
-            update: { name: row.name, ...(row.tags ? { tags: row.tags } : {}), updated_at: at },
-          })),
-          limit,
-        );
+        const r = await store.subscribers.upsertMany(ws.id, listId, b.rows.map((row) => subscribeRow(random, ws, listId, row, 'active', at)), limit);
         if ('refused' in r) createdOrLimit(r, ws, upgradeUrlOf(config));
         imported += b.rows.length;
       }

@@ -13,14 +13,14 @@ import type { DepsOf } from '../deps.js';
 import { SUBSCRIBER_STATUSES, type ListPatch, type ListWithCount, type Subscriber, type SubscriberStatus } from '../model/list.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
-import { invalidBody, listView, objectBody, subscriberEmail, subscriberView, tagsOf, text } from './fields.js';
+import { invalidBody, listView, objectBody, subscribeRow, subscriberEmail, subscriberView, tagsOf, text } from './fields.js';
 
 export { listView, subscriberView, subscriberEmail } from './fields.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
 import { assertWritable } from '../send/pipeline.js';
-import { authorizeSender } from '../send/sender.js';
+import { registeredSender } from '../send/sender.js';
 import { wholeNumber } from '../messages/log.js';
-import { csvImporter, type CsvSource } from './import.js';
+import { csvImporter, csvText, type CsvSource } from './import.js';
 import { keptSecret } from '../kept-secret.js';
 import { CONFIRM_DAYS, CONFIRM_KEY, CONFIRM_PATH, CONFIRM_RESEND_MS, confirmCode, readConfirmCode } from './confirm.js';
 import type { SendOptions, SendResult } from '../send/pipeline.js';
@@ -84,13 +84,8 @@ export function listService({ store, clock, random, config, log, events }: DepsO
     if (address === '') return '';
     const m = parseMailbox(address.trim());
     if ('error' in m) throw new SvcError('invalid_request', `from_address '${address}' is not a valid email: ${m.error}`);
-    try {
-      await authorizeSender(store, ws, m.address);
-    } catch (e) {
-      if (e instanceof SvcError && e.kind === 'sender_not_authorized') throw new SvcError('invalid_request', `from_address '${m.address}' is not an active address on a verified domain of this workspace: ${e.message.slice(e.message.indexOf('. ') + 2)}`);
-      if (e instanceof SvcError && e.kind === 'forbidden') return m.address.toLowerCase();
-      throw e;
-    }
+    const registered = await registeredSender(store, ws, m.address);
+    if ('why' in registered) throw new SvcError('invalid_request', `from_address '${m.address}' is not an active address on a verified domain of this workspace: ${registered.why}`);
     return m.address.toLowerCase();
   }
 
@@ -122,6 +117,13 @@ export function listService({ store, clock, random, config, log, events }: DepsO
   /** A double opt-in list sends its confirmation emails from its from_address: it must have one. */
   function needsSender(doubleOptIn: boolean, from: string): void {
     if (doubleOptIn && !from) throw new SvcError('invalid_request', 'a double opt-in list needs a from_address: its confirmation emails are sent from it');
+  }
+
+  /** A CSV import into a list of a writable workspace (import.ts). */
+  async function importInto(ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void) {
+    assertWritable(ws, clock.now());
+    await list(ws, listId);
+    return importCsv(ws, listId, source, progress);
   }
 
   async function findToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null> {
@@ -198,34 +200,22 @@ export function listService({ store, clock, random, config, log, events }: DepsO
       const name = text(b, 'name')?.trim() ?? '';
       const tags = tagsOf(b.tags);
       const l = await list(ws, listId);
-      const at = now();
-      const r = await store.subscribers.upsert(
-        {
-          id: random.uuid(),
-          list_id: listId,
-          workspace_id: ws.id,
-          email,
-          name,
-          status: l.double_opt_in ? 'pending' : 'active',
-          unsubscribe_token: random.bytes(32).toString('base64url'),
-          tags: tags ?? [],
-          created_at: at,
-          updated_at: at,
-        },
-        { name, ...(tags ? { tags } : {}), updated_at: at },
-        limitFor(ws, 'contacts'),
-      );
+      const { s, update } = subscribeRow(random, ws, listId, { email, name, tags }, l.double_opt_in ? 'pending' : 'active', now());
+      const r = await store.subscribers.upsert(s, update, limitFor(ws, 'contacts'));
       const { subscriber } = createdOrLimit(r, ws, upgradeUrlOf(config));
       if (l.double_opt_in && subscriber.status === 'pending') await sendConfirmation(ws, l, subscriber);
       return subscriberView(subscriber);
     },
 
-    /** A CSV import (import.ts). */
-    async importCsv(ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void) {
-      assertWritable(ws, clock.now());
-      await list(ws, listId);
-      return importCsv(ws, listId, source, progress);
+    /** POST .../subscribers/import: `{csv}` (400 `csv body required` without one), then importCsv. */
+    async importBody(ws: Workspace, listId: string, body: unknown) {
+      const csv = (body as { csv?: unknown } | null)?.csv;
+      if (typeof csv !== 'string' || csv.trim() === '') throw new SvcError('invalid_request', 'csv body required');
+      return importInto(ws, listId, csvText(csv));
     },
+
+    /** A CSV import (import.ts). */
+    importCsv: importInto,
 
     async subscriber(ws: Workspace, listId: string, id: string) {
       await list(ws, listId);

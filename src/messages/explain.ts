@@ -6,6 +6,7 @@
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import type { Workspace } from '../model/workspace.js';
+import { PAUSE_RULE, pausedAfter } from '../send/backoff.js';
 
 export interface TimelineEntry {
   at: string;
@@ -39,8 +40,7 @@ export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'we
     if (m.status === 'queued' && m.next_attempt_at) {
       // A destination that deferred as a whole is paused too (send/backoff.ts): say so.
       const last = attempts.at(-1);
-      const paused = last && (last.outcome === 'temporary' || last.outcome === 'hop') && (/^421[ -]/.test(last.reply) || last.class === 'connection');
-      const note = paused ? `; ${last.host ?? 'the destination'} deferred as a whole, so the daemon also holds every message to that destination for 30 s, doubling to at most 15 minutes, until it takes mail again` : '';
+      const note = last && pausedAfter(last) ? `; ${last.host ?? 'the destination'} deferred as a whole, so the daemon also holds every message to that destination for ${PAUSE_RULE}` : '';
       t.push({ at: m.next_attempt_at, stage: 'next attempt', detail: `due; last: ${m.last_error ?? ''}${note}` });
     }
     if (m.sent_at) t.push({ at: m.sent_at, stage: 'sent', detail: 'status sent; message.sent' });

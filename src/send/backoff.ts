@@ -20,6 +20,17 @@ export function destinationDeferral(results: RecipientResult[]): string | null {
   return results.every(deferred) ? first.response : null;
 }
 
+/**
+ * Whether a recorded attempt (the transcript keeps no session stage) was its destination deferring
+ * as a whole: a 421, or no answer at all. What `svc messages explain` tells a waiting message.
+ */
+export function pausedAfter(a: { outcome: string; reply: string; class: string | null }): boolean {
+  return (a.outcome === 'temporary' || a.outcome === 'hop') && (/^421[ -]/.test(a.reply) || a.class === 'connection');
+}
+
+/** How a pause is said to people. */
+export const PAUSE_RULE = `${BACKOFF_FIRST_MS / 1000} s, doubling to at most ${BACKOFF_MAX_MS / 60_000} minutes, until it takes mail again`;
+
 export interface Pause {
   destination: string;
   until: number;

@@ -3,8 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { principalOf } from '../auth.js';
-import { SvcError } from '../../../src/errors.js';
-import { csvText } from '../../../src/lists/import.js';
 
 /** The import's body limit: a 10 MB CSV as a JSON string, with room for its escapes. */
 export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -34,11 +32,9 @@ export function listRoutes(app: FastifyInstance, service: Service): void {
     reply.code(201).send(await service.lists.subscribe(ws(req), req.params.id, req.body)),
   );
   // A 10 MB CSV in a JSON string (quotes and newlines escaped) fits this route's own body limit.
-  app.post<ListParams & { Body: { csv?: unknown } }>('/api/v2/lists/:id/subscribers/import', { config: { scope: newsletter }, bodyLimit: IMPORT_BODY_LIMIT }, async (req) => {
-    const csv = (req.body as { csv?: unknown } | null)?.csv;
-    if (typeof csv !== 'string' || csv.trim() === '') throw new SvcError('invalid_request', 'csv body required');
-    return service.lists.importCsv(ws(req), req.params.id, csvText(csv));
-  });
+  app.post<ListParams>('/api/v2/lists/:id/subscribers/import', { config: { scope: newsletter }, bodyLimit: IMPORT_BODY_LIMIT }, async (req) =>
+    service.lists.importBody(ws(req), req.params.id, req.body),
+  );
   app.delete<SubParams>('/api/v2/lists/:id/subscribers/:sub_id', { config: { scope: newsletter } }, async (req, reply) => {
     await service.lists.removeSubscriber(ws(req), req.params.id, req.params.sub_id);
     return reply.code(204).send();

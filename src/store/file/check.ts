@@ -5,7 +5,8 @@
 import { appendFile, mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
-import { scanFile, segmentOf, type BadLine } from './journal.js';
+import { segmentOf } from './journal.js';
+import { scanFile, type BadLine } from './journal-scan.js';
 import { syncDir } from './durable-json.js';
 import { dataFileProblem } from './shapes.js';
 import { DATA_FILE } from './doc.js';

@@ -1,4 +1,4 @@
-// The order a fair queue claim takes jobs in (QueueStore.claim), for the file store (Postgres says
+// File store: the order a fair queue claim takes jobs in (QueueStore.claim; Postgres says
 // the same in SQL, postgres/queue.ts): classes by priority, lowest first; within a class the
 // workspaces take turns, each one's jobs in the order they came (due first).
 

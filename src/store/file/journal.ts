@@ -20,8 +20,6 @@ import { syncDir } from './durable-json.js';
 import { ATTACHMENT, READ_CHUNK, scanFile, type BadLine, type Validate } from './journal-scan.js';
 import { rewriteSegment, type Keep, type Rewritten } from './segment-rewrite.js';
 
-export { scanFile, type BadLine, type FileScan, type Validate } from './journal-scan.js';
-
 /** A segment file: its partition and its number (none for the first). */
 const SEGMENT_FILE = /^([a-z0-9][a-z0-9-]*)(?:\.([1-9][0-9]{0,5}))?\.jsonl$/;
 const PARTITION_NAME = /^[a-z0-9][a-z0-9-]*$/;

@@ -7,7 +7,9 @@
 // Writes of one workspace run one at a time, so the email look-up and the contacts count of a
 // subscribe hold until its line is written.
 import { SvcError } from '../../errors.js';
-import type { List, Subscriber } from '../../model/list.js';
+import type { List, Subscriber, SubscriberUpdate } from '../../model/list.js';
+import type { CountLimit } from '../../model/quota.js';
+import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { ListStore, SubscriberStore } from '../port/lists.js';
 import { copy, type DocFile } from './doc.js';
 import type { Journal, LineAt } from './journal.js';
@@ -84,13 +86,47 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
   };
   const listOf = (workspaceId: string, id: string) => doc.data.lists.find((l) => l.id === id && l.workspace_id === workspaceId);
   const counted = (l: List) => ({ ...copy(l), subscriber_count: index.count(l.id) });
-  /** Writes a subscriber's new version and moves the index to it. */
-  const write = async (n: number | null, s: Subscriber, k: number): Promise<number> => {
-    const line: SubLine = { t: 'sub', at: s.updated_at, k, ...s };
+  /** Writes a new version of subscriber `n` and moves the index to it. */
+  const write = async (n: number, s: Subscriber): Promise<void> => {
+    const line: SubLine = { t: 'sub', at: s.updated_at, k: index.ordinal(n), ...s };
     const at = await journal.appendLocated(s.list_id, line);
-    if (n === null) return index.add(s, placeOf(at));
     index.update(n, placeOf(at), s.status);
-    return n;
+  };
+
+  /**
+   * One subscribe or many (an import), in one write: those already on the list updated (name; tags
+   * when given; status kept), the others added, refused whole past `limit` contacts. Run in the
+   * workspace's turn (serial).
+   */
+  const upsertRows = async (
+    workspaceId: string,
+    listId: string,
+    rows: Array<{ s: Subscriber; update: SubscriberUpdate }>,
+    limit: CountLimit,
+  ): Promise<{ records: Subscriber[]; created: boolean[] } | CountLimitRefusal> => {
+    doc.open();
+    if (!listOf(workspaceId, listId)) throw new SvcError('not_found', 'list not found');
+    // Those already on the list, confirmed on disk (only where a hash says they may be).
+    const had = await Promise.all(rows.map(({ s }) => confirm(index.byEmail(listId, s.email), (x) => x.email === s.email)));
+    if (limit !== null) {
+      await dropped();
+      const fresh = new Set(rows.filter((r, i) => !had[i] && !index.hasContact(workspaceId, r.s.email)).map((r) => r.s.email));
+      const used = index.contacts(workspaceId);
+      if (used + fresh.size > limit) return { refused: 'count_limit', kind: 'contacts', limit, used };
+    }
+    let next = index.nextOrdinal(listId);
+    const records = rows.map(({ s, update }, i): Subscriber => {
+      const h = had[i];
+      return h ? { ...h.s, name: update.name, tags: update.tags ?? h.s.tags, updated_at: update.updated_at } : copy(s);
+    });
+    const lines = records.map((s, i): SubLine => ({ t: 'sub', at: s.updated_at, k: had[i] ? index.ordinal(had[i]!.n) : next++, ...s }));
+    const at = await journal.appendAllLocated(listId, lines);
+    records.forEach((s, i) => {
+      const h = had[i];
+      if (h) index.update(h.n, placeOf(at[i]!), s.status);
+      else index.add(s, placeOf(at[i]!));
+    });
+    return { records, created: had.map((h) => !h) };
   };
 
   const lists: ListStore = {
@@ -139,49 +175,15 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
   const subscribers: SubscriberStore = {
     upsert: async (s, update, limit) =>
       serial(s.workspace_id, async () => {
-        doc.open();
-        if (!listOf(s.workspace_id, s.list_id)) throw new SvcError('not_found', 'list not found');
-        const had = await confirm(index.byEmail(s.list_id, s.email), (x) => x.email === s.email);
-        if (had) {
-          const next: Subscriber = { ...had.s, name: update.name, tags: update.tags ?? had.s.tags, updated_at: update.updated_at };
-          await write(had.n, next, index.ordinal(had.n));
-          return { subscriber: next, created: false };
-        }
-        if (limit !== null) await dropped();
-        if (limit !== null && !index.hasContact(s.workspace_id, s.email)) {
-          const used = index.contacts(s.workspace_id);
-          if (used >= limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
-        }
-        const rec = copy(s);
-        await write(null, rec, index.nextOrdinal(s.list_id));
-        return { subscriber: rec, created: true };
+        const r = await upsertRows(s.workspace_id, s.list_id, [{ s, update }], limit);
+        return 'refused' in r ? r : { subscriber: r.records[0]!, created: r.created[0]! };
       }),
     upsertMany: async (workspaceId, listId, rows, limit) =>
       serial(workspaceId, async () => {
-        doc.open();
-        if (!listOf(workspaceId, listId)) throw new SvcError('not_found', 'list not found');
-        // Those already on the list, confirmed on disk (only where a hash says they may be).
-        const had = await Promise.all(rows.map(({ s }) => confirm(index.byEmail(listId, s.email), (x) => x.email === s.email)));
-        if (limit !== null) {
-          await dropped();
-          const fresh = new Set(rows.filter((r, i) => !had[i] && !index.hasContact(workspaceId, r.s.email)).map((r) => r.s.email));
-          const used = index.contacts(workspaceId);
-          if (used + fresh.size > limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
-        }
-        let next = index.nextOrdinal(listId);
-        const records = rows.map(({ s, update }, i): Subscriber => {
-          const h = had[i];
-          return h ? { ...h.s, name: update.name, tags: update.tags ?? h.s.tags, updated_at: update.updated_at } : copy(s);
-        });
-        const lines = records.map((s, i): SubLine => ({ t: 'sub', at: s.updated_at, k: had[i] ? index.ordinal(had[i]!.n) : next++, ...s }));
-        const at = await journal.appendAllLocated(listId, lines);
-        records.forEach((s, i) => {
-          const h = had[i];
-          if (h) index.update(h.n, placeOf(at[i]!), s.status);
-          else index.add(s, placeOf(at[i]!));
-        });
-        const updated = had.filter(Boolean).length;
-        return { created: rows.length - updated, updated };
+        const r = await upsertRows(workspaceId, listId, rows, limit);
+        if ('refused' in r) return r;
+        const created = r.created.filter(Boolean).length;
+        return { created, updated: rows.length - created };
       }),
     newContacts: async (workspaceId, emails) => (await dropped(), emails.filter((e) => !index.hasContact(workspaceId, e)).length),
     list: async (workspaceId, listId, q) => {
@@ -209,7 +211,7 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         if (!had) return null;
         if (had.s.status === status) return had.s;
         const next: Subscriber = { ...had.s, status, updated_at: at };
-        await write(had.n, next, index.ordinal(had.n));
+        await write(had.n, next);
         return next;
       }),
     confirmSent: async (workspaceId, listId, id, at) =>
@@ -219,7 +221,7 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
         const had = await confirm(index.byId(listId, id), (x) => x.id === id);
         if (!had) return null;
         const next: Subscriber = { ...had.s, confirm_sent_at: at };
-        await write(had.n, next, index.ordinal(had.n));
+        await write(had.n, next);
         return next;
       }),
     remove: async (workspaceId, listId, id) =>

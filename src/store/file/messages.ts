@@ -4,7 +4,7 @@
 // all (a torn last line is cut on recovery); an attempt's outcome is one `outcome` line. The state
 // lives in memory, rebuilt from the journal through the replay registry when the store opens.
 import { SvcError } from '../../errors.js';
-import { fairPick } from '../fair-order.js';
+import { fairPick } from './fair-order.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';

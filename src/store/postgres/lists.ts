@@ -4,7 +4,9 @@
 // batches by sweep.
 import type pg from 'pg';
 import { SvcError } from '../../errors.js';
-import type { List, ListWithCount, Subscriber } from '../../model/list.js';
+import type { List, ListWithCount, Subscriber, SubscriberUpdate } from '../../model/list.js';
+import type { CountLimit } from '../../model/quota.js';
+import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { ListStore, SubscriberStore } from '../port/lists.js';
 import type { PgDb, Row } from './db.js';
 
@@ -86,54 +88,15 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
   const subscribers: SubscriberStore = {
     upsert: async (s, update, limit) =>
       db.tx(async (c) => {
-        // The workspace's row lock orders subscribes of one workspace: the quota's count holds until commit.
-        await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [s.workspace_id]);
-        const list = await c.query('SELECT 1 FROM lists WHERE id = $1 AND workspace_id = $2 AND NOT deleted', [s.list_id, s.workspace_id]);
-        if (list.rowCount === 0) throw new SvcError('not_found', 'list not found');
-        const [had] = (await c.query<SubscriberRow>(`SELECT ${SUB_COLS} FROM subscribers WHERE list_id = $1 AND email = $2`, [s.list_id, s.email])).rows;
-        if (had) {
-          const tags = update.tags ?? had.tags;
-          const r = await c.query<SubscriberRow>(`UPDATE subscribers SET name = $2, tags = $3, updated_at = $4 WHERE id = $1 RETURNING ${SUB_COLS}`, [had.id, update.name, JSON.stringify(tags), update.updated_at]);
-          return { subscriber: toSubscriber(r.rows[0]!), created: false };
-        }
-        if (limit !== null) {
-          const known = await c.query(`SELECT 1 FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.workspace_id = $1 AND s.email = $2 AND NOT l.deleted LIMIT 1`, [s.workspace_id, s.email]);
-          if (known.rowCount === 0) {
-            const used = await contactsOf(c, s.workspace_id);
-            if (used >= limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
-          }
-        }
-        const r = await c.query<SubscriberRow>(`INSERT INTO subscribers (${SUB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${SUB_COLS}`, [
-          s.id, s.list_id, s.workspace_id, s.email, s.name, s.status, s.unsubscribe_token, JSON.stringify(s.tags), s.created_at, s.updated_at, s.confirm_sent_at ?? null,
-        ]);
-        return { subscriber: toSubscriber(r.rows[0]!), created: true };
+        const r = await upsertRows(c, s.workspace_id, s.list_id, [{ s, update }], limit);
+        return 'refused' in r ? r : { subscriber: toSubscriber(r[0]!), created: r[0]!.inserted };
       }),
     upsertMany: async (workspaceId, listId, rows, limit) =>
       db.tx(async (c) => {
-        await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
-        const list = await c.query('SELECT 1 FROM lists WHERE id = $1 AND workspace_id = $2 AND NOT deleted', [listId, workspaceId]);
-        if (list.rowCount === 0) throw new SvcError('not_found', 'list not found');
-        const emails = rows.map((r) => r.s.email);
-        if (limit !== null) {
-          const fresh = emails.length - (await knownOf(c, workspaceId, emails));
-          const used = await contactsOf(c, workspaceId);
-          if (used + fresh > limit) return { refused: 'count_limit' as const, kind: 'contacts' as const, limit, used };
-        }
-        const r = await c.query<{ inserted: boolean }>(
-          `INSERT INTO subscribers (${SUB_COLS})
-           SELECT id, $2, $3, email, name, status, token, tags, created, updated, NULL
-             FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[], $10::timestamptz[], $11::boolean[])
-                  AS x(id, email, name, status, token, tags, created, updated, tags_given)
-           ON CONFLICT (list_id, email) DO UPDATE SET name = EXCLUDED.name, updated_at = EXCLUDED.updated_at,
-             tags = CASE WHEN (SELECT g FROM unnest($4::text[], $11::boolean[]) AS y(e, g) WHERE y.e = EXCLUDED.email) THEN EXCLUDED.tags ELSE subscribers.tags END
-           RETURNING (xmax = 0) AS inserted`,
-          [
-            rows.map((x) => x.s.id), listId, workspaceId, emails, rows.map((x) => x.update.name), rows.map((x) => x.s.status), rows.map((x) => x.s.unsubscribe_token),
-            rows.map((x) => JSON.stringify(x.update.tags ?? x.s.tags)), rows.map((x) => x.s.created_at), rows.map((x) => x.update.updated_at), rows.map((x) => x.update.tags !== undefined),
-          ],
-        );
-        const created = r.rows.filter((x) => x.inserted).length;
-        return { created, updated: r.rows.length - created };
+        const r = await upsertRows(c, workspaceId, listId, rows, limit);
+        if ('refused' in r) return r;
+        const created = r.filter((x) => x.inserted).length;
+        return { created, updated: r.length - created };
       }),
     newContacts: async (workspaceId, emails) => db.tx(async (c) => emails.length - (await knownOf(c, workspaceId, emails))),
     list: async (workspaceId, listId, q) => {
@@ -171,6 +134,47 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
     contacts: async (workspaceId) => db.tx((c) => contactsOf(c, workspaceId)),
   };
   return { lists, subscribers };
+}
+
+/**
+ * One subscribe or many (an import) in one statement, under the workspace's row lock (the quota's
+ * count holds until commit): those already on the list updated (name; tags when given; status
+ * kept), the others added, refused whole past `limit` contacts. The rows written, in no order.
+ */
+async function upsertRows(
+  c: pg.PoolClient,
+  workspaceId: string,
+  listId: string,
+  rows: Array<{ s: Subscriber; update: SubscriberUpdate }>,
+  limit: CountLimit,
+): Promise<Array<SubscriberRow & { inserted: boolean }> | CountLimitRefusal> {
+  await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+  const list = await c.query('SELECT 1 FROM lists WHERE id = $1 AND workspace_id = $2 AND NOT deleted', [listId, workspaceId]);
+  if (list.rowCount === 0) throw new SvcError('not_found', 'list not found');
+  const emails = rows.map((r) => r.s.email);
+  if (limit !== null) {
+    const fresh = emails.length - (await knownOf(c, workspaceId, emails));
+    const used = await contactsOf(c, workspaceId);
+    if (used + fresh > limit) return { refused: 'count_limit', kind: 'contacts', limit, used };
+  }
+  const r = await c.query<SubscriberRow & { inserted: boolean }>(
+    `INSERT INTO subscribers (${SUB_COLS})
+     SELECT id, $2, $3, email, name, status, token, tags, created, updated, NULL
+       FROM unnest($1::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[], $9::timestamptz[], $10::timestamptz[])
+            AS x(id, email, name, status, token, tags, created, updated)
+     ON CONFLICT (list_id, email) DO UPDATE SET (name, tags, updated_at) = (
+       SELECT u.name, CASE WHEN u.given THEN u.tags ELSE subscribers.tags END, u.at
+         FROM unnest($4::text[], $11::text[], $12::jsonb[], $13::boolean[], $14::timestamptz[]) AS u(email, name, tags, given, at)
+        WHERE u.email = EXCLUDED.email)
+     RETURNING ${SUB_COLS}, (xmax = 0) AS inserted`,
+    [
+      // The subscriber as added ($5-$10), and the update of one already on the list ($11-$14).
+      rows.map((x) => x.s.id), listId, workspaceId, emails, rows.map((x) => x.s.name), rows.map((x) => x.s.status), rows.map((x) => x.s.unsubscribe_token),
+      rows.map((x) => JSON.stringify(x.s.tags)), rows.map((x) => x.s.created_at), rows.map((x) => x.s.updated_at),
+      rows.map((x) => x.update.name), rows.map((x) => JSON.stringify(x.update.tags ?? [])), rows.map((x) => x.update.tags !== undefined), rows.map((x) => x.update.updated_at),
+    ],
+  );
+  return r.rows;
 }
 
 /** How many of these emails the workspace has on its lists. */

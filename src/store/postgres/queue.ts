@@ -29,7 +29,7 @@ const toJob = (r: JobRow): OutboundJob => ({
 export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, priority';
 
 /**
- * The fair claim (QueueStore.claim; the file store's fair-order.ts): due and free jobs ranked by
+ * The fair claim (QueueStore.claim; file/fair-order.ts): due and free jobs ranked by
  * their turn within their class and workspace, then taken a class at a time, the workspaces in
  * turns. The picked rows are locked in one step with SKIP LOCKED (another daemon's pick of the same
  * rows takes the rest), then leased on the database's clock.
