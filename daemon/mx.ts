@@ -44,6 +44,7 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
     authenticate: inboundAuthenticator(resolve, config.mxHost),
     parse: parser.parse,
     rates: { perSender: config.mxRatePerSender, perWorkspace: config.mxRatePerWorkspace },
+    unsubscribe: (token) => service.lists.unsubscribeByToken(token, 'mailto: unsubscribe'),
   });
   const states = new Map<string, State>();
   let received = 0;

@@ -19,6 +19,7 @@ import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { retentionWorker } from './workers/retention.js';
 import { webhookWorker } from './workers/webhooks.js';
+import { fanOutWorker } from './workers/fan-out.js';
 
 export interface Listener {
   /** api, relay, mx: the word scripts look for in the ready line. */
@@ -144,7 +145,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // Workers wake when work is announced on the bus (and poll besides).
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
     const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
-    const workers: Worker[] = [delivery, webhooks, domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
+    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.deliver ?? true }), domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
     for (const w of workers) stops.workers.push(() => w.stop());
     // Opens and clicks answered before the stop are written before the store closes.
     stops.workers.push(() => service.tracking.drain());

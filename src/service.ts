@@ -22,6 +22,8 @@ import { trackingService } from './tracking/tracking.js';
 import { messageExplainer } from './messages/explain.js';
 import { inboxService } from './inbox/inbox.js';
 import { listService } from './lists/lists.js';
+import { broadcastService } from './broadcasts/broadcasts.js';
+import { fanOutService } from './broadcasts/fan-out.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -60,6 +62,9 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     explain: messageExplainer(deps),
     inbox: inboxService(deps, send),
     lists: listService(deps, send),
+    broadcasts: broadcastService(deps),
+    /** The fan-out of broadcasts' campaigns (the daemon's fan-out worker runs it). */
+    fanOut: fanOutService(deps, send),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

@@ -14,6 +14,7 @@ import { emailRoutes } from './routes/emails.js';
 import { trackingRoutes } from './routes/tracking.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { listRoutes } from './routes/lists.js';
+import { broadcastRoutes } from './routes/broadcasts.js';
 import { listLinkRoutes } from './routes/list-links.js';
 
 export interface ApiOptions {
@@ -51,6 +52,7 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   trackingRoutes(app, service);
   inboxRoutes(app, service);
   listRoutes(app, service);
+  broadcastRoutes(app, service);
   listLinkRoutes(app, service);
   return app;
 }

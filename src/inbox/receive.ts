@@ -1,3 +1,6 @@
+// Long because what a received message is decides in one place, in order (below), and each branch
+// needs the same candidates and effects; the pieces it calls are in files of their own.
+//
 // What the inbound MX does with mail, free of the protocol (daemon/mx.ts speaks SMTP): whose mail
 // a recipient is (RCPT), whether the workspace has room (storage), and what a received message is
 // and changes (DATA), stored in one call before the 250.
@@ -13,6 +16,8 @@
 //   authenticated from a feedback loop the operator named (--feedback-loops); otherwise it is
 //   kept as mail;
 // - automatic mail (reports.ts autoReply) and anything sent to a return path is never a reply;
+// - mail at a list copy's return path with the subject `unsubscribe` (the mailto: of its
+//   List-Unsubscribe) unsubscribes that copy's one subscriber;
 // - a reply to a message of ours is threaded with its Sent copy, and counted on its record only
 //   when its From domain vouches for it (verdict pass);
 // - anything else for a registered address is mail in that inbox.
@@ -26,6 +31,7 @@ import type { MessageEvent } from '../model/tracking.js';
 import { PLAN_LIMITS, type Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { parseReturnPath } from '../mail/return-path.js';
+import { UNSUBSCRIBE_SUBJECT } from '../model/list.js';
 import { REPORT_PARSE_MAX, parseWhole, readHead, type Head } from './parse.js';
 import type { Parse } from './parse-thread.js';
 import { mxRate, type MxRateLimits } from './mx-rate.js';
@@ -65,6 +71,11 @@ export interface InboundOptions {
   parse?: Parse;
   /** Messages a minute per sender and per workspace (the MX's, mx-rate.ts); absent: no limit. */
   rates?: MxRateLimits;
+  /**
+   * Unsubscribes the subscriber of this unsubscribe token (the lists service): mail to a list
+   * copy's return path with the subject `unsubscribe` is the `mailto:` of its List-Unsubscribe.
+   */
+  unsubscribe?: (token: string) => Promise<unknown>;
 }
 
 /** Local parts accepted on every verified domain without registration (RFC 5321 §4.5.1, RFC 2142). */
@@ -167,7 +178,8 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     return { kind: 'complaint', ...complaintEffects(named, { records: send, anonymous: send.length === 1 ? send[0]! : null }, from, now) };
   }
 
-  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, auth: InboundAuth, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Effects }> {
+  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, auth: InboundAuth, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Effects; unsubscribe: string | null }> {
+    let unsubscribe: string | null = null;
     let effects = noEffects();
     const { subject, messageId, inReplyTo, references } = head;
     const from = head.from ?? env.mailFrom.toLowerCase();
@@ -208,6 +220,13 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
         ref = rec ?? c.records[0] ?? null;
         thread ??= await threadOfRecord(c.records[0] ?? null);
         note ??= `automatic mail (${auto}); not counted`;
+      } else if (toReturnPath && c.records.length === 1 && c.records[0]!.subscriber && subject.trim().toLowerCase() === UNSUBSCRIBE_SUBJECT) {
+        // The mailto: of a list copy's List-Unsubscribe: its return path is that copy's alone and
+        // cannot be guessed, so the mail proves it comes from someone who had the copy.
+        ref = c.records[0]!;
+        unsubscribe = ref.subscriber!.unsubscribe_token;
+        thread ??= await threadOfRecord(ref);
+        note ??= 'an unsubscribe request (the mailto: of List-Unsubscribe); the subscriber is unsubscribed';
       } else if (toReturnPath) {
         // Sent to a return path, not a report, not marked automatic (a challenge-response filter, a
         // misdirected reply): a person never writes to a return path; kept with its message.
@@ -252,7 +271,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       // Stored once per message with the delivery (InboundDelivery.raw), given back on reads.
       raw: null,
     };
-    return { item, effects };
+    return { item, effects, unsubscribe };
   }
 
   /** The rest of receive, once every workspace has room reserved: parsed as needed, stored in one call. */
@@ -264,8 +283,10 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     const { email, problem } = head.report || (toReturnPath && !head.problem) ? await parse(raw.length > REPORT_PARSE_MAX ? raw.subarray(0, REPORT_PARSE_MAX) : raw, head) : { email: null, problem: head.problem };
     const at = now.toISOString();
     const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [], lifted: [] };
+    const unsubscribes: string[] = [];
     for (const [ws, rcpts] of byWorkspace) {
-      const { item, effects } = await itemFor(head, email, problem, raw, env, auth, ws, rcpts, at);
+      const { item, effects, unsubscribe } = await itemFor(head, email, problem, raw, env, auth, ws, rcpts, at);
+      if (unsubscribe) unsubscribes.push(unsubscribe);
       delivery.items.push(item);
       delivery.updates.push(...effects.updates);
       delivery.outbox.push(...effects.outbox);
@@ -274,6 +295,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       delivery.lifted!.push(...effects.lifted);
     }
     await store.inbox.receive(delivery);
+    for (const token of unsubscribes) await opts.unsubscribe?.(token);
     deps.bus?.publish('received');
     if (delivery.outbox.length) deps.bus?.publish('outboxed');
     return delivery.items;

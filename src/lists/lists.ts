@@ -10,7 +10,7 @@
 import { upgradeUrlOf } from '../config.js';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import { SUBSCRIBER_STATUSES, type ListPatch, type ListWithCount, type Subscriber, type SubscriberStatus } from '../model/list.js';
+import { SUBSCRIBER_STATUSES, unsubscribeUrl, type ListPatch, type ListWithCount, type Subscriber, type SubscriberStatus } from '../model/list.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { invalidBody, listView, objectBody, subscribeRow, subscriberEmail, subscriberView, tagsOf, text } from './fields.js';
@@ -29,13 +29,12 @@ import type { SendRequest } from '../send/validate.js';
 /** Subscriber pages: the spec's default, and a maximum of ours (larger pages are cut to it). */
 export const SUBSCRIBER_PAGE = 100;
 export const SUBSCRIBER_PAGE_MAX = 1000;
-/** Where a subscriber's unsubscribe URL lives under the base URL, followed by its token. */
-export const UNSUBSCRIBE_PATH = '/u/';
+export { UNSUBSCRIBE_PATH } from '../model/list.js';
 const UNSUBSCRIBE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 type Send = (ws: Workspace, req: SendRequest, opts: SendOptions) => Promise<SendResult>;
 
-export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets'>, send: Send) {
+export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets' | 'campaigns'>, send: Send) {
   const now = () => clock.now().toISOString();
   const importCsv = csvImporter({ store, clock, random, config });
   const confirmKey = keptSecret(store, random, CONFIRM_KEY);
@@ -234,7 +233,7 @@ export function listService({ store, clock, random, config, log, events }: DepsO
 
     /** The subscriber's unsubscribe URL (CONTRACT.md): the same for the link in the body and for List-Unsubscribe. */
     unsubscribeUrl(s: Pick<Subscriber, 'unsubscribe_token'>): string {
-      return `${config.baseUrl}${UNSUBSCRIBE_PATH}${s.unsubscribe_token}`;
+      return unsubscribeUrl(config.baseUrl, s.unsubscribe_token);
     },
 
     /** Who an unsubscribe URL is for, with the list's name (for its page); null for an unknown or altered token. */
@@ -244,7 +243,7 @@ export function listService({ store, clock, random, config, log, events }: DepsO
      * The unsubscribe URL posted to (RFC 8058 one-click, or the page's button): unsubscribed and
      * suppressed; again is the same answer. null for an unknown or altered token.
      */
-    async unsubscribeByToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null> {
+    async unsubscribeByToken(token: string, via = 'unsubscribe link'): Promise<{ subscriber: Subscriber; list: string } | null> {
       const found = await findToken(token);
       if (!found) return null;
       const s = found.subscriber;
@@ -252,7 +251,9 @@ export function listService({ store, clock, random, config, log, events }: DepsO
         const done = await store.subscribers.setStatus(s.workspace_id, s.list_id, s.id, 'unsubscribed', now());
         if (!done) return null;
         await suppress(done);
-        events?.event('info', 'subscriber unsubscribed', { workspace: s.workspace_id, list: s.list_id, subscriber: s.id, via: 'unsubscribe link' });
+        // Through a copy's link or header: the campaign that sent it counts it.
+        await store.campaigns.countUnsubscribe(s.workspace_id, s.id);
+        events?.event('info', 'subscriber unsubscribed', { workspace: s.workspace_id, list: s.list_id, subscriber: s.id, via });
         return { subscriber: done, list: found.list };
       }
       return found;

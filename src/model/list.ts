@@ -22,6 +22,14 @@ export type ListWithCount = List & { subscriber_count: number };
 /** What PATCH may change: only the fields sent. */
 export type ListPatch = Partial<Pick<List, 'name' | 'description' | 'from_name' | 'from_address' | 'reply_to' | 'double_opt_in'>>;
 
+/** Where a subscriber's unsubscribe URL lives under the base URL, followed by its token. */
+export const UNSUBSCRIBE_PATH = '/u/';
+/** A subscriber's unsubscribe URL (CONTRACT.md): the same for the link in the body and for List-Unsubscribe. */
+export const unsubscribeUrl = (baseUrl: string, token: string): string => `${baseUrl}${UNSUBSCRIBE_PATH}${token}`;
+
+/** The subject of the mailto: unsubscribe of List-Unsubscribe (the MX acts on mail at a list copy's return path with it). */
+export const UNSUBSCRIBE_SUBJECT = 'unsubscribe';
+
 export const SUBSCRIBER_STATUSES = ['pending', 'active', 'unsubscribed'] as const;
 export type SubscriberStatus = (typeof SUBSCRIBER_STATUSES)[number];
 

@@ -49,6 +49,21 @@ export interface Message {
   token?: string;
   /** How it came in (the key, the Idempotency-Key); absent on records written before it was kept. */
   via?: Arrival;
+  /**
+   * List mail (broadcast, sequence step): the subscriber this copy is for, whose name and
+   * unsubscribe token the copy is composed with (merge variables, unsubscribe link and headers).
+   */
+  subscriber?: CopySubscriber;
+  /** The campaign (broadcast) this copy belongs to; absent on other mail. */
+  campaign_id?: string;
+}
+
+/** What a copy of list mail needs of its subscriber. */
+export interface CopySubscriber {
+  id: string;
+  list_id: string;
+  name: string;
+  unsubscribe_token: string;
 }
 
 export interface Party {
@@ -83,6 +98,8 @@ export interface SendContent {
   thread_id?: string;
   in_reply_to?: string | null;
   references?: string[];
+  /** Broadcasts: hidden preview text put first in the HTML (what a mail client lists beside the subject). */
+  preheader?: string;
 }
 
 /** One attachment or inline part, its bytes in base64. */

@@ -25,7 +25,12 @@ export interface SuppressedRefusal {
   addresses: string[];
 }
 
-export type AcceptRefusal = SendQuotaRefusal | SuppressedRefusal;
+/** A broadcast's fan-out batch whose campaign had moved past the position it read from. */
+export interface CampaignMovedRefusal {
+  refused: 'campaign_moved';
+}
+
+export type AcceptRefusal = SendQuotaRefusal | SuppressedRefusal | CampaignMovedRefusal;
 
 /** A creation answers the record, or why not. */
 export type Created<T> = T | CountLimitRefusal;

@@ -36,7 +36,10 @@ function signatureOf(raw: Buffer): DeliveryAttempt['dkim'] {
   return tags.d && tags.s ? { domain: tags.d, selector: tags.s, headers: (tags.h ?? '').replace(/\s+/g, '') } : null;
 }
 
-export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, d: DeliveryDeps) {
+/** Why a cancelled campaign's copy was not sent (its record's error). */
+export const CANCELLED = 'svc: not sent: the campaign was cancelled';
+
+export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 'campaigns'>, d: DeliveryDeps) {
   const { store, clock, random, log, config } = deps;
 
   /** What each recipient's copy met: the last host tried, TLS, time, and the signature it carried. */
@@ -74,6 +77,11 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue'>, 
     const content = await store.messages.content(job.content_id);
     const domain = content ? await store.domains.byId(content.domain_id) : null;
     const all = messages.map((m) => m.to);
+    // A cancelled broadcast's copies not yet handed off are not sent (a job holds one campaign's copies).
+    const campaignId = messages[0]?.campaign_id;
+    if (campaignId && (await store.campaigns.get(messages[0]!.workspace_id, campaignId))?.status === 'cancelled') {
+      return all.map((address) => ({ address, outcome: 'failed' as const, response: CANCELLED }));
+    }
     if (!content) return all.map((address) => ({ address, outcome: 'failed' as const, response: 'svc: the content of this send is gone' }));
     if (!domain) return all.map((address) => ({ address, outcome: 'failed' as const, response: `svc: the sending domain was removed before hand-off` }));
     const signing = signingDomain(domain);

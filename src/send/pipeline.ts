@@ -4,7 +4,8 @@
 // the delivery worker.
 import { upgradeUrlOf } from '../config.js';
 import type { DepsOf } from '../deps.js';
-import { priorityOf, type Message, type MessageSource, type OutboundJob, type RecipientKind, type SendContent } from '../model/message.js';
+import { priorityOf, type CopySubscriber, type Message, type MessageSource, type OutboundJob, type RecipientKind, type SendContent } from '../model/message.js';
+import type { CampaignProgress } from '../model/campaign.js';
 import type { OutboxEvent } from '../model/event.js';
 import type { Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
@@ -35,6 +36,25 @@ export interface SendOptions {
    * (In-Reply-To, References), and it counts against the inbox sends per day, not the API's.
    */
   inbox?: { thread_id: string; in_reply_to: string | null; references: string[] };
+  /**
+   * List mail (a broadcast's fan-out batch, a sequence step): each recipient (every one in `to`) is
+   * a subscriber, whose copy is composed for it alone (To: shows only it; its own Message-ID, merge
+   * variables and unsubscribe link). A suppressed subscriber gets no record at all (`skipped`).
+   */
+  list?: {
+    subscribers: Map<string, CopySubscriber>;
+    /** Already counted in the send quota (a campaign is debited whole when it is accepted). */
+    debited?: boolean;
+    /** A broadcast's batch: its campaign and the fan-out's progress, stored with these copies. */
+    campaign?: CampaignProgress;
+    preheader?: string;
+  };
+}
+
+/** What list mail's send answers: the records made, and the suppressed subscribers given none. */
+export interface ListSendResult {
+  ids: string[];
+  skipped: string[];
 }
 
 const TRIAL_DAYS = 7;
@@ -56,8 +76,9 @@ export function assertWritable(ws: Workspace, now: Date): void {
 export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains' | 'addresses'>) {
   const { store, clock, random } = deps;
 
-  return async function send(ws: Workspace, req: SendRequest, opts: SendOptions): Promise<SendResult> {
+  return async function send(ws: Workspace, req: SendRequest, opts: SendOptions): Promise<SendResult & { list?: ListSendResult }> {
     const at = clock.now();
+    const list = opts.list;
     assertWritable(ws, at);
     const domain = await authorizeSender(store, ws, req.from.address);
     const now = at.toISOString();
@@ -73,7 +94,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         recipients.push({ ...p, kind });
       }
     }
-    /** The send's content, records, events and jobs, with these recipients marked suppressed. */
+    /** The send's content, records, events and jobs, with these recipients marked suppressed (list mail: left out). */
     const build = (suppressed: Map<string, Suppression>) => {
       const fromDomain = req.from.address.slice(req.from.address.lastIndexOf('@') + 1);
       const content: SendContent = {
@@ -83,7 +104,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         from: req.from.address,
         from_name: req.from.name,
         domain_id: domain.id,
-        to: req.to,
+        // List mail shows each copy's own recipient (compose), never the others.
+        to: list ? [] : req.to,
         cc: req.cc,
         subject: req.subject,
         html: req.html,
@@ -93,12 +115,19 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         created_at: now,
         ...(req.attachments?.length ? { attachments: req.attachments } : {}),
         ...(opts.inbox ? { thread_id: opts.inbox.thread_id, in_reply_to: opts.inbox.in_reply_to, references: opts.inbox.references } : {}),
+        ...(list?.preheader ? { preheader: list.preheader } : {}),
       };
       const messages: Message[] = [];
       const events: OutboxEvent[] = [];
       const byDomain = new Map<string, string[]>();
+      const skipped: string[] = [];
       for (const r of recipients) {
         const s = suppressed.get(r.address.toLowerCase());
+        const subscriber = list?.subscribers.get(r.address.toLowerCase());
+        if (s && list) {
+          skipped.push(r.address);
+          continue;
+        }
         const m: Message = {
           id: random.uuid(),
           workspace_id: ws.id,
@@ -113,7 +142,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           click_count: 0,
           reply_count: 0,
           first_open_after_seconds: null,
-          message_id: content.message_id,
+          // A list copy has its own: a reply or a report then speaks of its one recipient.
+          message_id: list ? `${random.uuid()}@${fromDomain}` : content.message_id,
           notes: opts.notes ?? [],
           error: s ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})` : null,
           created_at: now,
@@ -125,6 +155,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           // Its own copy's token (pixel, and later links and unsubscribe): unguessable, one per record.
           token: random.bytes(18).toString('base64url'),
           via: { key_id: opts.key?.id ?? null, key_prefix: opts.key?.prefix ?? null, idempotency_key: opts.idempotency?.key ?? null },
+          ...(subscriber ? { subscriber: { ...subscriber } } : {}),
+          ...(list?.campaign ? { campaign_id: list.campaign.id } : {}),
         };
         messages.push(m);
         if (s) {
@@ -153,8 +185,15 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         // Only bulk jobs say their class; a job without one is transactional.
         ...(priorityOf(opts.source) ? { priority: priorityOf(opts.source) } : {}),
       }));
-      const first = messages[0]!;
-      const result: SendResult = { id: first.id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${first.id}`, recipient_count: messages.length };
+      const first = messages[0]?.id ?? '';
+      const result: SendResult & { list?: ListSendResult } = {
+        id: first,
+        status: 'queued',
+        queued: true,
+        tracking_url: `/api/v2/messages/${first}`,
+        recipient_count: messages.length,
+        ...(list ? { list: { ids: messages.map((m) => m.id), skipped } } : {}),
+      };
       return { content, messages, events, jobs, result };
     };
 
@@ -167,14 +206,16 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
       // Every recipient counts against the send quota; the debit, the records and the completion
       // of the idempotency claim are one store call.
       const refused = await store.messages.accept({
-          content,
-          messages,
-          jobs,
-          events,
-          debit: { n: messages.length, windows: opts.inbox ? inboxWindows(ws, at) : sendWindows(ws, at) },
-          ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
+        content,
+        messages,
+        jobs,
+        events,
+        ...(list?.debited ? {} : { debit: { n: messages.length, windows: opts.inbox ? inboxWindows(ws, at) : sendWindows(ws, at) } }),
+        ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
         unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
+        ...(list?.campaign ? { campaign: { ...list.campaign, copies: list.campaign.copies + messages.length } } : {}),
       });
+      if (refused?.refused === 'campaign_moved') throw new SvcError('conflict', `campaign ${list?.campaign?.id}: another fan-out moved it on first (nothing stored)`);
       if (refused?.refused === 'send_quota') throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config), opts.inbox ? 'inbox_sends' : 'api_sends');
       if (refused?.refused === 'suppressed') {
         // The list changed between two reads three times over: give up rather than loop.

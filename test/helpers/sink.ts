@@ -99,9 +99,14 @@ export class Sink {
   }
 
   /** Resolves once n messages have arrived in all. */
-  waitFor(n: number): Promise<void> {
+  /** Resolves once `n` messages are in; rejects after `ms` (a test never waits for ever). */
+  waitFor(n: number, ms = 30_000): Promise<void> {
     if (this.received.length >= n) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ n, resolve }));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`sink: ${this.received.length} of ${n} messages after ${ms} ms`)), ms);
+      timer.unref();
+      this.#waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
+    });
   }
 
   /** Refuses this recipient at RCPT with code and text, `times` times (default always). */

@@ -1,10 +1,21 @@
 // src/send/compose/: composition as named steps (index.ts orders them), MIME last; DKIM follows in
 // compose-pool.ts.
 //
-// Step: an HTML fragment becomes a whole document (<html>, <head> with charset and title, <body>).
+// Step: an HTML fragment becomes a whole document (<html>, <head> with charset and title, <body>),
+// with a broadcast's preheader first in the body.
 import type { Step } from './draft.js';
 
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * Preview text a mail client shows beside the subject, first in the body and hidden from the
+ * reader; the spacers after it keep the client from filling the preview with the body's own text.
+ */
+export function addPreheader(html: string, preheader: string): string {
+  const div = `<div style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${escapeHtml(preheader)}${'&#847;&zwnj;&nbsp;'.repeat(40)}</div>`;
+  const body = /<body\b[^>]*>/i.exec(html);
+  return body ? html.slice(0, body.index + body[0].length) + div + html.slice(body.index + body[0].length) : div + html;
+}
 
 /** A full HTML document: a fragment gets <html>, <head> and <body> around it. */
 export function wrapHtml(html: string, subject: string): string {
@@ -16,6 +27,8 @@ export const documentStep: Step = {
   name: 'document',
   perRecipient: () => false,
   apply(draft, { content }) {
-    if (draft.html !== null) draft.html = wrapHtml(draft.html, content.subject);
+    if (draft.html === null) return;
+    draft.html = wrapHtml(draft.html, content.subject);
+    if (content.preheader) draft.html = addPreheader(draft.html, content.preheader);
   },
 };

@@ -5,12 +5,18 @@
 // the copy per recipient: each recipient record then gets a copy of its own.
 //
 // This file: what the steps work on.
-import type { SendContent } from '../../model/message.js';
+import type { CopySubscriber, SendContent } from '../../model/message.js';
 
 /** Who a copy is for. `token` is the recipient record's own (Message.token), or null for a copy shared by several. */
 export interface CopyFor {
   recipients: string[];
   token: string | null;
+  /**
+   * List mail (broadcasts, sequence steps): the one recipient's subscriber (merge variables,
+   * unsubscribe link and headers), its record's id (the mailto: unsubscribe goes to its return
+   * path) and the copy's own Message-ID.
+   */
+  list?: { subscriber: CopySubscriber; record_id: string; message_id: string };
 }
 
 export interface ComposeContext {

@@ -9,14 +9,18 @@ import { renderMime } from './mime.js';
 import { textStep } from './text.js';
 import { trackingStep } from './tracking.js';
 import { linksStep } from './links.js';
+import { mergeStep } from './merge.js';
+import { unsubscribeStep } from './unsubscribe.js';
 
 export type { CopyFor } from './draft.js';
 
 /**
- * In this order: the document first (the pixel goes inside it); the text from the HTML as sent
- * (before links are rewritten, so it shows the real ones); tracked links; headers last.
+ * In this order: merge variables first (everything after works on the recipient's own text); the
+ * text from the HTML as sent (before the document, the pixel and tracked links, so it shows the
+ * real links); the document (with the preheader); the unsubscribe footer and headers; the pixel;
+ * tracked links; headers last.
  */
-export const STEPS: readonly Step[] = [documentStep, trackingStep, textStep, linksStep, feedbackStep];
+export const STEPS: readonly Step[] = [mergeStep, textStep, documentStep, unsubscribeStep, trackingStep, linksStep, feedbackStep];
 
 export interface Composed {
   raw: Buffer;
@@ -30,7 +34,12 @@ export async function compose(content: SendContent, copy: CopyFor, baseUrl: stri
   const ctx: ComposeContext = { content, copy, baseUrl, ...(linkKey ? { linkKey } : {}) };
   const draft: Draft = { html: content.html, text: content.text, headers: [] };
   for (const step of STEPS) step.apply(draft, ctx);
-  const raw = await renderMime(content, draft);
+  // A list copy shows its one subscriber (a name is one line of text: control characters go).
+  const raw = await renderMime(
+    content,
+    draft,
+    copy.list ? { messageId: copy.list.message_id, to: [{ name: copy.list.subscriber.name.replace(/[\x00-\x1f\x7f]+/g, ' ').trim() || null, address: copy.recipients[0]! }] } : undefined,
+  );
   return { raw, envelope: { from: content.from, to: copy.recipients }, headers: draft.headers.map(([name]) => name) };
 }
 
@@ -41,6 +50,8 @@ export async function compose(content: SendContent, copy: CopyFor, baseUrl: stri
  */
 export function copiesOf(content: SendContent, job: OutboundJob, messages: Message[]): CopyFor[] {
   const perRecipient = STEPS.some((s) => s.perRecipient(content));
-  if (perRecipient && messages.every((m) => m.token)) return messages.map((m) => ({ recipients: [m.to], token: m.token! }));
+  if (perRecipient && messages.every((m) => m.token)) {
+    return messages.map((m) => ({ recipients: [m.to], token: m.token!, ...(m.subscriber ? { list: { subscriber: m.subscriber, record_id: m.id, message_id: m.message_id } } : {}) }));
+  }
   return [{ recipients: messages.map((m) => m.to), token: perRecipient ? job.open_token : null }];
 }

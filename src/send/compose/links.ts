@@ -21,7 +21,8 @@ export const linksStep: Step = {
     const token = copy.token;
     draft.html = draft.html.replace(/(<a\b[^>]*?\shref\s*=\s*)(?:"([^"]*)"|'([^']*)')/gi, (all, head: string, dq: string | undefined, sq: string | undefined) => {
       const url = decode((dq ?? sq ?? '').trim());
-      return trackable(url) ? `${head}"${escapeHtml(trackedLink(baseUrl, linkKey, token, url))}"` : all;
+      // The service's own links (the unsubscribe URL) stay as they are: they are not the sender's.
+      return trackable(url) && !url.startsWith(`${baseUrl}/`) ? `${head}"${escapeHtml(trackedLink(baseUrl, linkKey, token, url))}"` : all;
     });
   },
 };

@@ -20,16 +20,21 @@ export function alternativePart(type: 'text/plain' | 'text/html', content: strin
   return `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: ${sevenBit ? '7bit' : 'quoted-printable'}\r\n\r\n${sevenBit ? content : qpWrap(qpEncode(Buffer.from(content)), 76)}`;
 }
 
-export async function renderMime(content: SendContent, draft: Draft): Promise<Buffer> {
+/**
+ * `copy`: the copy's Message-ID (without brackets) and who its To: shows: the send's, or a list
+ * copy's own (its one subscriber).
+ */
+export async function renderMime(content: SendContent, draft: Draft, copy: { messageId: string; to: SendContent['to'] } = { messageId: content.message_id, to: content.to }): Promise<Buffer> {
   const { html, text } = draft;
+  const { messageId, to } = copy;
   const shown = (list: SendContent['to']) => list.map((p) => (p.name ? { name: p.name, address: p.address } : p.address));
   const mail = new MailComposer({
     from: content.from_name ? { name: content.from_name, address: content.from } : content.from,
-    ...(content.to.length ? { to: shown(content.to) } : {}),
+    ...(to.length ? { to: shown(to) } : {}),
     ...(content.cc.length ? { cc: shown(content.cc) } : {}),
     subject: content.subject,
     date: new Date(content.created_at),
-    messageId: `<${content.message_id}>`,
+    messageId: `<${messageId}>`,
     // A reply from the team inbox answers its message (ids are checked where they are read: no CR/LF).
     ...(content.in_reply_to ? { inReplyTo: `<${content.in_reply_to}>`, references: [...(content.references ?? []), content.in_reply_to].filter((x, i, a) => a.indexOf(x) === i).map((x) => `<${x}>`) } : {}),
     headers: Object.fromEntries(draft.headers),
@@ -62,5 +67,5 @@ export async function renderMime(content: SendContent, draft: Draft): Promise<Bu
   const built = await mail.compile().build();
   // Mail for bcc (or cc) only shows the empty group, as spec.md asks. nodemailer would quote the
   // group name, so the line is ours, written before signing; it carries no input.
-  return content.to.length ? built : Buffer.concat([Buffer.from('To: undisclosed-recipients:;\r\n'), built]);
+  return to.length ? built : Buffer.concat([Buffer.from('To: undisclosed-recipients:;\r\n'), built]);
 }

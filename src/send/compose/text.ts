@@ -1,5 +1,5 @@
 // Step: a text alternative made from the HTML (html-to-text) when the send gave none. It reads the
-// HTML as sent, before the pixel and the document around it.
+// HTML as sent (merge variables filled), before the document, the pixel and tracked links.
 import { compile } from 'html-to-text';
 import type { Step } from './draft.js';
 
@@ -16,6 +16,6 @@ export const textStep: Step = {
   name: 'text',
   perRecipient: () => false,
   apply(draft, { content }) {
-    if (draft.text === null && content.html !== null) draft.text = textFromHtml(content.html);
+    if (draft.text === null && draft.html !== null && content.html !== null) draft.text = textFromHtml(draft.html);
   },
 };

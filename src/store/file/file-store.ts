@@ -26,6 +26,7 @@ import { fileTracking } from './tracking.js';
 import { fileSecrets } from './secrets.js';
 import { fileInbox, type FileInbox } from './inbox.js';
 import { fileLists, subscriberLines, type FileLists } from './lists.js';
+import { fileCampaigns } from './campaigns.js';
 
 export { DATA_FILE } from './doc.js';
 
@@ -55,6 +56,7 @@ export class FileStore implements Store {
     held: { journal: Journal<Line>; replay: Replay },
     inbox: { journal: Journal<Line>; replay: Replay },
     subs: { journal: Journal<Line>; replay: Replay },
+    camps: { journal: Journal<Line>; replay: Replay },
     now: () => Date,
     box: SecretBox | null,
     inboxSnapshotMin: number,
@@ -62,11 +64,12 @@ export class FileStore implements Store {
     this.describe = `file:${dir}`;
     this.#doc = doc;
     this.#lock = lock;
-    this.#journals = [mail.journal, held.journal, inbox.journal, subs.journal];
+    this.#journals = [mail.journal, held.journal, inbox.journal, subs.journal, camps.journal];
     this.#lists = fileLists(doc, subs.journal, subs.replay);
     const suppressions = fileSuppressions(held.journal, held.replay, now);
     const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
     this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin);
+    const campaigns = fileCampaigns(camps.journal, camps.replay, mail.replay, msgs.lookup, now);
     const groups: StoreGroups = {
       workspaces: fileWorkspaces(doc),
       keys: fileKeys(doc),
@@ -74,7 +77,9 @@ export class FileStore implements Store {
       addresses: fileAddresses(doc),
       tls: fileTls(doc, box),
       suppressions: suppressions.store,
-      messages: msgs.messages,
+      // A fan-out batch's progress is kept in the campaigns journal too once its copies are written.
+      messages: { ...msgs.messages, accept: campaigns.keepProgress(msgs.messages.accept) },
+      campaigns: campaigns.store,
       queue: msgs.queue,
       outbox: msgs.outbox,
       usage: msgs.usage,
@@ -117,7 +122,21 @@ export class FileStore implements Store {
       const subsReplay = new Replay();
       subscriberLines(subsReplay);
       const subs = await Journal.open<Line>(join(dir, 'subscribers'), { validate: subsReplay.validate });
-      const store = new FileStore(dir, doc, lock, { journal: mail, replay: mailReplay }, { journal: held, replay: heldReplay }, { journal: inbox, replay: inboxReplay }, { journal: subs, replay: subsReplay }, now, box, opts.inboxSnapshotMin ?? INBOX_SNAPSHOT_MIN);
+      const campsReplay = new Replay();
+      const camps = await Journal.open<Line>(join(dir, 'campaigns'), { validate: campsReplay.validate });
+      const store = new FileStore(
+        dir,
+        doc,
+        lock,
+        { journal: mail, replay: mailReplay },
+        { journal: held, replay: heldReplay },
+        { journal: inbox, replay: inboxReplay },
+        { journal: subs, replay: subsReplay },
+        { journal: camps, replay: campsReplay },
+        now,
+        box,
+        opts.inboxSnapshotMin ?? INBOX_SNAPSHOT_MIN,
+      );
       // Suppressions first; the inbox's lines change records of the mail journal, so they are read
       // after it, and the mail journal's marks (events dispatched) are applied after both.
       const replayAll = async (journal: Journal<Line>, replay: Replay) => {
@@ -125,6 +144,9 @@ export class FileStore implements Store {
       };
       await replayAll(held, heldReplay);
       heldReplay.finish();
+      // Campaigns before the mail journal: its accept lines move their fan-out on.
+      await replayAll(camps, campsReplay);
+      campsReplay.finish();
       // The inbox index's snapshot first: its items take their numbers before the Sent copies are added.
       await store.#inbox.load();
       await replayAll(mail, mailReplay);
@@ -138,6 +160,7 @@ export class FileStore implements Store {
       await setAside(dir, 'suppressions', held.problems);
       await setAside(dir, 'inbox', inbox.problems);
       await setAside(dir, 'subscribers', subs.problems);
+      await setAside(dir, 'campaigns', camps.problems);
       return store;
     } catch (e) {
       await lock.release();

@@ -8,6 +8,7 @@ import { webhookLines } from './webhooks.js';
 import { trackingLines } from './tracking.js';
 import { inboxLines } from './inbox-lines.js';
 import { subscriberLines } from './lists.js';
+import { campaignLines } from './campaigns.js';
 
 export const JOURNALS = [
   /** mail/DAY.jsonl: sends, outcomes, webhook fan-outs and attempts, dropped by the day. */
@@ -18,6 +19,8 @@ export const JOURNALS = [
   { name: 'inbox', declare: [inboxLines] },
   /** subscribers/LIST_ID.jsonl: every version of a list's subscribers; dropped with the list. */
   { name: 'subscribers', declare: [subscriberLines] },
+  /** campaigns/all.jsonl: broadcasts and their fan-out's progress; kept for good. */
+  { name: 'campaigns', declare: [campaignLines] },
 ] as const;
 
 /** A registry with the journal's line kinds declared and nothing applied (for checks). */

@@ -198,6 +198,13 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
       if (!listOf(workspaceId, listId)) return null;
       return (await confirm(index.byId(listId, id), (x) => x.id === id))?.s ?? null;
     },
+    activeAfter: async (workspaceId, listId, cursor, limit) => {
+      doc.open();
+      if (!listOf(workspaceId, listId)) return { data: [], cursor, done: true };
+      const page = index.activeAfter(listId, cursor, limit);
+      const data = await Promise.all(page.items.map(read));
+      return { data: data.filter((s): s is Subscriber => s !== null && s.status === 'active'), cursor: page.cursor, done: page.done };
+    },
     byToken: async (token) => {
       const s = (await confirm(index.byToken(token), (x) => x.unsubscribe_token === token))?.s;
       const l = s && listOf(s.workspace_id, s.list_id);

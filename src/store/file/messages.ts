@@ -3,11 +3,16 @@
 // send's records, jobs and events are one `accept` line, so they are written together or not at
 // all (a torn last line is cut on recovery); an attempt's outcome is one `outcome` line. The state
 // lives in memory, rebuilt from the journal through the replay registry when the store opens.
+//
+// Long because the message aggregate's four ports (messages, queue, outbox, usage) share its
+// in-memory state and replay; the fair pick, leases and engagement are in files of their own.
 import { SvcError } from '../../errors.js';
 import { fairPick } from './fair-order.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
+import type { CampaignProgress } from '../../model/campaign.js';
+import type { SendQuotaRefusal } from '../../model/refusal.js';
 import { ATTEMPTS_KEPT, type DeliveryAttempt } from '../../model/attempt.js';
 import type { AcceptBatch, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
 import type { SuppressionStore } from '../port/suppressions.js';
@@ -25,6 +30,7 @@ export interface AcceptLine extends Line {
   events: OutboxEvent[];
   debit?: AcceptBatch['debit'];
   idempotency?: { key: string; response: StoredResponse; fingerprint?: string | null };
+  campaign?: CampaignProgress;
 }
 
 interface OutcomeLine extends Line {
@@ -60,7 +66,7 @@ export function messageLines(r: Replay): void {
 
 // Copies in, copies out: nobody outside can change the in-memory state. Hand-written because these
 // records are on the hot path and structuredClone costs more than the rest of a store call.
-const copyMessage = (m: Message): Message => ({ ...m, notes: [...(m.notes ?? [])] });
+const copyMessage = (m: Message): Message => ({ ...m, notes: [...(m.notes ?? [])], ...(m.subscriber ? { subscriber: { ...m.subscriber } } : {}) });
 const copyContent = (c: SendContent): SendContent => ({
   ...c,
   to: c.to.map((p) => ({ ...p })),
@@ -84,6 +90,12 @@ export interface MessageLookup {
   has(id: string): boolean;
   /** Called with the ids of records a purge removed, of their sends' contents and the days they were stored (what belongs to them goes too). */
   onPurge(fn: (ids: string[], contentIds: string[], days: string[]) => void): void;
+  /** A campaign's copy records (live: not to be changed). */
+  copiesOf(campaignId: string): Iterable<Message>;
+  /** Reserves a debit in the send quota's counts, or says which window it would go over. */
+  reserve(workspaceId: string, debit: NonNullable<AcceptBatch['debit']>): SendQuotaRefusal | { release(): void };
+  /** Counts a debit stored elsewhere (a campaign's). */
+  count(workspaceId: string, debit: NonNullable<AcceptBatch['debit']>): void;
 }
 
 /**
@@ -102,6 +114,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
   const transcripts = new Map<string, DeliveryAttempt[]>();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
   const byWorkspace = new Map<string, Message[]>();
+  /** A campaign's copies. */
+  const byCampaign = new Map<string, Message[]>();
   /**
    * Contents of sends with unfinished jobs (what delivery needs), and how many jobs need each. A
    * content is kept as where its accept line lies and read back when a job is handed off, so memory
@@ -121,6 +135,16 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     if (!ws) usage.set(workspaceId, (ws = new Map()));
     for (const w of debit.windows) ws.set(w.key, (ws.get(w.key) ?? 0) + sign * debit.n);
   };
+  /** Checked and reserved synchronously, so concurrent sends cannot both fit; the caller releases it once its line is applied (or failed). */
+  const reserve = (workspaceId: string, debit: NonNullable<AcceptBatch['debit']>): SendQuotaRefusal | { release(): void } => {
+    const used = usage.get(workspaceId);
+    for (const w of debit.windows) {
+      const n = used?.get(w.key) ?? 0;
+      if (w.limit !== null && n + debit.n > w.limit) return { refused: 'send_quota', window: w, used: n };
+    }
+    count(workspaceId, debit, 1);
+    return { release: () => count(workspaceId, debit, -1) };
+  };
 
   messageLines(replay);
   replay.on<AcceptLine>('accept', (line, at) => {
@@ -138,6 +162,11 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       let list = byWorkspace.get(m.workspace_id);
       if (!list) byWorkspace.set(m.workspace_id, (list = []));
       list.push(m);
+      if (m.campaign_id) {
+        const copies = byCampaign.get(m.campaign_id);
+        if (copies) copies.push(m);
+        else byCampaign.set(m.campaign_id, [m]);
+      }
     }
     for (const j of line.jobs) jobs.set(j.id, j);
     for (const e of line.events) outboxed.set(e.id, e);
@@ -213,23 +242,16 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         events: batch.events.map(copyEvent),
         ...(batch.debit ? { debit: { n: batch.debit.n, windows: batch.debit.windows.map((w) => ({ ...w })) } } : {}),
         ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response, fingerprint: batch.idempotency.fingerprint ?? null } } : {}),
+        ...(batch.campaign ? { campaign: { ...batch.campaign } } : {}),
       };
-      const debit = line.debit;
-      if (debit) {
-        // Checked and reserved before the write, synchronously, so concurrent sends cannot both fit.
-        const used = usage.get(ws);
-        for (const w of debit.windows) {
-          const n = used?.get(w.key) ?? 0;
-          if (w.limit !== null && n + debit.n > w.limit) return { refused: 'send_quota', window: w, used: n };
-        }
-        count(ws, debit, 1);
-      }
+      const held = line.debit ? reserve(ws, line.debit) : null;
+      if (held && 'refused' in held) return held;
       let at: LineAt;
       try {
         at = await mail.appendLocated(dayOf(line.at), line);
       } finally {
         // The reservation ends either way: applying the line counts it for good.
-        if (debit) count(ws, debit, -1);
+        held?.release();
       }
       replay.apply(line, at);
       return null;
@@ -290,6 +312,11 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         if (day.slice(0, 7) < thisMonth) await mail.drop(day);
       }
       for (const [ws, list] of byWorkspace) byWorkspace.set(ws, list.filter((m) => byId.has(m.id)));
+      for (const [c, list] of byCampaign) {
+        const kept = list.filter((m) => byId.has(m.id));
+        if (kept.length) byCampaign.set(c, kept);
+        else byCampaign.delete(c);
+      }
       for (const fn of purgeListeners) fn(gone, contentsGone, days);
       return removed;
     },
@@ -342,6 +369,13 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     get: async (workspaceId, keys) => Object.fromEntries(keys.map((k) => [k, usage.get(workspaceId)?.get(k) ?? 0])),
   };
 
-  const lookup: MessageLookup = { byToken: (t) => byToken.get(t), has: (id) => byId.has(id), onPurge: (fn) => void purgeListeners.push(fn) };
+  const lookup: MessageLookup = {
+    byToken: (t) => byToken.get(t),
+    has: (id) => byId.has(id),
+    onPurge: (fn) => void purgeListeners.push(fn),
+    copiesOf: (id) => byCampaign.get(id) ?? [],
+    reserve,
+    count: (ws, debit) => count(ws, debit, 1),
+  };
   return { messages, queue, outbox, usage: usageStore, lookup };
 }

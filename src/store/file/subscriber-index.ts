@@ -206,6 +206,23 @@ export class SubscriberIndex {
   }
 
   /** A page of a list's subscribers, oldest first, optionally of one status: their numbers and the total. */
+  /**
+   * Active subscribers after ordinal position `from` (a position is ordinal + 1; 0 is before the
+   * first), at most `limit`, with the position of the last one looked at and whether the list ended.
+   */
+  activeAfter(listId: string, from: number, limit: number): { items: number[]; cursor: number; done: boolean } {
+    const l = this.#lists.get(listId);
+    if (!l) return { items: [], cursor: from, done: true };
+    const active = statusCode('active');
+    const items: number[] = [];
+    let k = from;
+    for (; k < l.length && items.length < limit; k++) {
+      const n = l.order.get(k);
+      if (this.#status.get(n) === active) items.push(n);
+    }
+    return { items, cursor: k, done: k >= l.length };
+  }
+
   page(listId: string, status: SubscriberStatus | undefined, offset: number, limit: number): { items: number[]; total: number } {
     const l = this.#lists.get(listId);
     if (!l) return { items: [], total: 0 };

@@ -41,6 +41,12 @@ export interface SubscriberStore {
   /** Oldest first, optionally of one status. */
   list(workspaceId: string, listId: string, q: { status?: SubscriberStatus | undefined; limit: number; offset: number }): Promise<SubscriberPage>;
   get(workspaceId: string, listId: string, id: string): Promise<Subscriber | null>;
+  /**
+   * Up to `limit` active subscribers of the list after position `cursor` in its own order (0: from
+   * the first), the position of the last one read, and whether that was the list's end. A
+   * broadcast's fan-out reads a list with it; subscribers added meanwhile come after the others.
+   */
+  activeAfter(workspaceId: string, listId: string, cursor: number, limit: number): Promise<{ data: Subscriber[]; cursor: number; done: boolean }>;
   /** The subscriber of an unsubscribe token, in any workspace (the unsubscribe URL names no workspace), with its list's name (its pages show it). */
   byToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null>;
   setStatus(workspaceId: string, listId: string, id: string, status: SubscriberStatus, at: string): Promise<Subscriber | null>;

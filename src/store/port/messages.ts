@@ -7,6 +7,7 @@ import type { QuotaWindow } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { Suppression } from '../../model/suppression.js';
 import type { DeliveryAttempt } from '../../model/attempt.js';
+import type { CampaignProgress } from '../../model/campaign.js';
 
 export interface AcceptBatch {
   content: SendContent;
@@ -23,6 +24,8 @@ export interface AcceptBatch {
    * send needs no separate look-up in the usual case).
    */
   unsuppressed?: string[];
+  /** A broadcast's fan-out batch: the campaign's progress, stored with these copies or not at all. */
+  campaign?: CampaignProgress;
 }
 
 /** The outcome of one attempt at a job, stored in one call. */

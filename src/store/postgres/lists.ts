@@ -112,6 +112,14 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
       const [r] = await db.rows<SubscriberRow>(`SELECT ${SUB_COLS} FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3`, [workspaceId, listId, id]);
       return r ? toSubscriber(r) : null;
     },
+    activeAfter: async (workspaceId, listId, cursor, limit) => {
+      const rows = await db.rows<SubscriberRow & { seq: string }>(
+        `SELECT ${SUB_COLS}, seq FROM subscribers WHERE list_id = $1 AND workspace_id = $2 AND status = 'active' AND seq > $3 ORDER BY seq LIMIT ${limit}`,
+        [listId, workspaceId, cursor],
+      );
+      const last = rows.at(-1);
+      return { data: rows.map(toSubscriber), cursor: last ? Number(last.seq) : cursor, done: rows.length < limit };
+    },
     byToken: async (token) => {
       const [r] = await db.rows<SubscriberRow & { list_name: string }>(
         `SELECT ${SUB_COLS.split(', ').map((c) => `s.${c}`).join(', ')}, l.name AS list_name FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.unsubscribe_token = $1 AND NOT l.deleted`,

@@ -14,9 +14,9 @@ import { JOB_COLS } from './queue.js';
 
 export const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to_addr, kind, subject, status, open_count, click_count,
   reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at,
-  attempts, last_error, next_attempt_at, token, via`;
+  attempts, last_error, next_attempt_at, token, via, campaign_id, subscriber`;
 
-export type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token' | 'via'> & {
+export type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token' | 'via' | 'campaign_id' | 'subscriber'> & {
   from_addr: string;
   to_addr: string;
   attempts: number;
@@ -24,6 +24,8 @@ export type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at
   next_attempt_at: Date | null;
   token: string | null;
   via: Message['via'] | null;
+  campaign_id: string | null;
+  subscriber: Message['subscriber'] | null;
 };
 
 export const toMessage = (r: MessageRow): Message => ({
@@ -53,10 +55,12 @@ export const toMessage = (r: MessageRow): Message => ({
   ...(r.attempts > 0 ? { attempts: r.attempts, last_error: r.last_error, next_attempt_at: iso(r.next_attempt_at) } : {}),
   ...(r.token ? { token: r.token } : {}),
   ...(r.via ? { via: r.via } : {}),
+  ...(r.campaign_id ? { campaign_id: r.campaign_id } : {}),
+  ...(r.subscriber ? { subscriber: r.subscriber } : {}),
 });
 
 /** The refusals of svc_debit and svc_unsuppressed (each aborts its statement) as the store's answers. */
-function refusalFrom(e: unknown): AcceptRefusal {
+export function refusalFrom(e: unknown): AcceptRefusal {
   type PgErr = { message?: string; detail?: string; cause?: PgErr };
   const err = e as PgErr;
   const pgErr: PgErr = err.cause ?? err;
@@ -65,6 +69,7 @@ function refusalFrom(e: unknown): AcceptRefusal {
     return { refused: 'send_quota', window: d.window, used: d.used };
   }
   if (pgErr.message === 'svc_suppressed' && pgErr.detail) return { refused: 'suppressed', addresses: JSON.parse(pgErr.detail) as string[] };
+  if (pgErr.message === 'svc_campaign_moved') return { refused: 'campaign_moved' };
   throw e;
 }
 
@@ -81,13 +86,14 @@ export const RELAY_FENCE_WINDOW_MS = 240_000;
 export type ContentRow = {
   id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc'];
   subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date; attachments: SendContent['attachments'] | null;
-  thread_id: string | null; in_reply_to: string | null; refs: string[] | null;
+  thread_id: string | null; in_reply_to: string | null; refs: string[] | null; preheader: string | null;
 };
 
 export const toContent = (r: ContentRow): SendContent => ({
   id: r.id, workspace_id: r.workspace_id, source: r.source, from: r.from_addr, from_name: r.from_name, domain_id: r.domain_id, to: r.to_list, cc: r.cc_list, subject: r.subject, html: r.html,
   text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString(), ...(r.attachments ? { attachments: r.attachments } : {}),
   ...(r.thread_id ? { thread_id: r.thread_id } : {}), ...(r.in_reply_to ? { in_reply_to: r.in_reply_to } : {}), ...(r.refs ? { references: r.refs } : {}),
+  ...(r.preheader ? { preheader: r.preheader } : {}),
 });
 
 export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS }): { messages: MessageStore; usage: UsageStore } {
@@ -109,16 +115,17 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
     const contents = batches.map(({ content: k }) => ({
       id: k.id, workspace_id: k.workspace_id, source: k.source, from_addr: k.from, from_name: k.from_name, domain_id: k.domain_id, to_list: k.to, cc_list: k.cc,
       subject: k.subject, html: k.html, text_body: k.text, message_id: k.message_id, notes: k.notes, created_at: k.created_at, attachments: k.attachments ?? null,
-      thread_id: k.thread_id ?? null, in_reply_to: k.in_reply_to ?? null, refs: k.references ?? null,
+      thread_id: k.thread_id ?? null, in_reply_to: k.in_reply_to ?? null, refs: k.references ?? null, preheader: k.preheader ?? null,
     }));
+    const progress = batches.flatMap((b) => (b.campaign ? [b.campaign] : []));
     await db.rows(
       `WITH sends AS (
          SELECT * FROM jsonb_to_recordset($5) AS s(workspace_id text, n int, windows jsonb, unsuppressed text[], idem_key text, idem_token text, idem_response jsonb, created_at timestamptz)),
        content AS (
-         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs)
-         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs
+         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader)
+         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader
            FROM jsonb_to_recordset($1) AS c(id text, workspace_id text, source text, from_addr text, from_name text, domain_id text, to_list jsonb, cc_list jsonb,
-                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb, thread_id text, in_reply_to text, refs jsonb)
+                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb, thread_id text, in_reply_to text, refs jsonb, preheader text)
          RETURNING id),
        -- A suppressed recipient raises (AcceptBatch.unsuppressed) and the statement stores nothing.
        checked AS (SELECT svc_unsuppressed(workspace_id, array_agg(u)) AS ok FROM sends, unnest(unsuppressed) AS u GROUP BY workspace_id),
@@ -134,11 +141,15 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
        msgs AS (
          INSERT INTO messages (${MESSAGE_COLS})
          SELECT id, workspace_id, content_id, source, "from", "to", kind, subject, status, open_count, click_count, reply_count,
-                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at, 0, NULL, NULL, token, via
+                first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at, 0, NULL, NULL, token, via, campaign_id, subscriber
            FROM jsonb_to_recordset($2) AS m(id text, workspace_id text, content_id text, source text, "from" text, "to" text, kind text,
                 subject text, status text, open_count int, click_count int, reply_count int, first_open_after_seconds int, message_id text,
                 error text, notes jsonb, created_at timestamptz, sent_at timestamptz, opened_at timestamptz, clicked_at timestamptz, replied_at timestamptz,
-                bounced_at timestamptz, token text, via jsonb)),
+                bounced_at timestamptz, token text, via jsonb, campaign_id text, subscriber jsonb)),
+       -- A fan-out batch moves its campaign on in the same statement (positions only grow).
+       -- A fan-out batch moves its campaign on in the same statement, or raises when another
+       -- daemon's batch moved it first (nothing is stored).
+       progress AS (SELECT svc_campaign_progress(p) FROM jsonb_array_elements($6) AS p, (SELECT count(*) FROM debit) AS d),
        jobs AS (
          INSERT INTO outbound_jobs (${JOB_COLS})
          SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, COALESCE(priority, 0)
@@ -148,13 +159,14 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
          INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
          SELECT id, workspace_id, event, message_id, payload, created_at
            FROM jsonb_to_recordset($4) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz))
-       SELECT count(*) FROM debit`,
+       SELECT count(*) FROM debit, (SELECT count(*) FROM progress) AS pr`,
       [
         JSON.stringify(contents),
         JSON.stringify(batches.flatMap((b) => b.messages)),
         JSON.stringify(batches.flatMap((b) => b.jobs)),
         JSON.stringify(batches.flatMap((b) => b.events)),
         JSON.stringify(sends),
+        JSON.stringify(progress),
       ],
       'messages_accept',
     );

@@ -28,6 +28,7 @@ import { pgSuppressions } from './suppressions.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
+import { pgCampaigns } from './campaigns.js';
 import { pgTracking } from './tracking.js';
 import { pgSecrets } from './secrets.js';
 import { pgInbox } from './inbox.js';
@@ -97,6 +98,7 @@ export class PgStore implements Store {
       idempotency: pgIdempotency(db),
       rateLimit: pgRateLimit(db),
       tracking: pgTracking(db),
+      campaigns: pgCampaigns(db),
       secrets: pgSecrets(db, this.#box),
       inbox: pgInbox(db),
       ...pgLists(db),

@@ -1,0 +1,202 @@
+// Broadcasts (issue 29): POST /lists/:id/broadcast answers 202 with the broadcast result once the
+// campaign is stored; the fan-out then gives each active, unsuppressed subscriber one copy through
+// the one pipeline, personalised (merge variables escaped in HTML, its own To: and Message-ID),
+// with the unsubscribe link, List-Unsubscribe (https URL and mailto: at the copy's return path) and
+// List-Unsubscribe-Post signed in DKIM h=, the open pixel and tracked links. Errors change nothing;
+// a broadcast over the send quota is refused whole. Both backends.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { Resolver } from 'node:dns/promises';
+import { sending } from '../helpers/sending.js';
+import { ManualClock } from '../../src/clock.js';
+import { plainMail, transact } from '../helpers/mx.js';
+import { headers, verifyDkim } from '../helpers/sink.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
+
+const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
+const decodeQp = (raw: string) => raw.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+
+/** dkimpy's verdict on a message, the key taken from the test's DNS; null when python3-dkim is not installed. */
+async function dkimpy(raw: Buffer, dnsServer: string): Promise<string | null> {
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import dkim']);
+  if (probe.error || probe.status !== 0) return null;
+  const sig = headers(raw).get('dkim-signature')![0]!;
+  const name = `${/\bs=([^;\s]+)/.exec(sig)![1]}._domainkey.${/\bd=([^;\s]+)/.exec(sig)![1]}`;
+  const resolver = new Resolver({ timeout: 1000, tries: 1 });
+  resolver.setServers([dnsServer]);
+  const txt = (await resolver.resolveTxt(name))[0]!.join('');
+  const script = 'import sys, dkim\nkey = sys.argv[1].encode()\nname = sys.argv[2].encode() + b"."\nmsg = sys.stdin.buffer.read()\nprint(dkim.verify(msg, dnsfunc=lambda n, timeout=5: key if n == name else None))';
+  const r = spawnSync('/usr/bin/python3', ['-c', script, txt, name], { input: raw });
+  return r.stdout.toString().trim() || r.stderr.toString();
+}
+
+for (const backend of backends) {
+  test(`${backend}: a broadcast: 202 at once, one personalised, signed, tracked copy per active unsuppressed subscriber`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const clock = new ManualClock(new Date());
+    const s = await sending(t, { clock, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const base = service.deps.config.baseUrl;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+    const call = (method: string, path: string, body?: unknown, key = nl) => s.call(method, path, body, key);
+    const list = (await call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test', from_name: 'Acme News' })).body;
+    const bare = (await call('POST', '/api/v2/lists', { name: 'No sender' })).body;
+    const jane = (await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'jane@rcpt.test', name: 'Jane <b>Doe' })).body;
+    await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'bob@rcpt.test' });
+    const carol = (await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'carol@rcpt.test', name: 'Carol' })).body;
+    await call('POST', `/api/v2/lists/${list.id}/subscribers/${carol.id}/unsubscribe`);
+    await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'dave@rcpt.test', name: 'Dave' });
+    await service.suppressions.add(s.ws, 'dave@rcpt.test');
+    const sentBefore = s.sink.received.length;
+
+    // Errors: the spec's status and text, nothing stored.
+    const html = '<p>Hi {{first_name|friend}} ({{ name }}), this goes to {{email}}.</p><p><a href="https://example.com/offer?a=1&amp;b=2">Offer</a> <a href="{{unsubscribe_url}}">Leave</a> {{unknown}}</p>';
+    const ok = { subject: 'June {{name}} news', body_html: html, preheader: 'Three things & more' };
+    const errors: Array<[unknown, number, string, string?]> = [
+      [{ body_html: html }, 400, 'subject and body_html required'],
+      [{ subject: 'x' }, 400, 'subject and body_html required'],
+      [{ subject: 'x', body_html: '   ' }, 400, 'subject and body_html required'],
+      [{ subject: 7, body_html: html }, 400, 'invalid body: subject must be a string'],
+      [ok, 400, 'from_address required (list has none)', bare.id],
+      [{ ...ok, from_address: 'nobody@acme.test' }, 403, "from address 'nobody@acme.test' is not registered for this account. The domain acme.test is verified: add the address."],
+      [{ ...ok, from_address: 'x@elsewhere.test' }, 403, "from address 'x@elsewhere.test' is not registered for this account. elsewhere.test is not a domain of this account: add and verify the domain first."],
+      [ok, 404, 'list not found', 'no-such-list'],
+    ];
+    for (const [body, status, error, id] of errors) {
+      const r = await call('POST', `/api/v2/lists/${id ?? list.id}/broadcast`, body);
+      assert.deepEqual([r.status, r.body.error], [status, error], JSON.stringify(body));
+    }
+    const forbidden = await call('POST', `/api/v2/lists/${list.id}/broadcast`, ok, s.key);
+    assert.deepEqual([forbidden.status, forbidden.body.error], [403, 'missing permission: newsletter']);
+    assert.deepEqual(await service.broadcasts.list(s.ws), [], 'no campaign from any refusal');
+
+    const r = await call('POST', `/api/v2/lists/${list.id}/broadcast`, ok);
+    assert.equal(r.status, 202);
+    assert.deepEqual(Object.keys(r.body).sort(), ['campaign_id', 'message', 'status']);
+    assert.equal(r.body.status, 'queued');
+    // Dave is active (counted, and debited) but suppressed: the fan-out gives him no copy.
+    assert.match(r.body.message, /^broadcast to 3 active subscribers of list 'News' queued$/);
+    await s.sink.waitFor(sentBefore + 2);
+    const copies = s.sink.received.slice(sentBefore);
+    assert.deepEqual(copies.map((m) => m.to[0]).sort(), ['bob@rcpt.test', 'jane@rcpt.test'], 'carol (unsubscribed) and dave (suppressed) get nothing');
+
+    // Recorded sent (the sink has them: the outcome follows), then past the window in which a click
+    // is a security scanner's, not the reader's.
+    for (const until = Date.now() + 10_000; (await s.get('/api/v2/messages?status=sent')).body.total < 2 && Date.now() < until; ) await new Promise((res) => setTimeout(res, 20));
+    clock.advance(120_000);
+    const ids = new Set<string>();
+    for (const mail of copies) {
+      const to = mail.to[0]!;
+      const h = headers(mail.raw);
+      const raw = mail.raw.toString('utf8');
+      assert.equal(h.get('to')!.length, 1);
+      assert.ok(h.get('to')![0]!.includes(to) && !h.get('to')![0]!.includes(to === 'bob@rcpt.test' ? 'jane' : 'bob'), 'To: shows only its own recipient');
+      assert.equal(h.get('subject')![0], 'June {{name}} news', 'the subject is sent as written');
+      ids.add(h.get('message-id')![0]!);
+      // List-Unsubscribe: the subscriber's URL and a mailto: at this copy's own return path.
+      const sub = (await service.lists.subscribers(s.ws, list.id, {})).data.find((x: { email: string }) => x.email === to)!;
+      const url = `${base}/u/${sub.unsubscribe_token}`;
+      const lu = h.get('list-unsubscribe')![0]!;
+      assert.equal(lu, `<${url}>, <mailto:${mail.from}?subject=unsubscribe>`);
+      assert.match(mail.from, /^bounces\+[0-9a-f]{32}@acme\.test$/);
+      assert.equal(h.get('list-unsubscribe-post')![0], 'List-Unsubscribe=One-Click');
+      const signature = h.get('dkim-signature')![0]!.replace(/\s+/g, '');
+      const signed = /;h=([^;]+)/.exec(signature)![1]!.toLowerCase().split(':');
+      assert.ok(signed.includes('list-unsubscribe') && signed.includes('list-unsubscribe-post'), signature);
+      assert.equal((await verifyDkim(mail.raw, s.dns.server))[0]?.status.result, 'pass');
+      const independent = await dkimpy(mail.raw, s.dns.server);
+      if (independent === null) t.diagnostic('python3-dkim is not installed: the independent DKIM check was skipped');
+      else assert.equal(independent, 'True');
+
+      const body = decodeQp(raw);
+      if (to === 'jane@rcpt.test') {
+        assert.ok(body.includes('Hi Jane (Jane &#60;b&#62;Doe), this goes to jane@rcpt.test.'), 'HTML values escaped');
+        assert.ok(body.includes('Hi Jane (Jane <b>Doe), this goes to jane@rcpt.test.'), 'text values as they are');
+      } else {
+        assert.ok(body.includes('Hi friend (), this goes to bob@rcpt.test.'), 'the fallback where the name is empty');
+      }
+      assert.ok(body.includes('{{unknown}}'), 'an unknown variable is left as written');
+      assert.ok(body.includes(`<a href="${url}">Leave</a>`), 'the unsubscribe link is the URL itself, not tracked');
+      assert.ok(!body.includes('If you no longer want these emails'), 'no footer when the body links the URL');
+      assert.match(body, /<div style="display:none[^"]*">Three things &#38; more/, 'the preheader, escaped, first in the body');
+      assert.match(body, new RegExp(`<img src="${base}/t/o/[A-Za-z0-9_-]+\\.gif"`), 'the open pixel');
+      const tracked = new RegExp(`href="(${base}/t/c/[^"]+)">Offer`).exec(body);
+      assert.ok(tracked, 'the offer link is tracked');
+      const go = await fetch(tracked[1]!.replace(/&#38;/g, '&').replace(/&amp;/g, '&'), { redirect: 'manual' });
+      assert.equal(go.status, 302);
+      assert.equal(go.headers.get('location'), 'https://example.com/offer?a=1&b=2');
+    }
+    assert.equal(ids.size, 2, 'each copy has its own Message-ID');
+
+    // Every copy is a message record; the click counted; the campaign shows it.
+    const listed = await s.get('/api/v2/messages?limit=500');
+    assert.equal(listed.body.data.filter((m: { to: string }) => m.to === 'jane@rcpt.test' || m.to === 'bob@rcpt.test').length, 2);
+    const campaignId = r.body.campaign_id;
+    const deadline = Date.now() + 10_000;
+    let shown = await service.broadcasts.show(s.ws, campaignId);
+    while (shown.status !== 'sent' && Date.now() < deadline) {
+      await service.fanOut.toFanOut();
+      await new Promise((res) => setTimeout(res, 50));
+      shown = await service.broadcasts.show(s.ws, campaignId);
+    }
+    assert.equal(shown.status, 'sent');
+    await service.tracking.drain();
+    shown = await service.broadcasts.show(s.ws, campaignId);
+    // A click is also an open (the reader saw the copy).
+    assert.deepEqual(shown.counts, { queued: 0, sent: 2, bounced: 0, opened: 2, clicked: 2, unsubscribed: 0 });
+    assert.equal(shown.recipients, 3);
+
+    // The one-click POST to the header's URL unsubscribes, counted against the campaign.
+    const janeUrl = `${base}/u/${jane.unsubscribe_token}`;
+    const one = await fetch(janeUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    assert.equal(one.status, 200);
+    assert.equal((await service.lists.subscriber(s.ws, list.id, jane.id)).status, 'unsubscribed');
+    assert.equal((await service.broadcasts.show(s.ws, campaignId)).counts!.unsubscribed, 1);
+    // The mailto: of Bob's header: mail at his copy's return path with the subject `unsubscribe`.
+    // Other mail there changes nothing.
+    const bobCopy = copies.find((m) => m.to[0] === 'bob@rcpt.test')!;
+    const bob = (await service.lists.subscribers(s.ws, list.id, {})).data.find((x: { email: string }) => x.email === 'bob@rcpt.test')!;
+    const mx = s.daemon.url('mx');
+    assert.match((await transact(mx, 'bob@rcpt.test', [bobCopy.from], plainMail('bob@rcpt.test', bobCopy.from, 'Re: June news'))).end, /^250/);
+    assert.equal((await service.lists.subscriber(s.ws, list.id, bob.id)).status, 'active');
+    assert.match((await transact(mx, 'bob@rcpt.test', [bobCopy.from], plainMail('bob@rcpt.test', bobCopy.from, 'unsubscribe'))).end, /^250/);
+    assert.equal((await service.lists.subscriber(s.ws, list.id, bob.id)).status, 'unsubscribed');
+    assert.equal((await service.broadcasts.show(s.ws, campaignId)).counts!.unsubscribed, 2);
+    await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'erin@rcpt.test' });
+    const another = await call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'Text only?', body_html: '<p>No link here</p>' });
+    assert.equal(another.status, 202);
+    assert.match(another.body.message, /^broadcast to 2 active subscribers of list 'News' queued$/);
+    await s.sink.waitFor(sentBefore + 3);
+    const footer = decodeQp(s.sink.received.at(-1)!.raw.toString('utf8'));
+    assert.ok(footer.includes('If you no longer want these emails, <a href="'), 'a body without the URL gets a footer');
+    assert.match(footer, /Unsubscribe: http:\/\/\S+\/u\/[A-Za-z0-9_-]{43}/, 'and its text part too');
+  });
+
+  test(`${backend}: a broadcast larger than the remaining send allowance is refused whole`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { plan: 'trial', deliver: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter,send' })).key;
+    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
+    const csv = Array.from({ length: 60 }, (_, i) => `r${i}@rcpt.test`).join('\n');
+    assert.equal((await s.call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv }, nl)).body.imported, 60);
+    // 150 of the trial's 200 a day used.
+    const to = Array.from({ length: 150 }, (_, i) => `x${i}@rcpt.test`);
+    const sent = await s.post({ from: 'hello@acme.test', to, subject: 'hi', body_text: 'hi' }, nl);
+    assert.equal(sent.status, 202, JSON.stringify(sent.body));
+    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
+    assert.equal(r.status, 429);
+    assert.equal(r.body.code, 'quota_exceeded');
+    assert.equal(r.body.kind, 'api_sends');
+    assert.equal(r.body.used, 150);
+    assert.equal(r.body.limit, 200);
+    assert.deepEqual(await service.broadcasts.list(s.ws), []);
+    assert.equal(await service.fanOut.runOnce(), 0);
+    assert.equal((await s.get('/api/v2/messages?limit=500', nl)).body.total, 150, 'nothing queued');
+    // 50 left: a list of 50 fits, exactly.
+    const small = (await s.call('POST', '/api/v2/lists', { name: 'Small', from_address: 'hello@acme.test' }, nl)).body;
+    await s.call('POST', `/api/v2/lists/${small.id}/subscribers/import`, { csv: to.slice(0, 50).join('\n') }, nl);
+    assert.equal((await s.call('POST', `/api/v2/lists/${small.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl)).status, 202);
+  });
+}
