@@ -14,6 +14,7 @@ import { webhooksConformance } from './webhooks.js';
 import { trackingConformance } from './tracking.js';
 import { inboxConformance } from './inbox.js';
 import { listsConformance } from './lists.js';
+import { campaignsConformance } from './campaigns.js';
 import { workspacesConformance } from './workspaces.js';
 
 export type { Backend } from './fixtures.js';
@@ -33,6 +34,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     trackingConformance,
     inboxConformance,
     listsConformance,
+    campaignsConformance,
     reopenConformance,
   ]) {
     suite(backend);
