@@ -22,6 +22,6 @@ export const unsubscribeStep: Step = {
       const at = draft.html.toLowerCase().lastIndexOf('</body>');
       draft.html = at < 0 ? draft.html + footer : draft.html.slice(0, at) + footer + draft.html.slice(at);
     }
-    if (draft.text !== null && !draft.text.includes(url)) draft.text = `${draft.text.replace(/\s*$/, '')}\n\n--\nUnsubscribe: ${url}\n`;
+    if (draft.text !== null && !draft.text.includes(url)) draft.text = `${draft.text.replace(/\s*$/, '')}\n\n-- \nUnsubscribe: ${url}\n`;
   },
 };
