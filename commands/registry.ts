@@ -53,6 +53,11 @@ import subscribersList from './subscribers/list.js';
 import subscribersRemove from './subscribers/remove.js';
 import subscribersUnsubscribe from './subscribers/unsubscribe.js';
 import subscribersImport from './subscribers/import.js';
+import broadcastsSend from './broadcasts/send.js';
+import broadcastsList from './broadcasts/list.js';
+import broadcastsShow from './broadcasts/show.js';
+import broadcastsCancel from './broadcasts/cancel.js';
+import broadcastsWatch from './broadcasts/watch.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -66,6 +71,7 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   inbox: { summary: 'the team inbox: received mail, Sent copies, a live view', singular: 'inboxes' },
   lists: { summary: 'newsletter lists', singular: 'list' },
   subscribers: { summary: "a newsletter list's subscribers", singular: 'subscriber' },
+  broadcasts: { summary: 'broadcasts to a list and their campaigns', singular: 'broadcast' },
   // The issue and the operator say `svc store check`; the plural is the alias here.
   config: { summary: 'the effective settings', singular: 'configuration' },
   store: { summary: "the store's own files: check them, repair what cannot be read", singular: 'stores' },
@@ -108,6 +114,11 @@ export const commands: CommandSpec[] = [
   subscribersRemove,
   subscribersUnsubscribe,
   subscribersImport,
+  broadcastsSend,
+  broadcastsList,
+  broadcastsShow,
+  broadcastsCancel,
+  broadcastsWatch,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

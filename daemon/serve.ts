@@ -53,6 +53,8 @@ export interface DaemonOptions {
   deliver?: boolean;
   /** Run the webhook loop (tests that drive it by hand with a moved clock turn it off). */
   dispatch?: boolean;
+  /** Run the broadcast fan-out (tests that drive it by hand turn it off; --no-delivery does not: making copies is queueing). */
+  fanOut?: boolean;
 }
 
 const hostInUrl = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -145,7 +147,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // Workers wake when work is announced on the bus (and poll besides).
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
     const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
-    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.deliver ?? true }), domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
+    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.fanOut ?? true }), domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
     for (const w of workers) stops.workers.push(() => w.stop());
     // Opens and clicks answered before the stop are written before the store closes.
     stops.workers.push(() => service.tracking.drain());

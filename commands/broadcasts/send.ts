@@ -1,0 +1,47 @@
+// commands/broadcasts/: `svc broadcasts ...`, one file per verb: broadcasts to a list and their campaigns.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { SvcError } from '../../src/errors.js';
+import type { CommandSpec } from '../spec.js';
+
+/** A body file's text; a file that cannot be read is a usage error naming it. */
+async function bodyFile(cwd: string, file: string, flag: string): Promise<string> {
+  try {
+    return await readFile(resolve(cwd, file), 'utf8');
+  } catch (e) {
+    throw new SvcError('usage', `cannot read ${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}
+
+export default {
+  noun: 'broadcasts',
+  verb: 'send',
+  summary: "a broadcast to the list's active subscribers: {campaign_id, status, message} once it is queued",
+  args: ['<list_id>'],
+  options: [
+    { flags: '--subject <subject>', description: 'the subject, sent as written (required)' },
+    { flags: '--html <file>', description: 'the HTML body, with merge variables such as {{first_name|there}} and {{unsubscribe_url}} (required)' },
+    { flags: '--text <file>', description: 'the text body (default: made from the HTML)' },
+    { flags: '--preheader <text>', description: 'hidden preview text shown beside the subject' },
+    { flags: '--from-address <address>', description: "sender (default: the list's)" },
+    { flags: '--from-name <name>', description: "sender name (default: the list's)" },
+  ],
+  async run(ctx, [listId], opts) {
+    if (typeof opts.subject !== 'string') throw new SvcError('usage', 'missing --subject');
+    if (typeof opts.html !== 'string') throw new SvcError('usage', 'missing --html FILE');
+    const body = {
+      subject: opts.subject,
+      body_html: await bodyFile(ctx.io.cwd, opts.html, '--html'),
+      ...(typeof opts.text === 'string' ? { body_text: await bodyFile(ctx.io.cwd, opts.text, '--text') } : {}),
+      ...(typeof opts.preheader === 'string' ? { preheader: opts.preheader } : {}),
+      ...(typeof opts.fromAddress === 'string' ? { from_address: opts.fromAddress } : {}),
+      ...(typeof opts.fromName === 'string' ? { from_name: opts.fromName } : {}),
+    };
+    const service = await ctx.service();
+    const r = await service.broadcasts.broadcast(await ctx.workspace(), listId!, body);
+    ctx.out.result(r, () => {
+      ctx.out.line(`${r.message} (campaign ${r.campaign_id})`);
+      ctx.out.note(`follow it with: svc broadcasts watch ${r.campaign_id}`);
+    });
+  },
+} satisfies CommandSpec;
