@@ -200,3 +200,29 @@ for (const backend of backends) {
     assert.equal((await s.call('POST', `/api/v2/lists/${small.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl)).status, 202);
   });
 }
+
+for (const backend of backends) {
+  test(`${backend}: a cancelled campaign: no more copies are made, and those not handed off are not sent`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { deliver: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
+    await s.call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv: Array.from({ length: 30 }, (_, i) => `r${i}@rcpt.test`).join('\n') }, nl);
+    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
+    const id = r.body.campaign_id;
+    // The fan-out made its copies (the daemon's worker, or this call); none handed off yet.
+    await service.fanOut.runOnce();
+    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, id)).copies < 30 && Date.now() < until; ) await new Promise((res) => setTimeout(res, 20));
+    const cancelled = await service.broadcasts.cancel(s.ws, id);
+    assert.deepEqual([cancelled.status, cancelled.counts!.queued], ['cancelled', 30]);
+    assert.deepEqual(await service.broadcasts.cancel(s.ws, id), cancelled, 'again: the same answer');
+    await s.daemon.workers.find((w) => w.name === 'delivery')!.runOnce();
+    const shown = await service.broadcasts.show(s.ws, id);
+    assert.deepEqual([shown.status, shown.counts!.queued, shown.counts!.bounced, shown.counts!.sent], ['cancelled', 0, 30, 0]);
+    assert.equal(s.sink.received.length, 0);
+    const copy = (await s.get(`/api/v2/messages?limit=1`)).body.data[0];
+    assert.equal((await s.get(`/api/v2/messages/${copy.id}`)).body.error, 'svc: not sent: the campaign was cancelled');
+    assert.equal((await service.suppressions.list(s.ws)).length, 0, 'nobody suppressed');
+  });
+}

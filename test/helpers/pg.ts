@@ -27,7 +27,18 @@ function withUser(url: string): string {
 /** A fresh schema's store URL (`...?schema=svc_t_...`); the schema is dropped when the test ends. */
 export async function freshSchemaUrl(t: { after(fn: () => unknown): void }): Promise<string> {
   const schema = `svc_t_${randomBytes(6).toString('hex')}`;
-  t.after(() => admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+  // A daemon of the test may still be at work in the schema (hooks run in the order they were
+  // added): a deadlock with it is tried again, a few times.
+  t.after(async () => {
+    for (let i = 0; ; i++) {
+      try {
+        return await admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      } catch (e) {
+        if ((e as { code?: string }).code !== '40P01' || i >= 5) throw e;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  });
   const u = new URL(TEST_DATABASE_URL!);
   u.searchParams.set('schema', schema);
   return u.toString();

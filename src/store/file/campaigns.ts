@@ -67,6 +67,8 @@ export interface CampaignMessages {
  */
 export function fileCampaigns(log: Journal<Line>, replay: Replay, mail: Replay, msgs: CampaignMessages, now: () => Date): { store: CampaignStore; keepProgress(accept: MessageStore['accept']): MessageStore['accept'] } {
   const byId = new Map<string, Campaign>();
+  /** Per campaign: the end of the chain of its fan-out batches being stored. */
+  const chains = new Map<string, Promise<unknown>>();
   campaignLines(replay);
   const progress = (p: CampaignProgress) => {
     const c = byId.get(p.id);
@@ -150,13 +152,21 @@ export function fileCampaigns(log: Journal<Line>, replay: Replay, mail: Replay, 
     // A fan-out batch's progress is applied from its accept line; once that is written, it is kept
     // here too (see above). A crash between the two leaves the accept line to say it.
     keepProgress: (accept) => async (batch) => {
-      // One process owns the file store and runs one fan-out per campaign, so the check holds to the write.
-      if (batch.campaign && byId.get(batch.campaign.id)?.cursor !== batch.campaign.from) return { refused: 'campaign_moved' };
-      const refused = await accept(batch);
-      if (refused || !batch.campaign) return refused;
-      const line: ProgressLine = { t: 'campaign_progress', at: now().toISOString(), ...batch.campaign };
-      await log.append(PARTITION, [line]);
-      return refused;
+      const p = batch.campaign;
+      if (!p) return accept(batch);
+      // A campaign's batches are stored one at a time, so the position checked is the one written after.
+      const run = (chains.get(p.id) ?? Promise.resolve()).then(async () => {
+        if (byId.get(p.id)?.cursor !== p.from) return { refused: 'campaign_moved' as const };
+        const refused = await accept(batch);
+        if (refused) return refused;
+        const line: ProgressLine = { t: 'campaign_progress', at: now().toISOString(), ...p };
+        await log.append(PARTITION, [line]);
+        return null;
+      });
+      const tail = run.catch(() => {});
+      chains.set(p.id, tail);
+      void tail.then(() => chains.get(p.id) === tail && chains.delete(p.id));
+      return run;
     },
   };
 }

@@ -98,6 +98,18 @@ export function campaignsConformance<B>(backend: Backend<B>): void {
     assert.deepEqual((await store.campaigns.unfinished()).map((x) => x.id), [c.id]);
     assert.deepEqual(await store.campaigns.list(other.id), []);
 
+    // Two fan-outs storing from the same position at once (two daemons): one is refused whole.
+    const race = campaign(a.id, list.id, { recipients: 2 });
+    await store.campaigns.create(race, { n: 2, windows: [month(null)] });
+    const racer = () => {
+      const bt = batch(a.id, ['a@rcpt.test', 'b@rcpt.test'], AT);
+      bt.messages.forEach((m) => Object.assign(m, { source: 'broadcast', campaign_id: race.id }));
+      return { ...bt, campaign: { id: race.id, from: 0, cursor: first.cursor, copies: 2 } };
+    };
+    const outcomes = await Promise.all([store.messages.accept(racer()), store.messages.accept(racer())]);
+    assert.deepEqual(outcomes.map((o) => (o === null ? 'stored' : o.refused)).sort(), ['campaign_moved', 'stored']);
+    assert.deepEqual(await store.campaigns.counts(a.id, race.id), { queued: 2, sent: 0, bounced: 0, opened: 0, clicked: 0 });
+
     // After a reopen: the same.
     await store.close();
     const again = await backend.open(b);
@@ -105,7 +117,7 @@ export function campaignsConformance<B>(backend: Backend<B>): void {
     const kept = (await again.campaigns.get(a.id, c.id))!;
     assert.deepEqual([kept.status, kept.cursor, kept.copies, kept.fanned_out_at, kept.unsubscribed], ['sending', second.cursor, 4, AT, 1]);
     assert.equal((await again.campaigns.get(a.id, later.id))!.status, 'cancelled');
-    assert.deepEqual(await again.usage.get(a.id, ['month:2026-01']), { 'month:2026-01': 5 });
+    assert.deepEqual(await again.usage.get(a.id, ['month:2026-01']), { 'month:2026-01': 7 });
     assert.deepEqual(await again.campaigns.counts(a.id, c.id), { queued: 2, sent: 1, bounced: 1, opened: 0, clicked: 0 });
     assert.deepEqual(await again.messages.accept(copyBatch([subs[4]!], 0, 1, 5)), { refused: 'campaign_moved' });
   });
