@@ -226,3 +226,30 @@ for (const backend of backends) {
     assert.equal((await service.suppressions.list(s.ws)).length, 0, 'nobody suppressed');
   });
 }
+
+for (const backend of backends) {
+  test(`${backend}: a transactional send during a 20,000-copy broadcast is handed off before the broadcast ends`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
+    const N = 20_000;
+    const imported = await s.call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv: Array.from({ length: N }, (_, i) => `r${i}@rcpt.test`).join('\n') }, nl);
+    assert.equal(imported.body.imported, N);
+    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'Bulk', body_html: '<p>Hi {{email}}</p>' }, nl);
+    assert.equal(r.status, 202);
+    await s.sink.waitFor(50);
+    const urgent = await s.post({ from: 'hello@acme.test', to: ['reset@rcpt.test'], subject: 'Your password reset', body_text: 'code 1234' });
+    assert.equal(urgent.status, 202);
+    const arrived = () => s.sink.received.findIndex((m) => m.to[0] === 'reset@rcpt.test');
+    for (const until = Date.now() + 30_000; arrived() < 0 && Date.now() < until; ) await new Promise((res) => setTimeout(res, 10));
+    const at = arrived();
+    assert.ok(at >= 0, 'the reset arrived');
+    const copiesBefore = s.sink.received.slice(0, at).length;
+    assert.ok(copiesBefore < N, `handed off after ${copiesBefore} of ${N} copies, before the broadcast ended`);
+    t.diagnostic(`the reset went out after ${copiesBefore} broadcast copies`);
+    // Ended here: the rest is not needed.
+    await service.broadcasts.cancel(s.ws, r.body.campaign_id);
+  });
+}
