@@ -20,6 +20,8 @@ import { deliveryWorker } from './workers/delivery.js';
 import { retentionWorker } from './workers/retention.js';
 import { webhookWorker } from './workers/webhooks.js';
 import { fanOutWorker } from './workers/fan-out.js';
+import { schedulerWorker } from './workers/scheduler.js';
+import { startTicks } from './workers/ticks.js';
 
 export interface Listener {
   /** api, relay, mx: the word scripts look for in the ready line. */
@@ -34,6 +36,8 @@ export interface Daemon {
   service: Service;
   listeners: Listener[];
   workers: Worker[];
+  /** The periodic ticks (name and cron expression), for status views. */
+  ticks: ReadonlyArray<{ name: string; cron: string }>;
   url(name: string): string;
   close(): Promise<void>;
 }
@@ -53,6 +57,8 @@ export interface DaemonOptions {
   deliver?: boolean;
   /** Run the webhook loop (tests that drive it by hand with a moved clock turn it off). */
   dispatch?: boolean;
+  /** Run the sequence scheduler (tests that drive it by hand with a moved clock turn it off). */
+  schedule?: boolean;
   /** Run the broadcast fan-out (tests that drive it by hand turn it off; --no-delivery does not: making copies is queueing). */
   fanOut?: boolean;
 }
@@ -147,8 +153,19 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // Workers wake when work is announced on the bus (and poll besides).
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });
     const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
-    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.fanOut ?? true }), domainRecheck(service, config.domainRecheckSeconds, log), retentionWorker(service)];
+    const scheduler = schedulerWorker(service, { start: opts.schedule ?? true });
+    const retention = retentionWorker(service);
+    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.fanOut ?? true }), scheduler, domainRecheck(service, config.domainRecheckSeconds, log), retention];
     for (const w of workers) stops.workers.push(() => w.stop());
+    // The periodic ticks, in one place (ticks.ts); they stop first.
+    const ticks = startTicks(
+      [
+        { name: 'due sequence steps', cron: '*/10 * * * * *', run: () => (opts.schedule ?? true ? scheduler.poke() : undefined) },
+        { name: 'retention', cron: '0 7 * * * *', run: () => retention.tick() },
+      ],
+      log,
+    );
+    stops.workers.push(() => ticks.stop());
     // Opens and clicks answered before the stop are written before the store closes.
     stops.workers.push(() => service.tracking.drain());
 
@@ -158,6 +175,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       service,
       listeners,
       workers,
+      ticks: ticks.ticks,
       url: (name) => {
         const l = listeners.find((x) => x.name === name);
         if (!l) throw new Error(`no listener ${name}`);

@@ -24,6 +24,8 @@ import { inboxService } from './inbox/inbox.js';
 import { listService } from './lists/lists.js';
 import { broadcastService } from './broadcasts/broadcasts.js';
 import { fanOutService } from './broadcasts/fan-out.js';
+import { sequenceService } from './sequences/sequences.js';
+import { sequenceScheduler } from './sequences/scheduler.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -65,6 +67,9 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     broadcasts: broadcastService(deps),
     /** The fan-out of broadcasts' campaigns (the daemon's fan-out worker runs it). */
     fanOut: fanOutService(deps, send),
+    sequences: sequenceService(deps),
+    /** Due sequence steps (the daemon's scheduler runs it). */
+    scheduler: sequenceScheduler(deps, send),
     authenticate: (token: string): Promise<Principal> => authenticateKey(deps.store, token),
     /** GET /api/v2/me */
     me: (p: Principal) => ({ tenant: p.workspace.name, permissions: p.scopes }),

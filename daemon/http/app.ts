@@ -15,6 +15,7 @@ import { trackingRoutes } from './routes/tracking.js';
 import { inboxRoutes } from './routes/inbox.js';
 import { listRoutes } from './routes/lists.js';
 import { broadcastRoutes } from './routes/broadcasts.js';
+import { sequenceRoutes } from './routes/sequences.js';
 import { listLinkRoutes } from './routes/list-links.js';
 
 export interface ApiOptions {
@@ -53,6 +54,7 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   inboxRoutes(app, service);
   listRoutes(app, service);
   broadcastRoutes(app, service);
+  sequenceRoutes(app, service);
   listLinkRoutes(app, service);
   return app;
 }

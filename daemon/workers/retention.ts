@@ -1,12 +1,12 @@
 // Removes messages and webhook delivery log rows older than --retention-days (default 30),
 // received inbox items older than --inbox-retention-days (default 365) and Idempotency-Key claims
 // past their 24 hours, and gives back the disk space of deleted inbox items (store.inbox.compact),
-// soon after start and then hourly.
+// soon after start and then hourly (the daemon's `retention` tick).
 import type { Service } from '../../src/service.js';
 import type { Worker } from './domain-recheck.js';
 import { IDEMPOTENCY_TTL_MS } from '../../src/send/idempotent.js';
 
-export function retentionWorker(service: Service): Worker {
+export function retentionWorker(service: Service): Worker & { tick(): void } {
   const { config, clock, log } = service.deps;
   let running: Promise<void> | null = null;
   /** The moment `ms` before now, as the stores take it. */
@@ -28,17 +28,17 @@ export function retentionWorker(service: Service): Worker {
       .catch((e: Error) => log.warn(`retention: ${e.message}`))
       .finally(() => (running = null));
   };
-  // Once soon after start (a file store reads back days kept for the monthly quota), then hourly.
+  // Once soon after start (a file store reads back days kept for the monthly quota), then hourly
+  // from the daemon's ticks (ticks.ts).
   const first = setTimeout(tick, 5_000);
   first.unref();
-  const timer = setInterval(tick, 3600_000);
-  timer.unref();
   return {
     name: 'retention',
     runOnce,
+    /** The hourly tick: a pass, unless one is still running. */
+    tick,
     async stop() {
       clearTimeout(first);
-      clearInterval(timer);
       await running;
     },
   };

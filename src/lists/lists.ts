@@ -22,6 +22,7 @@ import { registeredSender } from '../send/sender.js';
 import { wholeNumber } from '../messages/log.js';
 import { csvImporter, csvText, type CsvSource } from './import.js';
 import { keptSecret } from '../kept-secret.js';
+import { enroller } from '../sequences/enrol.js';
 import { CONFIRM_DAYS, CONFIRM_KEY, CONFIRM_PATH, CONFIRM_RESEND_MS, confirmCode, readConfirmCode } from './confirm.js';
 import type { SendOptions, SendResult } from '../send/pipeline.js';
 import type { SendRequest } from '../send/validate.js';
@@ -34,10 +35,11 @@ const UNSUBSCRIBE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 type Send = (ws: Workspace, req: SendRequest, opts: SendOptions) => Promise<SendResult>;
 
-export function listService({ store, clock, random, config, log, events }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets' | 'campaigns'>, send: Send) {
+export function listService({ store, clock, random, config, log, events, bus }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets' | 'campaigns' | 'sequences'>, send: Send) {
   const now = () => clock.now().toISOString();
   const importCsv = csvImporter({ store, clock, random, config });
   const confirmKey = keptSecret(store, random, CONFIRM_KEY);
+  const enrol = enroller({ store, clock, random, config, log, events, bus });
 
   /**
    * The one confirmation email of a pending subscriber of a double opt-in list, through the one
@@ -109,7 +111,9 @@ export function listService({ store, clock, random, config, log, events }: DepsO
   }
 
   /** Where unsubscribing leaves the address: suppressed for the workspace (it is never mailed again). */
+  /** An unsubscribed subscriber: suppressed, and out of every sequence (spec.md "Subscriber status"). */
   async function suppress(s: Subscriber): Promise<void> {
+    await store.sequences.stop(s.workspace_id, s.id, 'unsubscribed', now());
     await store.suppressions.add({ workspace_id: s.workspace_id, address: s.email, reason: 'unsubscribe', detail: `unsubscribed from list ${s.list_id}`, created_at: now() });
   }
 
@@ -122,7 +126,11 @@ export function listService({ store, clock, random, config, log, events }: DepsO
   async function importInto(ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void) {
     assertWritable(ws, clock.now());
     await list(ws, listId);
-    return importCsv(ws, listId, source, progress);
+    // Imported rows are active: those new to the list (after this position) join its sequences.
+    const before = await store.subscribers.lastPosition(ws.id, listId);
+    const result = await importCsv(ws, listId, source, progress);
+    await enrol.since(ws.id, listId, before);
+    return result;
   }
 
   async function findToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null> {
@@ -201,8 +209,9 @@ export function listService({ store, clock, random, config, log, events }: DepsO
       const l = await list(ws, listId);
       const { s, update } = subscribeRow(random, ws, listId, { email, name, tags }, l.double_opt_in ? 'pending' : 'active', now());
       const r = await store.subscribers.upsert(s, update, limitFor(ws, 'contacts'));
-      const { subscriber } = createdOrLimit(r, ws, upgradeUrlOf(config));
+      const { subscriber, created } = createdOrLimit(r, ws, upgradeUrlOf(config));
       if (l.double_opt_in && subscriber.status === 'pending') await sendConfirmation(ws, l, subscriber);
+      if (created) await enrol.active(ws.id, listId, [subscriber]);
       return subscriberView(subscriber);
     },
 
@@ -270,6 +279,7 @@ export function listService({ store, clock, random, config, log, events }: DepsO
       const done = await store.subscribers.setStatus(s.workspace_id, s.list_id, s.id, 'active', now());
       if (!done) return null;
       events?.event('info', 'subscriber confirmed', { workspace: s.workspace_id, list: s.list_id, subscriber: s.id });
+      await enrol.active(s.workspace_id, s.list_id, [done]);
       return { subscriber: done, list: found.list };
     },
 

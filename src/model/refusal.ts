@@ -30,7 +30,12 @@ export interface CampaignMovedRefusal {
   refused: 'campaign_moved';
 }
 
-export type AcceptRefusal = SendQuotaRefusal | SuppressedRefusal | CampaignMovedRefusal;
+/** A sequence step's send whose enrolment had moved on (another daemon sent it) or stopped. */
+export interface EnrolmentMovedRefusal {
+  refused: 'enrolment_moved';
+}
+
+export type AcceptRefusal = SendQuotaRefusal | SuppressedRefusal | CampaignMovedRefusal | EnrolmentMovedRefusal;
 
 /** A creation answers the record, or why not. */
 export type Created<T> = T | CountLimitRefusal;

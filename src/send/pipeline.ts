@@ -6,6 +6,7 @@ import { upgradeUrlOf } from '../config.js';
 import type { DepsOf } from '../deps.js';
 import { priorityOf, type CopySubscriber, type Message, type MessageSource, type OutboundJob, type RecipientKind, type SendContent } from '../model/message.js';
 import type { CampaignProgress } from '../model/campaign.js';
+import type { EnrolmentStep } from '../model/sequence.js';
 import type { OutboxEvent } from '../model/event.js';
 import type { Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
@@ -48,6 +49,8 @@ export interface SendOptions {
     /** A broadcast's batch: its campaign and the fan-out's progress, stored with these copies. */
     campaign?: CampaignProgress;
     preheader?: string;
+    /** A sequence step: its enrolment's move, stored with this copy. */
+    enrolment?: EnrolmentStep;
   };
 }
 
@@ -221,7 +224,9 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
         unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
         ...(list?.campaign ? { campaign: { ...list.campaign, copies: list.campaign.copies + messages.length } } : {}),
+        ...(list?.enrolment ? { enrolment: list.enrolment } : {}),
       });
+      if (refused?.refused === 'enrolment_moved') throw new SvcError('conflict', `enrolment ${opts.list?.enrolment?.id}: moved on or stopped before this step was stored (nothing stored)`);
       if (refused?.refused === 'campaign_moved') throw new SvcError('conflict', `campaign ${list?.campaign?.id}: another fan-out moved it on first (nothing stored)`);
       if (refused?.refused === 'send_quota') throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config), opts.inbox ? 'inbox_sends' : 'api_sends');
       if (refused?.refused === 'suppressed') {

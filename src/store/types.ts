@@ -17,6 +17,7 @@ import type { SecretStore } from './port/secrets.js';
 import type { InboxStore } from './port/inbox.js';
 import type { ListStore, SubscriberStore } from './port/lists.js';
 import type { CampaignStore } from './port/campaigns.js';
+import type { SequenceStore } from './port/sequences.js';
 
 export type * from './port/addresses.js';
 export type * from './port/events.js';
@@ -32,6 +33,7 @@ export type * from './port/secrets.js';
 export type * from './port/inbox.js';
 export type * from './port/lists.js';
 export type * from './port/campaigns.js';
+export type * from './port/sequences.js';
 export type * from './port/webhooks.js';
 export type * from './port/workspaces.js';
 
@@ -56,6 +58,7 @@ export interface StoreGroups {
   lists: ListStore;
   subscribers: SubscriberStore;
   campaigns: CampaignStore;
+  sequences: SequenceStore;
 }
 
 /** The groups a service uses, e.g. `StoreSlice<'workspaces' | 'usage'>`. */
@@ -96,6 +99,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   secrets: { keep: true },
   inbox: { receive: true, list: true, get: true, threads: true, threadOf: true, about: true, usage: true, purge: true, remove: true, compact: true },
   lists: { create: true, listByWorkspace: true, get: true, update: true, remove: true, sweep: true },
-  subscribers: { upsert: true, upsertMany: true, newContacts: true, list: true, get: true, activeAfter: true, byToken: true, setStatus: true, remove: true, confirmSent: true, contacts: true },
+  subscribers: { upsert: true, upsertMany: true, newContacts: true, list: true, get: true, activeAfter: true, lastPosition: true, byToken: true, setStatus: true, remove: true, confirmSent: true, contacts: true },
   campaigns: { create: true, get: true, list: true, unfinished: true, setStatus: true, countUnsubscribe: true, counts: true },
+  sequences: { create: true, list: true, get: true, ofList: true, remove: true, addStep: true, steps: true, removeStep: true, enrol: true, enrolments: true, claimDue: true, advance: true, stop: true },
 };

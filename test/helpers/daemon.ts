@@ -16,7 +16,7 @@ export interface TestDaemon {
 
 export async function startTestDaemon(
   t: { after(fn: () => unknown): void },
-  opts: { store?: StoreLocation; clock?: Clock; env?: Record<string, string>; deliver?: boolean } = {},
+  opts: { store?: StoreLocation; clock?: Clock; env?: Record<string, string>; deliver?: boolean; schedule?: boolean } = {},
 ): Promise<TestDaemon> {
   const store = opts.store ?? { kind: 'file' as const, dir: await tmpDir(t) };
   // The rate limit is exercised by its own tests; elsewhere it is out of the way.
@@ -32,6 +32,8 @@ export async function startTestDaemon(
     deliver: opts.deliver ?? true,
     // Tests that hand off by hand send webhooks by hand too.
     dispatch: opts.deliver ?? true,
+    // Tests that move the clock run the sequence scheduler by hand.
+    schedule: opts.schedule ?? true,
   });
   t.after(() => daemon.close());
   const { service } = daemon;

@@ -21,7 +21,7 @@ export interface Sending extends Omit<TestDaemon, "key"> {
 
 export async function sending(
   t: { after(fn: () => unknown): void },
-  opts: { plan?: string; clock?: Clock; env?: Record<string, string>; store?: StoreLocation; deliver?: boolean } = {},
+  opts: { plan?: string; clock?: Clock; env?: Record<string, string>; store?: StoreLocation; deliver?: boolean; schedule?: boolean } = {},
 ): Promise<Sending> {
   const dns = await fixtureDns(t);
   const s = await sink(t);
@@ -29,6 +29,7 @@ export async function sending(
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.store ? { store: opts.store } : {}),
     deliver: opts.deliver ?? true,
+    ...(opts.schedule === undefined ? {} : { schedule: opts.schedule }),
     env: { SVC_DNS_SERVERS: dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.port), SVC_SMTP_TIMEOUT: '2000', ...opts.env },
   });
   const { service } = d.daemon;

@@ -27,6 +27,7 @@ import { fileSecrets } from './secrets.js';
 import { fileInbox, type FileInbox } from './inbox.js';
 import { fileLists, subscriberLines, type FileLists } from './lists.js';
 import { fileCampaigns } from './campaigns.js';
+import { fileSequences } from './sequences.js';
 
 export { DATA_FILE } from './doc.js';
 
@@ -57,6 +58,7 @@ export class FileStore implements Store {
     inbox: { journal: Journal<Line>; replay: Replay },
     subs: { journal: Journal<Line>; replay: Replay },
     camps: { journal: Journal<Line>; replay: Replay },
+    seqs: { journal: Journal<Line>; replay: Replay },
     now: () => Date,
     box: SecretBox | null,
     inboxSnapshotMin: number,
@@ -64,12 +66,13 @@ export class FileStore implements Store {
     this.describe = `file:${dir}`;
     this.#doc = doc;
     this.#lock = lock;
-    this.#journals = [mail.journal, held.journal, inbox.journal, subs.journal, camps.journal];
+    this.#journals = [mail.journal, held.journal, inbox.journal, subs.journal, camps.journal, seqs.journal];
     this.#lists = fileLists(doc, subs.journal, subs.replay);
     const suppressions = fileSuppressions(held.journal, held.replay, now);
     const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
     this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin);
     const campaigns = fileCampaigns(camps.journal, camps.replay, mail.replay, msgs.lookup, now);
+    const sequences = fileSequences(seqs.journal, seqs.replay, mail.replay, now);
     const groups: StoreGroups = {
       workspaces: fileWorkspaces(doc),
       keys: fileKeys(doc),
@@ -78,8 +81,10 @@ export class FileStore implements Store {
       tls: fileTls(doc, box),
       suppressions: suppressions.store,
       // A fan-out batch's progress is kept in the campaigns journal too once its copies are written.
-      messages: { ...msgs.messages, accept: campaigns.keepProgress(msgs.messages.accept) },
+      // (A sequence step's send, its enrolment's move likewise.)
+      messages: { ...msgs.messages, accept: sequences.keepSteps(campaigns.keepProgress(msgs.messages.accept)) },
       campaigns: campaigns.store,
+      sequences: sequences.store,
       queue: msgs.queue,
       outbox: msgs.outbox,
       usage: msgs.usage,
@@ -124,6 +129,8 @@ export class FileStore implements Store {
       const subs = await Journal.open<Line>(join(dir, 'subscribers'), { validate: subsReplay.validate });
       const campsReplay = new Replay();
       const camps = await Journal.open<Line>(join(dir, 'campaigns'), { validate: campsReplay.validate });
+      const seqsReplay = new Replay();
+      const seqs = await Journal.open<Line>(join(dir, 'sequences'), { validate: seqsReplay.validate });
       const store = new FileStore(
         dir,
         doc,
@@ -133,6 +140,7 @@ export class FileStore implements Store {
         { journal: inbox, replay: inboxReplay },
         { journal: subs, replay: subsReplay },
         { journal: camps, replay: campsReplay },
+        { journal: seqs, replay: seqsReplay },
         now,
         box,
         opts.inboxSnapshotMin ?? INBOX_SNAPSHOT_MIN,
@@ -144,9 +152,11 @@ export class FileStore implements Store {
       };
       await replayAll(held, heldReplay);
       heldReplay.finish();
-      // Campaigns before the mail journal: its accept lines move their fan-out on.
+      // Campaigns and sequences before the mail journal: its accept lines move fan-outs and enrolments on.
       await replayAll(camps, campsReplay);
       campsReplay.finish();
+      await replayAll(seqs, seqsReplay);
+      seqsReplay.finish();
       // The inbox index's snapshot first: its items take their numbers before the Sent copies are added.
       await store.#inbox.load();
       await replayAll(mail, mailReplay);
@@ -161,6 +171,7 @@ export class FileStore implements Store {
       await setAside(dir, 'inbox', inbox.problems);
       await setAside(dir, 'subscribers', subs.problems);
       await setAside(dir, 'campaigns', camps.problems);
+      await setAside(dir, 'sequences', seqs.problems);
       return store;
     } catch (e) {
       await lock.release();

@@ -9,6 +9,7 @@ import { trackingLines } from './tracking.js';
 import { inboxLines } from './inbox-lines.js';
 import { subscriberLines } from './lists.js';
 import { campaignLines } from './campaigns.js';
+import { sequenceLines } from './sequences.js';
 
 export const JOURNALS = [
   /** mail/DAY.jsonl: sends, outcomes, webhook fan-outs and attempts, dropped by the day. */
@@ -21,6 +22,8 @@ export const JOURNALS = [
   { name: 'subscribers', declare: [subscriberLines] },
   /** campaigns/all.jsonl: broadcasts and their fan-out's progress; kept for good. */
   { name: 'campaigns', declare: [campaignLines] },
+  /** sequences/all.jsonl: sequences, their steps and enrolments; kept for good. */
+  { name: 'sequences', declare: [sequenceLines] },
 ] as const;
 
 /** A registry with the journal's line kinds declared and nothing applied (for checks). */

@@ -198,6 +198,10 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
       if (!listOf(workspaceId, listId)) return null;
       return (await confirm(index.byId(listId, id), (x) => x.id === id))?.s ?? null;
     },
+    lastPosition: async (workspaceId, listId) => {
+      doc.open();
+      return listOf(workspaceId, listId) ? index.nextOrdinal(listId) : 0;
+    },
     activeAfter: async (workspaceId, listId, cursor, limit) => {
       doc.open();
       if (!listOf(workspaceId, listId)) return { data: [], cursor, done: true };

@@ -12,6 +12,7 @@ import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
 import type { CampaignProgress } from '../../model/campaign.js';
+import type { EnrolmentStep } from '../../model/sequence.js';
 import type { SendQuotaRefusal } from '../../model/refusal.js';
 import { ATTEMPTS_KEPT, type DeliveryAttempt } from '../../model/attempt.js';
 import type { AcceptBatch, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
@@ -31,6 +32,7 @@ export interface AcceptLine extends Line {
   debit?: AcceptBatch['debit'];
   idempotency?: { key: string; response: StoredResponse; fingerprint?: string | null };
   campaign?: CampaignProgress;
+  enrolment?: EnrolmentStep;
 }
 
 interface OutcomeLine extends Line {
@@ -243,6 +245,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         ...(batch.debit ? { debit: { n: batch.debit.n, windows: batch.debit.windows.map((w) => ({ ...w })) } } : {}),
         ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response, fingerprint: batch.idempotency.fingerprint ?? null } } : {}),
         ...(batch.campaign ? { campaign: { ...batch.campaign } } : {}),
+        ...(batch.enrolment ? { enrolment: { ...batch.enrolment } } : {}),
       };
       const held = line.debit ? reserve(ws, line.debit) : null;
       if (held && 'refused' in held) return held;

@@ -47,6 +47,8 @@ export interface SubscriberStore {
    * broadcast's fan-out reads a list with it; subscribers added meanwhile come after the others.
    */
   activeAfter(workspaceId: string, listId: string, cursor: number, limit: number): Promise<{ data: Subscriber[]; cursor: number; done: boolean }>;
+  /** The position (as activeAfter counts) of the list's newest subscriber: those added later come after it. */
+  lastPosition(workspaceId: string, listId: string): Promise<number>;
   /** The subscriber of an unsubscribe token, in any workspace (the unsubscribe URL names no workspace), with its list's name (its pages show it). */
   byToken(token: string): Promise<{ subscriber: Subscriber; list: string } | null>;
   setStatus(workspaceId: string, listId: string, id: string, status: SubscriberStatus, at: string): Promise<Subscriber | null>;

@@ -8,6 +8,7 @@ import type { AcceptRefusal } from '../../model/refusal.js';
 import type { Suppression } from '../../model/suppression.js';
 import type { DeliveryAttempt } from '../../model/attempt.js';
 import type { CampaignProgress } from '../../model/campaign.js';
+import type { EnrolmentStep } from '../../model/sequence.js';
 
 export interface AcceptBatch {
   content: SendContent;
@@ -26,6 +27,8 @@ export interface AcceptBatch {
   unsuppressed?: string[];
   /** A broadcast's fan-out batch: the campaign's progress, stored with these copies or not at all. */
   campaign?: CampaignProgress;
+  /** A sequence step's send: its enrolment's move, stored with this record or not at all. */
+  enrolment?: EnrolmentStep;
 }
 
 /** The outcome of one attempt at a job, stored in one call. */

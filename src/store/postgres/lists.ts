@@ -112,6 +112,7 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
       const [r] = await db.rows<SubscriberRow>(`SELECT ${SUB_COLS} FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3`, [workspaceId, listId, id]);
       return r ? toSubscriber(r) : null;
     },
+    lastPosition: async (workspaceId, listId) => Number((await db.rows<{ n: string }>(`SELECT COALESCE(max(seq), 0) AS n FROM subscribers WHERE list_id = $1 AND workspace_id = $2`, [listId, workspaceId]))[0]!.n),
     activeAfter: async (workspaceId, listId, cursor, limit) => {
       const rows = await db.rows<SubscriberRow & { seq: string }>(
         `SELECT ${SUB_COLS}, seq FROM subscribers WHERE list_id = $1 AND workspace_id = $2 AND status = 'active' AND seq > $3 ORDER BY seq LIMIT ${limit}`,

@@ -70,6 +70,7 @@ export function refusalFrom(e: unknown): AcceptRefusal {
   }
   if (pgErr.message === 'svc_suppressed' && pgErr.detail) return { refused: 'suppressed', addresses: JSON.parse(pgErr.detail) as string[] };
   if (pgErr.message === 'svc_campaign_moved') return { refused: 'campaign_moved' };
+  if (pgErr.message === 'svc_enrolment_moved') return { refused: 'enrolment_moved' };
   throw e;
 }
 
@@ -118,6 +119,7 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
       thread_id: k.thread_id ?? null, in_reply_to: k.in_reply_to ?? null, refs: k.references ?? null, preheader: k.preheader ?? null,
     }));
     const progress = batches.flatMap((b) => (b.campaign ? [b.campaign] : []));
+    const steps = batches.flatMap((b) => (b.enrolment ? [b.enrolment] : []));
     await db.rows(
       `WITH sends AS (
          SELECT * FROM jsonb_to_recordset($5) AS s(workspace_id text, n int, windows jsonb, unsuppressed text[], idem_key text, idem_token text, idem_response jsonb, created_at timestamptz)),
@@ -150,6 +152,8 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
        -- A fan-out batch moves its campaign on in the same statement, or raises when another
        -- daemon's batch moved it first (nothing is stored).
        progress AS (SELECT svc_campaign_progress(p) FROM jsonb_array_elements($6) AS p, (SELECT count(*) FROM debit) AS d),
+       -- A sequence step's send moves its enrolment on likewise (svc_enrolment_step).
+       stepped AS (SELECT svc_enrolment_step(p) FROM jsonb_array_elements($7) AS p, (SELECT count(*) FROM debit) AS d),
        jobs AS (
          INSERT INTO outbound_jobs (${JOB_COLS})
          SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, COALESCE(priority, 0)
@@ -159,7 +163,7 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
          INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
          SELECT id, workspace_id, event, message_id, payload, created_at
            FROM jsonb_to_recordset($4) AS e(id text, workspace_id text, event text, message_id text, payload jsonb, created_at timestamptz))
-       SELECT count(*) FROM debit, (SELECT count(*) FROM progress) AS pr`,
+       SELECT count(*) FROM debit, (SELECT count(*) FROM progress) AS pr, (SELECT count(*) FROM stepped) AS st`,
       [
         JSON.stringify(contents),
         JSON.stringify(batches.flatMap((b) => b.messages)),
@@ -167,6 +171,7 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
         JSON.stringify(batches.flatMap((b) => b.events)),
         JSON.stringify(sends),
         JSON.stringify(progress),
+        JSON.stringify(steps),
       ],
       'messages_accept',
     );

@@ -29,6 +29,7 @@ import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
 import { pgCampaigns } from './campaigns.js';
+import { pgSequences } from './sequences.js';
 import { pgTracking } from './tracking.js';
 import { pgSecrets } from './secrets.js';
 import { pgInbox } from './inbox.js';
@@ -99,6 +100,7 @@ export class PgStore implements Store {
       rateLimit: pgRateLimit(db),
       tracking: pgTracking(db),
       campaigns: pgCampaigns(db),
+      sequences: pgSequences(db),
       secrets: pgSecrets(db, this.#box),
       inbox: pgInbox(db),
       ...pgLists(db),
