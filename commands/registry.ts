@@ -58,6 +58,12 @@ import broadcastsList from './broadcasts/list.js';
 import broadcastsShow from './broadcasts/show.js';
 import broadcastsCancel from './broadcasts/cancel.js';
 import broadcastsWatch from './broadcasts/watch.js';
+import sequencesCreate from './sequences/create.js';
+import sequencesList from './sequences/list.js';
+import sequencesRemove from './sequences/remove.js';
+import stepsAdd from './steps/add.js';
+import stepsList from './steps/list.js';
+import stepsRemove from './steps/remove.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -72,6 +78,8 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   lists: { summary: 'newsletter lists', singular: 'list' },
   subscribers: { summary: "a newsletter list's subscribers", singular: 'subscriber' },
   broadcasts: { summary: 'broadcasts to a list and their campaigns', singular: 'broadcast' },
+  sequences: { summary: "timed sequences for a list's new subscribers", singular: 'sequence' },
+  steps: { summary: "a sequence's steps", singular: 'step' },
   // The issue and the operator say `svc store check`; the plural is the alias here.
   config: { summary: 'the effective settings', singular: 'configuration' },
   store: { summary: "the store's own files: check them, repair what cannot be read", singular: 'stores' },
@@ -119,6 +127,12 @@ export const commands: CommandSpec[] = [
   broadcastsShow,
   broadcastsCancel,
   broadcastsWatch,
+  sequencesCreate,
+  sequencesList,
+  sequencesRemove,
+  stepsAdd,
+  stepsList,
+  stepsRemove,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

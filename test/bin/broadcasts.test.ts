@@ -119,3 +119,27 @@ for (const backend of backends) {
     assert.equal(await d2.stop(), 0);
   });
 }
+
+test('svc sequences and svc steps through the binary: create, list, steps in order, errors, removal', async (t) => {
+  const dir = await tmpDir(t);
+  const base = ['--store', `file:${dir}`];
+  json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'scale', '--json']));
+  const list = json(await svc([...base, 'lists', 'create', 'News', '--json']));
+  const noList = await svc([...base, 'sequences', 'create', 'Welcome']);
+  assert.deepEqual([noList.code, noList.stderr.trim()], [2, 'svc: list_id is required']);
+  assert.equal((await svc([...base, 'sequences', 'create', 'Welcome', '--list', 'nope'])).code, 1);
+  const seq = json(await svc([...base, 'sequences', 'create', 'Welcome', '--list', list.id, '--json']));
+  assert.deepEqual([seq.name, seq.list_id, seq.trigger, seq.active, seq.step_count], ['Welcome', list.id, 'subscribe', true, 0]);
+  const html = join(dir, 'step.html');
+  await writeFile(html, '<p>Hi {{first_name|there}}</p>');
+  const later = json(await svc([...base, 'steps', 'add', seq.id, '--position', '1', '--delay-hours', '24', '--subject', 'Day one', '--html', html, '--json']));
+  json(await svc([...base, 'steps', 'add', seq.id, '--position', '0', '--delay-hours', '0', '--subject', 'Welcome', '--html', html, '--json']));
+  assert.equal((await svc([...base, 'steps', 'add', seq.id, '--position', 'x', '--delay-hours', '0', '--subject', 'S', '--html', html])).code, 2);
+  assert.equal((await svc([...base, 'steps', 'add', seq.id, '--position', '0', '--delay-hours', '0', '--subject', 'S', '--html', html])).code, 1, 'position taken: a conflict');
+  assert.deepEqual(json(await svc([...base, 'steps', 'list', seq.id, '--json'])).map((s: { subject: string }) => s.subject), ['Welcome', 'Day one']);
+  assert.match((await svc([...base, 'sequences', 'list'])).stdout, /^NAME +LIST_ID +TRIGGER +ACTIVE +STEP_COUNT +ID\nWelcome +\S+ +subscribe +true +2 /);
+  assert.deepEqual(json(await svc([...base, 'steps', 'remove', seq.id, later.id, '--json'])), { id: later.id, removed: true });
+  assert.equal((await svc([...base, 'steps', 'remove', seq.id, later.id])).code, 1);
+  assert.equal((await svc([...base, 'sequences', 'remove', seq.id])).code, 0);
+  assert.deepEqual(json(await svc([...base, 'sequences', 'list', '--json'])), []);
+});
