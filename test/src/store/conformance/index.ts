@@ -15,6 +15,7 @@ import { trackingConformance } from './tracking.js';
 import { inboxConformance } from './inbox.js';
 import { listsConformance } from './lists.js';
 import { campaignsConformance } from './campaigns.js';
+import { sequencesConformance } from './sequences.js';
 import { workspacesConformance } from './workspaces.js';
 
 export type { Backend } from './fixtures.js';
@@ -35,6 +36,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     inboxConformance,
     listsConformance,
     campaignsConformance,
+    sequencesConformance,
     reopenConformance,
   ]) {
     suite(backend);
