@@ -45,6 +45,11 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
   const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 }, linkKey: service.tracking.linkKey, backoff });
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const now = () => clock.now().toISOString();
+  // Bulk jobs (broadcasts, sequences) take at most a quarter of the slots: the rest stay free for
+  // transactional mail, so a password reset never waits behind every slot's broadcast job (and the
+  // compose threads and SMTP connections they keep busy). README "Broadcasts and sequences".
+  const bulkSlots = Math.max(1, Math.ceil(config.deliveryConcurrency / 4));
+  const bulkInFlight = new Set<string>();
 
   return leasedRunner<OutboundJob, void>(
     {
@@ -56,10 +61,16 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
       claim: async (max) => {
         const paused = backoff.paused();
         if (paused.includes(SMARTHOST)) return [];
-        return store.queue.claim(owner, now(), leaseMs, max, paused);
+        const jobs = await store.queue.claim(owner, now(), leaseMs, max, paused, Math.max(0, bulkSlots - bulkInFlight.size));
+        for (const j of jobs) if (j.priority) bulkInFlight.add(j.id);
+        return jobs;
       },
       // A hand-off stores its own outcome (one store call per job, batched by the store).
-      run: (job) => delivery.run(job).catch((e: Error) => log.error(`delivery: job ${job.id}: ${e.message}`)),
+      run: (job) =>
+        delivery
+          .run(job)
+          .catch((e: Error) => log.error(`delivery: job ${job.id}: ${e.message}`))
+          .finally(() => bulkInFlight.delete(job.id)),
       renew: { everyMs: leaseMs / 3, id: (job) => job.id, fn: (ids) => store.queue.renew(owner, ids, now(), leaseMs) },
       // Work in flight gets a grace period to finish; then composing still running is abandoned
       // (a poison message must not hold the stop up) and SMTP sessions still open are cut (a

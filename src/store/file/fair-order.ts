@@ -4,9 +4,10 @@
 
 /**
  * Up to `max` of `jobs` (due and free, in the order they are due), a class at a time and one job
- * per workspace per turn. Reads each workspace's first `max` jobs at most.
+ * per workspace per turn, at most `maxBulk` of a bulk class (priority above 0). Reads each
+ * workspace's first `max` jobs at most.
  */
-export function fairPick<J extends { workspace_id: string; priority?: number }>(jobs: Iterable<J>, max: number): J[] {
+export function fairPick<J extends { workspace_id: string; priority?: number }>(jobs: Iterable<J>, max: number, maxBulk = max): J[] {
   const classes = new Map<number, Map<string, J[]>>();
   for (const j of jobs) {
     const p = j.priority ?? 0;
@@ -17,12 +18,17 @@ export function fairPick<J extends { workspace_id: string; priority?: number }>(
     if (mine.length < max) mine.push(j);
   }
   const out: J[] = [];
+  let bulk = 0;
   for (const p of [...classes.keys()].sort((a, b) => a - b)) {
     const queues = [...classes.get(p)!.values()];
-    for (let turn = 0; out.length < max && queues.some((q) => q.length > turn); turn++) {
+    const full = () => out.length >= max || (p > 0 && bulk >= maxBulk);
+    for (let turn = 0; !full() && queues.some((q) => q.length > turn); turn++) {
       for (const q of queues) {
-        if (out.length >= max) break;
-        if (q.length > turn) out.push(q[turn]!);
+        if (full()) break;
+        if (q.length > turn) {
+          out.push(q[turn]!);
+          if (p > 0) bulk++;
+        }
       }
     }
     if (out.length >= max) break;

@@ -326,14 +326,14 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
   };
 
   const queue: QueueStore = {
-    claim: async (owner, nowIso, leaseMs, max, skipDomains = []) => {
+    claim: async (owner, nowIso, leaseMs, max, skipDomains = [], maxBulk = max) => {
       const t = Date.parse(nowIso);
       const skip = new Set(skipDomains);
       // A job never tried is due at once (QueueStore.claim); the pick is fair (fair-order.ts).
       const due = function* () {
         for (const j of jobs.values()) if ((j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && !skip.has(j.domain) && leases.free(j.id, t)) yield j;
       };
-      return fairPick(due(), max).map((j) => {
+      return fairPick(due(), max, maxBulk).map((j) => {
         leases.take(j.id, owner, t, leaseMs);
         return copyJob(j);
       });

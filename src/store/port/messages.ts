@@ -68,11 +68,12 @@ export interface QueueStore {
    * class comes first (transactional before bulk); within a class the workspaces take turns, each
    * workspace's jobs in the order they are due, so one workspace's 20,000 queued copies never keep
    * another's mail waiting behind them. Jobs for `skipDomains` (destinations paused after a
-   * deferral) are left queued.
+   * deferral) are left queued. At most `maxBulk` of the jobs are of a bulk class (the caller keeps
+   * slots for transactional mail that arrives while bulk mail is handed off).
    * Leases are measured with the store's own clock where several processes share it (Postgres:
    * the database's now()), so daemons whose clocks disagree never take each other's live jobs.
    */
-  claim(owner: string, now: string, leaseMs: number, max: number, skipDomains?: string[]): Promise<OutboundJob[]>;
+  claim(owner: string, now: string, leaseMs: number, max: number, skipDomains?: string[], maxBulk?: number): Promise<OutboundJob[]>;
   /** Extends the leases `owner` still holds on these jobs by leaseMs from now (a heartbeat). */
   renew(owner: string, jobIds: string[], now: string, leaseMs: number): Promise<void>;
   /** Records an attempt's outcome and finishes or reschedules the job, in one call. */

@@ -40,7 +40,12 @@ const CLAIM = `WITH ranked AS (
       FROM outbound_jobs c
      WHERE (c.attempts = 0 OR c.next_attempt_at <= $2) AND (c.lease_until IS NULL OR c.lease_until <= now()) AND NOT (c.domain = ANY($5::text[]))
   ), pick AS (
-    SELECT id FROM ranked WHERE turn <= $4 ORDER BY priority, turn, next_attempt_at, seq LIMIT $4
+    SELECT id FROM (
+      SELECT id, priority, turn, next_attempt_at, seq,
+             row_number() OVER (PARTITION BY priority > 0 ORDER BY priority, turn, next_attempt_at, seq) AS k
+        FROM ranked WHERE turn <= $4) AS x
+     WHERE priority = 0 OR k <= $6
+     ORDER BY priority, turn, next_attempt_at, seq LIMIT $4
   ), locked AS (
     SELECT o.id FROM outbound_jobs o JOIN pick p ON p.id = o.id
      WHERE o.lease_until IS NULL OR o.lease_until <= now()
@@ -113,8 +118,8 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
     // Leases use the database's clock, one for every daemon: a daemon whose clock runs ahead
     // never takes a live job of another. A job never tried is due at once, so a daemon whose clock
     // runs behind still takes the others' new jobs at once; retries are due by the caller's clock.
-    claim: async (owner, now, leaseMs, max, skipDomains = []) => {
-      const rows = await db.rows<JobRow>(CLAIM, [owner, now, leaseMs, max, skipDomains], 'queue_claim');
+    claim: async (owner, now, leaseMs, max, skipDomains = [], maxBulk = max) => {
+      const rows = await db.rows<JobRow>(CLAIM, [owner, now, leaseMs, max, skipDomains, maxBulk], 'queue_claim');
       return rows.map(toJob);
     },
     renew: async (owner, jobIds, _now, leaseMs) => {

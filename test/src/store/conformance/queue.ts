@@ -162,5 +162,11 @@ export function queueConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(skipped.map((j) => j.domain).slice(0, 1), ['open.test']);
     assert.ok(!skipped.some((j) => j.domain === 'paused.test'));
     assert.deepEqual((await store.queue.claim('w3', '2026-01-01T10:00:30.000Z', 60_000, 1)).map((j) => j.domain), ['paused.test']);
+    // At most maxBulk bulk jobs in a claim; transactional ones are not counted against it.
+    const late = batch(small.id, ['t1@rcpt.test'], '2026-01-01T10:00:40.000Z');
+    await store.messages.accept(late);
+    const capped = await store.queue.claim('w4', '2026-01-01T10:00:41.000Z', 60_000, 10, [], 2);
+    assert.deepEqual(capped.map((j) => j.priority ?? 0), [0, 1, 1]);
+    assert.deepEqual(await store.queue.claim('w4', '2026-01-01T10:00:41.000Z', 60_000, 10, [], 0), []);
   });
 }
