@@ -13,8 +13,28 @@ export interface Random {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * Small requests (tokens: 18-32 bytes, one or more per message record) are cut from a pool of the
+ * same CSPRNG's bytes, refilled 8 KB at a time, as Node's randomUUID does: a call to randomBytes per
+ * token cost more than the rest of a broadcast copy's record (measured: 1.7 s of 8 for 50,000).
+ * Bytes handed out are copies and never handed out twice.
+ */
+const POOL = 8192;
+let pool = Buffer.alloc(0);
+let at = 0;
+function pooledBytes(n: number): Buffer {
+  if (n > 256) return randomBytes(n);
+  if (at + n > pool.length) {
+    pool = randomBytes(POOL);
+    at = 0;
+  }
+  const out = Buffer.from(pool.subarray(at, at + n));
+  at += n;
+  return out;
+}
+
 export const systemRandom: Random = {
-  bytes: (n) => randomBytes(n),
+  bytes: pooledBytes,
   uuid: () => randomUUID(),
 };
 

@@ -26,7 +26,16 @@ export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'we
     ]);
     const t: TimelineEntry[] = [];
     const via = m.via;
-    const how = m.source === 'api' ? 'REST API (POST /api/v2/emails)' : m.source === 'relay' ? 'SMTP relay' : m.source;
+    const how =
+      m.source === 'api'
+        ? 'REST API (POST /api/v2/emails)'
+        : m.source === 'relay'
+          ? 'SMTP relay'
+          : m.source === 'broadcast'
+            ? `broadcast${m.campaign_id ? ` (campaign ${m.campaign_id})` : ''}`
+            : m.source === 'sequence' && m.subscriber
+              ? `sequence step (subscriber ${m.subscriber.id})`
+              : m.source;
     const key = via?.key_prefix ? `, key ${via.key_prefix}… (${via.key_id})` : '';
     const idem = via?.idempotency_key ? `, Idempotency-Key ${JSON.stringify(via.idempotency_key)} (first use: accepted)` : '';
     t.push({ at: m.created_at, stage: 'accepted', detail: `from ${m.from} to ${m.to} (${m.kind}) via the ${how}${key}${idem}; Message-ID <${m.message_id}>${m.notes.length ? `; ${m.notes.join('; ')}` : ''}` });

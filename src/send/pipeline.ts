@@ -163,7 +163,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           bounced_at: s ? now : null,
           // Its own copy's token (pixel, and later links and unsubscribe): unguessable, one per record.
           token: random.bytes(18).toString('base64url'),
-          via: { key_id: opts.key?.id ?? null, key_prefix: opts.key?.prefix ?? null, idempotency_key: opts.idempotency?.key ?? null },
+          // List mail came in by no key (a campaign or a step says how): nothing to keep, and a broadcast has many.
+          ...(list ? {} : { via: { key_id: opts.key?.id ?? null, key_prefix: opts.key?.prefix ?? null, idempotency_key: opts.idempotency?.key ?? null } }),
           ...(subscriber ? { subscriber: { ...subscriber } } : {}),
           ...(list?.campaign ? { campaign_id: list.campaign.id } : {}),
         };
