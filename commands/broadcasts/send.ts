@@ -1,17 +1,7 @@
 // commands/broadcasts/: `svc broadcasts ...`, one file per verb: broadcasts to a list and their campaigns.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { SvcError } from '../../src/errors.js';
+import { bodyFile } from '../body-file.js';
 import type { CommandSpec } from '../spec.js';
-
-/** A body file's text; a file that cannot be read is a usage error naming it. */
-async function bodyFile(cwd: string, file: string, flag: string): Promise<string> {
-  try {
-    return await readFile(resolve(cwd, file), 'utf8');
-  } catch (e) {
-    throw new SvcError('usage', `cannot read ${flag} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-}
 
 export default {
   noun: 'broadcasts',

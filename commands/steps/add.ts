@@ -1,7 +1,6 @@
 // commands/steps/: `svc steps ...`, one file per verb: the steps of a sequence.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { SvcError } from '../../src/errors.js';
+import { bodyFile } from '../body-file.js';
 import type { CommandSpec } from '../spec.js';
 
 const whole = (v: unknown, flag: string): number => {
@@ -26,14 +25,7 @@ export default {
     if (opts.delayHours === undefined) throw new SvcError('usage', 'missing --delay-hours');
     if (typeof opts.subject !== 'string') throw new SvcError('usage', 'missing --subject');
     if (typeof opts.html !== 'string' && typeof opts.text !== 'string') throw new SvcError('usage', 'missing --html FILE (or --text FILE)');
-    const file = async (f: unknown, flag: string) => {
-      if (typeof f !== 'string') return undefined;
-      try {
-        return await readFile(resolve(ctx.io.cwd, f), 'utf8');
-      } catch (e) {
-        throw new SvcError('usage', `cannot read ${flag} ${f}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-      }
-    };
+    const file = async (f: unknown, flag: string) => (typeof f === 'string' ? bodyFile(ctx.io.cwd, f, flag) : undefined);
     const body = {
       position: whole(opts.position, '--position'),
       delay_hours: whole(opts.delayHours, '--delay-hours'),
