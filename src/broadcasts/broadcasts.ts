@@ -12,7 +12,7 @@ import type { Workspace } from '../model/workspace.js';
 import { textFromHtml } from '../send/compose/text.js';
 import { assertWritable } from '../send/pipeline.js';
 import { registeredSender } from '../send/sender.js';
-import { invalidBody, objectBody, text } from '../lists/fields.js';
+import { bodyText, objectBody, text } from '../lists/fields.js';
 import { sendWindows, sendQuotaError } from '../workspaces/send-quota.js';
 
 /** A subject is one header line (RFC 5322 998); the bodies are bounded by the request's size. */
@@ -40,13 +40,6 @@ export const campaignView = (c: Campaign, counts?: CampaignCounts) => ({
   updated_at: c.updated_at,
   fanned_out_at: c.fanned_out_at,
 });
-
-const bodyText = (body: Record<string, unknown>, field: string): string | undefined => {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw invalidBody(`${field} must be a string`);
-  return v;
-};
 
 export function broadcastService({ store, clock, random, config, bus }: DepsOf<'lists' | 'subscribers' | 'campaigns' | 'domains' | 'addresses'>) {
   async function campaign(ws: Workspace, id: string): Promise<Campaign> {

@@ -51,6 +51,14 @@ export function text(body: Record<string, unknown>, field: string): string | und
   return v;
 }
 
+/** An optional body of mail (HTML or text) in a request: undefined when absent; bounded by the request's size, not here. */
+export function bodyText(body: Record<string, unknown>, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw invalidBody(`${field} must be a string`);
+  return v;
+}
+
 export function objectBody(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SvcError('invalid_body');
   return body as Record<string, unknown>;

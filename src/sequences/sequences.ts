@@ -7,7 +7,7 @@ import type { DepsOf } from '../deps.js';
 import { SvcError } from '../errors.js';
 import type { SequenceStep, SequenceWithCount } from '../model/sequence.js';
 import type { Workspace } from '../model/workspace.js';
-import { invalidBody, objectBody, text } from '../lists/fields.js';
+import { bodyText, invalidBody, objectBody, text } from '../lists/fields.js';
 import { assertWritable } from '../send/pipeline.js';
 
 /** A step's subject is one header line. */
@@ -45,12 +45,7 @@ const wholeNumber = (b: Record<string, unknown>, field: string, max: number): nu
   return v;
 };
 
-const body = (b: Record<string, unknown>, field: string): string => {
-  const v = b[field];
-  if (v === undefined || v === null) return '';
-  if (typeof v !== 'string') throw invalidBody(`${field} must be a string`);
-  return v;
-};
+const body = (b: Record<string, unknown>, field: string): string => bodyText(b, field) ?? '';
 
 export function sequenceService({ store, clock, random, bus }: DepsOf<'sequences' | 'lists'>) {
   const now = () => clock.now().toISOString();
