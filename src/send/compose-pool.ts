@@ -8,10 +8,13 @@
 import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SendContent } from '../model/message.js';
+import { PRIORITY, priorityOf, type SendContent } from '../model/message.js';
 import { compose, type CopyFor } from './compose/index.js';
 import { DkimSigner, type SigningDomain } from './dkim.js';
 import { COMPOSE_BUDGET_MS, isPoison, PoisonMessage } from './poison.js';
+
+/** Bulk tasks a thread may have queued before more wait in the pool (transactional ones never wait). */
+const BULK_AHEAD = 2;
 
 export interface ComposeTask {
   id: number;
@@ -94,6 +97,8 @@ export class ComposePool {
   #closed = false;
   #respawns = new Set<NodeJS.Timeout>();
   #alone = new Set<Worker>();
+  /** Bulk tasks waiting for the threads' queues to shorten, in order. */
+  #bulkWaiting: Array<() => void> = [];
   readonly #opts: Required<ComposePoolOptions>;
 
   constructor(opts: ComposePoolOptions | number) {
@@ -119,6 +124,14 @@ export class ComposePool {
   async run(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
     if (this.#closed) throw new ComposeAborted();
     if ((task.content.html?.length ?? 0) + (task.content.text?.length ?? 0) > this.#opts.aloneAbove) return this.#runAlone(task);
+    // Bulk copies (broadcasts, sequences) wait here while the threads have BULK_AHEAD tasks each;
+    // other mail goes straight to a thread, so it never queues behind a broadcast's copies there.
+    if (priorityOf(task.content.source) !== PRIORITY.transactional) {
+      while (!this.#closed && this.#load.reduce((a, b) => a + b, 0) >= Math.max(1, this.#workers.filter(Boolean).length) * BULK_AHEAD) {
+        await new Promise<void>((r) => this.#bulkWaiting.push(r));
+      }
+      if (this.#closed) throw new ComposeAborted();
+    }
     const live = this.#workers.flatMap((w, i) => (w ? [i] : []));
     if (!live.length) return composeSigned(task, this.#inline);
     // The least busy thread takes it.
@@ -155,6 +168,7 @@ export class ComposePool {
   /** Ends every thread at once; what they held fails with ComposeAborted (nothing was sent). */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const wake of this.#bulkWaiting.splice(0)) wake();
     // Each waiter, woken in turn, finds the pool closed and gives up.
     this.#aloneQueue.shift()?.();
     for (const [id, p] of this.#pending) {
@@ -176,6 +190,7 @@ export class ComposePool {
       this.#pending.delete(m.id);
       clearTimeout(p.timer);
       if (--this.#load[p.worker]! === 0) w.unref();
+      this.#bulkWaiting.shift()?.();
       if (m.raw) p.resolve(toBuffer(m.raw));
       else p.reject(replyError(m));
     });
@@ -192,6 +207,7 @@ export class ComposePool {
         }
       }
       this.#load[i] = 0;
+      for (const wake of this.#bulkWaiting.splice(0)) wake();
       if (this.#closed) return;
       const t = setTimeout(() => {
         this.#respawns.delete(t);

@@ -17,6 +17,13 @@ import { classifyReply, stageOf, type RecipientOutcome, type Stage } from './bou
  */
 export type { RecipientOutcome } from './bounce-class.js';
 
+/** A transaction's envelope; `bulk` marks list mail (broadcasts, sequences). */
+export interface Envelope {
+  from: string;
+  to: string[];
+  bulk?: boolean;
+}
+
 export interface RecipientResult {
   address: string;
   outcome: RecipientOutcome;
@@ -146,13 +153,14 @@ export class Deliverer {
    * a server defers with 452 4.5.3 (its own cap) go again at once in a new transaction, as long as
    * each transaction takes some.
    */
-  async deliver(domain: string, envelope: { from: string; to: string[] }, raw: Buffer, trace: HostTry[] = []): Promise<RecipientResult[]> {
+  /** `envelope.bulk`: list mail, which waits behind other mail for a connection. */
+  async deliver(domain: string, envelope: Envelope, raw: Buffer, trace: HostTry[] = []): Promise<RecipientResult[]> {
     const done = new Map<string, RecipientResult>();
     let pending = [...envelope.to];
     while (pending.length) {
       const batch = pending.slice(0, this.opts.maxRecipients);
       pending = pending.slice(batch.length);
-      const results = await this.#transaction(domain, { from: envelope.from, to: batch }, raw, trace);
+      const results = await this.#transaction(domain, { ...envelope, to: batch }, raw, trace);
       const again = results.filter(tooMany);
       const progress = again.length < batch.length;
       for (const r of results) if (!progress || !tooMany(r)) done.set(r.address, r);
@@ -192,7 +200,8 @@ export class Deliverer {
     const tried: HostTry = { ...to, tls: null, ms: 0 };
     trace.push(tried);
     try {
-      const info = await pool.send(envelope, raw);
+      // Bulk mail waits behind other mail for a connection (smtp-pool.ts).
+      const info = await pool.send({ from: envelope.from, to: envelope.to }, raw, !(envelope as Envelope).bulk);
       tried.ms = Date.now() - t0;
       tried.tls = (info as { tls?: boolean }).tls ?? null;
       const rejected = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]));

@@ -113,7 +113,7 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
           const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
           held = { copy, raw: await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) }) };
         }
-        got = await d.deliverer.deliver(job.domain, { from, to }, held.raw, trace);
+        got = await d.deliverer.deliver(job.domain, { from, to, ...(job.priority ? { bulk: true } : {}) }, held.raw, trace);
       } catch (e) {
         // The daemon stopped and its grace is over. Composing cut short before anything went out:
         // nothing happened, the job keeps its lease (run() returns without a record). Otherwise

@@ -77,7 +77,8 @@ function step<T>(c: SMTPConnection, run: (done: (err: Error | null | undefined, 
 export class SmtpPool {
   #idle: Conn[] = [];
   #open = 0;
-  #waiting: Array<{ resolve: (c: Conn) => void; reject: (e: Error) => void }> = [];
+  /** Senders waiting for a connection: urgent ones (transactional mail) ahead of the others. */
+  #waiting: Array<{ resolve: (c: Conn) => void; reject: (e: Error) => void; urgent: boolean }> = [];
   #closed = false;
   /** Every open connection, busy or idle (abort ends them all). */
   #all = new Set<Conn>();
@@ -85,9 +86,9 @@ export class SmtpPool {
   constructor(private readonly opts: SmtpPoolOptions) {}
 
   /** Sends one message; resolves with the server's answer (recipients refused among them), or fails as SMTPConnection does. */
-  async send(envelope: { from: string; to: string[] }, raw: Buffer): Promise<SMTPConnection.SentMessageInfo> {
+  async send(envelope: { from: string; to: string[] }, raw: Buffer, urgent = true): Promise<SMTPConnection.SentMessageInfo> {
     for (let attempt = 0; ; attempt++) {
-      const conn = await this.#acquire();
+      const conn = await this.#acquire(urgent);
       const reused = conn.messages > 0;
       conn.messages++;
       try {
@@ -137,7 +138,7 @@ export class SmtpPool {
     }
   }
 
-  #acquire(): Promise<Conn> {
+  #acquire(urgent: boolean): Promise<Conn> {
     if (this.#closed) return Promise.reject(closedError());
     const idle = this.#idle.pop();
     if (idle) {
@@ -145,7 +146,10 @@ export class SmtpPool {
       return Promise.resolve(idle);
     }
     if (this.#open < this.opts.maxConnections) return this.#connect();
-    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+    return new Promise((resolve, reject) => {
+      const at = urgent ? this.#waiting.findIndex((w) => !w.urgent) : -1;
+      this.#waiting.splice(at < 0 ? this.#waiting.length : at, 0, { resolve, reject, urgent });
+    });
   }
 
   async #connect(): Promise<Conn> {

@@ -83,3 +83,16 @@ test('compose pool: large messages take turns in threads of their own (memory st
   raws.forEach((raw, i) => assert.match(raw.toString('latin1', raw.length - 2000), new RegExp(`message ${i + 1}`)));
   assert.equal(most, 1);
 });
+
+test('compose pool: bulk copies queue in the pool beyond two per thread; other mail goes straight to a thread', async (t) => {
+  const pool = new ComposePool({ threads: 1, aloneAbove: Infinity });
+  t.after(() => pool.close());
+  const bulk = (n: number) => ({ ...task(`<p>${`copy ${n} `.repeat(2_000)}</p>`), content: { ...content(`<p>${`copy ${n} `.repeat(2_000)}</p>`), source: 'broadcast' as const } });
+  const done: string[] = [];
+  const all = Array.from({ length: 12 }, (_, n) => pool.run(bulk(n)).then(() => done.push(`b${n}`)));
+  // Queued after twelve bulk copies, composed after at most the two a thread holds (and the one running).
+  all.push(pool.run(task('<p>password reset</p>')).then(() => done.push('reset')));
+  await Promise.all(all);
+  assert.ok(done.indexOf('reset') <= 3, `the reset finished ${done.indexOf('reset') + 1}th: ${done.join(' ')}`);
+  assert.equal(done.length, 13);
+});

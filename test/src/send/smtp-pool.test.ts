@@ -105,3 +105,15 @@ test('SMTP pool: nothing listening is a connection error, and the pool keeps try
   await ok.send(envelope, msg(9));
   assert.equal(s.messages.length, 1);
 });
+
+test('SMTP pool: urgent (transactional) senders get the next connection ahead of bulk ones waiting', async (t) => {
+  const s = await server(t);
+  const p = pool(s, { maxConnections: 1 });
+  const sent = [p.send(envelope, msg(0), false)];
+  // While the first holds the one connection: four bulk copies wait, then one urgent send.
+  for (let i = 1; i <= 4; i++) sent.push(p.send(envelope, msg(i), false));
+  sent.push(p.send(envelope, msg(99), true));
+  await Promise.all(sent);
+  const order = s.messages.map((m) => Number(/^Subject: (\d+)/m.exec(m)![1]));
+  assert.deepEqual(order, [0, 99, 1, 2, 3, 4]);
+});
