@@ -9,6 +9,7 @@
 //   every 5 ms), p50/p99 on the idle daemon and while the broadcast's copies are handed off
 //   (target p99 within 2x of idle);
 // - the daemons' peak RSS through all of it (target under 400 MB).
+// SVC_BENCH_CONCURRENCY sets the daemons' --delivery-concurrency (default 64).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,7 +83,7 @@ export async function broadcast(): Promise<void> {
       const csv = join(dir, 'subs.csv');
       writeFileSync(csv, ['email,name', ...Array.from({ length: N }, (_, i) => `user${i}@example${i % 50}.test,Name ${i}`)].join('\n') + '\n');
       svcSync(['--store', store, 'subscribers', 'import', list, csv, '--workspace', 'bench', '--json']);
-      const serveArgs = [SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${sink.port}`, '--delivery-concurrency', '64'];
+      const serveArgs = [SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${sink.port}`, '--delivery-concurrency', process.env.SVC_BENCH_CONCURRENCY ?? '64'];
 
       // Idle: transactional hand-off latency with nothing else to do.
       const idle = await startServer(serveArgs);
