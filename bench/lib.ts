@@ -63,6 +63,8 @@ export function startServer(args: string[], env: Record<string, string> = {}): P
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       lines.push(line);
+      // Flags such as --trace-gc (SVC_BENCH_NODE_ARGS, send.ts profile()) print on the server's stdout.
+      if (process.env.SVC_BENCH_NODE_ARGS) process.stderr.write(`[server] ${line}\n`);
       // The daemon prints the API line first, then the relay's and the MX's: wait for the last listener.
       const m = /api listening on (\S+)/.exec(lines.join('\n'));
       const all = !args.includes('serve') || lines.some((l) => / mx listening /.test(l));

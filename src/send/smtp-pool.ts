@@ -41,9 +41,17 @@ interface Conn {
   c: SMTPConnection;
   messages: number;
   gone: boolean;
+  /** Held by a bulk sender now (counted in SmtpPool's bulk share). */
+  bulk?: boolean;
   idleTimer?: NodeJS.Timeout;
   /** Fails the message being sent over it (abort: SMTPConnection.close() drops its callback). */
   fail?: (e: Error) => void;
+}
+
+interface Waiter {
+  resolve: (c: Conn) => void;
+  reject: (e: Error) => void;
+  urgent: boolean;
 }
 
 const closedError = () => Object.assign(new Error('the delivery pool is closed'), { code: 'ECONNECTION' });
@@ -78,10 +86,12 @@ export class SmtpPool {
   #idle: Conn[] = [];
   #open = 0;
   /** Senders waiting for a connection: urgent ones (transactional mail) ahead of the others. */
-  #waiting: Array<{ resolve: (c: Conn) => void; reject: (e: Error) => void; urgent: boolean }> = [];
+  #waiting: Waiter[] = [];
   #closed = false;
   /** Every open connection, busy or idle (abort ends them all). */
   #all = new Set<Conn>();
+  /** Connections held by bulk senders (or being opened for one). */
+  #bulkHeld = 0;
 
   constructor(private readonly opts: SmtpPoolOptions) {}
 
@@ -138,18 +148,59 @@ export class SmtpPool {
     }
   }
 
+  /**
+   * Bulk senders (broadcast and sequence copies) hold at most all connections but one: the last is
+   * kept for urgent ones, so a password reset never waits for a broadcast's transaction to end
+   * (README "Broadcasts and sequences"). With one connection allowed, bulk may take it.
+   */
+  get #bulkLimit(): number {
+    return Math.max(1, this.opts.maxConnections - 1);
+  }
+
   #acquire(urgent: boolean): Promise<Conn> {
     if (this.#closed) return Promise.reject(closedError());
-    const idle = this.#idle.pop();
+    const mayTake = urgent || this.#bulkHeld < this.#bulkLimit;
+    const idle = mayTake ? this.#idle.pop() : undefined;
     if (idle) {
       clearTimeout(idle.idleTimer);
-      return Promise.resolve(idle);
+      return Promise.resolve(this.#hold(idle, urgent));
     }
-    if (this.#open < this.opts.maxConnections) return this.#connect();
+    if (mayTake && this.#open < this.opts.maxConnections) return this.#connectFor(urgent);
     return new Promise((resolve, reject) => {
       const at = urgent ? this.#waiting.findIndex((w) => !w.urgent) : -1;
       this.#waiting.splice(at < 0 ? this.#waiting.length : at, 0, { resolve, reject, urgent });
     });
+  }
+
+  #hold(conn: Conn, urgent: boolean): Conn {
+    conn.bulk = !urgent;
+    if (!urgent) this.#bulkHeld++;
+    return conn;
+  }
+
+  #unhold(conn: Conn): void {
+    if (conn.bulk) this.#bulkHeld--;
+    conn.bulk = false;
+  }
+
+  /** A new connection for a sender, counted in the bulk share from the start when it is bulk. */
+  async #connectFor(urgent: boolean): Promise<Conn> {
+    if (!urgent) this.#bulkHeld++;
+    try {
+      const conn = await this.#connect();
+      conn.bulk = !urgent;
+      return conn;
+    } catch (e) {
+      if (!urgent) this.#bulkHeld--;
+      throw e;
+    }
+  }
+
+  /** The next waiting sender that may have a connection now (urgent ones first; bulk within its share). */
+  #nextWaiter(): Waiter | undefined {
+    const w = this.#waiting[0];
+    if (this.#closed || !w || (!w.urgent && this.#bulkHeld >= this.#bulkLimit)) return undefined;
+    return this.#waiting.shift();
   }
 
   async #connect(): Promise<Conn> {
@@ -184,14 +235,15 @@ export class SmtpPool {
   }
 
   #release(conn: Conn): void {
+    this.#unhold(conn);
     if (conn.gone) return;
     if (this.#closed || conn.messages >= this.opts.maxMessages) {
       conn.c.quit();
       this.#gone(conn);
       return;
     }
-    const waiter = this.#waiting.shift();
-    if (waiter) return waiter.resolve(conn);
+    const waiter = this.#nextWaiter();
+    if (waiter) return waiter.resolve(this.#hold(conn, waiter.urgent));
     this.#idle.push(conn);
     // An idle connection says QUIT before it goes, as a well-behaved client does.
     conn.idleTimer = setTimeout(() => {
@@ -208,6 +260,7 @@ export class SmtpPool {
 
   /** Counted out once, however it ended; a waiting sender gets a fresh connection in its place. */
   #gone(conn: Conn): void {
+    this.#unhold(conn);
     if (conn.gone) return;
     conn.gone = true;
     this.#all.delete(conn);
@@ -215,7 +268,7 @@ export class SmtpPool {
     this.#open--;
     const i = this.#idle.indexOf(conn);
     if (i >= 0) this.#idle.splice(i, 1);
-    const waiter = this.#closed ? undefined : this.#waiting.shift();
-    if (waiter) this.#connect().then(waiter.resolve, waiter.reject);
+    const waiter = this.#nextWaiter();
+    if (waiter) this.#connectFor(waiter.urgent).then(waiter.resolve, waiter.reject);
   }
 }

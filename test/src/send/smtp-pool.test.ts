@@ -11,11 +11,13 @@ interface Server {
   live: Set<{ close(): void }>;
   /** Pools on this server, closed before it is. */
   pools: SmtpPool[];
+  /** What the server waits for before it answers a message's data (nothing unless a test sets it). */
+  hold: (body: string) => Promise<void>;
 }
 
 /** A loopback SMTP server that counts connections, refuses MAIL FROM `refused@...`, keeps bodies. */
 async function server(t: TestContext): Promise<Server> {
-  const s: Server = { port: 0, connects: 0, messages: [], live: new Set(), pools: [] };
+  const s: Server = { port: 0, connects: 0, messages: [], live: new Set(), pools: [], hold: async () => {} };
   const smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -29,8 +31,9 @@ async function server(t: TestContext): Promise<Server> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        s.messages.push(Buffer.concat(chunks).toString());
-        cb();
+        const body = Buffer.concat(chunks).toString();
+        s.messages.push(body);
+        void s.hold(body).then(() => cb());
       });
     },
   });
@@ -117,3 +120,42 @@ test('SMTP pool: urgent (transactional) senders get the next connection ahead of
   const order = s.messages.map((m) => Number(/^Subject: (\d+)/m.exec(m)![1]));
   assert.deepEqual(order, [0, 99, 1, 2, 3, 4]);
 });
+
+test('SMTP pool: bulk senders never hold the last connection; an urgent one takes it while they wait', async (t) => {
+  const s = await server(t);
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  // Bulk messages are answered only once the urgent one went through.
+  s.hold = (body) => (/^Subject: 99/m.test(body) ? Promise.resolve() : held);
+  const p = pool(s, { maxConnections: 3 });
+  const bulk = [1, 2, 3, 4].map((i) => p.send(envelope, msg(i), false));
+  // Two bulk copies are on the server (two connections), the other two wait for one of them.
+  await waitUntil(() => s.messages.length === 2);
+  const urgent = await withDeadline(p.send(envelope, msg(99), true), 5000);
+  assert.ok(urgent.accepted.length, 'the urgent message went out while bulk ones held their connections');
+  assert.equal(s.connects, 3);
+  release();
+  await withDeadline(Promise.all(bulk), 5000);
+  assert.deepEqual(s.messages.map((m) => Number(/^Subject: (\d+)/m.exec(m)![1])).sort((a, b) => a - b), [1, 2, 3, 4, 99]);
+  assert.equal(s.connects, 3, 'the bulk ones took the free connections in turn, never a fourth');
+});
+
+test('SMTP pool: with one connection allowed, bulk senders may use it', async (t) => {
+  const s = await server(t);
+  const p = pool(s, { maxConnections: 1 });
+  await withDeadline(Promise.all([1, 2].map((i) => p.send(envelope, msg(i), false))), 5000);
+  assert.equal(s.messages.length, 2);
+});
+
+async function waitUntil(ok: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('waited too long');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
