@@ -61,7 +61,6 @@ export interface Message {
 /** What a copy of list mail needs of its subscriber. */
 export interface CopySubscriber {
   id: string;
-  list_id: string;
   name: string;
   unsubscribe_token: string;
 }

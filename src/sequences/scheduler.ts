@@ -53,7 +53,7 @@ export function sequenceScheduler(deps: DepsOf<'sequences' | 'subscribers' | 'li
         {
           source: 'sequence',
           list: {
-            subscribers: new Map([[sub.email, { id: sub.id, list_id: sub.list_id, name: sub.name, unsubscribe_token: sub.unsubscribe_token }]]),
+            subscribers: new Map([[sub.email, { id: sub.id, name: sub.name, unsubscribe_token: sub.unsubscribe_token }]]),
             // Looked at again at once: the next step's delay counts from now.
             enrolment: { id: e.id, from: e.position, position: next.position, last_at: now, due_at: now, reason: null },
           },

@@ -22,6 +22,8 @@ import type { Line, Replay } from './replay.js';
 import { all, each, shape } from './shapes.js';
 import { Leases } from './leases.js';
 import { observeEngagement } from './engagement.js';
+import { HeaderIndex } from './header-index.js';
+import { Interner, shareAttemptStrings, shareRecordStrings } from './shared-strings.js';
 
 export interface AcceptLine extends Line {
   t: 'accept';
@@ -109,8 +111,10 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
   /** Records by their own token (tracking finds them by it). */
   const byToken = new Map<string, Message>();
   /** Records by workspace and Message-ID header (a send's records share one): replies and bounce reports find them by it. */
-  const byHeader = new Map<string, Message[]>();
-  const headerKey = (ws: string, mid: string) => `${ws} ${mid}`;
+  const byHeader = new HeaderIndex();
+  /** Repeated strings of attempts (replies, hosts, times) and their signatures, kept once (shared-strings.ts). */
+  const attemptStrings = new Interner();
+  const signatures = new Interner<NonNullable<DeliveryAttempt['dkim']>>();
   const purgeListeners: Array<(ids: string[], contentIds: string[], days: string[]) => void> = [];
   /** message id → its newest hand-off attempts, oldest first. */
   const transcripts = new Map<string, DeliveryAttempt[]>();
@@ -154,13 +158,11 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       contents.set(line.content.id, at);
       contentUsers.set(line.content.id, line.jobs.length);
     }
+    shareRecordStrings(line.content, line.messages);
     for (const m of line.messages) {
       byId.set(m.id, m);
       if (m.token) byToken.set(m.token, m);
-      const hk = headerKey(m.workspace_id, m.message_id);
-      const same = byHeader.get(hk);
-      if (same) same.push(m);
-      else byHeader.set(hk, [m]);
+      byHeader.add(m);
       let list = byWorkspace.get(m.workspace_id);
       if (!list) byWorkspace.set(m.workspace_id, (list = []));
       list.push(m);
@@ -170,21 +172,32 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         else byCampaign.set(m.campaign_id, [m]);
       }
     }
-    for (const j of line.jobs) jobs.set(j.id, j);
+    for (const j of line.jobs) {
+      // Its records' id strings, not copies of them.
+      j.message_ids = j.message_ids.map((id) => byId.get(id)?.id ?? id);
+      jobs.set(j.id, j);
+    }
     for (const e of line.events) outboxed.set(e.id, e);
     if (line.debit) count(line.content.workspace_id, line.debit, 1);
   });
   replay.on<OutcomeLine>('outcome', (line) => {
     const { outcome } = line;
     for (const a of outcome.transcript ?? []) {
-      if (!byId.has(a.message_id)) continue;
-      const list = transcripts.get(a.message_id) ?? [];
-      list.push(a);
-      transcripts.set(a.message_id, list.slice(-ATTEMPTS_KEPT));
+      const record = byId.get(a.message_id);
+      if (!record) continue;
+      const kept = shareAttemptStrings(a, record, attemptStrings, signatures);
+      const list = transcripts.get(record.id);
+      if (!list) transcripts.set(record.id, [kept]);
+      else {
+        list.push(kept);
+        if (list.length > ATTEMPTS_KEPT) list.splice(0, list.length - ATTEMPTS_KEPT);
+      }
     }
     for (const u of outcome.updates) {
       const m = byId.get(u.id);
-      if (m) Object.assign(m, u);
+      if (!m) continue;
+      // Not its id (the record keeps the string its indexes hold); a job's times and errors once.
+      for (const [k, v] of Object.entries(u)) if (k !== 'id') (m as unknown as Record<string, unknown>)[k] = typeof v === 'string' ? attemptStrings.get(v, v) : v;
     }
     for (const e of outcome.events) outboxed.set(e.id, e);
     const job = jobs.get(line.job_id);
@@ -278,7 +291,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       return { data, total };
     },
     byIds: async (ids) => ids.flatMap((id) => (byId.has(id) ? [copyMessage(byId.get(id)!)] : [])),
-    byHeaderId: async (workspaceId, messageId) => (byHeader.get(headerKey(workspaceId, messageId)) ?? []).map(copyMessage),
+    byHeaderId: async (workspaceId, messageId) => byHeader.get(workspaceId, messageId).map(copyMessage),
     content: async (id) => {
       const at = contents.get(id);
       const line = at ? ((await mail.readAt(at)) as AcceptLine | null) : null;
@@ -309,7 +322,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
             }
             transcripts.delete(m.id);
             if (m.token) byToken.delete(m.token);
-            byHeader.delete(headerKey(m.workspace_id, m.message_id));
+            byHeader.delete(m.workspace_id, m.message_id);
           }
         });
         if (day.slice(0, 7) < thisMonth) await mail.drop(day);
