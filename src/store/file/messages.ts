@@ -7,7 +7,8 @@
 // Long because the message aggregate's four ports (messages, queue, outbox, usage) share its
 // in-memory state and replay; the fair pick, leases and engagement are in files of their own.
 import { SvcError } from '../../errors.js';
-import { fairPick } from './fair-order.js';
+import { FairQueue } from './fair-order.js';
+import { ContentCache } from './content-cache.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { StoredResponse } from '../../model/idempotency.js';
 import type { Message, MessageQuery, OutboundJob, SendContent } from '../../model/message.js';
@@ -129,7 +130,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
    */
   const contents = new Map<string, LineAt>();
   const contentUsers = new Map<string, number>();
-  const jobs = new Map<string, OutboundJob>();
+  const recentContents = new ContentCache();
+  const jobs = new FairQueue<OutboundJob>();
   const leases = new Leases();
   /** Events not yet dispatched to webhook endpoints, oldest first. */
   const outboxed = new Map<string, OutboxEvent>();
@@ -175,7 +177,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     for (const j of line.jobs) {
       // Its records' id strings, not copies of them.
       j.message_ids = j.message_ids.map((id) => byId.get(id)?.id ?? id);
-      jobs.set(j.id, j);
+      jobs.set(j);
     }
     for (const e of line.events) outboxed.set(e.id, e);
     if (line.debit) count(line.content.workspace_id, line.debit, 1);
@@ -216,6 +218,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     else {
       contentUsers.delete(job.content_id);
       contents.delete(job.content_id);
+      recentContents.forget(job.content_id);
     }
   });
   observeEngagement(replay, inbound, byId, outboxed);
@@ -294,9 +297,16 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     byHeaderId: async (workspaceId, messageId) => byHeader.get(workspaceId, messageId).map(copyMessage),
     content: async (id) => {
       const at = contents.get(id);
-      const line = at ? ((await mail.readAt(at)) as AcceptLine | null) : null;
-      // Parsed afresh from the file: nobody else holds this copy.
-      return line?.t === 'accept' && line.content.id === id ? line.content : null;
+      if (!at) return null;
+      // Read lately by another job of the same send, or read now (content-cache.ts); a copy each.
+      return recentContents.get(
+        id,
+        async () => {
+          const line = (await mail.readAt(at)) as AcceptLine | null;
+          return line?.t === 'accept' && line.content.id === id ? line.content : null;
+        },
+        copyContent,
+      );
     },
     attempts: async (workspaceId, messageId) => (transcripts.get(messageId) ?? []).filter((a) => a.workspace_id === workspaceId).map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })),
     purge: async (before) => {
@@ -343,10 +353,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       const t = Date.parse(nowIso);
       const skip = new Set(skipDomains);
       // A job never tried is due at once (QueueStore.claim); the pick is fair (fair-order.ts).
-      const due = function* () {
-        for (const j of jobs.values()) if ((j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && !skip.has(j.domain) && leases.free(j.id, t)) yield j;
-      };
-      return fairPick(due(), max, maxBulk).map((j) => {
+      const due = (j: OutboundJob) => (j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && !skip.has(j.domain) && leases.free(j.id, t);
+      return jobs.pick(max, maxBulk, due).map((j) => {
         leases.take(j.id, owner, t, leaseMs);
         return copyJob(j);
       });
