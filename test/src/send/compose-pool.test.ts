@@ -96,3 +96,16 @@ test('compose pool: bulk copies queue in the pool beyond two per thread; other m
   assert.ok(done.indexOf('reset') <= 3, `the reset finished ${done.indexOf('reset') + 1}th: ${done.join(' ')}`);
   assert.equal(done.length, 13);
 });
+
+test('compose pool: its threads run at a lower priority than the event loop (Linux: a nice value per thread)', async (t) => {
+  const { existsSync, readdirSync, readFileSync } = await import('node:fs');
+  if (!existsSync('/proc/thread-self')) return t.skip('no /proc/thread-self: not Linux');
+  const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]);
+  const before = new Set(readdirSync('/proc/self/task'));
+  const pool = new ComposePool({ threads: 1 });
+  t.after(() => pool.close());
+  await pool.run(task('<p>warm</p>'));
+  const fresh = readdirSync('/proc/self/task').filter((tid) => !before.has(tid));
+  assert.ok(fresh.some((tid) => nice(tid) >= 10), `a new thread at nice 10 or more (new threads: ${fresh.map((tid) => `${tid}=${nice(tid)}`).join(' ')})`);
+  assert.equal(nice(String(process.pid)), 0, 'the event loop keeps its priority');
+});
