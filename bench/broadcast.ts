@@ -20,6 +20,8 @@ import { ceilingFigures, chosen, prepare, profile } from './send.js';
 
 const N = Number(process.env.SVC_BENCH_BROADCAST_N ?? 100_000);
 const HANDOFF_WINDOW_MS = Number(process.env.SVC_BENCH_BROADCAST_WINDOW_MS ?? 15_000);
+/** Transactional sends timed in each phase, one every ~115 ms: 100 fit the hand-off window, and their p99 is not just the slowest one. */
+const SAMPLES = Number(process.env.SVC_BENCH_BROADCAST_SAMPLES ?? 100);
 const HTML = `<p>Hi {{first_name|there}},</p>${'<p>News of the month, with a <a href="https://example.com/read">link to read more</a>.</p>'.repeat(40)}<p><a href="{{unsubscribe_url}}">Unsubscribe</a></p>`;
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
@@ -90,7 +92,7 @@ export async function broadcast(): Promise<void> {
       const idle = await startServer(serveArgs);
       let rss = peakRss(idle.child.pid!);
       await latencies(idle.url, key, 5, 0);
-      const calm = await latencies(idle.url, key, 40, 100);
+      const calm = await latencies(idle.url, key, SAMPLES, 100);
       let peak = rss.stop();
       await idle.stop();
 
@@ -123,14 +125,14 @@ export async function broadcast(): Promise<void> {
       const h0 = performance.now();
       // Warmed up as the idle daemon was (5 sends not counted): a reset's cost in a broadcast, not a
       // fresh process's first send.
-      const busy = latencies(send.url, key, 5, 900).then(() => latencies(send.url, key, 40, 1000));
+      const busy = latencies(send.url, key, 5, 900).then(() => latencies(send.url, key, SAMPLES, 1000));
       await new Promise((res) => setTimeout(res, HANDOFF_WINDOW_MS));
       const rate = ((sink.count() - c0) * 1000) / (performance.now() - h0);
       const during = await busy;
       peak = Math.max(peak, rss.stop());
       await send.stop();
       report('  copies handed off', { per_s: Math.round(rate), compose_ceiling_per_s: Math.round(compose), of_ceiling: rate / compose, target: '>= 0.5' });
-      report('  transactional hand-off ms', { idle_p50: percentile(calm, 50), idle_p99: percentile(calm, 99), during_p50: percentile(during, 50), during_p99: percentile(during, 99), p99_ratio: percentile(during, 99) / percentile(calm, 99), target: '<= 2' });
+      report('  transactional hand-off ms', { idle_p50: percentile(calm, 50), idle_p99: percentile(calm, 99), during_p50: percentile(during, 50), during_p99: percentile(during, 99), during_max: Math.round(Math.max(...during)), p99_ratio: percentile(during, 99) / percentile(calm, 99), target: '<= 2' });
       report('  daemon peak rss', { mb: Math.round(peak), target_mb: 400 });
     } finally {
       sink.child.kill();

@@ -160,7 +160,11 @@ export class SmtpPool {
   #acquire(urgent: boolean): Promise<Conn> {
     if (this.#closed) return Promise.reject(closedError());
     const mayTake = urgent || this.#bulkHeld < this.#bulkLimit;
-    const idle = mayTake ? this.#idle.pop() : undefined;
+    // Nor do they take the last idle connection while they may open another: it stays warm for
+    // the next urgent sender, who would otherwise wait for a new session's greeting (about 100 ms
+    // to a loopback smtp-server doing its reverse lookup; more to a distant MX).
+    const keepWarm = !urgent && this.#idle.length === 1 && this.#open < this.opts.maxConnections;
+    const idle = mayTake && !keepWarm ? this.#idle.pop() : undefined;
     if (idle) {
       clearTimeout(idle.idleTimer);
       return Promise.resolve(this.#hold(idle, urgent));

@@ -140,6 +140,23 @@ test('SMTP pool: bulk senders never hold the last connection; an urgent one take
   assert.equal(s.connects, 3, 'the bulk ones took the free connections in turn, never a fourth');
 });
 
+test('SMTP pool: bulk senders open connections of their own rather than take the last idle one (kept warm for urgent mail)', async (t) => {
+  const s = await server(t);
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  s.hold = (body) => (/^Subject: 99/m.test(body) ? Promise.resolve() : held);
+  const p = pool(s, { maxConnections: 3 });
+  await p.send(envelope, msg(99), true);
+  assert.equal(s.connects, 1);
+  const bulk = [1, 2].map((i) => p.send(envelope, msg(i), false));
+  await waitUntil(() => s.messages.length === 3);
+  assert.equal(s.connects, 3, 'two new connections for the bulk copies');
+  await withDeadline(p.send(envelope, msg(99), true), 5000);
+  assert.equal(s.connects, 3, 'the urgent one found the warm connection');
+  release();
+  await withDeadline(Promise.all(bulk), 5000);
+});
+
 test('SMTP pool: with one connection allowed, bulk senders may use it', async (t) => {
   const s = await server(t);
   const p = pool(s, { maxConnections: 1 });
