@@ -37,9 +37,10 @@ export function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
+/** The nearest-rank percentile: the smallest value with at least p % of them at or below it (p99 of 100 is the 99th, not the slowest). */
 export function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 }
 
 /** CPU seconds (user + system) in a /proc stat file, of a process or of one of its threads. */
