@@ -62,6 +62,9 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
   const enrolments = new Map<string, Enrolment>();
   /** sequence id + subscriber id → enrolment (one each). */
   const bySubscriber = new Map<string, Enrolment>();
+  /** workspace id + subscriber id → the subscriber's enrolments (an unsubscribe stops them all without reading every enrolment). */
+  const ofSubscriber = new Map<string, Enrolment[]>();
+  const subscriberKey = (workspaceId: string, subscriberId: string) => `${workspaceId} ${subscriberId}`;
   const leases = new Leases();
   sequenceLines(replay);
 
@@ -91,12 +94,16 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
       const kept = copyEnrolment(e);
       enrolments.set(e.id, kept);
       bySubscriber.set(k, kept);
+      const sk = subscriberKey(e.workspace_id, e.subscriber_id);
+      const all = ofSubscriber.get(sk);
+      if (all) all.push(kept);
+      else ofSubscriber.set(sk, [kept]);
     }
   });
   replay.on<EnrolStepLine>('enrol_step', (l) => moveOn(l));
   replay.on<EnrolStopLine>('enrol_stop', (l) => {
-    for (const e of enrolments.values()) {
-      if (e.workspace_id === l.workspace_id && e.subscriber_id === l.subscriber_id && e.status === 'active') Object.assign(e, { status: 'stopped', due_at: null, reason: l.reason });
+    for (const e of ofSubscriber.get(subscriberKey(l.workspace_id, l.subscriber_id)) ?? []) {
+      if (e.status === 'active') Object.assign(e, { status: 'stopped', due_at: null, reason: l.reason });
     }
   });
   mail.on<Line & { enrolment?: EnrolmentStep }>('accept', (l) => {
@@ -143,7 +150,14 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
       return true;
     },
     enrol: async (list) => {
-      const fresh = list.filter((e, i) => !bySubscriber.has(`${e.sequence_id} ${e.subscriber_id}`) && list.findIndex((x) => x.sequence_id === e.sequence_id && x.subscriber_id === e.subscriber_id) === i);
+      // One per sequence and subscriber: not already enrolled, nor earlier in this list.
+      const seen = new Set<string>();
+      const fresh = list.filter((e) => {
+        const k = `${e.sequence_id} ${e.subscriber_id}`;
+        if (bySubscriber.has(k) || seen.has(k)) return false;
+        seen.add(k);
+        return true;
+      });
       if (fresh.length) await write({ t: 'enrol', at: at(), e: fresh.map(copyEnrolment) } as EnrolLine);
       return fresh.length;
     },
@@ -167,7 +181,7 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
       return true;
     },
     stop: async (workspaceId, subscriberId, reason, when) => {
-      const n = [...enrolments.values()].filter((e) => e.workspace_id === workspaceId && e.subscriber_id === subscriberId && e.status === 'active').length;
+      const n = (ofSubscriber.get(subscriberKey(workspaceId, subscriberId)) ?? []).filter((e) => e.status === 'active').length;
       if (n) await write({ t: 'enrol_stop', at: when, workspace_id: workspaceId, subscriber_id: subscriberId, reason } as EnrolStopLine);
       return n;
     },
