@@ -64,6 +64,11 @@ import sequencesRemove from './sequences/remove.js';
 import stepsAdd from './steps/add.js';
 import stepsList from './steps/list.js';
 import stepsRemove from './steps/remove.js';
+import usersCreate from './users/create.js';
+import usersList from './users/list.js';
+import usersSetRole from './users/set-role.js';
+import usersReset from './users/reset.js';
+import usersRemove from './users/remove.js';
 
 /** Each noun's help line and its singular alias (`svc key create` = `svc keys create`). */
 export const nouns: Record<string, { summary: string; singular: string }> = {
@@ -80,6 +85,7 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   broadcasts: { summary: 'broadcasts to a list and their campaigns', singular: 'broadcast' },
   sequences: { summary: "timed sequences for a list's new subscribers", singular: 'sequence' },
   steps: { summary: "a sequence's steps", singular: 'step' },
+  users: { summary: "the workspace's people, their roles and sign-in links", singular: 'user' },
   // The issue and the operator say `svc store check`; the plural is the alias here.
   config: { summary: 'the effective settings', singular: 'configuration' },
   store: { summary: "the store's own files: check them, repair what cannot be read", singular: 'stores' },
@@ -133,6 +139,11 @@ export const commands: CommandSpec[] = [
   stepsAdd,
   stepsList,
   stepsRemove,
+  usersCreate,
+  usersList,
+  usersSetRole,
+  usersReset,
+  usersRemove,
   suppressionsList,
   suppressionsAdd,
   suppressionsRemove,

@@ -7,6 +7,7 @@ import { keyService } from './auth/keys.js';
 import { authenticateKey, type Principal } from './auth/authenticate.js';
 import { domainService } from './domains/domains.js';
 import { addressService } from './addresses/addresses.js';
+import { peopleService } from './people/people.js';
 import type { DnsClient } from './domains/dns.js';
 import { sendPipeline } from './send/pipeline.js';
 import { parseSendRequest } from './send/validate.js';
@@ -51,6 +52,8 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     keys: keyService(deps),
     domains: domainService(deps, deps.dns),
     addresses: addressService(deps),
+    /** The workspace's people (accounts with a role; the web app signs them in). */
+    people: peopleService(deps),
     /** The one pipeline; `sendJson` applies POST /emails' body rules first. */
     send,
     /** POST /api/v2/emails: the body's rules, then the send, once per Idempotency-Key. */

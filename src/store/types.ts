@@ -17,6 +17,7 @@ import type { SecretStore } from './port/secrets.js';
 import type { InboxStore } from './port/inbox.js';
 import type { ListStore, SubscriberStore } from './port/lists.js';
 import type { CampaignStore } from './port/campaigns.js';
+import type { PeopleStore } from './port/people.js';
 import type { SequenceStore } from './port/sequences.js';
 
 export type * from './port/addresses.js';
@@ -33,6 +34,7 @@ export type * from './port/secrets.js';
 export type * from './port/inbox.js';
 export type * from './port/lists.js';
 export type * from './port/campaigns.js';
+export type * from './port/people.js';
 export type * from './port/sequences.js';
 export type * from './port/webhooks.js';
 export type * from './port/workspaces.js';
@@ -59,6 +61,7 @@ export interface StoreGroups {
   subscribers: SubscriberStore;
   campaigns: CampaignStore;
   sequences: SequenceStore;
+  people: PeopleStore;
 }
 
 /** The groups a service uses, e.g. `StoreSlice<'workspaces' | 'usage'>`. */
@@ -102,4 +105,8 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   subscribers: { upsert: true, upsertMany: true, newContacts: true, list: true, get: true, activeAfter: true, lastPosition: true, byToken: true, setStatus: true, remove: true, confirmSent: true, contacts: true },
   campaigns: { create: true, get: true, list: true, unfinished: true, setStatus: true, countUnsubscribe: true, counts: true },
   sequences: { create: true, list: true, get: true, ofList: true, remove: true, addStep: true, steps: true, removeStep: true, enrol: true, enrolments: true, claimDue: true, advance: true, stop: true },
+  people: {
+    addMember: true, members: true, member: true, setRole: true, removeMember: true, account: true, accountById: true, memberships: true,
+    issueLink: true, useLink: true, createSession: true, session: true, endSession: true, endSessions: true,
+  },
 };

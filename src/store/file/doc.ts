@@ -8,6 +8,7 @@ import type { Address } from '../../model/address.js';
 import type { ApiKey } from '../../model/key.js';
 import type { Domain } from '../../model/domain.js';
 import type { List } from '../../model/list.js';
+import type { Account, Membership, Session, SignInLink } from '../../model/person.js';
 import type { TlsIdentity } from '../../model/tls.js';
 import type { WebhookEndpoint } from '../../model/webhook.js';
 import type { Workspace } from '../../model/workspace.js';
@@ -28,9 +29,14 @@ export interface Doc {
   tls: TlsIdentity | null;
   /** The service's own shared secrets by name (secrets.ts). */
   secrets: Record<string, string>;
+  /** People (people.ts). */
+  accounts: Account[];
+  memberships: Membership[];
+  signin_links: SignInLink[];
+  sessions: Session[];
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {} });
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {}, accounts: [], memberships: [], signin_links: [], sessions: [] });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -75,6 +81,10 @@ export class DocFile {
     doc.lists ??= [];
     doc.tls ??= null;
     doc.secrets ??= {};
+    doc.accounts ??= [];
+    doc.memberships ??= [];
+    doc.signin_links ??= [];
+    doc.sessions ??= [];
     const why = dataFileProblem(doc);
     if (why) throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not a readable svc store (${why}); it was left untouched (svc store check)`);
     this.wsById = new Map(doc.workspaces.map((w) => [w.id, w]));

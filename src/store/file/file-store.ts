@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Store, StoreGroups } from '../types.js';
 import { fileAddresses } from './addresses.js';
+import { filePeople } from './people.js';
 import { describeBadLines, setAside } from './check.js';
 import { DocFile } from './doc.js';
 import { fileDomains, sealDomainKeys } from './domains.js';
@@ -78,6 +79,7 @@ export class FileStore implements Store {
       keys: fileKeys(doc),
       domains: fileDomains(doc, box),
       addresses: fileAddresses(doc),
+      people: filePeople(doc),
       tls: fileTls(doc, box),
       suppressions: suppressions.store,
       // A fan-out batch's progress is kept in the campaigns journal too once its copies are written.

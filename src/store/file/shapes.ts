@@ -50,6 +50,10 @@ export function dataFileProblem(doc: unknown): string | null {
     addresses: shape({ id: 's', workspace_id: 's', address: 's', status: 's' }),
     webhook_endpoints: shape({ id: 's', workspace_id: 's', url: 's', events: 'a', secret: 's' }),
     lists: shape({ id: 's', workspace_id: 's', name: 's' }),
+    accounts: shape({ id: 's', email: 's', created_at: 's' }),
+    memberships: shape({ workspace_id: 's', account_id: 's', role: 's', created_at: 's' }),
+    signin_links: shape({ token_hash: 's', account_id: 's', expires_at: 's' }),
+    sessions: shape({ token_hash: 's', account_id: 's', expires_at: 's' }),
   };
   for (const [name, check] of Object.entries(collections)) {
     const list = doc[name];

@@ -18,7 +18,7 @@ const DOMAIN_COLS = 'id, workspace_id, domain, status, token, dkim_public_key, d
  * Locks the workspace row (so concurrent adds take turns) and counts its rows of `table`: the
  * count check and the insert that follows hold together. null when under `limit`.
  */
-export async function underLimit(c: pg.PoolClient, workspaceId: string, table: 'domains' | 'addresses', kind: CountKind, limit: number | null): Promise<CountLimitRefusal | null> {
+export async function underLimit(c: pg.PoolClient, workspaceId: string, table: 'domains' | 'addresses' | 'memberships', kind: CountKind, limit: number | null): Promise<CountLimitRefusal | null> {
   const ws = await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
   if (ws.rowCount === 0) throw new SvcError('not_found', 'workspace not found');
   if (limit === null) return null;

@@ -29,6 +29,7 @@ import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
 import { pgCampaigns } from './campaigns.js';
+import { pgPeople } from './people.js';
 import { pgSequences } from './sequences.js';
 import { pgTracking } from './tracking.js';
 import { pgSecrets } from './secrets.js';
@@ -100,6 +101,7 @@ export class PgStore implements Store {
       rateLimit: pgRateLimit(db),
       tracking: pgTracking(db),
       campaigns: pgCampaigns(db),
+      people: pgPeople(db),
       sequences: pgSequences(db),
       secrets: pgSecrets(db, this.#box),
       inbox: pgInbox(db),

@@ -16,6 +16,7 @@ import { inboxConformance } from './inbox.js';
 import { listsConformance } from './lists.js';
 import { campaignsConformance } from './campaigns.js';
 import { sequencesConformance } from './sequences.js';
+import { peopleConformance } from './people.js';
 import { workspacesConformance } from './workspaces.js';
 
 export type { Backend } from './fixtures.js';
@@ -37,6 +38,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     listsConformance,
     campaignsConformance,
     sequencesConformance,
+    peopleConformance,
     reopenConformance,
   ]) {
     suite(backend);

@@ -1,0 +1,97 @@
+// src/people/: the people of a workspace (spec.md "The web app"; CONTRACT "svc users"). An operator
+// adds a person with a role; they get a one-time sign-in link (valid SIGN_IN_LINK_HOURS) to choose
+// their password in the app, never a password on the command line. Only the SHA-256 of a link's
+// token is stored: the link is shown once.
+import { createHash } from 'node:crypto';
+import { upgradeUrlOf } from '../config.js';
+import { SvcError } from '../errors.js';
+import type { DepsOf } from '../deps.js';
+import { parseMailbox } from '../mail/address.js';
+import { ROLES, SIGN_IN_LINK_HOURS, type Member, type Role } from '../model/person.js';
+import type { Workspace } from '../model/workspace.js';
+import { assertWritable } from '../send/pipeline.js';
+import { createdOrLimit, limitFor } from '../workspaces/quota.js';
+
+/** Where a sign-in link's token goes: the app's page that sets the password (`{base_url}/app/`). */
+export const SIGN_IN_PATH = '/app/sign-in/';
+
+export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+const NAME_MAX = 200;
+
+export function peopleService({ store, clock, random, config }: DepsOf<'people'>) {
+  function email(input: string): string {
+    const m = parseMailbox(input.trim());
+    if ('error' in m) throw new SvcError('invalid_argument', `invalid email '${input.slice(0, 80)}': ${m.error}`);
+    return m.address.toLowerCase();
+  }
+
+  function role(input: string): Role {
+    const r = input.trim().toLowerCase();
+    if (!(ROLES as readonly string[]).includes(r)) throw new SvcError('invalid_argument', `invalid role '${input.slice(0, 40)}': owner, admin or member`);
+    return r as Role;
+  }
+
+  function name(input: string | undefined): string | null {
+    if (input === undefined) return null;
+    const n = input.trim();
+    // A display name goes into pages and mail headers: one line, printable.
+    if (/[\u0000-\u001f\u007f]/.test(n)) throw new SvcError('invalid_argument', 'a name is one line of printable characters');
+    if (n.length > NAME_MAX) throw new SvcError('invalid_argument', `a name is at most ${NAME_MAX} characters`);
+    return n || null;
+  }
+
+  async function find(ws: Workspace, ref: string): Promise<Member> {
+    const m = await store.people.member(ws.id, email(ref));
+    if (!m) throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
+    return m;
+  }
+
+  /** A new one-time link for the account (earlier unused ones end): its URL, shown once. */
+  async function link(accountId: string): Promise<string> {
+    const token = random.bytes(32).toString('base64url');
+    const now = clock.now();
+    await store.people.issueLink({ token_hash: tokenHash(token), account_id: accountId, created_at: now.toISOString(), expires_at: new Date(now.getTime() + SIGN_IN_LINK_HOURS * 3_600_000).toISOString() });
+    return `${config.baseUrl}${SIGN_IN_PATH}${token}`;
+  }
+
+  return {
+    /** Adds a person (a seat of the plan) and makes their first sign-in link. */
+    async create(ws: Workspace, input: { email: string; role: string; name?: string }): Promise<Member & { sign_in_url: string }> {
+      assertWritable(ws, clock.now());
+      const address = email(input.email);
+      const r = role(input.role);
+      const now = clock.now().toISOString();
+      const m = createdOrLimit(
+        await store.people.addMember(ws.id, { id: random.uuid(), email: address, name: name(input.name), password_hash: null, created_at: now, last_sign_in_at: null }, r, limitFor(ws, 'seats'), now),
+        ws,
+        upgradeUrlOf(config),
+      );
+      return { ...m, sign_in_url: await link(m.id) };
+    },
+
+    list: (ws: Workspace) => store.people.members(ws.id),
+
+    async setRole(ws: Workspace, ref: string, input: string): Promise<Member> {
+      const m = await find(ws, ref);
+      const updated = await store.people.setRole(ws.id, m.id, role(input));
+      if (!updated) throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
+      return updated;
+    },
+
+    /** Ends the person's sessions and links, and makes a new link. */
+    async reset(ws: Workspace, ref: string): Promise<{ email: string; sign_in_url: string }> {
+      const m = await find(ws, ref);
+      await store.people.endSessions(m.id);
+      return { email: m.email, sign_in_url: await link(m.id) };
+    },
+
+    async remove(ws: Workspace, ref: string): Promise<{ email: string; removed: true }> {
+      const m = await find(ws, ref);
+      if (!(await store.people.removeMember(ws.id, m.id))) throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
+      return { email: m.email, removed: true };
+    },
+  };
+}
+
+export type PeopleService = ReturnType<typeof peopleService>;

@@ -1,0 +1,35 @@
+// The store's ports (see addresses.ts). This file: people (accounts, memberships, sign-in links,
+// sessions; model/person.ts).
+import type { Account, Member, Membership, Role, Session, SignInLink } from '../../model/person.js';
+import type { CountLimit } from '../../model/quota.js';
+import type { CountLimitRefusal } from '../../model/refusal.js';
+
+export interface PeopleStore {
+  /**
+   * Makes `account` a member of the workspace with `role`; when its email has an account already,
+   * that one joins (its name kept). Refused at `limit` members (seats); conflict when already a member.
+   */
+  addMember(workspaceId: string, account: Account, role: Role, limit: CountLimit, at: string): Promise<Member | CountLimitRefusal>;
+  /** The workspace's people, in the order they joined. */
+  members(workspaceId: string): Promise<Member[]>;
+  /** One of them by email (lowercase), or null. */
+  member(workspaceId: string, email: string): Promise<Member | null>;
+  /** Null when not a member. Throws conflict when it would leave the workspace without an owner. */
+  setRole(workspaceId: string, accountId: string, role: Role): Promise<Member | null>;
+  /** Ends the membership and the account's sessions and unused links. Throws conflict for the last owner. */
+  removeMember(workspaceId: string, accountId: string): Promise<boolean>;
+  account(email: string): Promise<Account | null>;
+  accountById(id: string): Promise<Account | null>;
+  memberships(accountId: string): Promise<Membership[]>;
+  /** Keeps a sign-in link; the account's earlier unused links end. */
+  issueLink(link: SignInLink): Promise<void>;
+  /** Takes the link once, before it expires: its account, or null (unknown, used or expired). */
+  useLink(tokenHash: string, at: string): Promise<Account | null>;
+  createSession(s: Session): Promise<void>;
+  /** The session while it lasts, or null. */
+  session(tokenHash: string, at: string): Promise<Session | null>;
+  /** Ends one session (sign-out). */
+  endSession(tokenHash: string): Promise<void>;
+  /** Ends every session and unused link of the account (a reset, a removal); how many sessions ended. */
+  endSessions(accountId: string): Promise<number>;
+}
