@@ -66,6 +66,8 @@ export const errorKinds = {
   /** Allowed for the key, refused for the workspace (trial rules). */
   forbidden: { message: 'forbidden', http: 403, smtp: '550 5.7.1 Sending not allowed for this workspace', exit: 1 },
   not_found: { message: 'not found', http: 404, smtp: null, exit: 1 },
+  /** The web app's sign-in: the same answer whether the email or the password was wrong. */
+  sign_in_failed: { message: 'wrong email or password', http: 401, smtp: null, exit: 1 },
   rate_limited: { message: 'rate limit exceeded', http: 429, smtp: null, exit: 1 },
   idempotency_unavailable: { message: 'idempotency store unavailable, please retry (nothing sent)', http: 503, smtp: null, exit: 1 },
   conflict: { message: 'already exists', http: 409, smtp: null, exit: 1 },

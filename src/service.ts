@@ -8,6 +8,7 @@ import { authenticateKey, type Principal } from './auth/authenticate.js';
 import { domainService } from './domains/domains.js';
 import { addressService } from './addresses/addresses.js';
 import { peopleService } from './people/people.js';
+import { signInService } from './people/sign-in.js';
 import type { DnsClient } from './domains/dns.js';
 import { sendPipeline } from './send/pipeline.js';
 import { parseSendRequest } from './send/validate.js';
@@ -54,6 +55,8 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     addresses: addressService(deps),
     /** The workspace's people (accounts with a role; the web app signs them in). */
     people: peopleService(deps),
+    /** Sign-in to the web app: links, passwords, sessions. */
+    signIn: signInService(deps),
     /** The one pipeline; `sendJson` applies POST /emails' body rules first. */
     send,
     /** POST /api/v2/emails: the body's rules, then the send, once per Idempotency-Key. */

@@ -17,6 +17,7 @@ import { listRoutes } from './routes/lists.js';
 import { broadcastRoutes } from './routes/broadcasts.js';
 import { sequenceRoutes } from './routes/sequences.js';
 import { listLinkRoutes } from './routes/list-links.js';
+import { appRoutes } from './routes/app.js';
 
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
@@ -35,14 +36,18 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     // the API's error shape too.
     frameworkErrors,
   });
-  // spec.md "Authentication" rule 5: any website may call, without cookies.
-  await app.register(cors, {
+  // spec.md "Authentication" rule 5: any website may call, without cookies. Not the web app
+  // (/app/), which has cookies: there no CORS header is sent, so no other site reads it.
+  const api = {
     origin: '*',
     credentials: false,
     methods: ['GET', 'POST', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
     exposedHeaders: ['Retry-After', 'Idempotent-Replayed'],
     maxAge: 600,
+  };
+  await app.register(cors, {
+    delegator: (req, callback) => callback(null, /^\/app(\/|\?|$)/.test(req.url ?? '') ? { origin: false } : api),
   });
   registerJsonBody(app);
   registerErrors(app, log, service.deps.events);
@@ -56,5 +61,6 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   broadcastRoutes(app, service);
   sequenceRoutes(app, service);
   listLinkRoutes(app, service);
+  appRoutes(app, service);
   return app;
 }

@@ -107,6 +107,6 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   sequences: { create: true, list: true, get: true, ofList: true, remove: true, addStep: true, steps: true, removeStep: true, enrol: true, enrolments: true, claimDue: true, advance: true, stop: true },
   people: {
     addMember: true, members: true, member: true, setRole: true, removeMember: true, account: true, accountById: true, memberships: true,
-    issueLink: true, useLink: true, createSession: true, session: true, endSession: true, endSessions: true,
+    issueLink: true, peekLink: true, useLink: true, setPassword: true, signedIn: true, createSession: true, session: true, endSession: true, endSessions: true,
   },
 };

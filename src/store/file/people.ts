@@ -100,6 +100,26 @@ export function filePeople(doc: DocFile): PeopleStore {
       if (link.expires_at <= at) return null;
       return copy(d.accounts.find((a) => a.id === link.account_id) ?? null);
     },
+    peekLink: async (tokenHash, at) => {
+      doc.open();
+      const link = doc.data.signin_links.find((l) => l.token_hash === tokenHash && l.expires_at > at);
+      return copy(link ? (doc.data.accounts.find((a) => a.id === link.account_id) ?? null) : null);
+    },
+    setPassword: async (accountId, passwordHash) => {
+      doc.open();
+      const a = doc.data.accounts.find((x) => x.id === accountId);
+      if (!a) return false;
+      a.password_hash = passwordHash;
+      await doc.commit();
+      return true;
+    },
+    signedIn: async (accountId, at) => {
+      doc.open();
+      const a = doc.data.accounts.find((x) => x.id === accountId);
+      if (!a) return;
+      a.last_sign_in_at = at;
+      await doc.commit();
+    },
     createSession: async (s) => {
       doc.open();
       if (!doc.data.accounts.some((a) => a.id === s.account_id)) throw new SvcError('not_found', 'account not found');

@@ -23,8 +23,14 @@ export interface PeopleStore {
   memberships(accountId: string): Promise<Membership[]>;
   /** Keeps a sign-in link; the account's earlier unused links end. */
   issueLink(link: SignInLink): Promise<void>;
+  /** The link's account while the link is unused and unexpired, without taking it (a page that asks first). */
+  peekLink(tokenHash: string, at: string): Promise<Account | null>;
   /** Takes the link once, before it expires: its account, or null (unknown, used or expired). */
   useLink(tokenHash: string, at: string): Promise<Account | null>;
+  /** Sets the account's password hash; false when there is no such account. */
+  setPassword(accountId: string, passwordHash: string): Promise<boolean>;
+  /** Notes a sign-in (last_sign_in_at). */
+  signedIn(accountId: string, at: string): Promise<void>;
   createSession(s: Session): Promise<void>;
   /** The session while it lasts, or null. */
   session(tokenHash: string, at: string): Promise<Session | null>;

@@ -97,6 +97,15 @@ export function pgPeople(db: PgDb): PeopleStore {
       );
       return r && r.expires_at.getTime() > Date.parse(at) ? toAccount(r) : null;
     },
+    peekLink: async (tokenHash, at) => {
+      const [r] = await db.rows<AccountRow>(
+        `SELECT ${ACCOUNT_COLS.split(', ').map((c) => `a.${c}`).join(', ')} FROM signin_links l JOIN accounts a ON a.id = l.account_id WHERE l.token_hash = $1 AND l.expires_at > $2`,
+        [tokenHash, at],
+      );
+      return r ? toAccount(r) : null;
+    },
+    setPassword: async (accountId, passwordHash) => (await db.rows('UPDATE accounts SET password_hash = $2 WHERE id = $1 RETURNING 1', [accountId, passwordHash])).length > 0,
+    signedIn: async (accountId, at) => void (await db.rows('UPDATE accounts SET last_sign_in_at = $2 WHERE id = $1', [accountId, at])),
     createSession: async (s: Session) => {
       const r = await db.rows(`INSERT INTO sessions (token_hash, account_id, created_at, expires_at) SELECT $1, id, $3, $4 FROM accounts WHERE id = $2 RETURNING 1`, [s.token_hash, s.account_id, s.created_at, s.expires_at]);
       if (!r.length) throw new SvcError('not_found', 'account not found');

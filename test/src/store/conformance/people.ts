@@ -57,6 +57,9 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     const bob = joined(await store.people.addMember(a.id, account('bob@acme.test'), 'member', null, at));
     const link = (hash: string, who: string, expires = '2026-01-03T00:00:00.000Z') => ({ token_hash: hash, account_id: who, created_at: at, expires_at: expires });
     await store.people.issueLink(link('h1', ann.id));
+    assert.equal((await store.people.peekLink('h1', at))?.id, ann.id);
+    assert.equal((await store.people.peekLink('h1', at))?.id, ann.id, 'a look does not take it');
+    assert.equal(await store.people.peekLink('h1', '2026-01-03T00:00:00.000Z'), null, 'expired');
     await store.people.issueLink(link('h2', ann.id));
     assert.equal(await store.people.useLink('h1', at), null, 'a newer link ends the older one');
     assert.equal((await store.people.useLink('h2', at))?.id, ann.id);
@@ -65,6 +68,12 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.people.useLink('h3', '2026-01-02T12:00:00.000Z'), null, 'expired');
     await rejectsWith(store.people.issueLink(link('h4', randomUUID())), 'not_found');
 
+    assert.equal(await store.people.setPassword(ann.id, '$argon2id$hash'), true);
+    assert.equal(await store.people.setPassword(randomUUID(), '$argon2id$hash'), false);
+    await store.people.signedIn(ann.id, '2026-01-02T03:04:05.000Z');
+    const now = (await store.people.accountById(ann.id))!;
+    assert.deepEqual([now.password_hash, now.last_sign_in_at], ['$argon2id$hash', '2026-01-02T03:04:05.000Z']);
+    assert.equal((await store.people.member(a.id, 'ann@acme.test'))?.last_sign_in_at, '2026-01-02T03:04:05.000Z');
     const session = (hash: string, who: string) => ({ token_hash: hash, account_id: who, created_at: at, expires_at: '2026-02-01T00:00:00.000Z' });
     await store.people.createSession(session('s1', ann.id));
     await store.people.createSession(session('s2', ann.id));

@@ -1,0 +1,86 @@
+// The web app's pages (CONTRACT.md "The web app"), rendered on the server: plain HTML, no script,
+// nothing remote, readable without colour and at 360 px. Every value from outside is escaped.
+// Forms carry a token against cross-site requests (routes/app.ts).
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** No script, nothing remote, forms only to this origin, never framed, cached or indexed. */
+export const APP_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'referrer-policy': 'no-referrer',
+  'x-robots-tag': 'noindex',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+const STYLE =
+  'body{font:1rem/1.5 system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#111;background:#fff}' +
+  'label{display:block;margin:.75rem 0 .25rem}input{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}' +
+  'button{font:inherit;margin-top:1rem;padding:.5rem 1rem;cursor:pointer}.problem{border-left:.25rem solid #111;padding-left:.75rem;font-weight:bold}' +
+  'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0}';
+
+export function appPage(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)} · svc</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>
+<h1>${escape(title)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** A problem, said first on the page ("Problem:" so that it reads without colour). */
+const problem = (text: string | undefined) => (text ? `<p class="problem" role="alert">Problem: ${escape(text)}</p>\n` : '');
+
+export const signInPage = (form: string, opts: { email?: string; problem?: string } = {}) =>
+  appPage(
+    'Sign in',
+    `${problem(opts.problem)}<form method="post" action="/app/sign-in">
+<input type="hidden" name="form" value="${escape(form)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(opts.email ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+<p>No password yet, or forgotten? Ask an owner or admin of your workspace for a sign-in link.</p>`,
+  );
+
+export const choosePasswordPage = (form: string, email: string, opts: { problem?: string; min: number } ) =>
+  appPage(
+    'Choose your password',
+    `${problem(opts.problem)}<p>For ${escape(email)}. At least ${opts.min} characters; a few words you will remember are good.</p>
+<form method="post">
+<input type="hidden" name="form" value="${escape(form)}">
+<input type="hidden" name="username" value="${escape(email)}" autocomplete="username">
+<label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${opts.min}" required>
+<button type="submit">Save and sign in</button>
+</form>`,
+  );
+
+export const linkNotValidPage = () =>
+  appPage('Link not valid', '<p>This sign-in link was used already, has expired, or was replaced by a newer one. Ask an owner or admin of your workspace for a new one.</p>');
+
+export const homePage = (form: string, who: { name: string | null; email: string }, workspaces: Array<{ name: string; role: string }>) =>
+  appPage(
+    'svc',
+    `<p>Signed in as ${escape(who.name ? `${who.name} <${who.email}>` : who.email)}.</p>
+<h2>Your workspaces</h2>
+${
+  workspaces.length
+    ? `<table><thead><tr><th>Workspace</th><th>Role</th></tr></thead><tbody>\n${workspaces.map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td></tr>`).join('\n')}\n</tbody></table>`
+    : '<p>None: you are not a member of any workspace now.</p>'
+}
+<form method="post" action="/app/sign-out"><input type="hidden" name="form" value="${escape(form)}"><button type="submit">Sign out</button></form>`,
+  );
+
+export const refusedPage = (text: string) => appPage('Not allowed', `${problem(text)}<p><a href="/app/">Back to svc</a></p>`);

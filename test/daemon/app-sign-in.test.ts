@@ -1,0 +1,134 @@
+// The web app's sign-in through the real daemon (CONTRACT.md "The web app"; issue 30 part 3): a
+// one-time link sets the password and signs in; email and password afterwards; a wrong password and
+// the lock-out; sign-out; sessions ended by `reset` and `remove`; forms refused without their token
+// or from another site; no CORS on /app/; the pages' headers. Both backends.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestDaemon } from '../helpers/daemon.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
+import { SIGN_IN_PER_ACCOUNT } from '../../src/people/sign-in.js';
+
+/** A browser's cookie jar for one origin, enough for these pages (no redirects followed). */
+function browser(api: string) {
+  const jar = new Map<string, string>();
+  return {
+    jar,
+    async go(method: 'GET' | 'POST', path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
+      const r = await fetch(`${api}${path}`, {
+        method,
+        redirect: 'manual',
+        headers: {
+          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded', origin: api } : {}),
+          ...headers,
+        },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+      });
+      for (const c of r.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const [k, v] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
+        if (/max-age=0/i.test(c)) jar.delete(k);
+        else jar.set(k, v);
+      }
+      return { status: r.status, location: r.headers.get('location'), html: await r.text(), headers: r.headers, cookies: r.headers.getSetCookie() };
+    },
+  };
+}
+const formOf = (html: string) => /name="form" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
+  test(`${backend}: web app sign-in: link, password, wrong password, lock-out, sign-out, revocation, CSRF and cross-site refusals`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const d = await startTestDaemon(t, pgUrl ? { store: pgLocation(pgUrl) } : {});
+    const { service } = d.daemon;
+    const ws = await service.workspaces.create('acme');
+    const ann = await service.people.create(ws, { email: 'ann@acme.test', role: 'owner', name: 'Ann <Lee>' });
+    const path = new URL(ann.sign_in_url).pathname;
+    assert.match(path, /^\/app\/sign-in\/[A-Za-z0-9_-]{43}$/);
+
+    const b = browser(d.api);
+    // Not signed in: /app/ sends to the sign-in page.
+    assert.deepEqual([(await b.go('GET', '/app/')).status, (await b.go('GET', '/app/')).location], [303, '/app/sign-in']);
+    // The link's page asks first (a mail scanner's GET uses nothing up), with strict headers.
+    const ask = await b.go('GET', path);
+    assert.equal(ask.status, 200);
+    assert.match(ask.html, /Choose your password/);
+    assert.match(ask.headers.get('content-security-policy')!, /default-src 'none'/);
+    assert.equal(ask.headers.get('x-frame-options'), 'DENY');
+    assert.ok(ask.cookies.some((c) => /^svc_form=.*HttpOnly.*SameSite=Strict/i.test(c)), ask.cookies.join(' | '));
+    const again = await b.go('GET', path);
+    assert.equal(again.status, 200, 'still valid after a look');
+    const short = await b.go('POST', path, { form: formOf(again.html), password: 'short' });
+    assert.equal(short.status, 400);
+    assert.match(short.html, /Problem: a password has at least 10 characters/);
+    // Without the form's token, or from another site: refused, nothing used up.
+    const forged = await b.go('POST', path, { form: 'forged', password: 'correct horse battery' });
+    assert.equal(forged.status, 403);
+    assert.match(forged.html, /Problem: this form expired or did not come from this page/);
+    assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { origin: 'https://evil.test' })).status, 403);
+    assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { 'sec-fetch-site': 'cross-site' })).status, 403);
+    const set = await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' });
+    assert.deepEqual([set.status, set.location], [303, '/app/']);
+    const sessionCookie = set.cookies.find((c) => c.startsWith('svc_session='))!;
+    assert.match(sessionCookie, /HttpOnly/i);
+    assert.match(sessionCookie, /SameSite=Lax/i);
+    assert.match(sessionCookie, /Path=\/app\//i);
+    assert.doesNotMatch(sessionCookie, /Secure/i, 'not Secure on an http base URL');
+    const home = await b.go('GET', '/app/');
+    assert.equal(home.status, 200);
+    assert.match(home.html, /Signed in as Ann &#60;Lee&#62; &#60;ann@acme\.test&#62;/, 'escaped');
+    assert.match(home.html, /<td>acme<\/td><td>owner<\/td>/);
+    assert.equal((await b.go('GET', path)).status, 404, 'the link works once');
+    assert.ok((await service.people.list(ws))[0]!.last_sign_in_at);
+
+    // No CORS on the app, even asked from another origin (the API keeps its open rule).
+    const cors = await b.go('GET', '/app/', undefined, { origin: 'https://evil.test' });
+    assert.equal(cors.headers.get('access-control-allow-origin'), null);
+    const preflight = await fetch(`${d.api}/app/sign-in`, { method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } });
+    assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+    assert.equal((await fetch(`${d.api}/healthz`, { headers: { origin: 'https://evil.test' } })).headers.get('access-control-allow-origin'), '*');
+
+    // Sign-out needs the page's token; then the session is gone.
+    assert.equal((await b.go('POST', '/app/sign-out', { form: 'forged' })).status, 403);
+    const out = await b.go('POST', '/app/sign-out', { form: formOf(home.html) });
+    assert.deepEqual([out.status, out.location], [303, '/app/sign-in']);
+    assert.equal((await b.go('GET', '/app/')).status, 303);
+
+    // Email and password: wrong, then right.
+    const signInPage = await b.go('GET', '/app/sign-in');
+    const wrong = await b.go('POST', '/app/sign-in', { form: formOf(signInPage.html), email: 'ann@acme.test', password: 'not the password' });
+    assert.equal(wrong.status, 401);
+    assert.match(wrong.html, /Problem: wrong email or password\./);
+    assert.match(wrong.html, /value="ann@acme\.test"/);
+    const nobody = await b.go('POST', '/app/sign-in', { form: formOf(wrong.html), email: 'zed@acme.test', password: 'not the password' });
+    assert.equal(nobody.status, 401, 'the same answer for an unknown email');
+    const forgedSignIn = await b.go('POST', '/app/sign-in', { form: 'forged', email: 'ann@acme.test', password: 'correct horse battery' });
+    assert.equal(forgedSignIn.status, 403);
+    const right = await b.go('POST', '/app/sign-in', { form: formOf(forgedSignIn.html), email: 'ANN@acme.test', password: 'correct horse battery' });
+    assert.deepEqual([right.status, right.location], [303, '/app/']);
+    assert.equal((await b.go('GET', '/app/')).status, 200);
+
+    // `svc users reset` ends the session at once; so does removal (another person's browser).
+    await service.people.reset(ws, 'ann@acme.test');
+    assert.equal((await b.go('GET', '/app/')).status, 303);
+    const bob = await service.people.create(ws, { email: 'bob@acme.test', role: 'member' });
+    const bb = browser(d.api);
+    const bobAsk = await bb.go('GET', new URL(bob.sign_in_url).pathname);
+    await bb.go('POST', new URL(bob.sign_in_url).pathname, { form: formOf(bobAsk.html), password: 'bob has a long password' });
+    assert.equal((await bb.go('GET', '/app/')).status, 200);
+    await service.people.remove(ws, 'bob@acme.test');
+    assert.equal((await bb.go('GET', '/app/')).status, 303);
+
+    // Lock-out: attempts per account are limited, with a sentence and Retry-After.
+    const lb = browser(d.api);
+    let last = await lb.go('GET', '/app/sign-in');
+    for (let i = 0; i < SIGN_IN_PER_ACCOUNT; i++) {
+      last = await lb.go('POST', '/app/sign-in', { form: formOf(last.html), email: 'carol@acme.test', password: `guess number ${i}` });
+      assert.equal(last.status, 401);
+    }
+    const locked = await lb.go('POST', '/app/sign-in', { form: formOf(last.html), email: 'carol@acme.test', password: 'guess again' });
+    assert.equal(locked.status, 429);
+    assert.match(locked.html, /Problem: too many sign-in attempts: try again in 15 minutes\./);
+    assert.ok(Number(locked.headers.get('retry-after')) > 0);
+  });
+}
