@@ -24,6 +24,7 @@ import { all, each, shape } from './shapes.js';
 import { Leases } from './leases.js';
 import { observeEngagement } from './engagement.js';
 import { HeaderIndex } from './header-index.js';
+import { AttemptIndex } from './attempt-index.js';
 import { Interner, shareAttemptStrings, shareRecordStrings } from './shared-strings.js';
 
 export interface AcceptLine extends Line {
@@ -117,8 +118,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
   const attemptStrings = new Interner();
   const signatures = new Interner<NonNullable<DeliveryAttempt['dkim']>>();
   const purgeListeners: Array<(ids: string[], contentIds: string[], days: string[]) => void> = [];
-  /** message id → its newest hand-off attempts, oldest first. */
-  const transcripts = new Map<string, DeliveryAttempt[]>();
+  /** message id → where its newest hand-off attempts lie (attempt-index.ts). */
+  const transcripts = new AttemptIndex();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
   const byWorkspace = new Map<string, Message[]>();
   /** A campaign's copies. */
@@ -182,18 +183,11 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     for (const e of line.events) outboxed.set(e.id, e);
     if (line.debit) count(line.content.workspace_id, line.debit, 1);
   });
-  replay.on<OutcomeLine>('outcome', (line) => {
+  replay.on<OutcomeLine>('outcome', (line, at) => {
     const { outcome } = line;
     for (const a of outcome.transcript ?? []) {
       const record = byId.get(a.message_id);
-      if (!record) continue;
-      const kept = shareAttemptStrings(a, record, attemptStrings, signatures);
-      const list = transcripts.get(record.id);
-      if (!list) transcripts.set(record.id, [kept]);
-      else {
-        list.push(kept);
-        if (list.length > ATTEMPTS_KEPT) list.splice(0, list.length - ATTEMPTS_KEPT);
-      }
+      if (record) transcripts.add(record.id, at ?? shareAttemptStrings(a, record, attemptStrings, signatures));
     }
     for (const u of outcome.updates) {
       const m = byId.get(u.id);
@@ -308,7 +302,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         copyContent,
       );
     },
-    attempts: async (workspaceId, messageId) => (transcripts.get(messageId) ?? []).filter((a) => a.workspace_id === workspaceId).map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })),
+    attempts: async (workspaceId, messageId) =>
+      (await transcripts.read(messageId, (at) => mail.readAt(at) as Promise<OutcomeLine | null>)).filter((a) => a.workspace_id === workspaceId).map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })),
     purge: async (before) => {
       const cutoff = dayOf(before);
       // A day of this month stays on disk (its sends count in the monthly quota when the store is
@@ -373,7 +368,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         ...(outcome.transcript?.length ? { transcript: outcome.transcript.map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })) } : {}),
       };
       const line: OutcomeLine = { t: 'outcome', at: now().toISOString(), job_id: jobId, outcome: copied };
-      await write(line);
+      // Located: the records' attempts are read back from this line (attempt-index.ts).
+      replay.apply(line, await mail.appendLocated(dayOf(line.at), line));
     },
     depth: async () => jobs.size,
   };
