@@ -8,7 +8,7 @@ import { sendWindows } from './send-quota.js';
 // A short name: it is the `tenant` of GET /me and what operators type after --workspace.
 const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-export function workspaceService({ store, clock, random }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses' | 'subscribers'>) {
+export function workspaceService({ store, clock, random }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses' | 'subscribers' | 'people'>) {
   async function byName(name: string): Promise<Workspace> {
     const ws = await store.workspaces.getByName(name);
     if (!ws) throw new SvcError('not_found', `workspace '${name}' not found`);
@@ -42,7 +42,12 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
       const windows = sendWindows(ws, now);
       const used = await store.usage.get(ws.id, windows.map((w) => w.key));
       const limits = PLAN_LIMITS[ws.plan];
-      const [domains, addresses, contacts] = await Promise.all([store.domains.listByWorkspace(ws.id), store.addresses.listByWorkspace(ws.id), store.subscribers.contacts(ws.id)]);
+      const [domains, addresses, contacts, people] = await Promise.all([
+        store.domains.listByWorkspace(ws.id),
+        store.addresses.listByWorkspace(ws.id),
+        store.subscribers.contacts(ws.id),
+        store.people.members(ws.id),
+      ]);
       return {
         workspace: ws.name,
         plan: ws.plan,
@@ -51,6 +56,7 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
           { kind: 'domains', used: domains.length, limit: limits.domains, window: null, resets_at: null },
           { kind: 'addresses', used: addresses.length, limit: limits.addresses, window: null, resets_at: null },
           { kind: 'contacts', used: contacts, limit: limits.contacts, window: null, resets_at: null },
+          { kind: 'seats', used: people.length, limit: limits.seats, window: null, resets_at: null },
         ],
       };
     },

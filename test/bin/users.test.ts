@@ -64,5 +64,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.deepEqual(json(await run(['users', 'remove', 'ann@acme.test', '--json'])), { email: 'ann@acme.test', removed: true });
     // A seat is free again.
     assert.equal(json(await run(['users', 'create', 'cy@acme.test', '--role', 'member', '--json'])).role, 'member');
+    const usage = json(await run(['workspaces', 'usage', 'acme', '--json']));
+    assert.deepEqual(usage.quotas.find((q: { kind: string }) => q.kind === 'seats'), { kind: 'seats', used: 2, limit: 2, window: null, resets_at: null });
   });
 }
