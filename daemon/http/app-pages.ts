@@ -77,10 +77,57 @@ export const homePage = (form: string, who: { name: string | null; email: string
 <h2>Your workspaces</h2>
 ${
   workspaces.length
-    ? `<table><thead><tr><th>Workspace</th><th>Role</th></tr></thead><tbody>\n${workspaces.map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td></tr>`).join('\n')}\n</tbody></table>`
+    ? `<table><thead><tr><th>Workspace</th><th>Role</th><th></th></tr></thead><tbody>\n${workspaces
+        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td>${w.role === 'member' ? '' : `<a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a>`}</td></tr>`)
+        .join('\n')}\n</tbody></table>`
     : '<p>None: you are not a member of any workspace now.</p>'
 }
 <form method="post" action="/app/sign-out"><input type="hidden" name="form" value="${escape(form)}"><button type="submit">Sign out</button></form>`,
   );
 
 export const refusedPage = (text: string) => appPage('Not allowed', `${problem(text)}<p><a href="/app/">Back to svc</a></p>`);
+
+export interface KeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: readonly string[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** A workspace's API keys (owners and admins): create one (its key shown once, in `created`), revoke one. */
+export const keysPage = (form: string, ws: string, keys: KeyRow[], scopes: readonly string[], opts: { created?: { name: string; key: string }; problem?: string } = {}) =>
+  appPage(
+    `API keys of ${ws}`,
+    `${problem(opts.problem)}${
+      opts.created
+        ? `<section aria-labelledby="new-key"><h2 id="new-key">New key: ${escape(opts.created.name)}</h2>
+<p>Copy it now: it is not shown again (only its hash is kept).</p>
+<p><input readonly aria-label="The new key" value="${escape(opts.created.key)}"></p></section>\n`
+        : ''
+    }<p><a href="/app/">Back to svc</a></p>
+${
+  keys.length
+    ? `<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
+        .map(
+          (k) =>
+            `<tr><td>${escape(k.name)}</td><td>${escape(k.prefix)}…</td><td>${escape(k.scopes.join(', '))}</td><td>${escape(k.created_at.slice(0, 10))}</td><td>${
+              k.revoked_at
+                ? `revoked ${escape(k.revoked_at.slice(0, 10))}`
+                : `<form method="post" action="/app/w/${encodeURIComponent(ws)}/keys/${encodeURIComponent(k.id)}/revoke"><input type="hidden" name="form" value="${escape(form)}"><button type="submit" aria-label="Revoke ${escape(k.name)}">Revoke</button></form>`
+            }</td></tr>`,
+        )
+        .join('\n')}\n</tbody></table>`
+    : '<p>No keys yet.</p>'
+}
+<h2>Create a key</h2>
+<form method="post" action="/app/w/${encodeURIComponent(ws)}/keys">
+<input type="hidden" name="form" value="${escape(form)}">
+<label for="name">Name</label><input id="name" name="name" required maxlength="100">
+<fieldset><legend>Scopes</legend>
+${scopes.map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}"${s === 'send' || s === 'read' ? ' checked' : ''}> ${escape(s)}</label>`).join('\n')}
+</fieldset>
+<button type="submit">Create key</button>
+</form>`,
+  );

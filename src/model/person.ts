@@ -9,6 +9,13 @@ export const ROLES = ['owner', 'admin', 'member'] as const;
  */
 export type Role = (typeof ROLES)[number];
 
+/** Who may do what in a workspace: read and answer the inbox; manage keys, domains, addresses, webhooks and members; the plan and deletion. */
+export const ROLE_MAY = {
+  inbox: ['owner', 'admin', 'member'],
+  manage: ['owner', 'admin'],
+  own: ['owner'],
+} as const satisfies Record<string, readonly Role[]>;
+
 export interface Account {
   id: string;
   /** Lowercase; one account per email. */

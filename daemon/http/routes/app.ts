@@ -4,73 +4,35 @@
 // a token another site cannot know: before sign-in, the value of a SameSite=Strict cookie set with
 // the form (double submit); after, an HMAC of the session's token. The API's open CORS rule does
 // not reach /app/ (app.ts).
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { parse as parseCookies, serialize } from 'cookie';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError, type SvcError } from '../../../src/errors.js';
 import { PASSWORD_MIN } from '../../../src/people/password.js';
-import { SESSION_DAYS, formToken, type SignedIn } from '../../../src/people/sign-in.js';
-import { APP_HEADERS, choosePasswordPage, homePage, linkNotValidPage, refusedPage, signInPage } from '../app-pages.js';
+import { SESSION_DAYS, formToken } from '../../../src/people/sign-in.js';
+import { choosePasswordPage, homePage, linkNotValidPage, signInPage } from '../app-pages.js';
+import { FORM_COOKIE, SESSION_COOKIE, appSession } from '../app-session.js';
+import { appKeyRoutes } from './app-keys.js';
 
-const SESSION_COOKIE = 'svc_session';
-const FORM_COOKIE = 'svc_form';
 /** A sign-in form is a few hundred bytes; anything much larger is not one. */
 const FORM_BODY_MAX = 8 * 1024;
 
-const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 export function appRoutes(app: FastifyInstance, service: Service): void {
-  // Read per request: a daemon on port 0 learns its base URL once it listens (serve.ts).
-  const base = () => new URL(service.deps.config.baseUrl);
-  const cookie = (name: string, value: string, o: { maxAge: number; sameSite: 'lax' | 'strict' }) =>
-    serialize(name, value, { httpOnly: true, secure: base().protocol === 'https:', sameSite: o.sameSite, path: '/app/', maxAge: o.maxAge });
-  const cookies = (req: FastifyRequest) => parseCookies(req.headers.cookie ?? '');
-
-  /** A post from another site (its Origin, or the browser's Sec-Fetch-Site), refused before anything else. */
-  const crossSite = (req: FastifyRequest): boolean => {
-    const site = req.headers['sec-fetch-site'];
-    if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return true;
-    const origin = req.headers.origin;
-    if (origin === undefined) return false;
-    return origin !== base().origin && origin !== `${req.protocol}://${req.headers.host ?? ''}`;
-  };
-
-  const page = (reply: FastifyReply, code: number, html: string) => reply.code(code).headers(APP_HEADERS).send(html);
-  const refuse = (reply: FastifyReply, why: string) => page(reply, 403, refusedPage(why));
-
-  /** A fresh pre-session form token, set as a cookie too. */
-  const preForm = (reply: FastifyReply): string => {
-    const token = randomBytes(24).toString('base64url');
-    reply.header('set-cookie', cookie(FORM_COOKIE, token, { maxAge: 3600, sameSite: 'strict' }));
-    return token;
-  };
-  const preFormOk = (req: FastifyRequest, form: URLSearchParams) => {
-    const expected = cookies(req)[FORM_COOKIE];
-    const given = form.get('form');
-    return !!expected && !!given && same(given, expected);
-  };
-
-  const signedIn = async (req: FastifyRequest): Promise<{ token: string; who: SignedIn } | null> => {
-    const token = cookies(req)[SESSION_COOKIE];
-    if (!token || token.length > 100) return null;
-    const who = await service.signIn.session(token);
-    return who ? { token, who } : null;
-  };
+  const { cookie, page, refuse, crossSite, preForm, preFormOk, signedIn, formOk } = appSession(service);
   const startSession = (reply: FastifyReply, token: string) =>
     reply.header('set-cookie', [cookie(SESSION_COOKIE, token, { maxAge: SESSION_DAYS * 86_400, sameSite: 'lax' }), cookie(FORM_COOKIE, '', { maxAge: 0, sameSite: 'strict' })]);
 
   void app.register(async (scope) => {
     // Forms only, small, here alone (the JSON API keeps its own parser).
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_MAX }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
-    const formOf = (req: FastifyRequest) => (req.body instanceof URLSearchParams ? req.body : new URLSearchParams());
+    const formOf = (req: { body: unknown }) => (req.body instanceof URLSearchParams ? req.body : new URLSearchParams());
+    appKeyRoutes(scope, service, formOf);
 
     scope.get('/app', async (_req, reply) => reply.redirect('/app/', 303));
     scope.get('/app/', async (req, reply) => {
       const s = await signedIn(req);
       if (!s) return reply.headers({ 'cache-control': 'no-store' }).redirect('/app/sign-in', 303);
       const names = new Map((await service.store.workspaces.list()).map((w) => [w.id, w.name]));
-      const workspaces = s.who.memberships.map((m) => ({ name: names.get(m.workspace_id) ?? m.workspace_id, role: m.role }));
+      const workspaces = s.who.memberships.flatMap((m) => (names.has(m.workspace_id) ? [{ name: names.get(m.workspace_id)!, role: m.role }] : []));
       return page(reply, 200, homePage(formToken(s.token), s.who.account, workspaces));
     });
 
@@ -120,8 +82,7 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
       if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
       const s = await signedIn(req);
       if (s) {
-        const given = formOf(req).get('form') ?? '';
-        if (!same(given, formToken(s.token))) return refuse(reply, 'this form did not come from this page.');
+        if (!formOk(s.token, formOf(req))) return refuse(reply, 'this form did not come from this page.');
         await service.signIn.signOut(s.token);
       }
       reply.header('set-cookie', cookie(SESSION_COOKIE, '', { maxAge: 0, sameSite: 'lax' }));

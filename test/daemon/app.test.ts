@@ -1,7 +1,8 @@
-// The web app's sign-in through the real daemon (CONTRACT.md "The web app"; issue 30 part 3): a
-// one-time link sets the password and signs in; email and password afterwards; a wrong password and
-// the lock-out; sign-out; sessions ended by `reset` and `remove`; forms refused without their token
-// or from another site; no CORS on /app/; the pages' headers. Both backends.
+// The web app through the real daemon (CONTRACT.md "The web app"; issue 30). Sign-in: a one-time
+// link sets the password and signs in; email and password afterwards; a wrong password and the
+// lock-out; sign-out; sessions ended by `reset` and `remove`; forms refused without their token or
+// from another site; no CORS on /app/; the pages' headers. The keys page: created keys shown once,
+// revoked at once; roles (a member gets 403) and workspaces apart (404). Both backends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestDaemon } from '../helpers/daemon.js';
@@ -130,5 +131,66 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(locked.status, 429);
     assert.match(locked.html, /Problem: too many sign-in attempts: try again in 15 minutes\./);
     assert.ok(Number(locked.headers.get('retry-after')) > 0);
+  });
+}
+
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
+  test(`${backend}: web app keys page: owners and admins create (shown once) and revoke; members 403; other workspaces 404`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const d = await startTestDaemon(t, pgUrl ? { store: pgLocation(pgUrl) } : {});
+    const { service } = d.daemon;
+    const acme = await service.workspaces.create('acme');
+    const beta = await service.workspaces.create('beta');
+    await service.keys.create(beta, { name: 'beta key' });
+    const signedIn = async (ws: typeof acme, email: string, role: string) => {
+      const u = await service.people.create(ws, { email, role });
+      const b = browser(d.api);
+      const path = new URL(u.sign_in_url).pathname;
+      const ask = await b.go('GET', path);
+      assert.equal((await b.go('POST', path, { form: formOf(ask.html), password: 'a long enough password' })).status, 303);
+      return b;
+    };
+    const admin = await signedIn(acme, 'ann@acme.test', 'admin');
+    const home = await admin.go('GET', '/app/');
+    assert.match(home.html, /<a href="\/app\/w\/acme\/keys">API keys<\/a>/);
+    const page = await admin.go('GET', '/app/w/acme/keys');
+    assert.equal(page.status, 200);
+    assert.match(page.html, /No keys yet\./);
+    const created = await admin.go('POST', '/app/w/acme/keys', { form: formOf(page.html), name: 'CI <deploy>', scope: 'send' });
+    assert.equal(created.status, 201);
+    const key = /aria-label="The new key" value="(svc_[0-9a-f]{48})"/.exec(created.html)?.[1];
+    assert.ok(key, 'the key is shown once');
+    assert.match(created.html, /CI &#60;deploy&#62;/);
+    assert.equal(created.headers.get('cache-control'), 'no-store');
+    // The key works on the API, with the scope chosen.
+    assert.equal((await fetch(`${d.api}/api/v2/me`, { headers: { authorization: `Bearer ${key}` } })).status, 200);
+    const again = await admin.go('GET', '/app/w/acme/keys');
+    assert.ok(!again.html.includes(key!), 'never shown again');
+    const listed = await service.keys.list(acme);
+    assert.deepEqual(listed.map((k) => [k.name, k.scopes]), [['CI <deploy>', ['send']]]);
+    // Bad input: a page that says why, nothing created.
+    assert.match((await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x' })).html, /Problem: choose at least one scope\./);
+    assert.match((await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x', scope: 'root' })).html, /Problem: unknown scope &#39;root&#39; \(use send, read, newsletter, contacts, \*\)\./);
+    assert.equal((await admin.go('POST', '/app/w/acme/keys', { form: 'forged', name: 'x', scope: 'send' })).status, 403);
+    assert.equal((await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x', scope: 'send' }, { origin: 'https://evil.test' })).status, 403);
+    assert.equal((await service.keys.list(acme)).length, 1);
+    // Another workspace's page, or its key's id: 404, nothing revoked.
+    assert.equal((await admin.go('GET', '/app/w/beta/keys')).status, 404);
+    const betaKey = (await service.keys.list(beta))[0]!;
+    assert.equal((await admin.go('POST', `/app/w/acme/keys/${betaKey.id}/revoke`, { form: formOf(again.html) })).status, 404);
+    assert.equal((await service.keys.list(beta))[0]!.revoked_at, null);
+    // Revoke: the key stops working at once.
+    const revoke = await admin.go('POST', `/app/w/acme/keys/${listed[0]!.id}/revoke`, { form: formOf(again.html) });
+    assert.deepEqual([revoke.status, revoke.location], [303, '/app/w/acme/keys']);
+    assert.equal((await fetch(`${d.api}/api/v2/me`, { headers: { authorization: `Bearer ${key}` } })).status, 401);
+    // A member may not manage keys.
+    const member = await signedIn(acme, 'bob@acme.test', 'member');
+    assert.doesNotMatch((await member.go('GET', '/app/')).html, /API keys/);
+    const refused = await member.go('GET', '/app/w/acme/keys');
+    assert.equal(refused.status, 403);
+    assert.match(refused.html, /only owners and admins may do this in a workspace; you are a member of acme\./);
+    assert.equal((await member.go('POST', '/app/w/acme/keys', { form: 'x', name: 'x', scope: 'send' })).status, 403);
+    // Signed out: to the sign-in page.
+    assert.deepEqual([(await browser(d.api).go('GET', '/app/w/acme/keys')).status], [303]);
   });
 }

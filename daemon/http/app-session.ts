@@ -1,0 +1,86 @@
+// What every page of the web app shares (routes/app.ts, routes/app-keys.ts): the cookies, who is
+// signed in, the refusal of cross-site posts and of forms without their token, and the workspace a
+// page is about with the person's role there (not a member: 404, as for an id of another
+// workspace; a role that may not: 403).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { parse as parseCookies, serialize } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Service } from '../../src/service.js';
+import { ROLE_MAY, type Role } from '../../src/model/person.js';
+import type { Workspace } from '../../src/model/workspace.js';
+import { formToken, type SignedIn } from '../../src/people/sign-in.js';
+import { APP_HEADERS, appPage, refusedPage } from './app-pages.js';
+
+export const SESSION_COOKIE = 'svc_session';
+export const FORM_COOKIE = 'svc_form';
+
+export const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+export function appSession(service: Service) {
+  // Read per request: a daemon on port 0 learns its base URL once it listens (serve.ts).
+  const base = () => new URL(service.deps.config.baseUrl);
+  const cookie = (name: string, value: string, o: { maxAge: number; sameSite: 'lax' | 'strict' }) =>
+    serialize(name, value, { httpOnly: true, secure: base().protocol === 'https:', sameSite: o.sameSite, path: '/app/', maxAge: o.maxAge });
+  const cookies = (req: FastifyRequest) => parseCookies(req.headers.cookie ?? '');
+  const page = (reply: FastifyReply, code: number, html: string) => reply.code(code).headers(APP_HEADERS).send(html);
+
+  const signedIn = async (req: FastifyRequest): Promise<{ token: string; who: SignedIn } | null> => {
+    const token = cookies(req)[SESSION_COOKIE];
+    if (!token || token.length > 100) return null;
+    const who = await service.signIn.session(token);
+    return who ? { token, who } : null;
+  };
+
+  return {
+    cookie,
+    cookies,
+    page,
+    signedIn,
+    /** A post from another site (its Origin, or the browser's Sec-Fetch-Site), refused before anything else. */
+    crossSite(req: FastifyRequest): boolean {
+      const site = req.headers['sec-fetch-site'];
+      if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return true;
+      const origin = req.headers.origin;
+      if (origin === undefined) return false;
+      return origin !== base().origin && origin !== `${req.protocol}://${req.headers.host ?? ''}`;
+    },
+    refuse: (reply: FastifyReply, why: string) => page(reply, 403, refusedPage(why)),
+    /** A fresh pre-session form token, set as a cookie too. */
+    preForm(reply: FastifyReply): string {
+      const token = randomBytes(24).toString('base64url');
+      reply.header('set-cookie', cookie(FORM_COOKIE, token, { maxAge: 3600, sameSite: 'strict' }));
+      return token;
+    },
+    preFormOk(req: FastifyRequest, form: URLSearchParams): boolean {
+      const expected = cookies(req)[FORM_COOKIE];
+      const given = form.get('form');
+      return !!expected && !!given && same(given, expected);
+    },
+    /** Whether a signed-in form carries its session's token. */
+    formOk: (token: string, form: URLSearchParams) => same(form.get('form') ?? '', formToken(token)),
+    /**
+     * The signed-in person on a page of workspace `name` that needs `may`: the workspace and role,
+     * or null once the answer is sent (sign-in redirect, 404, 403).
+     */
+    async member(req: FastifyRequest, reply: FastifyReply, name: string, may: keyof typeof ROLE_MAY): Promise<{ token: string; who: SignedIn; ws: Workspace; role: Role } | null> {
+      const s = await signedIn(req);
+      if (!s) {
+        void reply.headers({ 'cache-control': 'no-store' }).redirect('/app/sign-in', 303);
+        return null;
+      }
+      const ws = await service.store.workspaces.getByName(name.slice(0, 63));
+      const m = ws && s.who.memberships.find((x) => x.workspace_id === ws.id);
+      if (!ws || !m) {
+        void page(reply, 404, appPage('Not found', '<p>There is no such workspace of yours. <a href="/app/">Back to svc</a></p>'));
+        return null;
+      }
+      if (!(ROLE_MAY[may] as readonly Role[]).includes(m.role)) {
+        void page(reply, 403, refusedPage(`only ${ROLE_MAY[may].map((r) => `${r}s`).join(' and ')} may do this in a workspace; you are ${m.role === 'admin' ? 'an' : 'a'} ${m.role} of ${ws.name}.`));
+        return null;
+      }
+      return { ...s, ws, role: m.role };
+    },
+  };
+}
+
+export type AppSession = ReturnType<typeof appSession>;
