@@ -9,7 +9,9 @@ export const APP_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'referrer-policy': 'no-referrer',
+  // Same-origin only: a sign-in link's token never leaves in a Referer, and the browser still says
+  // where its form posts come from.
+  'referrer-policy': 'same-origin',
   'x-robots-tag': 'noindex',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
@@ -19,7 +21,9 @@ const STYLE =
   'body{font:1rem/1.5 system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#111;background:#fff}' +
   'label{display:block;margin:.75rem 0 .25rem}input{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}' +
   'button{font:inherit;margin-top:1rem;padding:.5rem 1rem;cursor:pointer}.problem{border-left:.25rem solid #111;padding-left:.75rem;font-weight:bold}' +
-  'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0}';
+  'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}' +
+  // A wide table scrolls in its own box at 360 px rather than widen the page; check boxes sit beside their labels.
+  '.wide{overflow-x:auto}label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
 
 export function appPage(title: string, body: string): string {
   return `<!doctype html>
@@ -109,7 +113,7 @@ export const keysPage = (form: string, ws: string, keys: KeyRow[], scopes: reado
     }<p><a href="/app/">Back to svc</a></p>
 ${
   keys.length
-    ? `<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
+    ? `<div class="wide"><table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
         .map(
           (k) =>
             `<tr><td>${escape(k.name)}</td><td>${escape(k.prefix)}…</td><td>${escape(k.scopes.join(', '))}</td><td>${escape(k.created_at.slice(0, 10))}</td><td>${
@@ -118,7 +122,7 @@ ${
                 : `<form method="post" action="/app/w/${encodeURIComponent(ws)}/keys/${encodeURIComponent(k.id)}/revoke"><input type="hidden" name="form" value="${escape(form)}"><button type="submit" aria-label="Revoke ${escape(k.name)}">Revoke</button></form>`
             }</td></tr>`,
         )
-        .join('\n')}\n</tbody></table>`
+        .join('\n')}\n</tbody></table></div>`
     : '<p>No keys yet.</p>'
 }
 <h2>Create a key</h2>
@@ -126,7 +130,7 @@ ${
 <input type="hidden" name="form" value="${escape(form)}">
 <label for="name">Name</label><input id="name" name="name" required maxlength="100">
 <fieldset><legend>Scopes</legend>
-${scopes.map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}"${s === 'send' || s === 'read' ? ' checked' : ''}> ${escape(s)}</label>`).join('\n')}
+${scopes.map((s) => `<label class="check"><input type="checkbox" name="scope" value="${escape(s)}"${s === 'send' || s === 'read' ? ' checked' : ''}> ${escape(s)}</label>`).join('\n')}
 </fieldset>
 <button type="submit">Create key</button>
 </form>`,

@@ -36,10 +36,15 @@ export function appSession(service: Service) {
     cookies,
     page,
     signedIn,
-    /** A post from another site (its Origin, or the browser's Sec-Fetch-Site), refused before anything else. */
+    /**
+     * A post from another site, refused before anything else. A browser's Sec-Fetch-Site decides
+     * when it is there (pages cannot set it; with it a same-origin post may carry `Origin: null`,
+     * as Chromium sends under a strict Referrer-Policy); otherwise the Origin header, when sent.
+     * Found with a real browser: checking Origin alone refused Chromium's own same-origin posts.
+     */
     crossSite(req: FastifyRequest): boolean {
       const site = req.headers['sec-fetch-site'];
-      if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return true;
+      if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
       const origin = req.headers.origin;
       if (origin === undefined) return false;
       return origin !== base().origin && origin !== `${req.protocol}://${req.headers.host ?? ''}`;

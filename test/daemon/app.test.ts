@@ -68,6 +68,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(forged.html, /Problem: this form expired or did not come from this page/);
     assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { origin: 'https://evil.test' })).status, 403);
     assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { 'sec-fetch-site': 'cross-site' })).status, 403);
+    assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { origin: 'null' })).status, 403);
+    assert.equal(ask.headers.get('referrer-policy'), 'same-origin');
     const set = await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' });
     assert.deepEqual([set.status, set.location], [303, '/app/']);
     const sessionCookie = set.cookies.find((c) => c.startsWith('svc_session='))!;
