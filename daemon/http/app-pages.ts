@@ -82,7 +82,7 @@ export const homePage = (form: string, who: { name: string | null; email: string
 ${
   workspaces.length
     ? `<table><thead><tr><th>Workspace</th><th>Role</th><th></th></tr></thead><tbody>\n${workspaces
-        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td>${w.role === 'member' ? '' : `<a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a>`}</td></tr>`)
+        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td>${w.role === 'member' ? '' : `<a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a>`}</td></tr>`)
         .join('\n')}\n</tbody></table>`
     : '<p>None: you are not a member of any workspace now.</p>'
 }
@@ -135,3 +135,53 @@ ${scopes.map((s) => `<label class="check"><input type="checkbox" name="scope" va
 <button type="submit">Create key</button>
 </form>`,
   );
+
+export interface MemberRow {
+  id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  last_sign_in_at: string | null;
+}
+
+/** A workspace's people (owners and admins): add one (their sign-in link shown once, in `added`), change a role, remove one. */
+export const membersPage = (
+  form: string,
+  ws: string,
+  people: MemberRow[],
+  seats: { used: number; limit: number | null },
+  opts: { added?: { email: string; url: string }; problem?: string; roles: readonly string[] },
+) => {
+  const base = `/app/w/${encodeURIComponent(ws)}/members`;
+  const token = `<input type="hidden" name="form" value="${escape(form)}">`;
+  const roleSelect = (current: string, label: string) =>
+    `<select name="role" aria-label="${escape(label)}">${opts.roles.map((r) => `<option${r === current ? ' selected' : ''}>${escape(r)}</option>`).join('')}</select>`;
+  return appPage(
+    `People of ${ws}`,
+    `${problem(opts.problem)}${
+      opts.added
+        ? `<section aria-labelledby="added"><h2 id="added">Added ${escape(opts.added.email)}</h2>
+<p>Send them this sign-in link: it works once, for 24 hours, and is not shown again.</p>
+<p><input readonly aria-label="Their sign-in link" value="${escape(opts.added.url)}"></p></section>\n`
+        : ''
+    }<p><a href="/app/">Back to svc</a> · ${seats.used} of ${seats.limit === null ? 'unlimited' : seats.limit} seats used</p>
+<div class="wide"><table><thead><tr><th>Person</th><th>Role</th><th>Last sign-in</th><th></th></tr></thead><tbody>
+${people
+  .map(
+    (p) => `<tr><td>${escape(p.name ? `${p.name} <${p.email}>` : p.email)}</td>
+<td><form method="post" action="${base}/${encodeURIComponent(p.id)}/role">${token}${roleSelect(p.role, `Role of ${p.email}`)} <button type="submit">Change</button></form></td>
+<td>${escape(p.last_sign_in_at?.slice(0, 10) ?? 'never')}</td>
+<td><form method="post" action="${base}/${encodeURIComponent(p.id)}/remove">${token}<button type="submit" aria-label="Remove ${escape(p.email)}">Remove</button></form></td></tr>`,
+  )
+  .join('\n')}
+</tbody></table></div>
+<h2>Add a person</h2>
+<form method="post" action="${base}">
+${token}
+<label for="email">Email</label><input id="email" name="email" type="email" required>
+<label for="name">Name (optional)</label><input id="name" name="name" maxlength="200">
+<label for="role">Role</label>${roleSelect('member', 'Role').replace('<select ', '<select id="role" ')}
+<button type="submit">Add</button>
+</form>`,
+  );
+};

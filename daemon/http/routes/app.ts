@@ -12,6 +12,7 @@ import { SESSION_DAYS, formToken } from '../../../src/people/sign-in.js';
 import { choosePasswordPage, homePage, linkNotValidPage, signInPage } from '../app-pages.js';
 import { FORM_COOKIE, SESSION_COOKIE, appSession } from '../app-session.js';
 import { appKeyRoutes } from './app-keys.js';
+import { appMemberRoutes } from './app-members.js';
 
 /** A sign-in form is a few hundred bytes; anything much larger is not one. */
 const FORM_BODY_MAX = 8 * 1024;
@@ -26,6 +27,7 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_MAX }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
     const formOf = (req: { body: unknown }) => (req.body instanceof URLSearchParams ? req.body : new URLSearchParams());
     appKeyRoutes(scope, service, formOf);
+    appMemberRoutes(scope, service, formOf);
 
     scope.get('/app', async (_req, reply) => reply.redirect('/app/', 303));
     scope.get('/app/', async (req, reply) => {

@@ -1,0 +1,84 @@
+// The web app's people page (issue 30): owners and admins add a person (a seat of the plan; their
+// one-time sign-in link is shown once, until invitations are mailed), change a role, remove one.
+// Only an owner gives or takes the owner role; the last owner stays (the store refuses it).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Service } from '../../../src/service.js';
+import { isSvcError, SvcError } from '../../../src/errors.js';
+import { ROLES, type Role } from '../../../src/model/person.js';
+import type { Workspace } from '../../../src/model/workspace.js';
+import { formToken } from '../../../src/people/sign-in.js';
+import { limitFor } from '../../../src/workspaces/quota.js';
+import { membersPage } from '../app-pages.js';
+import { appSession } from '../app-session.js';
+
+export function appMemberRoutes(scope: FastifyInstance, service: Service, formOf: (req: { body: unknown }) => URLSearchParams): void {
+  const { page, refuse, crossSite, formOk, member } = appSession(service);
+
+  const show = async (reply: FastifyReply, code: number, token: string, ws: Workspace, opts: { added?: { email: string; url: string }; problem?: string } = {}) => {
+    const people = await service.people.list(ws);
+    return page(reply, code, membersPage(formToken(token), ws.name, people, { used: people.length, limit: limitFor(ws, 'seats') }, { ...opts, roles: ROLES }));
+  };
+  /** An answer the page can say: the store's and the service's refusals as sentences, with their status. */
+  const said = (e: unknown): { code: number; text: string } | null => {
+    if (!isSvcError(e)) return null;
+    const code = { invalid_argument: 400, usage: 400, plan_limit: 402, forbidden: 403, not_found: 404, conflict: 409 }[e.kind as string];
+    return code ? { code, text: `${e.message}.` } : null;
+  };
+  /** Only an owner gives the owner role or changes an owner's. */
+  const mayTouchOwner = (actor: Role, ...roles: string[]) => {
+    if (actor !== 'owner' && roles.includes('owner')) throw new SvcError('forbidden', 'only an owner gives or takes the owner role');
+  };
+
+  scope.get<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
+    const m = await member(req, reply, req.params.ws, 'manage');
+    return m ? show(reply, 200, m.token, m.ws) : reply;
+  });
+
+  scope.post<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
+    if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
+    const m = await member(req, reply, req.params.ws, 'manage');
+    if (!m) return reply;
+    const form = formOf(req);
+    if (!formOk(m.token, form)) return refuse(reply, 'this form did not come from this page.');
+    try {
+      const role = form.get('role') ?? 'member';
+      mayTouchOwner(m.role, role);
+      const name = form.get('name')?.trim();
+      const u = await service.people.create(m.ws, { email: form.get('email') ?? '', role, ...(name ? { name } : {}) });
+      return show(reply, 201, m.token, m.ws, { added: { email: u.email, url: u.sign_in_url } });
+    } catch (e) {
+      const s = said(e);
+      if (!s) throw e;
+      return show(reply, s.code, m.token, m.ws, { problem: s.text });
+    }
+  });
+
+  const change = (path: string, act: (m: { ws: Workspace; role: Role }, target: { email: string; role: Role }, form: URLSearchParams) => Promise<unknown>) =>
+    scope.post<{ Params: { ws: string; id: string } }>(path, async (req, reply) => {
+      if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
+      const m = await member(req, reply, req.params.ws, 'manage');
+      if (!m) return reply;
+      const form = formOf(req);
+      if (!formOk(m.token, form)) return refuse(reply, 'this form did not come from this page.');
+      try {
+        const target = (await service.people.list(m.ws)).find((p) => p.id === req.params.id);
+        if (!target) throw new SvcError('not_found', 'no such person in this workspace');
+        await act(m, target, form);
+      } catch (e) {
+        const s = said(e);
+        if (!s) throw e;
+        return show(reply, s.code, m.token, m.ws, { problem: s.text });
+      }
+      return reply.redirect(`/app/w/${encodeURIComponent(m.ws.name)}/members`, 303);
+    });
+
+  change('/app/w/:ws/members/:id/role', async (m, target, form) => {
+    const role = form.get('role') ?? '';
+    mayTouchOwner(m.role, role, target.role);
+    await service.people.setRole(m.ws, target.email, role);
+  });
+  change('/app/w/:ws/members/:id/remove', async (m, target) => {
+    mayTouchOwner(m.role, target.role);
+    await service.people.remove(m.ws, target.email);
+  });
+}
