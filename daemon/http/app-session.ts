@@ -16,6 +16,14 @@ export const FORM_COOKIE = 'svc_form';
 
 export const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
+/** A signed-in member on one of their workspace's pages. */
+export interface Member {
+  token: string;
+  who: SignedIn;
+  ws: Workspace;
+  role: Role;
+}
+
 export function appSession(service: Service) {
   // Read per request: a daemon on port 0 learns its base URL once it listens (serve.ts).
   const base = () => new URL(service.deps.config.baseUrl);
@@ -31,25 +39,50 @@ export function appSession(service: Service) {
     return who ? { token, who } : null;
   };
 
+  /**
+   * A post from another site, refused before anything else. A browser's Sec-Fetch-Site decides
+   * when it is there (pages cannot set it; with it a same-origin post may carry `Origin: null`,
+   * as Chromium sends under a strict Referrer-Policy); otherwise the Origin header, when sent.
+   * Found with a real browser: checking Origin alone refused Chromium's own same-origin posts.
+   */
+  const crossSite = (req: FastifyRequest): boolean => {
+    const site = req.headers['sec-fetch-site'];
+    if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
+    const origin = req.headers.origin;
+    if (origin === undefined) return false;
+    return origin !== base().origin && origin !== `${req.protocol}://${req.headers.host ?? ''}`;
+  };
+  const refuse = (reply: FastifyReply, why: string) => page(reply, 403, refusedPage(why));
+  const formOf = (req: FastifyRequest) => (req.body instanceof URLSearchParams ? req.body : new URLSearchParams());
+  const formOk = (token: string, form: URLSearchParams) => same(form.get('form') ?? '', formToken(token));
+
+  async function member(req: FastifyRequest, reply: FastifyReply, name: string, may: keyof typeof ROLE_MAY): Promise<Member | null> {
+    const s = await signedIn(req);
+    if (!s) {
+      void reply.headers({ 'cache-control': 'no-store' }).redirect('/app/sign-in', 303);
+      return null;
+    }
+    const ws = await service.store.workspaces.getByName(name.slice(0, 63));
+    const m = ws && s.who.memberships.find((x) => x.workspace_id === ws.id);
+    if (!ws || !m) {
+      void page(reply, 404, appPage('Not found', '<p>There is no such workspace of yours. <a href="/app/">Back to svc</a></p>'));
+      return null;
+    }
+    if (!(ROLE_MAY[may] as readonly Role[]).includes(m.role)) {
+      void page(reply, 403, refusedPage(`only ${ROLE_MAY[may].map((r) => `${r}s`).join(' and ')} may do this in a workspace; you are ${m.role === 'admin' ? 'an' : 'a'} ${m.role} of ${ws.name}.`));
+      return null;
+    }
+    return { ...s, ws, role: m.role };
+  }
+
   return {
     cookie,
     cookies,
     page,
     signedIn,
-    /**
-     * A post from another site, refused before anything else. A browser's Sec-Fetch-Site decides
-     * when it is there (pages cannot set it; with it a same-origin post may carry `Origin: null`,
-     * as Chromium sends under a strict Referrer-Policy); otherwise the Origin header, when sent.
-     * Found with a real browser: checking Origin alone refused Chromium's own same-origin posts.
-     */
-    crossSite(req: FastifyRequest): boolean {
-      const site = req.headers['sec-fetch-site'];
-      if (typeof site === 'string') return site !== 'same-origin' && site !== 'none';
-      const origin = req.headers.origin;
-      if (origin === undefined) return false;
-      return origin !== base().origin && origin !== `${req.protocol}://${req.headers.host ?? ''}`;
-    },
-    refuse: (reply: FastifyReply, why: string) => page(reply, 403, refusedPage(why)),
+    crossSite,
+    refuse,
+    formOf,
     /** A fresh pre-session form token, set as a cookie too. */
     preForm(reply: FastifyReply): string {
       const token = randomBytes(24).toString('base64url');
@@ -62,28 +95,29 @@ export function appSession(service: Service) {
       return !!expected && !!given && same(given, expected);
     },
     /** Whether a signed-in form carries its session's token. */
-    formOk: (token: string, form: URLSearchParams) => same(form.get('form') ?? '', formToken(token)),
+    formOk,
     /**
      * The signed-in person on a page of workspace `name` that needs `may`: the workspace and role,
      * or null once the answer is sent (sign-in redirect, 404, 403).
      */
-    async member(req: FastifyRequest, reply: FastifyReply, name: string, may: keyof typeof ROLE_MAY): Promise<{ token: string; who: SignedIn; ws: Workspace; role: Role } | null> {
-      const s = await signedIn(req);
-      if (!s) {
-        void reply.headers({ 'cache-control': 'no-store' }).redirect('/app/sign-in', 303);
+    member,
+    /**
+     * A form posted to a page of workspace `name` that needs `may`: from this origin, by a member
+     * who may, with the page's token. The person and the form, or null once the refusal is sent.
+     */
+    async memberForm(req: FastifyRequest, reply: FastifyReply, name: string, may: keyof typeof ROLE_MAY): Promise<{ m: Member; form: URLSearchParams } | null> {
+      if (crossSite(req)) {
+        void refuse(reply, 'this form was sent from another site.');
         return null;
       }
-      const ws = await service.store.workspaces.getByName(name.slice(0, 63));
-      const m = ws && s.who.memberships.find((x) => x.workspace_id === ws.id);
-      if (!ws || !m) {
-        void page(reply, 404, appPage('Not found', '<p>There is no such workspace of yours. <a href="/app/">Back to svc</a></p>'));
+      const m = await member(req, reply, name, may);
+      if (!m) return null;
+      const form = formOf(req);
+      if (!formOk(m.token, form)) {
+        void refuse(reply, 'this form did not come from this page.');
         return null;
       }
-      if (!(ROLE_MAY[may] as readonly Role[]).includes(m.role)) {
-        void page(reply, 403, refusedPage(`only ${ROLE_MAY[may].map((r) => `${r}s`).join(' and ')} may do this in a workspace; you are ${m.role === 'admin' ? 'an' : 'a'} ${m.role} of ${ws.name}.`));
-        return null;
-      }
-      return { ...s, ws, role: m.role };
+      return { m, form };
     },
   };
 }

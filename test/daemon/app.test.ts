@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { SIGN_IN_PER_ACCOUNT } from '../../src/people/sign-in.js';
+import type { Workspace } from '../../src/model/workspace.js';
 
 /** A browser's cookie jar for one origin, enough for these pages (no redirects followed). */
 function browser(api: string) {
@@ -36,6 +37,16 @@ function browser(api: string) {
   };
 }
 const formOf = (html: string) => /name="form" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+/** A browser of a person just added to `ws` with `role`, signed in through their link. */
+async function signedInAs(d: Awaited<ReturnType<typeof startTestDaemon>>, ws: Workspace, email: string, role: string) {
+  const u = await d.daemon.service.people.create(ws, { email, role });
+  const b = browser(d.api);
+  const path = new URL(u.sign_in_url).pathname;
+  const ask = await b.go('GET', path);
+  assert.equal((await b.go('POST', path, { form: formOf(ask.html), password: 'a long enough password' })).status, 303);
+  return b;
+}
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: web app sign-in: link, password, wrong password, lock-out, sign-out, revocation, CSRF and cross-site refusals`, async (t) => {
@@ -144,14 +155,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const acme = await service.workspaces.create('acme');
     const beta = await service.workspaces.create('beta');
     await service.keys.create(beta, { name: 'beta key' });
-    const signedIn = async (ws: typeof acme, email: string, role: string) => {
-      const u = await service.people.create(ws, { email, role });
-      const b = browser(d.api);
-      const path = new URL(u.sign_in_url).pathname;
-      const ask = await b.go('GET', path);
-      assert.equal((await b.go('POST', path, { form: formOf(ask.html), password: 'a long enough password' })).status, 303);
-      return b;
-    };
+    const signedIn = (ws: typeof acme, email: string, role: string) => signedInAs(d, ws, email, role);
     const admin = await signedIn(acme, 'ann@acme.test', 'admin');
     const home = await admin.go('GET', '/app/');
     assert.match(home.html, /<a href="\/app\/w\/acme\/keys">API keys<\/a>/);
@@ -203,14 +207,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const d = await startTestDaemon(t, pgUrl ? { store: pgLocation(pgUrl) } : {});
     const { service } = d.daemon;
     const acme = await service.workspaces.create('acme', 'starter');
-    const signedIn = async (email: string, role: string) => {
-      const u = await service.people.create(acme, { email, role });
-      const b = browser(d.api);
-      const path = new URL(u.sign_in_url).pathname;
-      const ask = await b.go('GET', path);
-      assert.equal((await b.go('POST', path, { form: formOf(ask.html), password: 'a long enough password' })).status, 303);
-      return b;
-    };
+    const signedIn = (email: string, role: string) => signedInAs(d, acme, email, role);
     const owner = await signedIn('ann@acme.test', 'owner');
     const admin = await signedIn('adam@acme.test', 'admin');
     assert.match((await admin.go('GET', '/app/')).html, /<a href="\/app\/w\/acme\/members">People<\/a>/);

@@ -9,8 +9,8 @@ import { formToken } from '../../../src/people/sign-in.js';
 import { keysPage } from '../app-pages.js';
 import { appSession } from '../app-session.js';
 
-export function appKeyRoutes(scope: FastifyInstance, service: Service, formOf: (req: { body: unknown }) => URLSearchParams): void {
-  const { page, refuse, crossSite, formOk, member } = appSession(service);
+export function appKeyRoutes(scope: FastifyInstance, service: Service): void {
+  const { page, member, memberForm } = appSession(service);
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/keys', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'manage');
@@ -19,11 +19,9 @@ export function appKeyRoutes(scope: FastifyInstance, service: Service, formOf: (
   });
 
   scope.post<{ Params: { ws: string } }>('/app/w/:ws/keys', async (req, reply) => {
-    if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
-    const m = await member(req, reply, req.params.ws, 'manage');
-    if (!m) return reply;
-    const form = formOf(req);
-    if (!formOk(m.token, form)) return refuse(reply, 'this form did not come from this page.');
+    const posted = await memberForm(req, reply, req.params.ws, 'manage');
+    if (!posted) return reply;
+    const { m, form } = posted;
     const name = form.get('name') ?? '';
     const scopes = form.getAll('scope').join(',');
     const problem = async (text: string) => page(reply, 400, keysPage(formToken(m.token), m.ws.name, await service.keys.list(m.ws), SCOPES, { problem: text }));
@@ -39,10 +37,9 @@ export function appKeyRoutes(scope: FastifyInstance, service: Service, formOf: (
   });
 
   scope.post<{ Params: { ws: string; id: string } }>('/app/w/:ws/keys/:id/revoke', async (req, reply) => {
-    if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
-    const m = await member(req, reply, req.params.ws, 'manage');
-    if (!m) return reply;
-    if (!formOk(m.token, formOf(req))) return refuse(reply, 'this form did not come from this page.');
+    const posted = await memberForm(req, reply, req.params.ws, 'manage');
+    if (!posted) return reply;
+    const { m } = posted;
     try {
       await service.keys.revoke(m.ws, req.params.id);
     } catch (e) {

@@ -11,8 +11,8 @@ import { limitFor } from '../../../src/workspaces/quota.js';
 import { membersPage } from '../app-pages.js';
 import { appSession } from '../app-session.js';
 
-export function appMemberRoutes(scope: FastifyInstance, service: Service, formOf: (req: { body: unknown }) => URLSearchParams): void {
-  const { page, refuse, crossSite, formOk, member } = appSession(service);
+export function appMemberRoutes(scope: FastifyInstance, service: Service): void {
+  const { page, member, memberForm } = appSession(service);
 
   const show = async (reply: FastifyReply, code: number, token: string, ws: Workspace, opts: { added?: { email: string; url: string }; problem?: string } = {}) => {
     const people = await service.people.list(ws);
@@ -35,11 +35,9 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service, formOf
   });
 
   scope.post<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
-    if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
-    const m = await member(req, reply, req.params.ws, 'manage');
-    if (!m) return reply;
-    const form = formOf(req);
-    if (!formOk(m.token, form)) return refuse(reply, 'this form did not come from this page.');
+    const posted = await memberForm(req, reply, req.params.ws, 'manage');
+    if (!posted) return reply;
+    const { m, form } = posted;
     try {
       const role = form.get('role') ?? 'member';
       mayTouchOwner(m.role, role);
@@ -55,11 +53,9 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service, formOf
 
   const change = (path: string, act: (m: { ws: Workspace; role: Role }, target: { email: string; role: Role }, form: URLSearchParams) => Promise<unknown>) =>
     scope.post<{ Params: { ws: string; id: string } }>(path, async (req, reply) => {
-      if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
-      const m = await member(req, reply, req.params.ws, 'manage');
-      if (!m) return reply;
-      const form = formOf(req);
-      if (!formOk(m.token, form)) return refuse(reply, 'this form did not come from this page.');
+      const posted = await memberForm(req, reply, req.params.ws, 'manage');
+      if (!posted) return reply;
+      const { m, form } = posted;
       try {
         const target = (await service.people.list(m.ws)).find((p) => p.id === req.params.id);
         if (!target) throw new SvcError('not_found', 'no such person in this workspace');

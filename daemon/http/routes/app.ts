@@ -18,16 +18,15 @@ import { appMemberRoutes } from './app-members.js';
 const FORM_BODY_MAX = 8 * 1024;
 
 export function appRoutes(app: FastifyInstance, service: Service): void {
-  const { cookie, page, refuse, crossSite, preForm, preFormOk, signedIn, formOk } = appSession(service);
+  const { cookie, page, refuse, crossSite, preForm, preFormOk, signedIn, formOk, formOf } = appSession(service);
   const startSession = (reply: FastifyReply, token: string) =>
     reply.header('set-cookie', [cookie(SESSION_COOKIE, token, { maxAge: SESSION_DAYS * 86_400, sameSite: 'lax' }), cookie(FORM_COOKIE, '', { maxAge: 0, sameSite: 'strict' })]);
 
   void app.register(async (scope) => {
     // Forms only, small, here alone (the JSON API keeps its own parser).
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_MAX }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
-    const formOf = (req: { body: unknown }) => (req.body instanceof URLSearchParams ? req.body : new URLSearchParams());
-    appKeyRoutes(scope, service, formOf);
-    appMemberRoutes(scope, service, formOf);
+    appKeyRoutes(scope, service);
+    appMemberRoutes(scope, service);
 
     scope.get('/app', async (_req, reply) => reply.redirect('/app/', 303));
     scope.get('/app/', async (req, reply) => {

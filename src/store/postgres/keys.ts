@@ -62,12 +62,15 @@ export function pgKeys(db: PgLookups): KeyStore {
       return owner;
     },
     revoke: async (workspaceId, id, at) => {
-      // The NOTIFY (sent at commit) drops the key from every daemon's cache.
+      // The NOTIFY (sent at commit) drops the key from every daemon's cache; this daemon's own
+      // entry goes now, before the answer, not when its notification comes back (a revoked key
+      // authenticated for a moment after "revoked": seen in the web app's test).
       const [r] = await db.rows<KeyRow>(
         `WITH u AS (UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE workspace_id = $1 AND id = $2 RETURNING ${KEY_COLS})
          SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'key:' || u.hash) FROM u`,
         [workspaceId, id, at],
       );
+      if (r) db.cache?.invalidate(`key:${r.hash}`);
       return r ? toKey(r) : null;
     },
   };

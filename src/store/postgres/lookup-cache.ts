@@ -55,6 +55,11 @@ export class LookupCache {
     this.#invalidate(undefined);
   }
 
+  /** After a write of this daemon's own to one entry (a key revoked): that entry is read again. */
+  invalidate(key: string): void {
+    this.#invalidate(key);
+  }
+
   #invalidate(payload: string | undefined): void {
     this.#generation++;
     if (payload?.startsWith('key:')) this.#entries.delete(payload);
