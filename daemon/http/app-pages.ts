@@ -82,7 +82,7 @@ export const homePage = (form: string, who: { name: string | null; email: string
 ${
   workspaces.length
     ? `<table><thead><tr><th>Workspace</th><th>Role</th><th></th></tr></thead><tbody>\n${workspaces
-        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td>${w.role === 'member' ? '' : `<a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a>`}</td></tr>`)
+        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td>${w.role === 'member' ? '' : `<a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a> · <a href="/app/w/${encodeURIComponent(w.name)}/addresses">Addresses</a>`}</td></tr>`)
         .join('\n')}\n</tbody></table>`
     : '<p>None: you are not a member of any workspace now.</p>'
 }
@@ -181,6 +181,39 @@ ${token}
 <label for="email">Email</label><input id="email" name="email" type="email" required>
 <label for="name">Name (optional)</label><input id="name" name="name" maxlength="200">
 <label for="role">Role</label>${roleSelect('member', 'Role').replace('<select ', '<select id="role" ')}
+<button type="submit">Add</button>
+</form>`,
+  );
+};
+
+export interface AddressRow {
+  id: string;
+  address: string;
+  status: string;
+  domain: string;
+}
+
+/** A workspace's registered sender addresses (owners and admins): add one on a domain of the workspace, disable, enable or remove one. */
+export const addressesPage = (form: string, ws: string, addresses: AddressRow[], opts: { problem?: string } = {}) => {
+  const base = `/app/w/${encodeURIComponent(ws)}/addresses`;
+  const token = `<input type="hidden" name="form" value="${escape(form)}">`;
+  const action = (a: AddressRow, verb: string, label: string) =>
+    `<form method="post" action="${base}/${encodeURIComponent(a.id)}/${verb}">${token}<button type="submit" aria-label="${escape(`${label} ${a.address}`)}">${label}</button></form>`;
+  return appPage(
+    `Sender addresses of ${ws}`,
+    `${problem(opts.problem)}<p><a href="/app/">Back to svc</a></p>
+<p>Mail is sent only from an active address here, on a verified domain of the workspace.</p>
+${
+  addresses.length
+    ? `<div class="wide"><table><thead><tr><th>Address</th><th>Status</th><th></th><th></th></tr></thead><tbody>\n${addresses
+        .map((a) => `<tr><td>${escape(a.address)}</td><td>${escape(a.status)}</td><td>${a.status === 'active' ? action(a, 'disable', 'Disable') : action(a, 'enable', 'Enable')}</td><td>${action(a, 'remove', 'Remove')}</td></tr>`)
+        .join('\n')}\n</tbody></table></div>`
+    : '<p>No addresses yet.</p>'
+}
+<h2>Add an address</h2>
+<form method="post" action="${base}">
+${token}
+<label for="address">Address (local@domain, on a domain of this workspace)</label><input id="address" name="address" type="email" required maxlength="254">
 <button type="submit">Add</button>
 </form>`,
   );

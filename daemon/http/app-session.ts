@@ -6,6 +6,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Service } from '../../src/service.js';
+import { isSvcError } from '../../src/errors.js';
 import { ROLE_MAY, type Role } from '../../src/model/person.js';
 import type { Workspace } from '../../src/model/workspace.js';
 import { formToken, type SignedIn } from '../../src/people/sign-in.js';
@@ -13,6 +14,13 @@ import { APP_HEADERS, appPage, refusedPage } from './app-pages.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const FORM_COOKIE = 'svc_form';
+
+/** The service's refusals a page says as a sentence, with their status; anything else is an error of ours. */
+const PAGE_STATUS: Partial<Record<string, number>> = { invalid_argument: 400, usage: 400, plan_limit: 402, forbidden: 403, not_found: 404, conflict: 409 };
+export function refusalOf(e: unknown): { code: number; text: string } | null {
+  const code = isSvcError(e) ? PAGE_STATUS[e.kind] : undefined;
+  return code ? { code, text: `${(e as Error).message}.` } : null;
+}
 
 export const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 

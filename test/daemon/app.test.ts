@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestDaemon } from '../helpers/daemon.js';
+import { sending } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { SIGN_IN_PER_ACCOUNT } from '../../src/people/sign-in.js';
 import type { Workspace } from '../../src/model/workspace.js';
@@ -39,7 +40,7 @@ function browser(api: string) {
 const formOf = (html: string) => /name="form" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 /** A browser of a person just added to `ws` with `role`, signed in through their link. */
-async function signedInAs(d: Awaited<ReturnType<typeof startTestDaemon>>, ws: Workspace, email: string, role: string) {
+async function signedInAs(d: Pick<Awaited<ReturnType<typeof startTestDaemon>>, 'daemon' | 'api'>, ws: Workspace, email: string, role: string) {
   const u = await d.daemon.service.people.create(ws, { email, role });
   const b = browser(d.api);
   const path = new URL(u.sign_in_url).pathname;
@@ -251,5 +252,38 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // A member may not open the page.
     const member = await signedIn('eve@acme.test', 'member');
     assert.equal((await member.go('GET', '/app/w/acme/members')).status, 403);
+  });
+}
+
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
+  test(`${backend}: web app addresses page: add on a domain of the workspace, disable, enable, remove; the plan's limit; members 403`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { plan: 'trial', ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const admin = await signedInAs(s, s.ws, 'ann@acme.test', 'admin');
+    const page = await admin.go('GET', '/app/w/acme/addresses');
+    assert.equal(page.status, 200);
+    assert.match(page.html, /<td>hello@acme\.test<\/td><td>active<\/td>/);
+    const form = formOf(page.html);
+    assert.deepEqual([(await admin.go('POST', '/app/w/acme/addresses', { form, address: 'Support@Acme.test' })).status], [303]);
+    assert.deepEqual((await s.daemon.service.addresses.list(s.ws)).map((a) => a.address), ['hello@acme.test', 'support@acme.test']);
+    const other = await admin.go('POST', '/app/w/acme/addresses', { form, address: 'x@elsewhere.test' });
+    assert.equal(other.status, 404);
+    assert.match(other.html, /Problem: elsewhere\.test is not a domain of workspace &#39;acme&#39;/);
+    // The trial plan allows 3 addresses.
+    await admin.go('POST', '/app/w/acme/addresses', { form, address: 'billing@acme.test' });
+    const over = await admin.go('POST', '/app/w/acme/addresses', { form, address: 'fourth@acme.test' });
+    assert.equal(over.status, 402);
+    assert.match(over.html, /Problem: the trial plan allows 3 addresses \(3 in use\)/);
+    const id = (await s.daemon.service.addresses.list(s.ws)).find((a) => a.address === 'support@acme.test')!.id;
+    assert.equal((await admin.go('POST', `/app/w/acme/addresses/${id}/disable`, { form })).status, 303);
+    assert.equal((await s.daemon.service.addresses.list(s.ws)).find((a) => a.id === id)!.status, 'disabled');
+    // A disabled address no longer sends.
+    assert.equal((await s.post({ from: 'support@acme.test', to: ['jane@rcpt.test'], subject: 'x', body_text: 'x' })).status, 403);
+    assert.equal((await admin.go('POST', `/app/w/acme/addresses/${id}/enable`, { form })).status, 303);
+    assert.equal((await admin.go('POST', `/app/w/acme/addresses/${id}/remove`, { form })).status, 303);
+    assert.equal((await admin.go('POST', `/app/w/acme/addresses/${id}/remove`, { form })).status, 404);
+    assert.equal((await admin.go('POST', `/app/w/acme/addresses/${id}/remove`, { form: 'forged' })).status, 403);
+    const member = await signedInAs(s, s.ws, 'bob@acme.test', 'member');
+    assert.equal((await member.go('GET', '/app/w/acme/addresses')).status, 403);
   });
 }

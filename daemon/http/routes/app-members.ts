@@ -3,13 +3,13 @@
 // Only an owner gives or takes the owner role; the last owner stays (the store refuses it).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
-import { isSvcError, SvcError } from '../../../src/errors.js';
+import { SvcError } from '../../../src/errors.js';
 import { ROLES, type Role } from '../../../src/model/person.js';
 import type { Workspace } from '../../../src/model/workspace.js';
 import { formToken } from '../../../src/people/sign-in.js';
 import { limitFor } from '../../../src/workspaces/quota.js';
 import { membersPage } from '../app-pages.js';
-import { appSession } from '../app-session.js';
+import { appSession, refusalOf } from '../app-session.js';
 
 export function appMemberRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
@@ -17,12 +17,6 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
   const show = async (reply: FastifyReply, code: number, token: string, ws: Workspace, opts: { added?: { email: string; url: string }; problem?: string } = {}) => {
     const people = await service.people.list(ws);
     return page(reply, code, membersPage(formToken(token), ws.name, people, { used: people.length, limit: limitFor(ws, 'seats') }, { ...opts, roles: ROLES }));
-  };
-  /** An answer the page can say: the store's and the service's refusals as sentences, with their status. */
-  const said = (e: unknown): { code: number; text: string } | null => {
-    if (!isSvcError(e)) return null;
-    const code = { invalid_argument: 400, usage: 400, plan_limit: 402, forbidden: 403, not_found: 404, conflict: 409 }[e.kind as string];
-    return code ? { code, text: `${e.message}.` } : null;
   };
   /** Only an owner gives the owner role or changes an owner's. */
   const mayTouchOwner = (actor: Role, ...roles: string[]) => {
@@ -45,7 +39,7 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
       const u = await service.people.create(m.ws, { email: form.get('email') ?? '', role, ...(name ? { name } : {}) });
       return show(reply, 201, m.token, m.ws, { added: { email: u.email, url: u.sign_in_url } });
     } catch (e) {
-      const s = said(e);
+      const s = refusalOf(e);
       if (!s) throw e;
       return show(reply, s.code, m.token, m.ws, { problem: s.text });
     }
@@ -61,7 +55,7 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
         if (!target) throw new SvcError('not_found', 'no such person in this workspace');
         await act(m, target, form);
       } catch (e) {
-        const s = said(e);
+        const s = refusalOf(e);
         if (!s) throw e;
         return show(reply, s.code, m.token, m.ws, { problem: s.text });
       }

@@ -13,6 +13,7 @@ import { choosePasswordPage, homePage, linkNotValidPage, signInPage } from '../a
 import { FORM_COOKIE, SESSION_COOKIE, appSession } from '../app-session.js';
 import { appKeyRoutes } from './app-keys.js';
 import { appMemberRoutes } from './app-members.js';
+import { appAddressRoutes } from './app-addresses.js';
 
 /** A sign-in form is a few hundred bytes; anything much larger is not one. */
 const FORM_BODY_MAX = 8 * 1024;
@@ -27,6 +28,7 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_MAX }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
     appKeyRoutes(scope, service);
     appMemberRoutes(scope, service);
+    appAddressRoutes(scope, service);
 
     scope.get('/app', async (_req, reply) => reply.redirect('/app/', 303));
     scope.get('/app/', async (req, reply) => {
