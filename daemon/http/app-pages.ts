@@ -2,18 +2,14 @@
 // nothing remote, readable without colour and at 360 px. Every value from outside is escaped.
 // Forms carry a token against cross-site requests (routes/app.ts).
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { PAGE_HEADERS, escape } from './list-pages.js';
 
-/** No script, nothing remote, forms only to this origin, never framed, cached or indexed. */
+/** The list pages' headers (no script, nothing remote, never framed, cached or indexed), and: */
 export const APP_HEADERS = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  ...PAGE_HEADERS,
   // Same-origin only: a sign-in link's token never leaves in a Referer, and the browser still says
   // where its form posts come from.
   'referrer-policy': 'same-origin',
-  'x-robots-tag': 'noindex',
-  'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
 

@@ -3,7 +3,7 @@
 // the same URL (so a link scanner's GET never unsubscribes or confirms anyone); the POST shows that
 // it is done. A forged or altered link gets the same page shape with 404.
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Nothing remote, no scripts, forms only to this origin; never cached, never indexed, no referrer. */
 export const PAGE_HEADERS = {
