@@ -4,7 +4,7 @@
 // against the inbox sends per day.
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import { INBOX_KINDS, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary } from '../model/inbox.js';
+import { INBOX_KINDS, THREAD_VIEWS, threadFlags, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type ThreadState, type ThreadView } from '../model/inbox.js';
 import type { Workspace } from '../model/workspace.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party } from '../send/validate.js';
@@ -44,6 +44,8 @@ export const inboxItemView = (i: InboxItem, raw = false) => ({
 });
 
 const NO_CRLF = /[\r\n]+/g;
+/** A search is words typed in a box, not a document. */
+export const SEARCH_MAX = 200;
 
 export interface InboxListQuery {
   folder?: string | undefined;
@@ -88,15 +90,38 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
       const r = await store.inbox.list(ws.id, { folder: folderOf(q.folder), ...(q.thread ? { thread_id: q.thread } : {}), ...(kind ? { kind } : {}), ...page(q) });
       return { data: r.data.map(inboxListItem), total: r.total };
     },
-    async threads(ws: Workspace, q: { limit?: string | number | undefined; offset?: string | number | undefined }) {
-      return store.inbox.threads(ws.id, page(q));
+    /** Threads newest activity first: `view` all (default), inbox or archived; `search` text in a sender, recipient or subject. */
+    async threads(ws: Workspace, q: { limit?: string | number | undefined; offset?: string | number | undefined; view?: string | undefined; search?: string | undefined }) {
+      const view = q.view === undefined || q.view === '' ? 'all' : q.view;
+      if (!(THREAD_VIEWS as readonly string[]).includes(view)) throw new SvcError('invalid_argument', `view must be one of ${THREAD_VIEWS.join(', ')}, not '${view.replace(NO_CRLF, ' ').slice(0, 40)}'`);
+      const search = (q.search ?? '').trim();
+      if (search.length > SEARCH_MAX) throw new SvcError('invalid_argument', `search must be at most ${SEARCH_MAX} characters`);
+      return store.inbox.threads(ws.id, { ...page(q), view: view as ThreadView, ...(search ? { search } : {}) });
+    },
+    /**
+     * Marks a thread read or unread, archived or back in the inbox, for the whole team (the inbox is
+     * shared). Reading or archiving holds until new mail comes into the thread.
+     */
+    async mark(ws: Workspace, threadId: string, body: { read?: unknown; archived?: unknown }) {
+      const patch: Partial<ThreadState> = {};
+      const at = deps.clock.now().toISOString();
+      for (const [field, key] of [['read', 'read_at'], ['archived', 'archived_at']] as const) {
+        const v = body[field];
+        if (v === undefined) continue;
+        if (typeof v !== 'boolean') throw new SvcError('invalid_request', `${field} must be true or false`);
+        patch[key] = v ? at : null;
+      }
+      if (!Object.keys(patch).length) throw new SvcError('invalid_request', 'give read or archived (true or false)');
+      if (!(await store.inbox.markThread(ws.id, threadId, patch))) throw new SvcError('not_found', 'thread not found');
+      return { thread_id: threadId, ...patch };
     },
     /** A thread's items of both folders, oldest first. */
     async thread(ws: Workspace, threadId: string) {
       const [inbox, sent] = await Promise.all((['inbox', 'sent'] as const).map((folder) => store.inbox.list(ws.id, { folder, thread_id: threadId, limit: MAX_PAGE, offset: 0 })));
       const items = [...inbox!.data, ...sent!.data].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
       if (!items.length) throw new SvcError('not_found', 'thread not found');
-      return { thread_id: threadId, items: items.map(inboxListItem) };
+      const received = items.filter((i) => i.folder === 'inbox').at(-1)?.created_at ?? null;
+      return { thread_id: threadId, ...threadFlags(received, await store.inbox.threadState(ws.id, threadId)), items: items.map(inboxListItem) };
     },
     async get(ws: Workspace, id: string, opts: { raw?: boolean } = {}) {
       return inboxItemView(await withBodies(await item(ws, id)), opts.raw ?? false);

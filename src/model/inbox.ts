@@ -102,7 +102,56 @@ export interface InboxThread {
   /** The newest item's sender and kind. */
   last_from: string;
   last_kind: InboxKind;
+  /** The newest received item's time; null for a thread of Sent copies only. */
+  received_at: string | null;
+  /** When the team last marked it read (null: never, or marked unread since). */
+  read_at: string | null;
+  /** When the team archived it (null: never, or moved back since). */
+  archived_at: string | null;
+  /** Mail came in since it was last read. */
+  unread: boolean;
+  /** Archived, and no mail came in since (new mail brings a thread back to the inbox). */
+  archived: boolean;
 }
+
+/** What the team marked on a thread (the inbox is shared: one state per thread, not per person). */
+export interface ThreadState {
+  read_at: string | null;
+  archived_at: string | null;
+}
+
+/** Which threads a listing shows: every thread, those in the inbox (with received mail, not archived), or the archived ones. */
+export const THREAD_VIEWS = ['all', 'inbox', 'archived'] as const;
+export type ThreadView = (typeof THREAD_VIEWS)[number];
+
+export interface ThreadQuery {
+  limit: number;
+  offset: number;
+  /** Default `all`. */
+  view?: ThreadView;
+  /** Only threads with an item whose sender, a recipient or subject holds this text (any case). */
+  search?: string;
+}
+
+/** How a thread's flags follow from its times and the team's marks (both stores). */
+export function threadFlags(receivedAt: string | null, s: ThreadState | undefined): Pick<InboxThread, 'read_at' | 'archived_at' | 'unread' | 'archived'> {
+  const read_at = s?.read_at ?? null;
+  const archived_at = s?.archived_at ?? null;
+  return {
+    read_at,
+    archived_at,
+    unread: receivedAt !== null && (read_at === null || read_at < receivedAt),
+    archived: archived_at !== null && (receivedAt === null || archived_at >= receivedAt),
+  };
+}
+
+/** Whether a thread belongs in a view. */
+export const inView = (view: ThreadView, receivedAt: string | null, archived: boolean): boolean =>
+  view === 'all' || (view === 'archived' ? archived : receivedAt !== null && !archived);
+
+/** Case-insensitive "holds" for a search; the needle is lower-cased by the caller. */
+export const matches = (needle: string, s: Pick<InboxSummary, 'from' | 'to' | 'subject'>): boolean =>
+  s.subject.toLowerCase().includes(needle) || s.from.toLowerCase().includes(needle) || s.to.some((t) => t.toLowerCase().includes(needle));
 
 /** A send's content as its Sent copy (the headers it was composed with, without the per-recipient ones):
  * its id is the content's, its thread the inbox reply's or else its own. */

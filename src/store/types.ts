@@ -100,7 +100,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   usage: { get: true },
   tracking: { byTokens: true, record: true, events: true },
   secrets: { keep: true },
-  inbox: { receive: true, list: true, get: true, threads: true, threadOf: true, about: true, usage: true, purge: true, remove: true, compact: true },
+  inbox: { receive: true, list: true, get: true, threads: true, markThread: true, threadState: true, threadOf: true, about: true, usage: true, purge: true, remove: true, compact: true },
   lists: { create: true, listByWorkspace: true, get: true, update: true, remove: true, sweep: true },
   subscribers: { upsert: true, upsertMany: true, newContacts: true, list: true, get: true, activeAfter: true, lastPosition: true, byToken: true, setStatus: true, remove: true, confirmSent: true, contacts: true },
   campaigns: { create: true, get: true, list: true, unfinished: true, setStatus: true, countUnsubscribe: true, counts: true },

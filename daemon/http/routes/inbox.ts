@@ -13,6 +13,11 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
 
   app.get<{ Params: { id: string } }>('/api/v2/inbox/threads/:id', { config: { scope: readOrSend } }, async (req) => service.inbox.thread(principalOf(req).workspace, req.params.id));
 
+  // Marking read or archived is team work on the inbox, as a reply is: it takes send.
+  app.patch<{ Params: { id: string }; Body: { read?: unknown; archived?: unknown } }>('/api/v2/inbox/threads/:id', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req) =>
+    service.inbox.mark(principalOf(req).workspace, req.params.id, (req.body ?? {}) as { read?: unknown; archived?: unknown }),
+  );
+
   app.get<{ Querystring: Record<string, string> }>('/api/v2/inbox/items', { config: { scope: readOrSend } }, async (req) => service.inbox.list(principalOf(req).workspace, req.query));
 
   app.get<{ Params: { id: string }; Querystring: Record<string, string> }>('/api/v2/inbox/items/:id', { config: { scope: readOrSend } }, async (req) =>

@@ -26,6 +26,7 @@ import { fileWorkspaces } from './workspaces.js';
 import { fileTracking } from './tracking.js';
 import { fileSecrets } from './secrets.js';
 import { fileInbox, type FileInbox } from './inbox.js';
+import { fileThreadMarks } from './thread-marks.js';
 import { fileLists, subscriberLines, type FileLists } from './lists.js';
 import { fileCampaigns } from './campaigns.js';
 import { fileSequences } from './sequences.js';
@@ -71,7 +72,7 @@ export class FileStore implements Store {
     this.#lists = fileLists(doc, subs.journal, subs.replay);
     const suppressions = fileSuppressions(held.journal, held.replay, now);
     const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
-    this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin);
+    this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin, fileThreadMarks(doc));
     const campaigns = fileCampaigns(camps.journal, camps.replay, mail.replay, msgs.lookup, now);
     const sequences = fileSequences(seqs.journal, seqs.replay, mail.replay, now);
     const groups: StoreGroups = {

@@ -79,6 +79,15 @@ export interface IndexImage {
   blobs: Buffer[];
 }
 
+/** A thread as InboxIndex.threads lists it (items by number). */
+export interface ThreadAt {
+  anchor: number;
+  count: number;
+  newest: number;
+  oldest: number;
+  receivedMs: number | null;
+}
+
 /** An item as its reader needs it (InboxIndex.ref). */
 export interface ItemRef {
   at: LineStart;
@@ -429,19 +438,52 @@ export class InboxIndex {
     return { items, total };
   }
 
-  /** A workspace's threads by last activity, newest first: their anchors, with count, newest and oldest item. */
-  threads(workspaceId: string, q: { offset: number; limit: number }): { threads: Array<{ count: number; newest: number; oldest: number }>; total: number } {
+  /**
+   * A workspace's threads by last activity, newest first: their anchors, with count, newest and
+   * oldest item and when its newest received item came (ms; null for Sent copies only). `keep`
+   * (given the thread's key and that time) filters them, and then every thread is visited for the
+   * total: a walk of numbers only.
+   */
+  threads(workspaceId: string, q: { offset: number; limit: number; keep?: (key: number, receivedMs: number | null) => boolean }): { threads: ThreadAt[]; total: number } {
     const w = this.#wsNo.get(workspaceId);
     const space = w === undefined ? undefined : this.#c.spaces.get(w);
     if (!space) return { threads: [], total: 0 };
     const c = this.#c;
-    const threads: Array<{ count: number; newest: number; oldest: number }> = [];
+    const threads: ThreadAt[] = [];
     let i = 0;
-    for (let a = space.act; a !== NONE && threads.length < q.limit; a = c.actNext.get(a), i++) {
-      if (i < q.offset) continue;
-      threads.push({ count: c.count.get(a), newest: c.newest.get(a), oldest: this.#oldest(a) });
+    for (let a = space.act; a !== NONE && (q.keep || threads.length < q.limit); a = c.actNext.get(a)) {
+      const received = this.#received(a);
+      if (q.keep && !q.keep(c.tKey.get(a), received)) continue;
+      if (i++ < q.offset || threads.length >= q.limit) continue;
+      threads.push({ anchor: a, count: c.count.get(a), newest: c.newest.get(a), oldest: this.#oldest(a), receivedMs: received });
     }
-    return { threads, total: space.threads };
+    return { threads, total: q.keep ? i : space.threads };
+  }
+
+  /** The key of a workspace's thread id, as `threads` gives it to `keep`; undefined for a workspace with no items. */
+  threadKeyOf(workspaceId: string, threadId: string): number | undefined {
+    const w = this.#wsNo.get(workspaceId);
+    return w === undefined ? undefined : threadKey(w, threadId);
+  }
+
+  /** A thread's live items (its anchor from `threads`), newest stored first but the anchor last. */
+  threadItems(anchor: number): number[] {
+    const c = this.#c;
+    const out: number[] = [];
+    for (let n = c.tnext.get(anchor); n !== NONE; n = c.tnext.get(n)) if (this.#live(n)) out.push(n);
+    if (this.#live(anchor)) out.push(anchor);
+    return out;
+  }
+
+  /** When the thread's newest live received item was created (ms), or null. */
+  #received(anchor: number): number | null {
+    const c = this.#c;
+    let best: number | null = null;
+    for (let n = anchor; n !== NONE; n = c.tnext.get(n)) {
+      const f = c.flags.get(n);
+      if ((f & GONE) === 0 && (f & KIND) !== SENT && (best === null || c.created(n) > best)) best = c.created(n);
+    }
+    return best;
   }
 
   /** The thread's first item by creation (the first stored among equals): its subject is the thread's. */

@@ -8,12 +8,13 @@
 // Memory holds only the compact index of inbox-index.ts (numbers, no strings); what a list shows is
 // read from the lines (inbox-lines.ts), and a snapshot of the index spares a start from reading them
 // (inbox-snapshot.ts). Deleted items' bytes leave the disk when a compaction rewrites their segment.
-import { sentItem, storageCharge, type InboxItem, type InboxSummary, type InboxThread } from '../../model/inbox.js';
+import { inView, matches, sentItem, storageCharge, threadFlags, type InboxItem, type InboxSummary, type InboxThread, type ThreadState } from '../../model/inbox.js';
 import { BODIES, compacted, inboxLines, restored, storedBody, summaryOf, type InboundLine, type InboxRemovedLine, type StoredItem } from './inbox-lines.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { fnv } from './columns.js';
-import { InboxIndex, type ItemRef } from './inbox-index.js';
+import { InboxIndex, NONE, type ItemRef, type ThreadAt } from './inbox-index.js';
+import type { ThreadMarks } from './thread-marks.js';
 import { Gate } from './gate.js';
 import type { Rewritten } from './segment-rewrite.js';
 import { readSnapshot, stillHolds, writeSnapshot, type LinePlace, type Segment, type Snapshot, type SnapshotMeta } from './inbox-snapshot.js';
@@ -33,6 +34,13 @@ export const COMPACT_MIN = 64 * 1024;
  * compaction: the compaction measures what it frees.
  */
 const lineBytes = (size: number): number => Math.ceil((size * 7) / 3) + 700;
+
+/**
+ * A search reads the lines of at most this many items, newest threads first: memory holds no
+ * strings to search (README "Team inbox").
+ */
+export const SEARCH_SCAN = 20_000;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** The file store's inbox and what the store runs as it opens and closes. */
 export interface FileInbox {
@@ -55,6 +63,7 @@ export function fileInbox(
   suppressions: SuppressionStore,
   onMessagesPurged: (fn: (days: string[]) => void) => void,
   snapshotMin: number,
+  marks: ThreadMarks,
 ): FileInbox {
   const index = new InboxIndex();
   /** Lines that change message records, where they lie (a snapshot lists them: they are read again at start). */
@@ -204,17 +213,64 @@ export function fileInbox(
       return found ? full(found.ref) : null;
     }),
     threads: (workspaceId, q) => gate.shared(async () => {
-      const page = index.threads(workspaceId, q);
-      const data = await Promise.all(
-        page.threads.map(async (t): Promise<InboxThread | null> => {
-          const [last, first] = await Promise.all([summary(index.ref(t.newest)), t.oldest === t.newest ? null : summary(index.ref(t.oldest))]);
-          if (!last) return null;
-          // The subject is the first item's; the sender and kind the newest's (as in Postgres).
-          return { thread_id: last.thread_id, subject: (first ?? last).subject, count: t.count, last_at: last.created_at, last_from: last.from, last_kind: last.kind };
-        }),
-      );
-      return { data: data.filter((t): t is InboxThread => t !== null), total: page.total };
+      const view = q.view ?? 'all';
+      const needle = (q.search ?? '').toLowerCase();
+      const mine = marks.of(workspaceId);
+      const byKey = new Map<number, ThreadState>();
+      for (const [id, s] of mine) {
+        const key = index.threadKeyOf(workspaceId, id);
+        if (key !== undefined) byKey.set(key, s);
+      }
+      const keep = view === 'all' && !needle ? undefined : (key: number, ms: number | null) => inView(view, iso(ms), threadFlags(iso(ms), byKey.get(key)).archived);
+      // Refs are taken before any await (InboxIndex.ref).
+      const shown = (t: ThreadAt) => ({ t, last: index.ref(t.newest), first: t.oldest === t.newest ? null : index.ref(t.oldest) });
+      const build = async ({ t, last: lastRef, first: firstRef }: ReturnType<typeof shown>): Promise<InboxThread | null> => {
+        const [last, first] = await Promise.all([summary(lastRef), firstRef ? summary(firstRef) : null]);
+        if (!last) return null;
+        const received_at = iso(t.receivedMs);
+        // The subject is the first item's; the sender and kind the newest's (as in Postgres).
+        return {
+          thread_id: last.thread_id, subject: (first ?? last).subject, count: t.count, last_at: last.created_at, last_from: last.from, last_kind: last.kind, received_at,
+          ...threadFlags(received_at, mine.get(last.thread_id)),
+        };
+      };
+      const done = async (page: Array<ReturnType<typeof shown>>, total: number) => ({ data: (await Promise.all(page.map(build))).filter((t): t is InboxThread => t !== null), total });
+      if (!needle) {
+        const page = index.threads(workspaceId, { offset: q.offset, limit: q.limit, ...(keep ? { keep } : {}) });
+        return done(page.threads.map(shown), page.total);
+      }
+      // A search reads the items' lines (memory holds no strings), newest threads first, up to SEARCH_SCAN items.
+      const candidates: Array<{ s: ReturnType<typeof shown>; items: ItemRef[] }> = [];
+      let reading = 0;
+      for (const t of index.threads(workspaceId, { offset: 0, limit: Infinity, keep: keep! }).threads) {
+        if (reading >= SEARCH_SCAN) break;
+        const items = index.threadItems(t.anchor).map((n) => index.ref(n));
+        reading += items.length;
+        candidates.push({ s: shown(t), items });
+      }
+      const hits: Array<ReturnType<typeof shown>> = [];
+      let found = 0;
+      for (const c of candidates) {
+        const ss = await Promise.all(c.items.map(summary));
+        if (!ss.some((s) => s !== null && matches(needle, s))) continue;
+        if (found++ >= q.offset && hits.length < q.limit) hits.push(c.s);
+      }
+      return done(hits, found);
     }),
+    threadState: async (workspaceId, threadId) => marks.get(workspaceId, threadId),
+    markThread: async (workspaceId, threadId, patch) => {
+      const ref = await gate.shared(async () => {
+        const anchor = index.thread(workspaceId, threadId);
+        if (anchor === NONE) return null;
+        // The key is a hash: the thread is confirmed on disk by one of its items.
+        const first = index.threadItems(anchor)[0];
+        const s = first === undefined ? null : await summary(index.ref(first));
+        return s?.thread_id === threadId ? s : null;
+      });
+      if (!ref) return false;
+      await marks.set(workspaceId, threadId, patch);
+      return true;
+    },
     threadOf: (workspaceId, messageIds) => gate.shared(async () => {
       for (const mid of messageIds) {
         for (const ref of index.byMessageId(workspaceId, mid).map((n) => index.ref(n))) {

@@ -1,6 +1,6 @@
 // The team inbox: what the MX received (stored with its effects on the message log in one call)
 // and the Sent copies, which are the sends' own contents (port/messages.ts), read as items.
-import type { InboundDelivery, InboxItem, InboxQuery, InboxSummary, InboxThread } from '../../model/inbox.js';
+import type { InboundDelivery, InboxItem, InboxQuery, InboxSummary, InboxThread, ThreadQuery, ThreadState } from '../../model/inbox.js';
 
 export interface InboxStore {
   /**
@@ -13,8 +13,15 @@ export interface InboxStore {
   list(workspaceId: string, q: InboxQuery): Promise<{ data: InboxSummary[]; total: number }>;
   /** One item of either folder, with its bodies (null for another workspace's). */
   get(workspaceId: string, id: string): Promise<InboxItem | null>;
-  /** Threads, newest activity first. */
-  threads(workspaceId: string, q: { limit: number; offset: number }): Promise<{ data: InboxThread[]; total: number }>;
+  /** Threads, newest activity first, of a view and matching a search (ThreadQuery). */
+  threads(workspaceId: string, q: ThreadQuery): Promise<{ data: InboxThread[]; total: number }>;
+  /**
+   * Sets what the team marked on a thread (a field left out is kept; null clears it). False when
+   * the workspace has no such thread.
+   */
+  markThread(workspaceId: string, threadId: string, patch: Partial<ThreadState>): Promise<boolean>;
+  /** What the team marked on a thread (both null when nothing was). */
+  threadState(workspaceId: string, threadId: string): Promise<ThreadState>;
   /** The thread of the first item (received or sent) whose Message-ID is one of these, or null. */
   threadOf(workspaceId: string, messageIds: string[]): Promise<string | null>;
   /** Received items about this message record (bounces, complaints, replies), oldest first. */

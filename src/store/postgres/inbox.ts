@@ -1,7 +1,7 @@
 // Postgres: the team inbox. Received items in inbox_items; Sent copies are the send_contents rows
 // (their id is the item id, their thread_id or else their id the thread). A received message and
 // what it changes (bounces, suppressions, reply counts, webhook events) are one transaction.
-import { STORAGE_MIN_CHARGE, sentItem, storageCharge, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type InboxThread } from '../../model/inbox.js';
+import { STORAGE_MIN_CHARGE, sentItem, storageCharge, threadFlags, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type InboxThread, type ThreadState } from '../../model/inbox.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { PgDb } from './db.js';
 import { toContent, type ContentRow } from './messages.js';
@@ -124,19 +124,57 @@ export function pgInbox(db: PgDb): InboxStore {
       return c ? sentItem(toContent(c)) : null;
     },
     threads: async (workspaceId, q) => {
-      const rows = await db.rows<{ thread_id: string; subject: string; count: string; last_at: Date; last_from: string; last_kind: InboxKind; total: string }>(
-        `WITH items AS (SELECT thread_id, subject, from_addr, kind, created_at FROM inbox_items WHERE workspace_id = $1
-                        UNION ALL SELECT COALESCE(thread_id, id), subject, from_addr, 'sent', created_at FROM send_contents WHERE workspace_id = $1 AND source <> 'fence'),
-              t AS (SELECT thread_id, count(*) AS count, max(created_at) AS last_at, (array_agg(subject ORDER BY created_at))[1] AS subject,
-                           (array_agg(from_addr ORDER BY created_at DESC))[1] AS last_from, (array_agg(kind ORDER BY created_at DESC))[1] AS last_kind
+      // A thread's flags as threadFlags (model/inbox.ts) has them, in SQL, to filter before the page is cut.
+      const archived = `(s.archived_at IS NOT NULL AND (t.received_at IS NULL OR s.archived_at >= t.received_at))`;
+      const view = q.view === 'archived' ? archived : q.view === 'inbox' ? `t.received_at IS NOT NULL AND NOT ${archived}` : 'true';
+      // strpos on lower-cased text: the search is text, never a pattern.
+      const hit = (col: string) => `strpos(lower(${col}), $4) > 0`;
+      const rows = await db.rows<{ thread_id: string; subject: string; count: string; last_at: Date; last_from: string; last_kind: InboxKind; received_at: Date | null; read_at: Date | null; archived_at: Date | null; total: string }>(
+        `WITH items AS (SELECT thread_id, subject, from_addr, kind, created_at, true AS received, ${hit('subject')} OR ${hit('from_addr')} OR ${hit('to_list::text')} AS hit
+                          FROM inbox_items WHERE workspace_id = $1
+                        UNION ALL SELECT COALESCE(thread_id, id), subject, from_addr, 'sent', created_at, false, ${hit('subject')} OR ${hit('from_addr')} OR ${hit('to_list::text')}
+                          FROM send_contents WHERE workspace_id = $1 AND source <> 'fence'),
+              t AS (SELECT thread_id, count(*) AS count, max(created_at) AS last_at, max(created_at) FILTER (WHERE received) AS received_at, (array_agg(subject ORDER BY created_at))[1] AS subject,
+                           (array_agg(from_addr ORDER BY created_at DESC))[1] AS last_from, (array_agg(kind ORDER BY created_at DESC))[1] AS last_kind, bool_or(hit) AS hit
                       FROM items GROUP BY thread_id)
-         SELECT t.*, count(*) OVER () AS total FROM t ORDER BY last_at DESC, thread_id LIMIT $2 OFFSET $3`,
-        [workspaceId, q.limit, q.offset],
-        'inbox_threads',
+         SELECT t.*, s.read_at, s.archived_at, count(*) OVER () AS total
+           FROM t LEFT JOIN inbox_thread_state s ON s.workspace_id = $1 AND s.thread_id = t.thread_id
+          WHERE ${view} AND ($4 = '' OR t.hit)
+          ORDER BY last_at DESC, thread_id LIMIT $2 OFFSET $3`,
+        [workspaceId, q.limit, q.offset, (q.search ?? '').toLowerCase()],
+        `inbox_threads_${q.view ?? 'all'}`,
       );
-      const data: InboxThread[] = rows.map((r) => ({ thread_id: r.thread_id, subject: r.subject, count: Number(r.count), last_at: r.last_at.toISOString(), last_from: r.last_from, last_kind: r.last_kind }));
+      const data: InboxThread[] = rows.map((r) => {
+        const received_at = r.received_at?.toISOString() ?? null;
+        return {
+          thread_id: r.thread_id, subject: r.subject, count: Number(r.count), last_at: r.last_at.toISOString(), last_from: r.last_from, last_kind: r.last_kind, received_at,
+          ...threadFlags(received_at, { read_at: r.read_at?.toISOString() ?? null, archived_at: r.archived_at?.toISOString() ?? null }),
+        };
+      });
       const total = rows.length ? Number(rows[0]!.total) : 0;
       return { data, total };
+    },
+    threadState: async (workspaceId, threadId) => {
+      const [r] = await db.rows<{ read_at: Date | null; archived_at: Date | null }>(`SELECT read_at, archived_at FROM inbox_thread_state WHERE workspace_id = $1 AND thread_id = $2`, [workspaceId, threadId], 'inbox_thread_state');
+      return { read_at: r?.read_at?.toISOString() ?? null, archived_at: r?.archived_at?.toISOString() ?? null };
+    },
+    markThread: async (workspaceId, threadId, patch) => {
+      const [known] = await db.rows<{ one: number }>(
+        `SELECT 1 AS one FROM inbox_items WHERE workspace_id = $1 AND thread_id = $2
+         UNION ALL SELECT 1 FROM send_contents WHERE workspace_id = $1 AND COALESCE(thread_id, id) = $2 AND source <> 'fence' LIMIT 1`,
+        [workspaceId, threadId],
+        'inbox_thread_known',
+      );
+      if (!known) return false;
+      const has = (k: keyof ThreadState) => Object.prototype.hasOwnProperty.call(patch, k);
+      await db.rows(
+        `INSERT INTO inbox_thread_state (workspace_id, thread_id, read_at, archived_at) VALUES ($1, $2, $3, $5)
+         ON CONFLICT (workspace_id, thread_id) DO UPDATE SET read_at = CASE WHEN $4 THEN EXCLUDED.read_at ELSE inbox_thread_state.read_at END,
+                                                             archived_at = CASE WHEN $6 THEN EXCLUDED.archived_at ELSE inbox_thread_state.archived_at END`,
+        [workspaceId, threadId, patch.read_at ?? null, has('read_at'), patch.archived_at ?? null, has('archived_at')],
+        'inbox_mark_thread',
+      );
+      return true;
     },
     threadOf: async (workspaceId, messageIds) => {
       if (!messageIds.length) return null;

@@ -229,4 +229,69 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     await check(again);
     assert.equal(await again.inbox.get(a.id, after.id), null);
   });
+
+  test(`${backend.name}: inbox: threads marked read and archived by the team; new mail makes them unread and brings them back; views; search; isolation; reopen`, async (t) => {
+    const { b, store } = await fresh(backend, t);
+    const { a, other, send } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');
+    const ids = async (view: 'all' | 'inbox' | 'archived', search?: string, s = store) =>
+      (await s.inbox.threads(a.id, { limit: 10, offset: 0, view, ...(search ? { search } : {}) })).data.map((x) => x.thread_id);
+    const t1 = send.content.id;
+    // Only a Sent copy: a thread, but nothing in the inbox.
+    assert.deepEqual(await ids('all'), [t1]);
+    assert.deepEqual(await ids('inbox'), []);
+    const [sentOnly] = (await store.inbox.threads(a.id, { limit: 10, offset: 0 })).data;
+    assert.deepEqual({ received_at: sentOnly!.received_at, unread: sentOnly!.unread, archived: sentOnly!.archived }, { received_at: null, unread: false, archived: false });
+
+    await store.inbox.receive(nothing([item(a.id, t1, { kind: 'reply', created_at: '2026-01-02T10:00:00.000Z' })]));
+    const t2 = randomUUID();
+    await store.inbox.receive(nothing([item(a.id, t2, { from: 'alice@other.test', to: ['billing@acme.test'], subject: 'Invoice question', created_at: '2026-01-02T12:00:00.000Z' })]));
+    assert.deepEqual(await ids('inbox'), [t2, t1]);
+    const listed = await store.inbox.threads(a.id, { limit: 10, offset: 0, view: 'inbox' });
+    assert.equal(listed.total, 2);
+    assert.deepEqual(listed.data.map((x) => [x.unread, x.received_at]), [[true, '2026-01-02T12:00:00.000Z'], [true, '2026-01-02T10:00:00.000Z']]);
+    assert.deepEqual((await store.inbox.threads(a.id, { limit: 1, offset: 1, view: 'inbox' })), { data: [listed.data[1]!], total: 2 });
+
+    // Read and archived, for everyone; another workspace and an unknown thread change nothing.
+    assert.equal(await store.inbox.markThread(a.id, t1, { read_at: '2026-01-03T00:00:00.000Z' }), true);
+    assert.equal(await store.inbox.markThread(a.id, t2, { archived_at: '2026-01-03T00:00:00.000Z' }), true);
+    assert.equal(await store.inbox.markThread(other.id, t1, { archived_at: '2026-01-03T00:00:00.000Z' }), false);
+    assert.equal(await store.inbox.markThread(a.id, 'no-such-thread', { read_at: '2026-01-03T00:00:00.000Z' }), false);
+    assert.deepEqual(await store.inbox.threadState(a.id, t1), { read_at: '2026-01-03T00:00:00.000Z', archived_at: null });
+    assert.deepEqual(await store.inbox.threadState(other.id, t1), { read_at: null, archived_at: null });
+    assert.deepEqual(await ids('inbox'), [t1]);
+    assert.deepEqual(await ids('archived'), [t2]);
+    const [read] = (await store.inbox.threads(a.id, { limit: 10, offset: 0, view: 'inbox' })).data;
+    assert.deepEqual({ unread: read!.unread, read_at: read!.read_at, archived: read!.archived }, { unread: false, read_at: '2026-01-03T00:00:00.000Z', archived: false });
+    // A field left out is kept.
+    await store.inbox.markThread(a.id, t1, { archived_at: null });
+    assert.deepEqual(await store.inbox.threadState(a.id, t1), { read_at: '2026-01-03T00:00:00.000Z', archived_at: null });
+
+    // Search: sender, recipient, subject, any case, in a view; the search is text, not a pattern.
+    assert.deepEqual(await ids('all', 'INVOICE'), [t2]);
+    assert.deepEqual(await ids('all', 'jane@RCPT'), [t1]);
+    assert.deepEqual(await ids('all', 'billing@'), [t2]);
+    assert.deepEqual(await ids('inbox', 'invoice'), []);
+    assert.deepEqual(await ids('archived', 'alice'), [t2]);
+    assert.deepEqual(await ids('all', '%'), []);
+    assert.equal((await store.inbox.threads(a.id, { limit: 10, offset: 0, search: 'acme.test' })).total, 2);
+    assert.equal((await store.inbox.threads(other.id, { limit: 10, offset: 0, search: 'invoice' })).total, 0);
+
+    // New mail in the archived thread brings it back, unread; a thread marked unread is unread again.
+    await store.inbox.receive(nothing([item(a.id, t2, { from: 'alice@other.test', subject: 'Re: Invoice question', created_at: '2026-01-04T09:00:00.000Z' })]));
+    assert.deepEqual(await ids('inbox'), [t2, t1]);
+    assert.deepEqual(await ids('archived'), []);
+    await store.inbox.markThread(a.id, t1, { read_at: null });
+    const back = (await store.inbox.threads(a.id, { limit: 10, offset: 0, view: 'inbox' })).data;
+    assert.deepEqual(back.map((x) => [x.unread, x.archived]), [[true, false], [true, false]]);
+    assert.equal(back[0]!.archived_at, '2026-01-03T00:00:00.000Z');
+
+    // After a reopen: the same marks.
+    await store.inbox.markThread(a.id, t1, { read_at: '2026-01-05T00:00:00.000Z', archived_at: '2026-01-05T00:00:00.000Z' });
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    assert.deepEqual(await again.inbox.threadState(a.id, t1), { read_at: '2026-01-05T00:00:00.000Z', archived_at: '2026-01-05T00:00:00.000Z' });
+    assert.deepEqual(await ids('archived', undefined, again), [t1]);
+    assert.deepEqual(await ids('inbox', undefined, again), [t2]);
+  });
 }
