@@ -4,31 +4,60 @@
 
 import { PAGE_HEADERS, escape } from './list-pages.js';
 
-/** The list pages' headers (no script, nothing remote, never framed, cached or indexed), and: */
+/**
+ * The app's policy: nothing remote, script only from /app/app.js (the live inbox), fetches and
+ * events only from here, forms only to here, never framed. A message's HTML in its sandboxed srcdoc
+ * frame inherits it, so its images are blocked unless the page allows them (`images`).
+ */
+export const appCsp = (images = false) =>
+  `default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'${images ? '; img-src https: http: data:' : ''}; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
+
+/** The list pages' headers (never cached or indexed), the app's policy, and: */
 export const APP_HEADERS = {
   ...PAGE_HEADERS,
+  'content-security-policy': appCsp(),
   // Same-origin only: a sign-in link's token never leaves in a Referer, and the browser still says
   // where its form posts come from.
   'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
 };
 
+/** A workspace page's links, by what the person's role may see. */
+export interface Nav {
+  ws: string;
+  role: string;
+}
+export function wsNav(nav: Nav, current: 'inbox' | 'keys' | 'members' | 'addresses'): string {
+  const base = `/app/w/${encodeURIComponent(nav.ws)}`;
+  const pages: Array<[typeof current, string, string]> = [['inbox', 'inbox', 'Inbox']];
+  if (nav.role !== 'member') pages.push(['keys', 'keys', 'API keys'], ['members', 'members', 'People'], ['addresses', 'addresses', 'Addresses']);
+  return `<nav aria-label="${escape(nav.ws)}"><a href="/app/">svc</a> › ${escape(nav.ws)}: ${pages
+    .map(([id, path, label]) => (id === current ? `<strong aria-current="page">${label}</strong>` : `<a href="${base}/${path}">${label}</a>`))
+    .join(' · ')}</nav>
+`;
+}
 const STYLE =
-  'body{font:1rem/1.5 system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#111;background:#fff}' +
+  'body{font:1rem/1.5 system-ui,sans-serif;max-width:48rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}' +
+  'nav{margin-bottom:1rem}textarea{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}.inline{display:inline}' +
+  // The inbox: a new thread is bold and says "New"; tags are words in a box, not colours.
+  '.threads{list-style:none;padding:0}.threads li{border-bottom:1px solid #ccc;padding:.5rem 0;overflow-wrap:anywhere}.threads a{display:block;text-decoration:none;color:inherit}' +
+  '.unread .subject,.unread .who{font-weight:bold}.who{margin-right:.5rem}.meta{font-size:.875rem;color:#333}.tag{border:1px solid #111;padding:0 .25rem;font-size:.75rem;font-weight:bold}' +
+  'article{border-top:2px solid #111;margin-top:1.5rem}article h2{font-size:1.1rem}iframe.mail{width:100%;height:24rem;border:1px solid #555}pre.text{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit}' +
   'label{display:block;margin:.75rem 0 .25rem}input{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}' +
   'button{font:inherit;margin-top:1rem;padding:.5rem 1rem;cursor:pointer}.problem{border-left:.25rem solid #111;padding-left:.75rem;font-weight:bold}' +
   'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}' +
   // A wide table scrolls in its own box at 360 px rather than widen the page; check boxes sit beside their labels.
   '.wide{overflow-x:auto}label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
 
-export function appPage(title: string, body: string): string {
+/** `script`: the page loads /app/app.js (its live region is refreshed when mail arrives). */
+export function appPage(title: string, body: string, opts: { script?: boolean } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · svc</title>
-<style>${STYLE}</style>
+<style>${STYLE}</style>${opts.script ? '\n<script src="/app/app.js" defer></script>' : ''}
 </head>
 <body>
 <main>
@@ -41,7 +70,7 @@ ${body}
 }
 
 /** A problem, said first on the page ("Problem:" so that it reads without colour). */
-const problem = (text: string | undefined) => (text ? `<p class="problem" role="alert">Problem: ${escape(text)}</p>\n` : '');
+export const problem = (text: string | undefined) => (text ? `<p class="problem" role="alert">Problem: ${escape(text)}</p>\n` : '');
 
 export const signInPage = (form: string, opts: { email?: string; problem?: string } = {}) =>
   appPage(
@@ -78,7 +107,7 @@ export const homePage = (form: string, who: { name: string | null; email: string
 ${
   workspaces.length
     ? `<table><thead><tr><th>Workspace</th><th>Role</th><th></th></tr></thead><tbody>\n${workspaces
-        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td>${w.role === 'member' ? '' : `<a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a> · <a href="/app/w/${encodeURIComponent(w.name)}/addresses">Addresses</a>`}</td></tr>`)
+        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td><a href="/app/w/${encodeURIComponent(w.name)}/inbox">Inbox</a>${w.role === 'member' ? '' : ` · <a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a> · <a href="/app/w/${encodeURIComponent(w.name)}/addresses">Addresses</a>`}</td></tr>`)
         .join('\n')}\n</tbody></table>`
     : '<p>None: you are not a member of any workspace now.</p>'
 }

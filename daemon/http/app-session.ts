@@ -10,13 +10,16 @@ import { isSvcError } from '../../src/errors.js';
 import { ROLE_MAY, type Role } from '../../src/model/person.js';
 import type { Workspace } from '../../src/model/workspace.js';
 import { formToken, type SignedIn } from '../../src/people/sign-in.js';
-import { APP_HEADERS, appPage, refusedPage } from './app-pages.js';
+import { APP_HEADERS, appCsp, appPage, refusedPage } from './app-pages.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const FORM_COOKIE = 'svc_form';
 
 /** The service's refusals a page says as a sentence, with their status; anything else is an error of ours. */
-const PAGE_STATUS: Partial<Record<string, number>> = { invalid_argument: 400, usage: 400, plan_limit: 402, forbidden: 403, not_found: 404, conflict: 409 };
+const PAGE_STATUS: Partial<Record<string, number>> = {
+  invalid_argument: 400, usage: 400, invalid_request: 400, invalid_sender: 400, invalid_recipient: 400, plan_limit: 402,
+  forbidden: 403, sender_not_authorized: 403, not_found: 404, conflict: 409, message_too_big: 413,
+};
 export function refusalOf(e: unknown): { code: number; text: string } | null {
   const code = isSvcError(e) ? PAGE_STATUS[e.kind] : undefined;
   return code ? { code, text: `${(e as Error).message}.` } : null;
@@ -38,7 +41,9 @@ export function appSession(service: Service) {
   const cookie = (name: string, value: string, o: { maxAge: number; sameSite: 'lax' | 'strict' }) =>
     serialize(name, value, { httpOnly: true, secure: base().protocol === 'https:', sameSite: o.sameSite, path: '/app/', maxAge: o.maxAge });
   const cookies = (req: FastifyRequest) => parseCookies(req.headers.cookie ?? '');
-  const page = (reply: FastifyReply, code: number, html: string) => reply.code(code).headers(APP_HEADERS).send(html);
+  /** `images`: remote images allowed (a message whose reader asked for them). */
+  const page = (reply: FastifyReply, code: number, html: string, opts: { images?: boolean } = {}) =>
+    reply.code(code).headers(opts.images ? { ...APP_HEADERS, 'content-security-policy': appCsp(true) } : APP_HEADERS).send(html);
 
   const signedIn = async (req: FastifyRequest): Promise<{ token: string; who: SignedIn } | null> => {
     const token = cookies(req)[SESSION_COOKIE];

@@ -9,45 +9,7 @@ import { startTestDaemon } from '../helpers/daemon.js';
 import { sending } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { SIGN_IN_PER_ACCOUNT } from '../../src/people/sign-in.js';
-import type { Workspace } from '../../src/model/workspace.js';
-
-/** A browser's cookie jar for one origin, enough for these pages (no redirects followed). */
-function browser(api: string) {
-  const jar = new Map<string, string>();
-  return {
-    jar,
-    async go(method: 'GET' | 'POST', path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
-      const r = await fetch(`${api}${path}`, {
-        method,
-        redirect: 'manual',
-        headers: {
-          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-          ...(form ? { 'content-type': 'application/x-www-form-urlencoded', origin: api } : {}),
-          ...headers,
-        },
-        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-      });
-      for (const c of r.headers.getSetCookie()) {
-        const [pair] = c.split(';');
-        const [k, v] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
-        if (/max-age=0/i.test(c)) jar.delete(k);
-        else jar.set(k, v);
-      }
-      return { status: r.status, location: r.headers.get('location'), html: await r.text(), headers: r.headers, cookies: r.headers.getSetCookie() };
-    },
-  };
-}
-const formOf = (html: string) => /name="form" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-/** A browser of a person just added to `ws` with `role`, signed in through their link. */
-async function signedInAs(d: Pick<Awaited<ReturnType<typeof startTestDaemon>>, 'daemon' | 'api'>, ws: Workspace, email: string, role: string) {
-  const u = await d.daemon.service.people.create(ws, { email, role });
-  const b = browser(d.api);
-  const path = new URL(u.sign_in_url).pathname;
-  const ask = await b.go('GET', path);
-  assert.equal((await b.go('POST', path, { form: formOf(ask.html), password: 'a long enough password' })).status, 303);
-  return b;
-}
+import { browser, formOf, signedInAs } from '../helpers/app-browser.js';
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: web app sign-in: link, password, wrong password, lock-out, sign-out, revocation, CSRF and cross-site refusals`, async (t) => {

@@ -4,6 +4,8 @@
 // a token another site cannot know: before sign-in, the value of a SameSite=Strict cookie set with
 // the form (double submit); after, an HMAC of the session's token. The API's open CORS rule does
 // not reach /app/ (app.ts).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError, type SvcError } from '../../../src/errors.js';
@@ -14,6 +16,11 @@ import { FORM_COOKIE, SESSION_COOKIE, appSession } from '../app-session.js';
 import { appKeyRoutes } from './app-keys.js';
 import { appMemberRoutes } from './app-members.js';
 import { appAddressRoutes } from './app-addresses.js';
+import { appInboxRoutes } from './app-inbox.js';
+import { inboxLive } from '../inbox-live.js';
+
+/** The pages' one script, read once (assets/app.js). */
+const APP_JS = readFileSync(fileURLToPath(new URL('../assets/app.js', import.meta.url)), 'utf8');
 
 /** A sign-in form is a few hundred bytes; anything much larger is not one. */
 const FORM_BODY_MAX = 8 * 1024;
@@ -23,12 +30,18 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
   const startSession = (reply: FastifyReply, token: string) =>
     reply.header('set-cookie', [cookie(SESSION_COOKIE, token, { maxAge: SESSION_DAYS * 86_400, sameSite: 'lax' }), cookie(FORM_COOKIE, '', { maxAge: 0, sameSite: 'strict' })]);
 
+  const live = inboxLive(app, service);
   void app.register(async (scope) => {
     // Forms only, small, here alone (the JSON API keeps its own parser).
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_MAX }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
     appKeyRoutes(scope, service);
     appMemberRoutes(scope, service);
     appAddressRoutes(scope, service);
+    appInboxRoutes(scope, service, live);
+
+    scope.get('/app/app.js', async (_req, reply) =>
+      reply.headers({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(APP_JS),
+    );
 
     scope.get('/app', async (_req, reply) => reply.redirect('/app/', 303));
     scope.get('/app/', async (req, reply) => {

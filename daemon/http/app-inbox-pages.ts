@@ -1,0 +1,165 @@
+// The team inbox's pages (issue 30): the threads of a view (Inbox, Archived) or a search, the Sent
+// folder, and one thread with its messages in order and the reply form. Mail is untrusted: every
+// value is escaped, a message's HTML is shown only inside a sandboxed frame (srcdoc: no script, no
+// forms, an origin of its own; remote images only once the reader asks), and its text as text.
+import type { InboxThread } from '../../src/model/inbox.js';
+import { escape } from './list-pages.js';
+import { appPage, problem, wsNav, type Nav } from './app-pages.js';
+
+/** What the thread page shows of a message. */
+export interface ThreadMessage {
+  id: string;
+  folder: 'inbox' | 'sent';
+  kind: string;
+  from: string;
+  to: string[];
+  subject: string;
+  created_at: string;
+  text: string | null;
+  html: string | null;
+  note: string | null;
+  auth: { verdict: string; summary: string } | null;
+}
+
+/** A message's HTML larger than this is not framed (the text is shown): a page stays a page. */
+export const HTML_SHOWN_MAX = 512 * 1024;
+
+/** What each kind is called on the page, so that a bounce reads as a bounce without colour. */
+const KIND_LABEL: Record<string, string> = {
+  mail: 'Mail',
+  reply: 'Reply',
+  auto_reply: 'Automatic reply',
+  bounce: 'Bounce report: the message was not delivered',
+  complaint: 'Complaint: the recipient reported it as spam',
+  sent: 'Sent by us',
+};
+
+const when = (iso: string) => `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;
+const inboxBase = (ws: string) => `/app/w/${encodeURIComponent(ws)}/inbox`;
+const threadHref = (ws: string, thread: string) => `${inboxBase(ws)}/t/${encodeURIComponent(thread)}`;
+
+/** The views' links and the search box, on every inbox page. */
+function folders(ws: string, current: 'inbox' | 'archived' | 'sent' | null, search: string): string {
+  const base = inboxBase(ws);
+  const link = (href: string, label: string, here: boolean) => (here ? `<strong aria-current="page">${label}</strong>` : `<a href="${href}">${label}</a>`);
+  return `<p>${link(base, 'Inbox', current === 'inbox')} · ${link(`${base}?view=archived`, 'Archived', current === 'archived')} · ${link(`${base}/sent`, 'Sent', current === 'sent')}</p>
+<form method="get" action="${base}" role="search"><label for="q">Search by address or subject</label><input id="q" name="q" type="search" maxlength="200" value="${escape(search)}"><button type="submit">Search</button></form>`;
+}
+
+const pager = (href: (page: number) => string, page: number, total: number, per: number) => {
+  const last = Math.max(1, Math.ceil(total / per));
+  if (last === 1) return '';
+  return `<p>${page > 1 ? `<a href="${href(page - 1)}" rel="prev">Newer</a> · ` : ''}Page ${page} of ${last}${page < last ? ` · <a href="${href(page + 1)}" rel="next">Older</a>` : ''}</p>`;
+};
+
+export function threadsPage(
+  nav: Nav,
+  opts: { view: 'inbox' | 'archived'; search: string; threads: InboxThread[]; total: number; page: number; per: number; live: string },
+): string {
+  const ws = nav.ws;
+  const title = opts.search ? `Search: ${opts.search}` : opts.view === 'archived' ? 'Archived' : 'Inbox';
+  const query = (page: number) => {
+    const q = new URLSearchParams();
+    if (opts.view === 'archived') q.set('view', 'archived');
+    if (opts.search) q.set('q', opts.search);
+    if (page > 1) q.set('page', String(page));
+    const s = q.toString();
+    return `${inboxBase(ws)}${s ? `?${s}` : ''}`;
+  };
+  const rows = opts.threads
+    .map((t) => {
+      const subject = escape(t.subject || '(no subject)');
+      const kind = t.last_kind === 'bounce' || t.last_kind === 'complaint' || t.last_kind === 'auto_reply' ? ` <span class="tag">${escape(KIND_LABEL[t.last_kind]!.split(':')[0]!)}</span>` : '';
+      return `<li class="${t.unread ? 'unread' : 'read'}"><a href="${threadHref(ws, t.thread_id)}">${t.unread ? '<span class="tag">New</span> ' : ''}<span class="who">${escape(t.last_from)}</span> <span class="subject">${subject}</span></a>${kind}
+<span class="meta">${t.count} message${t.count === 1 ? '' : 's'} · ${when(t.last_at)}</span></li>`;
+    })
+    .join('\n');
+  const empty = opts.search ? 'No thread matches.' : opts.view === 'archived' ? 'Nothing archived.' : 'No mail waiting: replies to your mail arrive here.';
+  return appPage(
+    title,
+    `${wsNav(nav, 'inbox')}${folders(ws, opts.search ? null : opts.view, opts.search)}
+<section id="live" data-live="${escape(opts.live)}" aria-live="polite">
+<p>${opts.total} thread${opts.total === 1 ? '' : 's'}.</p>
+${rows ? `<ul class="threads">\n${rows}\n</ul>` : `<p>${empty}</p>`}
+${pager(query, opts.page, opts.total, opts.per)}
+</section>`,
+    { script: true },
+  );
+}
+
+export function sentPage(nav: Nav, opts: { items: Array<{ thread_id: string; to: string[]; subject: string; created_at: string }>; total: number; page: number; per: number }): string {
+  const ws = nav.ws;
+  const rows = opts.items
+    .map((i) => `<li><a href="${threadHref(ws, i.thread_id)}"><span class="who">To ${escape(i.to.join(', '))}</span> <span class="subject">${escape(i.subject || '(no subject)')}</span></a> <span class="meta">${when(i.created_at)}</span></li>`)
+    .join('\n');
+  return appPage(
+    'Sent',
+    `${wsNav(nav, 'inbox')}${folders(ws, 'sent', '')}
+<p>${opts.total} message${opts.total === 1 ? '' : 's'} sent, newest first.</p>
+${rows ? `<ul class="threads">\n${rows}\n</ul>` : '<p>Nothing sent yet.</p>'}
+${pager((p) => `${inboxBase(ws)}/sent${p > 1 ? `?page=${p}` : ''}`, opts.page, opts.total, opts.per)}`,
+  );
+}
+
+/** One message of a thread: who, when, what it is, what vouched for it, and its body. */
+function messageBlock(m: ThreadMessage, images: boolean, imagesHref: string): string {
+  const who = `<p class="meta"><strong>${escape(KIND_LABEL[m.kind] ?? m.kind)}</strong> · ${when(m.created_at)}<br>From ${escape(m.from)}<br>To ${escape(m.to.join(', '))}</p>`;
+  const auth = m.auth ? `<p class="meta">${m.auth.verdict === 'pass' ? 'Sender verified' : m.auth.verdict === 'fail' ? 'Warning: the sender could not be verified' : 'Sender not verified'}: ${escape(m.auth.summary)}</p>` : '';
+  const note = m.note ? `<p class="meta">Note: ${escape(m.note)}</p>` : '';
+  let body: string;
+  if (m.html !== null && m.html.length <= HTML_SHOWN_MAX) {
+    // A frame with a null origin: no script, no forms, no navigation of this page; the page's CSP
+    // (inherited by srcdoc) blocks remote images until the reader asks. Links open in a new tab.
+    const doc = `<base target="_blank">${m.html}`;
+    body = `<iframe class="mail" title="The message as its sender formatted it" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${escape(doc)}"></iframe>
+${images ? '<p class="meta">Remote images are shown.</p>' : `<p class="meta">Remote images are blocked: they tell the sender you read it. <a href="${imagesHref}">Show images in this message</a></p>`}`;
+  } else {
+    body = `<pre class="text">${escape(m.text ?? (m.html === null ? '(no text)' : '(the HTML is too large to show here; its text part is empty)'))}</pre>`;
+  }
+  return `<article id="m-${escape(m.id)}" aria-label="${escape(KIND_LABEL[m.kind] ?? m.kind)} from ${escape(m.from)}">
+<h2>${escape(m.subject || '(no subject)')}</h2>
+${who}${auth}${note}${body}
+</article>`;
+}
+
+export function threadPage(
+  nav: Nav,
+  opts: {
+    form: string;
+    thread: { thread_id: string; unread: boolean; archived: boolean };
+    messages: ThreadMessage[];
+    replyTo: ThreadMessage | null;
+    images: string | null;
+    live: string;
+    problem?: string;
+    sent?: boolean;
+    draft?: string;
+    /** Older messages of the thread left out. */
+    earlier?: number;
+  },
+): string {
+  const ws = nav.ws;
+  const href = threadHref(ws, opts.thread.thread_id);
+  const token = `<input type="hidden" name="form" value="${escape(opts.form)}">`;
+  const mark = (field: string, value: boolean, label: string) =>
+    `<form method="post" action="${href}/mark" class="inline">${token}<input type="hidden" name="${field}" value="${value}"><button type="submit">${label}</button></form>`;
+  const subject = opts.messages[0]?.subject || '(no subject)';
+  const reply = opts.replyTo
+    ? `<h2 id="reply">Reply</h2>
+<form method="post" action="${href}/reply">
+${token}<input type="hidden" name="item" value="${escape(opts.replyTo.id)}">
+<p class="meta">To ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.to.join(', ') : opts.replyTo.from)}, from ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.from : opts.replyTo.to[0] ?? '')}</p>
+<label for="text">Your reply</label><textarea id="text" name="text" rows="8" required maxlength="100000">${escape(opts.draft ?? '')}</textarea>
+<button type="submit">Send reply</button>
+</form>`
+    : '';
+  return appPage(
+    subject,
+    `${wsNav(nav, 'inbox')}${folders(ws, null, '')}${problem(opts.problem)}${opts.sent ? '<p role="status"><strong>Reply sent.</strong> It is in this thread and in Sent.</p>\n' : ''}<p>${opts.thread.archived ? mark('archived', false, 'Move to inbox') : mark('archived', true, 'Archive')} ${opts.thread.unread ? mark('read', true, 'Mark read') : mark('read', false, 'Mark unread')}</p>
+<section id="live" data-live="${escape(opts.live)}" aria-live="polite">
+${opts.earlier ? `<p>${opts.earlier} earlier message${opts.earlier === 1 ? ' is' : 's are'} not shown here.</p>\n` : ''}${opts.messages.map((m) => messageBlock(m, opts.images === m.id, `${href}?images=${encodeURIComponent(m.id)}#m-${encodeURIComponent(m.id)}`)).join('\n')}
+</section>
+${reply}`,
+    { script: true },
+  );
+}

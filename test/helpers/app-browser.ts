@@ -1,0 +1,43 @@
+// The web app driven without a browser (test/daemon/app*.test.ts): a cookie jar for one origin,
+// forms posted as a browser posts them (with Origin), and a person signed in through their link.
+import assert from 'node:assert/strict';
+import type { startTestDaemon } from './daemon.js';
+import type { Workspace } from '../../src/model/workspace.js';
+
+/** A browser's cookie jar for one origin, enough for these pages (no redirects followed). */
+export function browser(api: string) {
+  const jar = new Map<string, string>();
+  return {
+    jar,
+    async go(method: 'GET' | 'POST', path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
+      const r = await fetch(`${api}${path}`, {
+        method,
+        redirect: 'manual',
+        headers: {
+          cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          ...(form ? { 'content-type': 'application/x-www-form-urlencoded', origin: api } : {}),
+          ...headers,
+        },
+        ...(form ? { body: new URLSearchParams(form).toString() } : {}),
+      });
+      for (const c of r.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const [k, v] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
+        if (/max-age=0/i.test(c)) jar.delete(k);
+        else jar.set(k, v);
+      }
+      return { status: r.status, location: r.headers.get('location'), html: await r.text(), headers: r.headers, cookies: r.headers.getSetCookie() };
+    },
+  };
+}
+export const formOf = (html: string) => /name="form" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+/** A browser of a person just added to `ws` with `role`, signed in through their link. */
+export async function signedInAs(d: Pick<Awaited<ReturnType<typeof startTestDaemon>>, 'daemon' | 'api'>, ws: Workspace, email: string, role: string) {
+  const u = await d.daemon.service.people.create(ws, { email, role });
+  const b = browser(d.api);
+  const path = new URL(u.sign_in_url).pathname;
+  const ask = await b.go('GET', path);
+  assert.equal((await b.go('POST', path, { form: formOf(ask.html), password: 'a long enough password' })).status, 303);
+  return b;
+}
