@@ -77,13 +77,13 @@ export function threadsPage(
   const empty = opts.search ? 'No thread matches.' : opts.view === 'archived' ? 'Nothing archived.' : 'No mail waiting: replies to your mail arrive here.';
   return appPage(
     title,
-    `${wsNav(nav, 'inbox')}${folders(ws, opts.search ? null : opts.view, opts.search)}
+    `${folders(ws, opts.search ? null : opts.view, opts.search)}
 <section id="live" data-live="${escape(opts.live)}" aria-live="polite">
 <p>${opts.total} thread${opts.total === 1 ? '' : 's'}.</p>
 ${rows ? `<ul class="threads">\n${rows}\n</ul>` : `<p>${empty}</p>`}
 ${pager(query, opts.page, opts.total, opts.per)}
 </section>`,
-    { script: true },
+    { script: true, nav: wsNav(nav, 'inbox') },
   );
 }
 
@@ -94,10 +94,11 @@ export function sentPage(nav: Nav, opts: { items: Array<{ thread_id: string; to:
     .join('\n');
   return appPage(
     'Sent',
-    `${wsNav(nav, 'inbox')}${folders(ws, 'sent', '')}
+    `${folders(ws, 'sent', '')}
 <p>${opts.total} message${opts.total === 1 ? '' : 's'} sent, newest first.</p>
 ${rows ? `<ul class="threads">\n${rows}\n</ul>` : '<p>Nothing sent yet.</p>'}
 ${pager((p) => `${inboxBase(ws)}/sent${p > 1 ? `?page=${p}` : ''}`, opts.page, opts.total, opts.per)}`,
+    { nav: wsNav(nav, 'inbox') },
   );
 }
 
@@ -155,11 +156,11 @@ ${token}<input type="hidden" name="item" value="${escape(opts.replyTo.id)}">
     : '';
   return appPage(
     subject,
-    `${wsNav(nav, 'inbox')}${folders(ws, null, '')}${problem(opts.problem)}${opts.sent ? '<p role="status"><strong>Reply sent.</strong> It is in this thread and in Sent.</p>\n' : ''}<p>${opts.thread.archived ? mark('archived', false, 'Move to inbox') : mark('archived', true, 'Archive')} ${opts.thread.unread ? mark('read', true, 'Mark read') : mark('read', false, 'Mark unread')}</p>
+    `${folders(ws, null, '')}${problem(opts.problem)}${opts.sent ? '<p role="status"><strong>Reply sent.</strong> It is in this thread and in Sent.</p>\n' : ''}<p>${opts.thread.archived ? mark('archived', false, 'Move to inbox') : mark('archived', true, 'Archive')} ${opts.thread.unread ? mark('read', true, 'Mark read') : mark('read', false, 'Mark unread')}</p>
 <section id="live" data-live="${escape(opts.live)}" aria-live="polite">
 ${opts.earlier ? `<p>${opts.earlier} earlier message${opts.earlier === 1 ? ' is' : 's are'} not shown here.</p>\n` : ''}${opts.messages.map((m) => messageBlock(m, opts.images === m.id, `${href}?images=${encodeURIComponent(m.id)}#m-${encodeURIComponent(m.id)}`)).join('\n')}
 </section>
 ${reply}`,
-    { script: true },
+    { script: true, nav: wsNav(nav, 'inbox') },
   );
 }

@@ -38,11 +38,12 @@ export function wsNav(nav: Nav, current: 'inbox' | 'keys' | 'members' | 'address
 }
 const STYLE =
   'body{font:1rem/1.5 system-ui,sans-serif;max-width:48rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}' +
-  'nav{margin-bottom:1rem}textarea{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}.inline{display:inline}' +
+  'nav{margin-bottom:1rem}form[role=search]{display:flex;flex-wrap:wrap;gap:0 .5rem;align-items:center}form[role=search] label{flex-basis:100%}form[role=search] input{flex:1;width:auto}form[role=search] button{margin-top:0}' +
+  'textarea{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}.inline{display:inline}' +
   // The inbox: a new thread is bold and says "New"; tags are words in a box, not colours.
   '.threads{list-style:none;padding:0}.threads li{border-bottom:1px solid #ccc;padding:.5rem 0;overflow-wrap:anywhere}.threads a{display:block;text-decoration:none;color:inherit}' +
   '.unread .subject,.unread .who{font-weight:bold}.who{margin-right:.5rem}.meta{font-size:.875rem;color:#333}.tag{border:1px solid #111;padding:0 .25rem;font-size:.75rem;font-weight:bold}' +
-  'article{border-top:2px solid #111;margin-top:1.5rem}article h2{font-size:1.1rem}iframe.mail{width:100%;height:24rem;border:1px solid #555}pre.text{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit}' +
+  'article{border-top:2px solid #111;margin-top:1.5rem}article h2{font-size:1.1rem}iframe.mail{width:100%;height:16rem;border:1px solid #555;resize:vertical}pre.text{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit}' +
   'label{display:block;margin:.75rem 0 .25rem}input{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}' +
   'button{font:inherit;margin-top:1rem;padding:.5rem 1rem;cursor:pointer}.problem{border-left:.25rem solid #111;padding-left:.75rem;font-weight:bold}' +
   'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}' +
@@ -50,7 +51,7 @@ const STYLE =
   '.wide{overflow-x:auto}label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
 
 /** `script`: the page loads /app/app.js (its live region is refreshed when mail arrives). */
-export function appPage(title: string, body: string, opts: { script?: boolean } = {}): string {
+export function appPage(title: string, body: string, opts: { script?: boolean; nav?: string } = {}): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -60,7 +61,7 @@ export function appPage(title: string, body: string, opts: { script?: boolean } 
 <style>${STYLE}</style>${opts.script ? '\n<script src="/app/app.js" defer></script>' : ''}
 </head>
 <body>
-<main>
+${opts.nav ?? ''}<main>
 <h1>${escape(title)}</h1>
 ${body}
 </main>
@@ -90,7 +91,7 @@ export const choosePasswordPage = (form: string, email: string, opts: { problem?
     `${problem(opts.problem)}<p>For ${escape(email)}. At least ${opts.min} characters; a few words you will remember are good.</p>
 <form method="post">
 <input type="hidden" name="form" value="${escape(form)}">
-<input type="hidden" name="username" value="${escape(email)}" autocomplete="username">
+<label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" readonly value="${escape(email)}">
 <label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${opts.min}" required>
 <button type="submit">Save and sign in</button>
 </form>`,
