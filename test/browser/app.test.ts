@@ -12,9 +12,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { sending, settled } from '../helpers/sending.js';
-import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
-import { plainMail, replyTo, transact } from '../helpers/mx.js';
+import { TEST_DATABASE_URL } from '../helpers/pg.js';
+import { plainMail, transact } from '../helpers/mx.js';
+import { answeredThread } from '../helpers/app-browser.js';
 
 const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(new URL('../..', import.meta.url).pathname, 'test-artifacts', 'screenshots');
@@ -47,15 +47,10 @@ const launch = () =>
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: in Chromium: sign in, read a hostile thread safely, reply, new mail arrives live, a key shown once; inbox screenshots`, async (t) => {
     if (!existsSync(CHROMIUM)) return t.skip(`no Chromium at ${CHROMIUM} (apt-get install chromium, or set SVC_TEST_CHROMIUM)`);
-    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
-    const s = await sending(t, { plan: 'trial', ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const pixel = await pixelServer(t);
+    const s = await answeredThread(t, backend, hostile(pixel.url));
     const { service } = s.daemon;
     const mx = s.daemon.url('mx');
-    const sent = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
-    const m = await settled(s, sent.body.id);
-    const pixel = await pixelServer(t);
-    const mail = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('\r\n\r\nThanks, that helps.', `\r\nContent-Type: text/html\r\n\r\n${hostile(pixel.url)}`);
-    assert.match((await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], mail)).end, /^250 /);
     const owner = await service.people.create(s.ws, { email: 'ann@acme.test', role: 'owner', name: 'Ann' });
 
     const browser: Browser = await launch();

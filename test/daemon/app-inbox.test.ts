@@ -10,7 +10,7 @@ import { sending, settled } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { plainMail, replyTo, transact } from '../helpers/mx.js';
 import { headers } from '../helpers/sink.js';
-import { browser, formOf, signedInAs } from '../helpers/app-browser.js';
+import { answeredThread, browser, formOf, signedInAs } from '../helpers/app-browser.js';
 
 const HOSTILE = '<p>Thanks!</p><script>document.title="pwned"</script><img src="https://tracker.test/p.gif" alt="">';
 
@@ -43,14 +43,9 @@ async function streamUntil(url: string, cookie: string, want: RegExp, whileOpen:
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: web app inbox: threads, a thread, hostile HTML sandboxed, read/unread, archive, search, Sent, reply and its quota, refusals, live`, async (t) => {
-    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
-    const s = await sending(t, { plan: 'trial', ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const s = await answeredThread(t, backend, HOSTILE);
     const { service } = s.daemon;
     const mx = s.daemon.url('mx');
-    const sent = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
-    const m = await settled(s, sent.body.id);
-    const hostile = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('\r\n\r\nThanks, that helps.', `\r\nContent-Type: text/html\r\n\r\n${HOSTILE}`);
-    assert.match((await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], hostile)).end, /^250 /);
 
     // A member reads and answers the inbox.
     const b = await signedInAs(s, s.ws, 'mo@acme.test', 'member');
@@ -94,7 +89,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal((await b.go('POST', `/app/w/acme/inbox/t/${thread}/mark`, { form, archived: 'true' })).status, 303);
     assert.match((await b.go('GET', '/app/w/acme/inbox')).html, /0 threads\./);
     assert.match((await b.go('GET', '/app/w/acme/inbox?view=archived')).html, /1 thread\./);
-    const followUp = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('Thanks, that helps.', 'One more thing.');
+    const followUp = replyTo('jane@rcpt.test', 'hello@acme.test', s.messageId).replace('Thanks, that helps.', 'One more thing.');
     assert.match((await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], followUp)).end, /^250 /);
     assert.match((await b.go('GET', '/app/w/acme/inbox')).html, /1 thread\./);
     assert.match((await b.go('GET', '/app/w/acme/inbox?view=archived')).html, /0 threads\./);

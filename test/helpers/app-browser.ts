@@ -1,7 +1,11 @@
 // The web app driven without a browser (test/daemon/app*.test.ts): a cookie jar for one origin,
 // forms posted as a browser posts them (with Origin), and a person signed in through their link.
 import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
 import type { startTestDaemon } from './daemon.js';
+import { sending, settled, type Sending } from './sending.js';
+import { migratedSchemaUrl, pgLocation } from './pg.js';
+import { replyTo, transact } from './mx.js';
 import type { Workspace } from '../../src/model/workspace.js';
 
 /** A browser's cookie jar for one origin, enough for these pages (no redirects followed). */
@@ -40,4 +44,18 @@ export async function signedInAs(d: Pick<Awaited<ReturnType<typeof startTestDaem
   const ask = await b.go('GET', path);
   assert.equal((await b.go('POST', path, { form: formOf(ask.html), password: 'a long enough password' })).status, 303);
   return b;
+}
+
+/**
+ * A trial workspace `acme` on `backend` whose mail Hello to jane@rcpt.test she answered through the
+ * MX with this HTML: the thread the inbox tests read.
+ */
+export async function answeredThread(t: TestContext, backend: string, html: string): Promise<Sending & { messageId: string }> {
+  const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+  const s = await sending(t, { plan: 'trial', ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+  const sent = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
+  const m = await settled(s, sent.body.id);
+  const mail = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('\r\n\r\nThanks, that helps.', `\r\nContent-Type: text/html\r\n\r\n${html}`);
+  assert.match((await transact(s.daemon.url('mx'), 'jane@rcpt.test', ['hello@acme.test'], mail)).end, /^250 /);
+  return Object.assign(s, { messageId: m.message_id as string });
 }
