@@ -3,7 +3,7 @@
 // or subject, the Sent folder, one thread (opening an unread thread marks it read, for the team),
 // mark read/unread, archive, and a reply through the one pipeline, counted against the inbox sends
 // per day (429 said as a sentence with when it resets). New mail arrives over inbox-live.ts.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError, type SvcError } from '../../../src/errors.js';
 import { formToken } from '../../../src/people/sign-in.js';
@@ -23,6 +23,11 @@ const pageNo = (v: string | undefined) => {
   return Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
 };
 const nav = (m: Member) => ({ ws: m.ws.name, role: m.role });
+/**
+ * The inbox and thread pages answer `Accept: application/json` with the data they show (the same
+ * session, store reads and checks): what the benchmark sets the rendering against.
+ */
+const wantsJson = (req: FastifyRequest) => req.headers.accept === 'application/json';
 
 /** A quota refusal of a reply, as a sentence that says when the reader may try again. */
 function quotaSentence(e: SvcError): string {
@@ -45,6 +50,7 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
     const p = pageNo(req.query.page);
     // A search looks through every thread, archived and Sent-only ones too.
     const r = await service.inbox.threads(m.ws, { view: search ? 'all' : view, search, limit: PER_PAGE, offset: (p - 1) * PER_PAGE });
+    if (wantsJson(req)) return reply.headers({ 'cache-control': 'no-store' }).send(r);
     return page(reply, 200, threadsPage(nav(m), { view, search, threads: r.data, total: r.total, page: p, per: PER_PAGE, live: events(m) }));
   });
 
@@ -62,7 +68,7 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
   });
 
   /** The thread page, or null when the workspace has no such thread. */
-  const showThread = async (reply: FastifyReply, m: Member, threadId: string, opts: { code?: number; images?: string; problem?: string; sent?: boolean; draft?: string } = {}) => {
+  const showThread = async (reply: FastifyReply, m: Member, threadId: string, opts: { code?: number; images?: string; problem?: string; sent?: boolean; draft?: string; json?: boolean } = {}) => {
     let t: Awaited<ReturnType<Service['inbox']['thread']>>;
     try {
       t = await service.inbox.thread(m.ws, threadId);
@@ -82,6 +88,7 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
     const replyTo = [...messages].reverse().find((x) => x.folder === 'inbox') ?? messages.at(-1) ?? null;
     const images = opts.images && messages.some((x) => x.id === opts.images) ? opts.images : null;
     const left = t.items.length - shown.length;
+    if (opts.json) return reply.headers({ 'cache-control': 'no-store' }).send({ thread_id: t.thread_id, unread: t.unread, archived: t.archived, earlier: left, messages });
     const html = threadPage(nav(m), {
       form: formToken(m.token),
       thread: t,
@@ -100,7 +107,7 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
   scope.get<{ Params: { ws: string; thread: string }; Querystring: Record<string, string> }>('/app/w/:ws/inbox/t/:thread', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'inbox');
     if (!m) return reply;
-    const shown = await showThread(reply, m, req.params.thread, { ...(req.query.images ? { images: req.query.images } : {}), ...(req.query.sent === '1' ? { sent: true } : {}) });
+    const shown = await showThread(reply, m, req.params.thread, { ...(req.query.images ? { images: req.query.images } : {}), ...(req.query.sent === '1' ? { sent: true } : {}), json: wantsJson(req) });
     return shown ?? notFound(reply);
   });
 

@@ -1,0 +1,177 @@
+// Issue 30 benchmarks, on each backend (SVC_BENCH_BACKENDS to pick one), through the real daemon:
+// - The inbox page (50 threads) and a thread page (4 messages, bodies parsed from the raw mail) with
+//   10,000 received items in the workspace (SVC_BENCH_APP_ITEMS), signed in with a real session:
+//   p50 and p99 of 200 requests each, against the same routes answering the same data as JSON
+//   (`Accept: application/json`: same session, checks and store reads, no HTML). Taken in turns,
+//   one request at a time.
+// - 1,000 open event streams (SVC_BENCH_APP_STREAMS): the daemon's RSS before and after, and the
+//   time from one message taken by the MX until every stream has its `inbox` event.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { type FixtureDns as FixtureDnsT, FixtureDns } from '../test/helpers/dns-server.js';
+import { transact } from '../test/helpers/mx.js';
+import { loadConfig, type StoreLocation } from '../src/config.js';
+import { openStore } from '../src/store/open.js';
+import { silentLog } from '../src/log.js';
+import type { InboxItem } from '../src/model/inbox.js';
+import { SVC, percentile, report, startServer, svcSync } from './lib.js';
+import { chosen, prepare } from './send.js';
+
+const ITEMS = Number(process.env.SVC_BENCH_APP_ITEMS ?? 10_000);
+const STREAMS = Number(process.env.SVC_BENCH_APP_STREAMS ?? 1_000);
+const SAMPLES = 200;
+const PER_THREAD = 4;
+/** A reply as mail clients send it: text and HTML alternatives, about 2 KB. */
+const RAW = Buffer.from(
+  [
+    'From: Jane <jane@elsewhere.test>', 'To: hello@acme.test', 'Subject: Re: Your order', 'MIME-Version: 1.0', 'Content-Type: multipart/alternative; boundary="b"', '',
+    '--b', 'Content-Type: text/plain; charset=utf-8', '', 'Thanks, that helps. '.repeat(40), '--b', 'Content-Type: text/html; charset=utf-8', '',
+    `<div><p>${'Thanks, that <b>helps</b>. '.repeat(40)}</p><img src="https://tracker.test/p.gif"></div>`, '--b--', '',
+  ].join('\r\n'),
+);
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+/** ITEMS received items in PER_THREAD-item threads of the workspace `bench`; a thread's id. */
+async function fill(storeUrl: string): Promise<string> {
+  const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
+  const store = await openStore(loc, { role: 'admin', log: silentLog });
+  try {
+    const ws = (await store.workspaces.getByName('bench'))!;
+    const start = Date.now() - 86_400_000;
+    let next = 0;
+    let some = '';
+    const threads = Array.from({ length: Math.ceil(ITEMS / PER_THREAD) }, () => randomUUID());
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < ITEMS) {
+          const i = next++;
+          const thread = threads[Math.floor(i / PER_THREAD)]!;
+          some ||= thread;
+          const item: InboxItem = {
+            id: randomUUID(), workspace_id: ws.id, folder: 'inbox', kind: i % PER_THREAD ? 'reply' : 'mail', thread_id: thread, from: `user${i % 500}@elsewhere.test`, to: ['hello@acme.test'], cc: [],
+            subject: `Re: Your order ${Math.floor(i / PER_THREAD)}`, message_id: `${i}.${randomUUID()}@elsewhere.test`, size: RAW.length, message_ref: null, note: null,
+            created_at: new Date(start + i * 1000).toISOString(), in_reply_to: null, references: [], headers: 'From: Jane <jane@elsewhere.test>', text: null, html: null,
+            envelope: { mail_from: 'jane@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' }, raw: null,
+          };
+          await store.inbox.receive({ raw: RAW, items: [item], updates: [], outbox: [], events: [], suppressions: [] });
+        }
+      }),
+    );
+    return some;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A browser's session in the daemon at `api`: the sign-in link's password set, the session cookie. */
+async function session(api: string, storeUrl: string): Promise<string> {
+  const link = JSON.parse(svcSync(['--store', storeUrl, 'users', 'create', 'ann@acme.test', '--workspace', 'bench', '--role', 'owner', '--json'])).sign_in_url as string;
+  const path = new URL(link).pathname;
+  const ask = await fetch(`${api}${path}`);
+  const formCookie = ask.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const form = /name="form" value="([^"]+)"/.exec(await ask.text())![1]!;
+  const set = await fetch(`${api}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: formCookie, 'content-type': 'application/x-www-form-urlencoded', origin: api },
+    body: new URLSearchParams({ form, password: 'correct horse battery' }).toString(),
+  });
+  const cookie = set.headers.getSetCookie().find((c) => c.startsWith('svc_session='));
+  if (!cookie) throw new Error(`no session: ${set.status}`);
+  return cookie.split(';')[0]!;
+}
+
+async function timed(url: string, cookie: string, accept: string): Promise<number> {
+  const t0 = performance.now();
+  const r = await fetch(url, { headers: { cookie, accept } });
+  const body = await r.text();
+  if (r.status !== 200) throw new Error(`${url}: ${r.status} ${body.slice(0, 200)}`);
+  return performance.now() - t0;
+}
+
+/** HTML and JSON of one route in turns, one request at a time: p50, p99 and their ratios. */
+async function pageFigures(name: string, url: string, cookie: string): Promise<void> {
+  const html: number[] = [];
+  const json: number[] = [];
+  for (let i = 0; i < 20; i++) await Promise.all([timed(url, cookie, 'text/html'), timed(url, cookie, 'application/json')]);
+  for (let i = 0; i < SAMPLES; i++) {
+    html.push(await timed(url, cookie, 'text/html'));
+    json.push(await timed(url, cookie, 'application/json'));
+  }
+  const f = (x: number) => Math.round(x * 100) / 100;
+  report(`  ${name} ms`, {
+    html_p50: f(percentile(html, 50)), html_p99: f(percentile(html, 99)), json_p50: f(percentile(json, 50)), json_p99: f(percentile(json, 99)),
+    p50_ratio: percentile(html, 50) / percentile(json, 50), p99_ratio: percentile(html, 99) / percentile(json, 99),
+  });
+}
+
+/** STREAMS event streams open on the inbox; RSS before and after, and one arrival's fan-out to all. */
+async function streamFigures(api: string, mx: string, pid: number, cookie: string): Promise<void> {
+  const before = rssMb(pid);
+  const ac = new AbortController();
+  let opened = 0;
+  let told = 0;
+  let allTold: () => void = () => {};
+  const everyone = new Promise<void>((r) => (allTold = r));
+  let allOpen: () => void = () => {};
+  const open = new Promise<void>((r) => (allOpen = r));
+  const streams = Array.from({ length: STREAMS }, async () => {
+    const r = await fetch(`${api}/app/w/bench/inbox/events`, { headers: { cookie, accept: 'text/event-stream' }, signal: ac.signal });
+    const reader = r.body!.getReader();
+    let seen = '';
+    let counted = false;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      seen += Buffer.from(value).toString();
+      if (!counted && seen.includes('retry:')) {
+        counted = true;
+        if (++opened === STREAMS) allOpen();
+      }
+      if (seen.includes('event: inbox')) {
+        if (++told === STREAMS) allTold();
+        return;
+      }
+    }
+  });
+  const deadline = (p: Promise<void>, what: string) => Promise.race([p, new Promise<void>((_, no) => setTimeout(() => no(new Error(`${what} took over 60 s`)), 60_000).unref())]);
+  await deadline(open, `${STREAMS} streams opening`);
+  await new Promise((r) => setTimeout(r, 1000));
+  const after = rssMb(pid);
+  const t0 = performance.now();
+  const mail = ['From: sam@elsewhere.test', 'To: hello@acme.test', 'Subject: Live', `Message-ID: <${randomUUID()}@elsewhere.test>`, '', 'Hello.', ''].join('\r\n');
+  const r = await transact(mx, 'sam@elsewhere.test', ['hello@acme.test'], mail);
+  if (!r.end.startsWith('250')) throw new Error(`the MX answered ${r.end}`);
+  await deadline(everyone, 'the event reaching every stream');
+  const fan = performance.now() - t0;
+  ac.abort();
+  await Promise.allSettled(streams);
+  report(`  ${STREAMS} event streams`, { rss_before_mb: Math.round(before), rss_open_mb: Math.round(after), kb_per_stream: ((after - before) * 1024) / STREAMS, mail_to_every_stream_ms: Math.round(fan) });
+}
+
+export async function app(): Promise<void> {
+  for (const b of chosen()) {
+    const dns: FixtureDnsT = await new FixtureDns().load(['sending.zone']).start();
+    const st = await b.fresh();
+    report(b.name, {});
+    try {
+      await prepare(st.store, dns);
+      const thread = await fill(st.store);
+      const server = await startServer([SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'], {});
+      try {
+        const mx = /mx listening on (\S+)/.exec(server.lines.join('\n'))![1]!;
+        const cookie = await session(server.url, st.store);
+        report(`  workspace`, { received_items: ITEMS, threads: Math.ceil(ITEMS / PER_THREAD) });
+        await pageFigures('inbox page (50 threads)', `${server.url}/app/w/bench/inbox`, cookie);
+        await pageFigures(`thread page (${PER_THREAD} messages)`, `${server.url}/app/w/bench/inbox/t/${thread}`, cookie);
+        await streamFigures(server.url, mx, server.child.pid!, cookie);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await dns.stop();
+      st.cleanup();
+    }
+  }
+}
