@@ -38,6 +38,8 @@ export interface Config {
   bodyLimit: number;
   /** upgrade_url of quota refusals; undefined: BASE_URL/upgrade (see upgradeUrlOf). */
   upgradeUrl: string | undefined;
+  /** The address of svc's own mail (people/system-mail.ts); undefined: none is sent. */
+  systemSender: string | undefined;
   /** Per-try DNS timeout of domain checks and MX look-ups. */
   dnsTimeoutMs: number;
   /** Opens this soon after sending are automatic fetching (spec: prefetch), clicks a scanner's. */
@@ -191,6 +193,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     allowInsecureWebhooks: v.allowInsecureWebhooks === true,
     bodyLimit: num('bodyLimit'),
     upgradeUrl: str('upgradeUrl'),
+    systemSender: str('systemSender'),
     dnsTimeoutMs: num('dnsTimeout'),
     domainRecheckSeconds: num('domainRecheck'),
     prefetchWindowSeconds: num('prefetchWindow'),

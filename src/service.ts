@@ -15,6 +15,7 @@ import { parseSendRequest } from './send/validate.js';
 import { messageLog } from './messages/log.js';
 import { suppressionService } from './suppressions/suppressions.js';
 import { idempotentSend } from './send/idempotent.js';
+import { systemMail } from './people/system-mail.js';
 import { rateLimiter } from './auth/rate-limit.js';
 import { webhookService } from './webhooks/webhooks.js';
 import { Faults } from './faults.js';
@@ -43,6 +44,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
   if (given.store.events && !given.bus) deps.bus.connect(given.store.events, { hear: opts.hear ?? false });
   const send = sendPipeline(deps);
   const idempotent = idempotentSend(deps);
+  const systemMailer = systemMail(deps, send);
   return {
     deps,
     store: deps.store,
@@ -54,7 +56,9 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     domains: domainService(deps, deps.dns),
     addresses: addressService(deps),
     /** The workspace's people (accounts with a role; the web app signs them in). */
-    people: peopleService(deps),
+    people: peopleService(deps, systemMailer),
+    /** svc's own mail from --system-sender (invitations, trial warnings). */
+    systemMail: systemMailer,
     /** Sign-in to the web app: links, passwords, sessions. */
     signIn: signInService(deps),
     /** The one pipeline; `sendJson` applies POST /emails' body rules first. */

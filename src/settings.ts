@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { SvcError } from './errors.js';
 import { RETURN_PATH_MODES } from './mail/return-path.js';
+import { parseMailbox } from './mail/address.js';
 
 const usage = (msg: string) => new SvcError('usage', msg);
 
@@ -58,6 +59,12 @@ const HOSTNAME = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9
 function parseHostname(name: string, raw: string): string {
   if (!HOSTNAME.test(raw)) throw usage(`invalid ${name} '${raw}': not a host name`);
   return raw.toLowerCase().replace(/\.$/, '');
+}
+
+function parseSystemSender(raw: string): string {
+  const m = parseMailbox(raw);
+  if ('error' in m) throw usage(`invalid --system-sender '${raw}': ${m.error}`);
+  return m.address.toLowerCase();
 }
 
 function parseHost(raw: string): string {
@@ -175,6 +182,15 @@ const TABLE = [
   { name: 'webhookConcurrency', flag: '--webhook-concurrency <n>', env: 'SVC_WEBHOOK_CONCURRENCY', default: '64', scope: 'serve', description: 'webhook attempts in flight per daemon', parse: count('--webhook-concurrency', 1, 10_000) },
   { name: 'bodyLimit', flag: '--body-limit <size>', env: 'SVC_BODY_LIMIT', default: '1mb', scope: 'serve', description: 'largest REST request body (e.g. `1mb`); larger is 413', parse: (r) => parseSize('--body-limit', r) },
   { name: 'rateLimit', flag: '--rate-limit <n>', env: 'SVC_RATE_LIMIT', default: '60', scope: 'global', description: 'requests per minute per API key on `/api/v2` (sliding window)', parse: count('--rate-limit', 1, 1_000_000) },
+  {
+    name: 'systemSender',
+    flag: '--system-sender <address>',
+    env: 'SVC_SYSTEM_SENDER',
+    defaultText: 'none',
+    scope: 'global',
+    description: "the address svc's own mail (invitations to the web app) comes from, e.g. `svc@{service_domain}`: an active address on a verified domain of the operator's workspace; without it invitation links are shown instead",
+    parse: parseSystemSender,
+  },
   { name: 'upgradeUrl', flag: '--upgrade-url <url>', env: 'SVC_UPGRADE_URL', defaultText: 'BASE_URL/upgrade', scope: 'global', description: '`upgrade_url` of quota refusals', parse: (r) => parseHttpUrl('--upgrade-url', r) },
   { name: 'prefetchWindow', flag: '--prefetch-window <seconds>', env: 'SVC_PREFETCH_WINDOW', default: '5', scope: 'serve', description: 'seconds after `sent_at` within which an open is taken for automatic image fetching (`prefetch: true`, not counted), and a click for a link scanner', parse: count('--prefetch-window', 0, 3600) },
   { name: 'domainRecheck', flag: '--domain-recheck <seconds>', env: 'SVC_DOMAIN_RECHECK', default: '3600', scope: 'serve', description: "seconds between the daemon's re-checks of every domain; `0` = off", parse: count('--domain-recheck', 0, 7 * 86_400) },

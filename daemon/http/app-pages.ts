@@ -176,7 +176,7 @@ export const membersPage = (
   ws: string,
   people: MemberRow[],
   seats: { used: number; limit: number | null },
-  opts: { added?: { email: string; url: string }; problem?: string; roles: readonly string[] },
+  opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string; roles: readonly string[] },
 ) => {
   const base = `/app/w/${encodeURIComponent(ws)}/members`;
   const token = `<input type="hidden" name="form" value="${escape(form)}">`;
@@ -186,9 +186,14 @@ export const membersPage = (
     `People of ${ws}`,
     `${problem(opts.problem)}${
       opts.added
-        ? `<section aria-labelledby="added"><h2 id="added">Added ${escape(opts.added.email)}</h2>
-<p>Send them this sign-in link: it works once, for 24 hours, and is not shown again.</p>
-<p><input readonly aria-label="Their sign-in link" value="${escape(opts.added.url)}"></p></section>\n`
+        ? `<section aria-labelledby="added"><h2 id="added">Added ${escape(opts.added.email)}</h2>\n${
+            opts.added.mailed
+              ? '<p>They were mailed an invitation.</p>'
+              : opts.added.url
+                ? `<p>Send them this sign-in link: it works once, for 24 hours, and is not shown again.</p>
+<p><input readonly aria-label="Their sign-in link" value="${escape(opts.added.url)}"></p>`
+                : '<p>They have an account already: they sign in with it and find this workspace there. (An operator makes them a new link with <code>svc users reset</code> if they need one.)</p>'
+          }</section>\n`
         : ''
     }<p><a href="/app/">Back to svc</a> · ${seats.used} of ${seats.limit === null ? 'unlimited' : seats.limit} seats used</p>
 <div class="wide"><table><thead><tr><th>Person</th><th>Role</th><th>Last sign-in</th><th></th></tr></thead><tbody>

@@ -35,7 +35,9 @@ export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'we
             ? `broadcast${m.campaign_id ? ` (campaign ${m.campaign_id})` : ''}`
             : m.source === 'sequence' && m.subscriber
               ? `sequence step (subscriber ${m.subscriber.id})`
-              : m.source;
+              : m.source === 'system'
+                ? "service's own mail (--system-sender; not counted against the plan)"
+                : m.source;
     const key = via?.key_prefix ? `, key ${via.key_prefix}… (${via.key_id})` : '';
     const idem = via?.idempotency_key ? `, Idempotency-Key ${JSON.stringify(via.idempotency_key)} (first use: accepted)` : '';
     t.push({ at: m.created_at, stage: 'accepted', detail: `from ${m.from} to ${m.to} (${m.kind}) via the ${how}${key}${idem}; Message-ID <${m.message_id}>${m.notes.length ? `; ${m.notes.join('; ')}` : ''}` });

@@ -3,7 +3,8 @@ import type { Arrival } from './attempt.js';
 // Messages (spec.md "Message": one record per recipient), the content a send stores once for all
 // its recipients, and the outbound jobs that hand copies off.
 export type MessageStatus = 'queued' | 'sent' | 'bounced';
-export type MessageSource = 'api' | 'relay' | 'broadcast' | 'sequence' | 'confirmation';
+/** `system`: svc's own mail (invitations, trial warnings), never counted against a quota. */
+export type MessageSource = 'api' | 'relay' | 'broadcast' | 'sequence' | 'confirmation' | 'system';
 export type RecipientKind = 'to' | 'cc' | 'bcc';
 
 /** One record per recipient (spec.md "Message"). */

@@ -11,6 +11,7 @@ import { ROLES, SIGN_IN_LINK_HOURS, type Member, type Role } from '../model/pers
 import type { Workspace } from '../model/workspace.js';
 import { assertWritable } from '../send/pipeline.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
+import type { SystemMail } from './system-mail.js';
 
 /** Where a sign-in link's token goes: the app's page that sets the password (`{base_url}/app/`). */
 export const SIGN_IN_PATH = '/app/sign-in/';
@@ -19,7 +20,7 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 
 const NAME_MAX = 200;
 
-export function peopleService({ store, clock, random, config }: DepsOf<'people'>) {
+export function peopleService({ store, clock, random, config, log }: DepsOf<'people'>, mail: SystemMail) {
   function email(input: string): string {
     const m = parseMailbox(input.trim());
     if ('error' in m) throw new SvcError('invalid_argument', `invalid email '${input.slice(0, 80)}': ${m.error}`);
@@ -55,19 +56,54 @@ export function peopleService({ store, clock, random, config }: DepsOf<'people'>
     return `${config.baseUrl}${SIGN_IN_PATH}${token}`;
   }
 
+  /** The mail that tells a person they were added: with a link to choose a password, or to sign in. */
+  const invitation = (ws: Workspace, m: Member, by: string | undefined, url: string | null) => ({
+    to: m.email,
+    subject: `${by ?? 'An administrator'} added you to ${ws.name} on svc`,
+    text:
+      `${by ?? 'An administrator'} added you to the workspace ${ws.name} on svc, as ${m.role === 'admin' ? 'an' : 'a'} ${m.role}.\n\n` +
+      (url
+        ? `Choose your password and sign in with this link (it works once, for ${SIGN_IN_LINK_HOURS} hours):\n${url}\n\n`
+        : `Sign in with your email and password:\n${config.baseUrl}/app/sign-in\n\n`) +
+      'If you did not expect this, you can ignore this message.\n',
+  });
+
   return {
-    /** Adds a person (a seat of the plan) and makes their first sign-in link. */
-    async create(ws: Workspace, input: { email: string; role: string; name?: string }): Promise<Member & { sign_in_url: string }> {
+    /**
+     * Adds a person (a seat of the plan). With a system sender they are mailed an invitation (a
+     * link to choose their password, or, with a password already, a note to sign in). Without one,
+     * the link is given back to show, but only where that cannot hand someone else's account over:
+     * for an account this call made, or to the operator (`via: 'operator'`, the CLI). An account
+     * with a password never gets a link this way (only `svc users reset` makes one).
+     */
+    async create(
+      ws: Workspace,
+      input: { email: string; role: string; name?: string },
+      opts: { via: 'operator' | 'app'; by?: string } = { via: 'operator' },
+    ): Promise<Member & { sign_in_url: string | null; mailed: boolean }> {
       assertWritable(ws, clock.now());
       const address = email(input.email);
       const r = role(input.role);
       const now = clock.now().toISOString();
+      const id = random.uuid();
       const m = createdOrLimit(
-        await store.people.addMember(ws.id, { id: random.uuid(), email: address, name: name(input.name), password_hash: null, created_at: now, last_sign_in_at: null }, r, limitFor(ws, 'seats'), now),
+        await store.people.addMember(ws.id, { id, email: address, name: name(input.name), password_hash: null, created_at: now, last_sign_in_at: null }, r, limitFor(ws, 'seats'), now),
         ws,
         upgradeUrlOf(config),
       );
-      return { ...m, sign_in_url: await link(m.id) };
+      const hasPassword = (await store.people.accountById(m.id))?.password_hash != null;
+      if (await mail.ready()) {
+        const url = hasPassword ? null : await link(m.id);
+        try {
+          // One invitation per link (a new link is a new invitation); one note per membership.
+          await mail.send(url ? `invite:${tokenHash(url).slice(0, 40)}` : `added:${ws.id}:${m.id}:${m.created_at}`, invitation(ws, m, opts.by, url));
+          return { ...m, sign_in_url: null, mailed: true };
+        } catch (e) {
+          log.warn(`invitation to ${m.email} not mailed (${(e as Error).message}); ${url ? 'its link is shown instead where that is safe' : 'they sign in with their password'}`);
+        }
+      }
+      const mayShow = !hasPassword && (m.id === id || opts.via === 'operator');
+      return { ...m, sign_in_url: mayShow ? await link(m.id) : null, mailed: false };
     },
 
     list: (ws: Workspace) => store.people.members(ws.id),

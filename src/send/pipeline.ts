@@ -221,7 +221,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         messages,
         jobs,
         events,
-        ...(list?.debited ? {} : { debit: { n: messages.length, windows: opts.inbox ? inboxWindows(ws, at) : sendWindows(ws, at) } }),
+        // svc's own mail is never counted against the workspace it is sent from.
+        ...(list?.debited || opts.source === 'system' ? {} : { debit: { n: messages.length, windows: opts.inbox ? inboxWindows(ws, at) : sendWindows(ws, at) } }),
         ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
         unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
         ...(list?.campaign ? { campaign: { ...list.campaign, copies: list.campaign.copies + messages.length } } : {}),

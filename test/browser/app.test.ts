@@ -68,7 +68,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
 
 
     // Sign in through the one-time link.
-    await page.goto(owner.sign_in_url);
+    await page.goto(owner.sign_in_url!);
     await page.getByLabel('New password').fill('correct horse battery');
     await page.getByRole('button', { name: 'Save and sign in' }).click();
     await page.waitForURL(`${s.api}/app/`);

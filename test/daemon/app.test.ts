@@ -18,7 +18,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const { service } = d.daemon;
     const ws = await service.workspaces.create('acme');
     const ann = await service.people.create(ws, { email: 'ann@acme.test', role: 'owner', name: 'Ann <Lee>' });
-    const path = new URL(ann.sign_in_url).pathname;
+    const path = new URL(ann.sign_in_url!).pathname;
     assert.match(path, /^\/app\/sign-in\/[A-Za-z0-9_-]{43}$/);
 
     const b = browser(d.api);
@@ -90,8 +90,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal((await b.go('GET', '/app/')).status, 303);
     const bob = await service.people.create(ws, { email: 'bob@acme.test', role: 'member' });
     const bb = browser(d.api);
-    const bobAsk = await bb.go('GET', new URL(bob.sign_in_url).pathname);
-    await bb.go('POST', new URL(bob.sign_in_url).pathname, { form: formOf(bobAsk.html), password: 'bob has a long password' });
+    const bobAsk = await bb.go('GET', new URL(bob.sign_in_url!).pathname);
+    await bb.go('POST', new URL(bob.sign_in_url!).pathname, { form: formOf(bobAsk.html), password: 'bob has a long password' });
     assert.equal((await bb.go('GET', '/app/')).status, 200);
     await service.people.remove(ws, 'bob@acme.test');
     assert.equal((await bb.go('GET', '/app/')).status, 303);

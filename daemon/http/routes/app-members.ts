@@ -14,7 +14,7 @@ import { appSession, refusalOf } from '../app-session.js';
 export function appMemberRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
 
-  const show = async (reply: FastifyReply, code: number, token: string, ws: Workspace, opts: { added?: { email: string; url: string }; problem?: string } = {}) => {
+  const show = async (reply: FastifyReply, code: number, token: string, ws: Workspace, opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string } = {}) => {
     const people = await service.people.list(ws);
     return page(reply, code, membersPage(formToken(token), ws.name, people, { used: people.length, limit: limitFor(ws, 'seats') }, { ...opts, roles: ROLES }));
   };
@@ -36,8 +36,9 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
       const role = form.get('role') ?? 'member';
       mayTouchOwner(m.role, role);
       const name = form.get('name')?.trim();
-      const u = await service.people.create(m.ws, { email: form.get('email') ?? '', role, ...(name ? { name } : {}) });
-      return show(reply, 201, m.token, m.ws, { added: { email: u.email, url: u.sign_in_url } });
+      const by = m.who.account.name ?? m.who.account.email;
+      const u = await service.people.create(m.ws, { email: form.get('email') ?? '', role, ...(name ? { name } : {}) }, { via: 'app', by });
+      return show(reply, 201, m.token, m.ws, { added: { email: u.email, url: u.sign_in_url, mailed: u.mailed } });
     } catch (e) {
       const s = refusalOf(e);
       if (!s) throw e;
