@@ -6,6 +6,7 @@ import workspacesCreate from './workspaces/create.js';
 import workspacesList from './workspaces/list.js';
 import workspacesSetPlan from './workspaces/set-plan.js';
 import workspacesUsage from './workspaces/usage.js';
+import workspacesShow from './workspaces/show.js';
 import keysCreate from './keys/create.js';
 import keysList from './keys/list.js';
 import keysRevoke from './keys/revoke.js';
@@ -98,6 +99,7 @@ export const commands: CommandSpec[] = [
   workspacesList,
   workspacesSetPlan,
   workspacesUsage,
+  workspacesShow,
   keysCreate,
   keysList,
   keysRevoke,

@@ -27,10 +27,11 @@ export interface Nav {
   ws: string;
   role: string;
 }
-export function wsNav(nav: Nav, current: 'inbox' | 'keys' | 'members' | 'addresses'): string {
+export type WsPage = 'inbox' | 'messages' | 'workspace' | 'domains' | 'addresses' | 'keys' | 'webhooks' | 'members';
+export function wsNav(nav: Nav, current: WsPage): string {
   const base = `/app/w/${encodeURIComponent(nav.ws)}`;
-  const pages: Array<[typeof current, string, string]> = [['inbox', 'inbox', 'Inbox']];
-  if (nav.role !== 'member') pages.push(['keys', 'keys', 'API keys'], ['members', 'members', 'People'], ['addresses', 'addresses', 'Addresses']);
+  const pages: Array<[WsPage, string, string]> = [['inbox', 'inbox', 'Inbox'], ['messages', 'messages', 'Messages'], ['workspace', 'workspace', 'Workspace']];
+  if (nav.role !== 'member') pages.push(['domains', 'domains', 'Domains'], ['addresses', 'addresses', 'Addresses'], ['keys', 'keys', 'API keys'], ['webhooks', 'webhooks', 'Webhooks'], ['members', 'members', 'People']);
   return `<nav aria-label="${escape(nav.ws)}"><a href="/app/">svc</a> › ${escape(nav.ws)}: ${pages
     .map(([id, path, label]) => (id === current ? `<strong aria-current="page">${label}</strong>` : `<a href="${base}/${path}">${label}</a>`))
     .join(' · ')}</nav>
@@ -48,6 +49,7 @@ const STYLE =
   'button{font:inherit;margin-top:1rem;padding:.5rem 1rem;cursor:pointer}.problem{border-left:.25rem solid #111;padding-left:.75rem;font-weight:bold}' +
   'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}' +
   // A wide table scrolls in its own box at 360 px rather than widen the page; check boxes sit beside their labels.
+  '.copy{display:flex;gap:.25rem}.copy input{flex:1;font-family:monospace;font-size:.8rem}.copy button{margin-top:0}meter{width:10rem}' +
   '.wide{overflow-x:auto}label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
 
 /** `script`: the page loads /app/app.js (its live region is refreshed when mail arrives). */
@@ -69,6 +71,23 @@ ${body}
 </html>
 `;
 }
+
+/** The nav of a page only owners and admins reach (keys, people, addresses). */
+const manageNav = (ws: string, current: WsPage) => wsNav({ ws, role: 'admin' }, current);
+
+/** The form token every signed-in form carries. */
+export const tokenField = (form: string) => `<input type="hidden" name="form" value="${escape(form)}">`;
+/** A one-button form that posts to `action` (an action on one row of a table). */
+export const postButton = (form: string, action: string, label: string, aria: string) =>
+  `<form method="post" action="${escape(action)}" class="inline">${tokenField(form)}<button type="submit" aria-label="${escape(aria)}">${escape(label)}</button></form>`;
+/** A value to publish or keep, in a field that selects whole, with a copy button (app.js; without script the field is selected by hand). */
+export const copyField = (value: string, label: string) =>
+  `<span class="copy"><input readonly aria-label="${escape(label)}" value="${escape(value)}"><button type="button" data-copy hidden>Copy</button></span>`;
+/** A bar of `used` against `limit` (null: unlimited), with the figures in words so that it reads without colour. */
+export const usageBar = (used: number, limit: number | null, unit = '') =>
+  limit === null
+    ? `${used.toLocaleString('en')}${unit} (unlimited)`
+    : `<meter min="0" max="${limit}" value="${Math.min(used, limit)}" high="${limit * 0.8}" optimum="0">${used} of ${limit}</meter> ${used.toLocaleString('en')}${unit} of ${limit.toLocaleString('en')}${unit}${used >= limit ? ' <strong>(reached)</strong>' : ''}`;
 
 /** A problem, said first on the page ("Problem:" so that it reads without colour). */
 export const problem = (text: string | undefined) => (text ? `<p class="problem" role="alert">Problem: ${escape(text)}</p>\n` : '');
@@ -136,8 +155,7 @@ export const keysPage = (form: string, ws: string, keys: KeyRow[], scopes: reado
 <p>Copy it now: it is not shown again (only its hash is kept).</p>
 <p><input readonly aria-label="The new key" value="${escape(opts.created.key)}"></p></section>\n`
         : ''
-    }<p><a href="/app/">Back to svc</a></p>
-${
+    }${
   keys.length
     ? `<div class="wide"><table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
         .map(
@@ -160,6 +178,7 @@ ${scopes.map((s) => `<label class="check"><input type="checkbox" name="scope" va
 </fieldset>
 <button type="submit">Create key</button>
 </form>`,
+    { nav: manageNav(ws, 'keys') },
   );
 
 export interface MemberRow {
@@ -195,7 +214,7 @@ export const membersPage = (
                 : '<p>They have an account already: they sign in with it and find this workspace there. (An operator makes them a new link with <code>svc users reset</code> if they need one.)</p>'
           }</section>\n`
         : ''
-    }<p><a href="/app/">Back to svc</a> · ${seats.used} of ${seats.limit === null ? 'unlimited' : seats.limit} seats used</p>
+    }<p>${seats.used} of ${seats.limit === null ? 'unlimited' : seats.limit} seats used</p>
 <div class="wide"><table><thead><tr><th>Person</th><th>Role</th><th>Last sign-in</th><th></th></tr></thead><tbody>
 ${people
   .map(
@@ -214,6 +233,7 @@ ${token}
 <label for="role">Role</label>${roleSelect('member', 'Role').replace('<select ', '<select id="role" ')}
 <button type="submit">Add</button>
 </form>`,
+    { nav: manageNav(ws, 'members') },
   );
 };
 
@@ -232,8 +252,7 @@ export const addressesPage = (form: string, ws: string, addresses: AddressRow[],
     `<form method="post" action="${base}/${encodeURIComponent(a.id)}/${verb}">${token}<button type="submit" aria-label="${escape(`${label} ${a.address}`)}">${label}</button></form>`;
   return appPage(
     `Sender addresses of ${ws}`,
-    `${problem(opts.problem)}<p><a href="/app/">Back to svc</a></p>
-<p>Mail is sent only from an active address here, on a verified domain of the workspace.</p>
+    `${problem(opts.problem)}<p>Mail is sent only from an active address here, on a verified domain of the workspace.</p>
 ${
   addresses.length
     ? `<div class="wide"><table><thead><tr><th>Address</th><th>Status</th><th></th><th></th></tr></thead><tbody>\n${addresses
@@ -247,5 +266,6 @@ ${token}
 <label for="address">Address (local@domain, on a domain of this workspace)</label><input id="address" name="address" type="email" required maxlength="254">
 <button type="submit">Add</button>
 </form>`,
+    { nav: manageNav(ws, 'addresses') },
   );
 };

@@ -13,6 +13,7 @@ import type { Workspace } from '../model/workspace.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
 import { inboxWindows, sendQuotaError, sendWindows } from '../workspaces/send-quota.js';
+import { trialDates } from '../workspaces/trial.js';
 import type { Party, SendRequest } from './validate.js';
 
 export interface SendResult {
@@ -60,7 +61,6 @@ export interface ListSendResult {
   skipped: string[];
 }
 
-const TRIAL_DAYS = 7;
 /**
  * Recipients of one job at most: one SMTP transaction takes them (RFC 5321 has every server take at
  * least 100 RCPT), and a retry or a lease covers a bounded amount of work.
@@ -73,12 +73,11 @@ export const JOB_RECIPIENTS = 100;
  */
 export const LIST_JOB_RECIPIENTS = 20;
 
-/** spec.md "Limits": after 7 days a trial workspace is read-only. */
+/** spec.md "Limits": after 7 days a trial workspace is read-only (workspaces/trial.ts). */
 export function assertWritable(ws: Workspace, now: Date): void {
-  if (ws.plan !== 'trial') return;
-  const ends = Date.parse(ws.created_at) + TRIAL_DAYS * 86_400_000;
-  if (now.getTime() >= ends) {
-    throw new SvcError('forbidden', `the trial of workspace '${ws.name}' ended on ${new Date(ends).toISOString()}: it is read-only until it moves to a plan`);
+  const dates = trialDates(ws);
+  if (dates && now.getTime() >= Date.parse(dates.read_only_at)) {
+    throw new SvcError('forbidden', `the trial of workspace '${ws.name}' ended on ${dates.read_only_at}: it is read-only until it moves to a plan`);
   }
 }
 

@@ -1,7 +1,7 @@
-// The web app's only script (issue 30): a page with a live region (the inbox, a thread) listens to
-// its event stream and, when new mail came, fetches itself again and swaps the region in place.
-// Without it every page still works; with it nothing typed into a form is lost (only the region
-// changes).
+// The web app's only script (issue 30). A page with a live region (the inbox, a thread) listens to
+// its event stream and, when new mail came, fetches itself again and swaps the region in place
+// (nothing typed into a form is lost: only the region changes). Values to copy get a Copy button.
+// Without it every page still works.
 'use strict';
 (function () {
   var region = document.querySelector('[data-live]');
@@ -21,5 +21,17 @@
       })
       .catch(function () {})
       .then(function () { busy = false; });
+  });
+})();
+
+// Copy buttons beside values to publish (DNS records, secrets): shown only where script runs.
+(function () {
+  if (!navigator.clipboard) return;
+  document.querySelectorAll('button[data-copy]').forEach(function (button) {
+    var field = button.previousElementSibling;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      navigator.clipboard.writeText(field.value).then(function () { button.textContent = 'Copied'; }, function () { field.select(); });
+    });
   });
 })();

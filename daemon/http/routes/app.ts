@@ -17,6 +17,9 @@ import { appKeyRoutes } from './app-keys.js';
 import { appMemberRoutes } from './app-members.js';
 import { appAddressRoutes } from './app-addresses.js';
 import { appInboxRoutes } from './app-inbox.js';
+import { appDomainRoutes } from './app-domains.js';
+import { appWebhookRoutes } from './app-webhooks.js';
+import { appWorkspaceRoutes } from './app-workspace.js';
 import { inboxLive } from '../inbox-live.js';
 
 /** The pages' one script, read once (assets/app.js). */
@@ -38,6 +41,9 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
     appMemberRoutes(scope, service);
     appAddressRoutes(scope, service);
     appInboxRoutes(scope, service, live);
+    appDomainRoutes(scope, service);
+    appWebhookRoutes(scope, service);
+    appWorkspaceRoutes(scope, service);
 
     scope.get('/app/app.js', async (_req, reply) =>
       reply.headers({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(APP_JS),

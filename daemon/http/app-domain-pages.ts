@@ -1,0 +1,40 @@
+// The web app's domains page (issue 30): each domain of the workspace with the five records of
+// spec.md to publish, their statuses (Verified, Waiting, Problem, Recommended) and notes, a copy
+// button per value, and "Check now". Owners and admins.
+import type { DomainView } from '../../src/domains/domains.js';
+import { escape } from './list-pages.js';
+import { appPage, copyField, postButton, problem, tokenField, wsNav, type Nav } from './app-pages.js';
+
+const PURPOSE: Record<string, string> = { ownership: 'Ownership', mx: 'Replies (MX)', spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC' };
+
+export function domainsPage(nav: Nav, form: string, domains: DomainView[], opts: { problem?: string; checked?: { domain: string; passed: boolean } } = {}): string {
+  const base = `/app/w/${encodeURIComponent(nav.ws)}/domains`;
+  const checked = opts.checked
+    ? `<p role="status"><strong>${escape(opts.checked.domain)}: ${opts.checked.passed ? 'every required record is right.' : 'not verified yet.'}</strong> ${opts.checked.passed ? '' : 'The records marked Waiting or Problem need work; DNS changes can take a while to be seen.'}</p>\n`
+    : '';
+  const section = (d: DomainView) => `<section aria-labelledby="d-${escape(d.id)}">
+<h2 id="d-${escape(d.id)}">${escape(d.domain)}: ${d.status === 'verified' ? 'verified' : 'not verified yet'}</h2>
+<p class="meta">${d.checked_at ? `Last checked ${escape(d.checked_at.slice(0, 16).replace('T', ' '))} UTC.` : 'Not checked yet.'} ${postButton(form, `${base}/${encodeURIComponent(d.domain)}/check`, 'Check now', `Check ${d.domain} now`)}</p>
+<div class="wide"><table><thead><tr><th>Record</th><th>Type and name</th><th>Value to publish</th><th>Status</th></tr></thead><tbody>
+${d.records
+  .map(
+    (r) => `<tr><td>${escape(PURPOSE[r.purpose] ?? r.purpose)}</td><td>${escape(r.type)} ${copyField(r.fqdn, `Name of the ${r.purpose} record of ${d.domain}`)}</td>
+<td>${copyField(r.value, `Value of the ${r.purpose} record of ${d.domain}`)}</td>
+<td><strong>${escape(r.status ?? 'Not checked')}</strong>${r.note ? `<br><span class="meta">${escape(r.note)}</span>` : ''}</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table></div>
+</section>`;
+  return appPage(
+    'Domains',
+    `${problem(opts.problem)}${checked}<p>Mail is sent only from a verified domain. Publish these records at your DNS host, then check.</p>
+${domains.length ? domains.map(section).join('\n') : '<p>No domain yet.</p>'}
+<h2>Add a domain</h2>
+<form method="post" action="${base}">
+${tokenField(form)}
+<label for="domain">Domain (e.g. acme.com)</label><input id="domain" name="domain" required maxlength="253">
+<button type="submit">Add</button>
+</form>`,
+    { script: true, nav: wsNav(nav, 'domains') },
+  );
+}

@@ -1,0 +1,100 @@
+// The web app's workspace page and message log (issue 30). Workspace: the plan, every quota of
+// spec.md "Plan quotas" as a bar with its figures in words, and a trial's dates. Messages: the
+// message log with its filters, and one message's `explain` as a timeline. Every role reads them.
+import type { TimelineEntry } from '../../src/messages/explain.js';
+import { escape } from './list-pages.js';
+import { appPage, usageBar, wsNav, type Nav } from './app-pages.js';
+
+export interface QuotaRow {
+  kind: string;
+  used: number;
+  limit: number | null;
+  window: string | null;
+  resets_at: string | null;
+}
+
+const QUOTA_LABEL: Record<string, string> = {
+  api_sends: 'API and SMTP sends',
+  inbox_sends: 'Replies from the inbox',
+  ai_actions: 'AI actions',
+  domains: 'Domains',
+  addresses: 'Sender addresses',
+  contacts: 'Newsletter contacts',
+  seats: 'Team members',
+  storage: 'Stored mail',
+};
+const day = (iso: string) => escape(iso.slice(0, 16).replace('T', ' ')) + ' UTC';
+const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+
+export function workspacePage(nav: Nav, w: { plan: string; created_at: string; usage: QuotaRow[]; read_only_at: string | null; delete_at: string | null }, now: Date): string {
+  const trial = w.read_only_at
+    ? `<p>${now.toISOString() >= w.read_only_at ? `<strong>The trial ended on ${day(w.read_only_at)}: the workspace is read-only.</strong>` : `The trial ends on ${day(w.read_only_at)}; the workspace is then read-only.`} Without a plan its data is deleted on <strong>${day(w.delete_at!)}</strong>, after warnings to its owners 14, 7 and 1 days before.</p>`
+    : '';
+  const rows = w.usage
+    .map((q) => {
+      const storage = q.kind === 'storage';
+      const bar = storage ? usageBar(mb(q.used), q.limit === null ? null : mb(q.limit), ' MB') : usageBar(q.used, q.limit);
+      return `<tr><th scope="row">${escape(QUOTA_LABEL[q.kind] ?? q.kind)}${q.window ? ` per ${escape(q.window)}` : ''}</th><td>${bar}</td><td class="meta">${q.resets_at ? `resets ${day(q.resets_at)}` : ''}</td></tr>`;
+    })
+    .join('\n');
+  return appPage(
+    `Workspace ${nav.ws}`,
+    `<p>Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.</p>
+${trial}
+<div class="wide"><table><thead><tr><th>Quota</th><th>Used</th><th></th></tr></thead><tbody>
+${rows}
+</tbody></table></div>`,
+    { nav: wsNav(nav, 'workspace') },
+  );
+}
+
+export interface MessageRow {
+  id: string;
+  to: string;
+  subject: string;
+  status: string;
+  open_count: number;
+  click_count: number;
+  created_at: string;
+}
+
+export function messagesPage(nav: Nav, opts: { rows: MessageRow[]; total: number; status: string; to: string; page: number; per: number; statuses: readonly string[] }): string {
+  const base = `/app/w/${encodeURIComponent(nav.ws)}/messages`;
+  const q = (page: number) => {
+    const p = new URLSearchParams();
+    if (opts.status) p.set('status', opts.status);
+    if (opts.to) p.set('to', opts.to);
+    if (page > 1) p.set('page', String(page));
+    return `${base}${p.size ? `?${p}` : ''}`;
+  };
+  const last = Math.max(1, Math.ceil(opts.total / opts.per));
+  const rows = opts.rows
+    .map(
+      (m) => `<tr><td>${day(m.created_at)}</td><td><a href="${base}/${encodeURIComponent(m.id)}">${escape(m.to)}</a></td><td>${escape(m.subject)}</td><td><strong>${escape(m.status)}</strong></td><td>${m.open_count} / ${m.click_count}</td></tr>`,
+    )
+    .join('\n');
+  return appPage(
+    'Messages',
+    `<form method="get" action="${base}" role="search">
+<label for="to">Recipient contains</label><input id="to" name="to" maxlength="254" value="${escape(opts.to)}">
+<select name="status" aria-label="Status"><option value="">any status</option>${opts.statuses.map((s) => `<option${s === opts.status ? ' selected' : ''}>${escape(s)}</option>`).join('')}</select>
+<button type="submit">Filter</button></form>
+<p>${opts.total} message${opts.total === 1 ? '' : 's'}, newest first.</p>
+${rows ? `<div class="wide"><table><thead><tr><th>Accepted</th><th>To</th><th>Subject</th><th>Status</th><th>Opens / clicks</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>` : '<p>None.</p>'}
+${last > 1 ? `<p>${opts.page > 1 ? `<a href="${q(opts.page - 1)}" rel="prev">Newer</a> · ` : ''}Page ${opts.page} of ${last}${opts.page < last ? ` · <a href="${q(opts.page + 1)}" rel="next">Older</a>` : ''}</p>` : ''}`,
+    { nav: wsNav(nav, 'messages') },
+  );
+}
+
+export function explainPage(nav: Nav, m: { id: string; to: string; subject: string; status: string }, timeline: TimelineEntry[]): string {
+  return appPage(
+    `To ${m.to}`,
+    `<p><a href="/app/w/${encodeURIComponent(nav.ws)}/messages">All messages</a></p>
+<p>${escape(m.subject)}: <strong>${escape(m.status)}</strong>.</p>
+<h2>What happened</h2>
+<ol class="timeline">
+${timeline.map((e) => `<li><span class="meta">${day(e.at)}</span> <strong>${escape(e.stage)}</strong>: ${escape(e.detail)}</li>`).join('\n')}
+</ol>`,
+    { nav: wsNav(nav, 'messages') },
+  );
+}

@@ -1,0 +1,45 @@
+// The web app's workspace page and message log (issue 30): every role reads the plan, the quotas
+// and a trial's dates, the message log with its filters, and one message's timeline.
+import type { FastifyInstance } from 'fastify';
+import type { Service } from '../../../src/service.js';
+import { isSvcError } from '../../../src/errors.js';
+import { MESSAGE_STATUSES } from '../../../src/messages/log.js';
+import { appPage } from '../app-pages.js';
+import { explainPage, messagesPage, workspacePage } from '../app-workspace-pages.js';
+import { appSession } from '../app-session.js';
+
+const PER_PAGE = 50;
+
+export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): void {
+  const { page, member } = appSession(service);
+
+  scope.get<{ Params: { ws: string } }>('/app/w/:ws/workspace', async (req, reply) => {
+    const m = await member(req, reply, req.params.ws, 'inbox');
+    if (!m) return reply;
+    return page(reply, 200, workspacePage({ ws: m.ws.name, role: m.role }, await service.workspaces.show(m.ws.name), service.deps.clock.now()));
+  });
+
+  scope.get<{ Params: { ws: string }; Querystring: Record<string, string> }>('/app/w/:ws/messages', async (req, reply) => {
+    const m = await member(req, reply, req.params.ws, 'inbox');
+    if (!m) return reply;
+    const status = (MESSAGE_STATUSES as readonly string[]).includes(req.query.status ?? '') ? req.query.status! : '';
+    const to = (req.query.to ?? '').trim().slice(0, 254);
+    const n = Number(req.query.page);
+    const p = Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
+    const r = await service.messages.list(m.ws, { ...(status ? { status } : {}), ...(to ? { recipient: to } : {}), limit: PER_PAGE, offset: (p - 1) * PER_PAGE });
+    return page(reply, 200, messagesPage({ ws: m.ws.name, role: m.role }, { rows: r.data, total: r.total, status, to, page: p, per: PER_PAGE, statuses: MESSAGE_STATUSES }));
+  });
+
+  scope.get<{ Params: { ws: string; id: string } }>('/app/w/:ws/messages/:id', async (req, reply) => {
+    const m = await member(req, reply, req.params.ws, 'inbox');
+    if (!m) return reply;
+    try {
+      const msg = await service.messages.get(m.ws, req.params.id);
+      const { timeline } = await service.explain(m.ws, req.params.id);
+      return page(reply, 200, explainPage({ ws: m.ws.name, role: m.role }, msg, timeline));
+    } catch (e) {
+      if (!isSvcError(e) || e.kind !== 'not_found') throw e;
+      return page(reply, 404, appPage('Not found', '<p>There is no such message in this workspace. <a href="/app/">Back to svc</a></p>'));
+    }
+  });
+}
