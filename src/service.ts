@@ -73,7 +73,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     tracking: trackingService(deps),
     explain: messageExplainer(deps),
     inbox: inboxService(deps, send),
-    lists: listService(deps, send),
+    lists: listService(deps, send, systemMailer),
     broadcasts: broadcastService(deps),
     /** The fan-out of broadcasts' campaigns (the daemon's fan-out worker runs it). */
     fanOut: fanOutService(deps, send),

@@ -18,6 +18,7 @@ import { invalidBody, listView, objectBody, subscribeRow, subscriberEmail, subsc
 export { listView, subscriberView, subscriberEmail } from './fields.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
 import { assertWritable } from '../send/pipeline.js';
+import type { SystemMail } from '../people/system-mail.js';
 import { registeredSender } from '../send/sender.js';
 import { wholeNumber } from '../messages/log.js';
 import { csvImporter, csvText, type CsvSource } from './import.js';
@@ -35,7 +36,7 @@ const UNSUBSCRIBE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 type Send = (ws: Workspace, req: SendRequest, opts: SendOptions) => Promise<SendResult>;
 
-export function listService({ store, clock, random, config, log, events, bus }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets' | 'campaigns' | 'sequences'>, send: Send) {
+export function listService({ store, clock, random, config, log, events, bus }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets' | 'campaigns' | 'sequences'>, send: Send, systemMail: SystemMail) {
   const now = () => clock.now().toISOString();
   const importCsv = csvImporter({ store, clock, random, config });
   const confirmKey = keptSecret(store, random, CONFIRM_KEY);
@@ -51,6 +52,14 @@ export function listService({ store, clock, random, config, log, events, bus }: 
     const expires = Math.floor(at.getTime() / 1000) + CONFIRM_DAYS * 86_400;
     const url = `${config.baseUrl}${CONFIRM_PATH}${confirmCode(await confirmKey(), s.unsubscribe_token, expires)}`;
     const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    const subject = `Confirm your subscription to ${l.name}`;
+    const text = `Please confirm that you want to receive ${l.name} at ${s.email}:\n\n${url}\n\nThe link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.\n`;
+    if (!l.from_address) {
+      // A list without a sender of its own: from the system sender, once per link.
+      if (!(await systemMail.send(`confirm:${s.id}:${expires}`, { to: s.email, subject, text }))) throw new SvcError('invalid_request', `list ${l.id} has no from_address and --system-sender cannot send: its confirmation email was not sent`);
+      await store.subscribers.confirmSent(ws.id, l.id, s.id, at.toISOString());
+      return;
+    }
     await send(
       ws,
       {
@@ -58,8 +67,8 @@ export function listService({ store, clock, random, config, log, events, bus }: 
         to: [{ name: null, address: s.email }],
         cc: [],
         bcc: [],
-        subject: `Confirm your subscription to ${l.name}`,
-        text: `Please confirm that you want to receive ${l.name} at ${s.email}:\n\n${url}\n\nThe link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.\n`,
+        subject,
+        text,
         html: `<p>Please confirm that you want to receive <strong>${esc(l.name)}</strong> at ${esc(s.email)}:</p>\n<p><a href="${esc(url)}">Confirm my subscription</a></p>\n<p>The link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.</p>\n`,
       },
       { source: 'confirmation' },
@@ -117,9 +126,11 @@ export function listService({ store, clock, random, config, log, events, bus }: 
     await store.suppressions.add({ workspace_id: s.workspace_id, address: s.email, reason: 'unsubscribe', detail: `unsubscribed from list ${s.list_id}`, created_at: now() });
   }
 
-  /** A double opt-in list sends its confirmation emails from its from_address: it must have one. */
-  function needsSender(doubleOptIn: boolean, from: string): void {
-    if (doubleOptIn && !from) throw new SvcError('invalid_request', 'a double opt-in list needs a from_address: its confirmation emails are sent from it');
+  /** A double opt-in list sends its confirmation emails from its from_address, or else from the system sender: one of them must exist. */
+  async function needsSender(doubleOptIn: boolean, from: string): Promise<void> {
+    if (doubleOptIn && !from && !(await systemMail.ready())) {
+      throw new SvcError('invalid_request', 'a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)');
+    }
   }
 
   /** A CSV import into a list of a writable workspace (import.ts). */
@@ -153,7 +164,7 @@ export function listService({ store, clock, random, config, log, events, bus }: 
       const name = text(b, 'name')?.trim();
       if (!name) throw new SvcError('invalid_request', 'name is required');
       const patch = await patchOf(ws, b);
-      needsSender(patch.double_opt_in ?? false, patch.from_address ?? '');
+      await needsSender(patch.double_opt_in ?? false, patch.from_address ?? '');
       const at = now();
       const created = await store.lists.create({
         id: random.uuid(),
@@ -176,7 +187,7 @@ export function listService({ store, clock, random, config, log, events, bus }: 
       const had = await list(ws, id);
       const patch = await patchOf(ws, b);
       if (patch.name === '') throw new SvcError('invalid_request', 'name is required');
-      needsSender(patch.double_opt_in ?? had.double_opt_in, patch.from_address ?? had.from_address);
+      await needsSender(patch.double_opt_in ?? had.double_opt_in, patch.from_address ?? had.from_address);
       const updated = await store.lists.update(ws.id, id, patch, now());
       if (!updated) throw new SvcError('not_found', 'list not found');
       return listView(updated);

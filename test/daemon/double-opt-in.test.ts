@@ -27,7 +27,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const { service } = s.daemon;
     const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
     const call = (method: string, path: string, body?: unknown) => s.call(method, path, body, nl);
-    assert.equal((await call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true })).body.error, 'a double opt-in list needs a from_address: its confirmation emails are sent from it');
+    assert.equal((await call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true })).body.error, 'a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)');
     const list = (await call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true, from_address: 'hello@acme.test', from_name: 'Acme News' })).body;
     assert.equal((await call('PATCH', `/api/v2/lists/${list.id}`, { from_address: '' })).status, 400);
 
@@ -64,5 +64,27 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.deepEqual((await call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv: 'bob@rcpt.test' })).body, { imported: 1, skipped: 0, errors: null });
     assert.equal((await service.lists.subscribers(s.ws, list.id, { status: 'active' })).total, 2);
     assert.equal((await s.get('/api/v2/messages?recipient=bob@rcpt.test')).body.total, 0);
+  });
+
+  test(`${backend}: double opt-in without a list sender: the confirmation comes from the system sender, not counted; its link confirms`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { plan: 'trial', env: { SVC_SYSTEM_SENDER: 'hello@acme.test' }, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+    const list = await s.call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true }, nl);
+    assert.equal(list.status, 201, JSON.stringify(list.body));
+    const jane = (await s.call('POST', `/api/v2/lists/${list.body.id}/subscribers`, { email: 'jane@rcpt.test' }, nl)).body;
+    assert.equal(jane.status, 'pending');
+    await s.sink.waitFor(1);
+    const raw = s.sink.received[0]!.raw.toString('utf8');
+    assert.match(raw, /^From: svc <hello@acme\.test>\r$/m);
+    assert.match(raw, /^Subject: Confirm your subscription to News\r$/m);
+    assert.equal((await verifyDkim(s.sink.received[0]!.raw, s.dns.server))[0]?.status.result, 'pass');
+    const used = (await service.workspaces.usage('acme')).quotas.find((q) => q.kind === 'api_sends' && q.window === 'day')!.used;
+    assert.equal(used, 0, 'not counted against the plan');
+    const link = /(http:\/\/[^\s"<]+\/c\/[A-Za-z0-9_.-]+)/.exec(raw.replace(/=\r\n/g, ''))![1]!;
+    const confirmed = await fetch(`${s.api}${new URL(link).pathname}`, { method: 'POST' });
+    assert.equal(confirmed.status, 200);
+    assert.equal((await service.lists.subscriber(s.ws, list.body.id, jane.id)).status, 'active');
   });
 }
