@@ -15,15 +15,14 @@ export function domainsPage(nav: Nav, form: string, domains: DomainView[], opts:
   const section = (d: DomainView) => `<section aria-labelledby="d-${escape(d.id)}">
 <h2 id="d-${escape(d.id)}">${escape(d.domain)}: ${d.status === 'verified' ? 'verified' : 'not verified yet'}</h2>
 <p class="meta">${d.checked_at ? `Last checked ${escape(d.checked_at.slice(0, 16).replace('T', ' '))} UTC.` : 'Not checked yet.'} ${postButton(form, `${base}/${encodeURIComponent(d.domain)}/check`, 'Check now', `Check ${d.domain} now`)}</p>
-<div class="wide"><table><thead><tr><th>Record</th><th>Type and name</th><th>Value to publish</th><th>Status</th></tr></thead><tbody>
 ${d.records
   .map(
-    (r) => `<tr><td>${escape(PURPOSE[r.purpose] ?? r.purpose)}</td><td>${escape(r.type)} ${copyField(r.fqdn, `Name of the ${r.purpose} record of ${d.domain}`)}</td>
-<td>${copyField(r.value, `Value of the ${r.purpose} record of ${d.domain}`)}</td>
-<td><strong>${escape(r.status ?? 'Not checked')}</strong>${r.note ? `<br><span class="meta">${escape(r.note)}</span>` : ''}</td></tr>`,
+    // One block a record, its fields full width: a table of long values is unreadable at 360 px.
+    (r) => `<div class="record"><h3>${escape(PURPOSE[r.purpose] ?? r.purpose)}: ${escape(r.type)} record · <strong>${escape(r.status ?? 'Not checked')}</strong></h3>
+${r.note ? `<p class="meta">${escape(r.note)}</p>\n` : ''}<div>Name ${copyField(r.fqdn, `Name of the ${r.purpose} record of ${d.domain}`)}</div>
+<div>Value ${copyField(r.value, `Value of the ${r.purpose} record of ${d.domain}`)}</div></div>`,
   )
   .join('\n')}
-</tbody></table></div>
 </section>`;
   return appPage(
     'Domains',

@@ -49,6 +49,7 @@ const STYLE =
   'button{font:inherit;margin-top:1rem;padding:.5rem 1rem;cursor:pointer}.problem{border-left:.25rem solid #111;padding-left:.75rem;font-weight:bold}' +
   'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}' +
   // A wide table scrolls in its own box at 360 px rather than widen the page; check boxes sit beside their labels.
+  '.record{border-left:.25rem solid #ccc;padding-left:.75rem;margin:1rem 0}.record h3{font-size:1rem;margin:0}.record>div{margin:.25rem 0}' +
   '.copy{display:flex;gap:.25rem}.copy input{flex:1;font-family:monospace;font-size:.8rem}.copy button{margin-top:0}meter{width:10rem}' +
   '.wide{overflow-x:auto}label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
 

@@ -24,7 +24,8 @@ const QUOTA_LABEL: Record<string, string> = {
   storage: 'Stored mail',
 };
 const day = (iso: string) => escape(iso.slice(0, 16).replace('T', ' ')) + ' UTC';
-const mb = (bytes: number) => Math.round(bytes / 1e5) / 10;
+/** Stored mail in the unit of its limit: GiB for the plans' (1, 10, 50 GiB), MiB below one. */
+const unitOf = (limit: number | null) => (limit === null || limit >= 2 ** 30 ? { div: 2 ** 30, name: ' GiB' } : { div: 2 ** 20, name: ' MiB' });
 
 export function workspacePage(nav: Nav, w: { plan: string; created_at: string; usage: QuotaRow[]; read_only_at: string | null; delete_at: string | null }, now: Date): string {
   const trial = w.read_only_at
@@ -33,7 +34,9 @@ export function workspacePage(nav: Nav, w: { plan: string; created_at: string; u
   const rows = w.usage
     .map((q) => {
       const storage = q.kind === 'storage';
-      const bar = storage ? usageBar(mb(q.used), q.limit === null ? null : mb(q.limit), ' MB') : usageBar(q.used, q.limit);
+      const u = unitOf(q.limit);
+      const round = (b: number) => Math.round((b / u.div) * 100) / 100;
+      const bar = storage ? usageBar(round(q.used), q.limit === null ? null : round(q.limit), u.name) : usageBar(q.used, q.limit);
       return `<tr><th scope="row">${escape(QUOTA_LABEL[q.kind] ?? q.kind)}${q.window ? ` per ${escape(q.window)}` : ''}</th><td>${bar}</td><td class="meta">${q.resets_at ? `resets ${day(q.resets_at)}` : ''}</td></tr>`;
     })
     .join('\n');

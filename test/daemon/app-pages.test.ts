@@ -22,7 +22,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const domains = await owner.go('GET', '/app/w/acme/domains');
     assert.equal(domains.status, 200);
     assert.match(domains.html, /<h2 id="d-[^"]+">acme\.test: verified<\/h2>/);
-    assert.equal(domains.html.match(/<tr><td>(Ownership|Replies \(MX\)|SPF|DKIM|DMARC)<\/td>/g)!.length, 5);
+    assert.equal(domains.html.match(/<h3>(Ownership|Replies \(MX\)|SPF|DKIM|DMARC): (TXT|MX) record · <strong>Verified<\/strong><\/h3>/g)!.length, 5);
     assert.match(domains.html, /aria-label="Value of the dkim record of acme\.test" value="v=DKIM1; k=rsa; p=/);
     assert.match(domains.html, /<strong>Verified<\/strong>/);
     assert.match(domains.html, /data-copy hidden>Copy<\/button>/);
