@@ -18,6 +18,7 @@ import { tlsIdentity } from '../src/relay/tls.js';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { retentionWorker } from './workers/retention.js';
+import { trialWorker } from './workers/trial.js';
 import { webhookWorker } from './workers/webhooks.js';
 import { fanOutWorker } from './workers/fan-out.js';
 import { schedulerWorker } from './workers/scheduler.js';
@@ -155,13 +156,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const webhooks = webhookWorker(service, { start: opts.dispatch ?? true });
     const scheduler = schedulerWorker(service, { start: opts.schedule ?? true });
     const retention = retentionWorker(service);
-    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.fanOut ?? true }), scheduler, domainRecheck(service, config.domainRecheckSeconds, log), retention];
+    const trial = trialWorker(service);
+    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.fanOut ?? true }), scheduler, domainRecheck(service, config.domainRecheckSeconds, log), retention, trial];
     for (const w of workers) stops.workers.push(() => w.stop());
     // The periodic ticks, in one place (ticks.ts); they stop first.
     const ticks = startTicks(
       [
         { name: 'due sequence steps', cron: '*/10 * * * * *', run: () => (opts.schedule ?? true ? scheduler.poke() : undefined) },
         { name: 'retention', cron: '0 7 * * * *', run: () => retention.tick() },
+        { name: 'trial warnings', cron: '0 37 * * * *', run: () => trial.tick() },
       ],
       log,
     );
@@ -170,6 +173,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     stops.workers.push(() => service.tracking.drain());
 
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
+    // Without a usable system sender the log says so once, now.
+    void service.systemMail.check().catch(() => {});
     ready = true;
     return {
       service,

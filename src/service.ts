@@ -16,6 +16,7 @@ import { messageLog } from './messages/log.js';
 import { suppressionService } from './suppressions/suppressions.js';
 import { idempotentSend } from './send/idempotent.js';
 import { systemMail } from './people/system-mail.js';
+import { trialSweep } from './workspaces/trial-sweep.js';
 import { rateLimiter } from './auth/rate-limit.js';
 import { webhookService } from './webhooks/webhooks.js';
 import { Faults } from './faults.js';
@@ -59,6 +60,8 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     people: peopleService(deps, systemMailer),
     /** svc's own mail from --system-sender (invitations, trial warnings). */
     systemMail: systemMailer,
+    /** The trial's warnings due now (the daemon's trial tick runs it). */
+    trialSweep: trialSweep(deps, systemMailer),
     /** Sign-in to the web app: links, passwords, sessions. */
     signIn: signInService(deps),
     /** The one pipeline; `sendJson` applies POST /emails' body rules first. */

@@ -188,7 +188,7 @@ const TABLE = [
     env: 'SVC_SYSTEM_SENDER',
     defaultText: 'none',
     scope: 'global',
-    description: "the address svc's own mail (invitations to the web app) comes from, e.g. `svc@{service_domain}`: an active address on a verified domain of the operator's workspace; without it invitation links are shown instead",
+    description: "the address svc's own mail (invitations, confirmations of lists without a sender, trial warnings) comes from, e.g. `svc@{service_domain}`: an active address on a verified domain of the operator's workspace; without it invitation links are shown instead and no trial warning is sent",
     parse: parseSystemSender,
   },
   { name: 'upgradeUrl', flag: '--upgrade-url <url>', env: 'SVC_UPGRADE_URL', defaultText: 'BASE_URL/upgrade', scope: 'global', description: '`upgrade_url` of quota refusals', parse: (r) => parseHttpUrl('--upgrade-url', r) },

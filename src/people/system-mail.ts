@@ -26,28 +26,30 @@ export function systemMail(deps: DepsOf<'addresses' | 'workspaces' | 'idempotenc
     log.warn(why);
   };
 
-  /** The workspace the system sender is an active address of, or null (said once). */
-  async function sender(): Promise<{ ws: Workspace; address: string } | null> {
+  /** The workspace the system sender is an active address of, or null (said once when `say`). */
+  async function sender(say: boolean): Promise<{ ws: Workspace; address: string } | null> {
     const address = config.systemSender;
     if (!address) {
-      once('no --system-sender: invitations are not mailed (the app shows their links) and trial workspaces are not deleted');
+      if (say) once('no --system-sender: svc\'s own mail (invitations, confirmations without a list sender, trial warnings) is not sent');
       return null;
     }
     const names = new Map((await store.workspaces.list()).map((w) => [w.id, w]));
     const ws = (await store.addresses.everywhere(address)).filter((a) => a.status === 'active').map((a) => names.get(a.workspace_id)).find((w) => w !== undefined);
-    if (!ws) once(`--system-sender ${address} is not an active address of any workspace: svc's own mail is not sent (svc addresses add ${address} in the operator's workspace)`);
+    if (!ws && say) once(`--system-sender ${address} is not an active address of any workspace: svc's own mail is not sent (svc addresses add ${address} in the operator's workspace)`);
     return ws ? { ws, address } : null;
   }
 
   return {
-    /** Whether a system sender can send now (the app then mails invitations rather than show links). */
-    ready: async () => (await sender()) !== null,
+    /** Says once, in the log, when there is no usable system sender (the daemon asks at start). */
+    check: async () => void (await sender(true)),
+    /** Whether a system sender can send now (the app then mails invitations rather than show links); says nothing. */
+    ready: async () => (await sender(false)) !== null,
     /**
      * Sends one message of svc's own, once per `key`; false when there is no usable system
      * sender. A refusal of the pipeline (the sender's domain no longer verified) is thrown.
      */
     async send(key: string, m: SystemMessage): Promise<boolean> {
-      const s = await sender();
+      const s = await sender(true);
       if (!s) return false;
       await idempotent(s.ws, key, m, (claim) =>
         send(s.ws, { from: { name: 'svc', address: s.address }, to: [{ name: null, address: m.to }], cc: [], bcc: [], subject: m.subject, text: m.text, html: null }, { source: 'system', idempotency: claim }),

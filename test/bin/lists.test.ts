@@ -17,7 +17,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const base = ['--store', store];
     json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'trial', '--json']));
     const doi = await svc([...base, 'lists', 'create', 'News', '--double-opt-in']);
-    assert.deepEqual([doi.code, doi.stderr.trim()], [2, 'svc: a double opt-in list needs a from_address: its confirmation emails are sent from it']);
+    assert.deepEqual([doi.code, doi.stderr.trim()], [2, 'svc: a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)']);
     const list = json(await svc([...base, 'lists', 'create', 'News', '--description', 'Weekly', '--json']));
     assert.deepEqual([list.name, list.description, list.double_opt_in, list.reply_to, list.subscriber_count], ['News', 'Weekly', false, '', 0]);
     const noSender = await svc([...base, 'lists', 'create', 'Other', '--from-address', 'x@nowhere.test']);

@@ -11,6 +11,7 @@ import type { List } from '../../model/list.js';
 import type { Account, Membership, Session, SignInLink } from '../../model/person.js';
 import type { TlsIdentity } from '../../model/tls.js';
 import type { ThreadMark } from './thread-marks.js';
+import type { TrialWarnings } from '../port/workspaces.js';
 import type { WebhookEndpoint } from '../../model/webhook.js';
 import type { Workspace } from '../../model/workspace.js';
 import { DurableJsonFile } from './durable-json.js';
@@ -37,9 +38,11 @@ export interface Doc {
   sessions: Session[];
   /** What the team marked on its inbox threads (thread-marks.ts). */
   inbox_threads: ThreadMark[];
+  /** Trial workspaces' warnings sent, by workspace id (workspaces.ts). */
+  trials: Record<string, TrialWarnings>;
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {}, accounts: [], memberships: [], signin_links: [], sessions: [], inbox_threads: [] });
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {}, accounts: [], memberships: [], signin_links: [], sessions: [], inbox_threads: [], trials: {} });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -89,6 +92,7 @@ export class DocFile {
     doc.signin_links ??= [];
     doc.sessions ??= [];
     doc.inbox_threads ??= [];
+    doc.trials ??= {};
     const why = dataFileProblem(doc);
     if (why) throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not a readable svc store (${why}); it was left untouched (svc store check)`);
     this.wsById = new Map(doc.workspaces.map((w) => [w.id, w]));

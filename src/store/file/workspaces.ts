@@ -33,5 +33,17 @@ export function fileWorkspaces(doc: DocFile): WorkspaceStore {
       await doc.commit();
       return copy(ws);
     },
+    trialWarnings: async (id) => {
+      doc.open();
+      const t = doc.data.trials[id];
+      return { sent: t?.sent ?? 0, last_at: t?.last_at ?? null };
+    },
+    recordTrialWarning: async (id, n, at) => {
+      doc.open();
+      if (!doc.wsById.has(id) || (doc.data.trials[id]?.sent ?? 0) !== n - 1) return false;
+      doc.data.trials[id] = { sent: n, last_at: at };
+      await doc.commit();
+      return true;
+    },
   };
 }

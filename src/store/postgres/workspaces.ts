@@ -40,6 +40,12 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
       );
       return r ? toWorkspace(r) : null;
     },
+    trialWarnings: async (id) => {
+      const [r] = await db.rows<{ trial_warnings: number; trial_warned_at: Date | null }>(`SELECT trial_warnings, trial_warned_at FROM workspaces WHERE id = $1`, [id], 'ws_trial_warnings');
+      return { sent: r?.trial_warnings ?? 0, last_at: r?.trial_warned_at?.toISOString() ?? null };
+    },
+    recordTrialWarning: async (id, n, at) =>
+      (await db.rows(`UPDATE workspaces SET trial_warnings = $2, trial_warned_at = $3 WHERE id = $1 AND trial_warnings = $2 - 1 RETURNING id`, [id, n, at], 'ws_trial_warned')).length === 1,
   };
 
 }
