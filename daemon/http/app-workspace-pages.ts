@@ -27,7 +27,7 @@ const day = (iso: string) => escape(iso.slice(0, 16).replace('T', ' ')) + ' UTC'
 /** Stored mail in the unit of its limit: GiB for the plans' (1, 10, 50 GiB), MiB below one. */
 const unitOf = (limit: number | null) => (limit === null || limit >= 2 ** 30 ? { div: 2 ** 30, name: ' GiB' } : { div: 2 ** 20, name: ' MiB' });
 
-export function workspacePage(nav: Nav, w: { plan: string; created_at: string; usage: QuotaRow[]; read_only_at: string | null; delete_at: string | null }, now: Date): string {
+export function workspacePage(nav: Nav, w: { plan: string; created_at: string; usage: QuotaRow[]; read_only_at: string | null; delete_at: string | null }, now: Date, upgradeUrl: string): string {
   const trial = w.read_only_at
     ? `<p>${now.toISOString() >= w.read_only_at ? `<strong>The trial ended on ${day(w.read_only_at)}: the workspace is read-only.</strong>` : `The trial ends on ${day(w.read_only_at)}; the workspace is then read-only.`} Without a plan its data is deleted on <strong>${day(w.delete_at!)}</strong>, after warnings to its owners 14, 7 and 1 days before.</p>`
     : '';
@@ -42,7 +42,8 @@ export function workspacePage(nav: Nav, w: { plan: string; created_at: string; u
     .join('\n');
   return appPage(
     `Workspace ${nav.ws}`,
-    `<p>Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.</p>
+    // Plans are the operator's (svc workspaces set-plan); an owner is sent to the upgrade page.
+    `<p>Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.${nav.role === 'owner' ? ` <a href="${escape(upgradeUrl)}" rel="noreferrer">Change the plan</a>` : ''}</p>
 ${trial}
 <div class="wide"><table><thead><tr><th>Quota</th><th>Used</th><th></th></tr></thead><tbody>
 ${rows}

@@ -70,6 +70,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       assert.match(ws.html, new RegExp(`<th scope="row">${label.replace(/[()]/g, '\\$&')}</th>`), label);
     }
     assert.match(ws.html, /1 of 1 <strong>\(reached\)<\/strong>/, 'the one domain');
+    assert.doesNotMatch(ws.html, /Change the plan/, 'owners only');
+    assert.match((await owner.go('GET', '/app/w/acme/workspace')).html, /<a href="http:\/\/127\.0\.0\.1:\d+\/upgrade" rel="noreferrer">Change the plan<\/a>/);
     const dates = await service.workspaces.show('acme');
     assert.match(ws.html, new RegExp(`deleted on <strong>${dates.delete_at!.slice(0, 16).replace('T', ' ')} UTC`));
 

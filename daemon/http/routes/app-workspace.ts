@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError } from '../../../src/errors.js';
+import { upgradeUrlOf } from '../../../src/config.js';
 import { MESSAGE_STATUSES } from '../../../src/messages/log.js';
 import { appPage } from '../app-pages.js';
 import { explainPage, messagesPage, workspacePage } from '../app-workspace-pages.js';
@@ -16,7 +17,7 @@ export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): vo
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/workspace', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'inbox');
     if (!m) return reply;
-    return page(reply, 200, workspacePage({ ws: m.ws.name, role: m.role }, await service.workspaces.show(m.ws.name), service.deps.clock.now()));
+    return page(reply, 200, workspacePage({ ws: m.ws.name, role: m.role }, await service.workspaces.show(m.ws.name), service.deps.clock.now(), upgradeUrlOf(service.deps.config)));
   });
 
   scope.get<{ Params: { ws: string }; Querystring: Record<string, string> }>('/app/w/:ws/messages', async (req, reply) => {
