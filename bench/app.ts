@@ -1,12 +1,13 @@
 // Issue 30 benchmarks, on each backend (SVC_BENCH_BACKENDS to pick one), through the real daemon:
 // - The inbox page (50 threads) and a thread page (4 messages, bodies parsed from the raw mail) with
-//   10,000 received items in the workspace (SVC_BENCH_APP_ITEMS), signed in with a real session:
+//   10,000 received items in the workspace (SVC_BENCH_APP_ITEMS), with a session made in the store
+//   as a sign-in makes it:
 //   p50 and p99 of 200 requests each, against the same routes answering the same data as JSON
 //   (`Accept: application/json`: same session, checks and store reads, no HTML). Taken in turns,
 //   one request at a time.
-// - 1,000 open event streams (SVC_BENCH_APP_STREAMS): the daemon's RSS before and after, and the
+// - 1,000 open event streams (SVC_BENCH_APP_STREAMS; 16 a session, the most one may hold): the daemon's RSS before and after, and the
 //   time from one message taken by the MX until every stream has its `inbox` event.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type FixtureDns as FixtureDnsT, FixtureDns } from '../test/helpers/dns-server.js';
 import { transact } from '../test/helpers/mx.js';
@@ -14,7 +15,10 @@ import { loadConfig, type StoreLocation } from '../src/config.js';
 import { openStore } from '../src/store/open.js';
 import { silentLog } from '../src/log.js';
 import type { InboxItem } from '../src/model/inbox.js';
-import { SVC, percentile, report, startServer, svcSync } from './lib.js';
+import { SVC, percentile, report, startServer } from './lib.js';
+import { tokenHash } from '../src/people/people.js';
+import { SESSION_COOKIE } from '../daemon/http/app-session.js';
+import { STREAMS_PER_SESSION } from '../daemon/http/inbox-live.js';
 import { chosen, prepare } from './send.js';
 
 const ITEMS = Number(process.env.SVC_BENCH_APP_ITEMS ?? 10_000);
@@ -32,8 +36,12 @@ const RAW = Buffer.from(
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-/** ITEMS received items in PER_THREAD-item threads of the workspace `bench`; a thread's id. */
-async function fill(storeUrl: string): Promise<string> {
+/**
+ * ITEMS received items in PER_THREAD-item threads of the workspace `bench`, and an owner with
+ * `sessions` sessions (a session holds at most STREAMS_PER_SESSION streams): a thread's id and the
+ * sessions' cookies.
+ */
+async function fill(storeUrl: string, sessions: number): Promise<{ thread: string; cookies: string[] }> {
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
   const store = await openStore(loc, { role: 'admin', log: silentLog });
   try {
@@ -58,28 +66,19 @@ async function fill(storeUrl: string): Promise<string> {
         }
       }),
     );
-    return some;
+    const now = new Date();
+    const owner = await store.people.addMember(ws.id, { id: randomUUID(), email: 'ann@acme.test', name: null, password_hash: null, created_at: now.toISOString(), last_sign_in_at: null }, 'owner', null, now.toISOString());
+    if (!('id' in owner)) throw new Error('no owner');
+    const cookies: string[] = [];
+    for (let i = 0; i < sessions; i++) {
+      const token = randomBytes(32).toString('base64url');
+      await store.people.createSession({ token_hash: tokenHash(token), account_id: owner.id, created_at: now.toISOString(), expires_at: new Date(now.getTime() + 86_400_000).toISOString() });
+      cookies.push(`${SESSION_COOKIE}=${token}`);
+    }
+    return { thread: some, cookies };
   } finally {
     await store.close();
   }
-}
-
-/** A browser's session in the daemon at `api`: the sign-in link's password set, the session cookie. */
-async function session(api: string, storeUrl: string): Promise<string> {
-  const link = JSON.parse(svcSync(['--store', storeUrl, 'users', 'create', 'ann@acme.test', '--workspace', 'bench', '--role', 'owner', '--json'])).sign_in_url as string;
-  const path = new URL(link).pathname;
-  const ask = await fetch(`${api}${path}`);
-  const formCookie = ask.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
-  const form = /name="form" value="([^"]+)"/.exec(await ask.text())![1]!;
-  const set = await fetch(`${api}${path}`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: formCookie, 'content-type': 'application/x-www-form-urlencoded', origin: api },
-    body: new URLSearchParams({ form, password: 'correct horse battery' }).toString(),
-  });
-  const cookie = set.headers.getSetCookie().find((c) => c.startsWith('svc_session='));
-  if (!cookie) throw new Error(`no session: ${set.status}`);
-  return cookie.split(';')[0]!;
 }
 
 async function timed(url: string, cookie: string, accept: string): Promise<number> {
@@ -107,7 +106,7 @@ async function pageFigures(name: string, url: string, cookie: string): Promise<v
 }
 
 /** STREAMS event streams open on the inbox; RSS before and after, and one arrival's fan-out to all. */
-async function streamFigures(api: string, mx: string, pid: number, cookie: string): Promise<void> {
+async function streamFigures(api: string, mx: string, pid: number, cookies: string[]): Promise<void> {
   const before = rssMb(pid);
   const ac = new AbortController();
   let opened = 0;
@@ -116,8 +115,9 @@ async function streamFigures(api: string, mx: string, pid: number, cookie: strin
   const everyone = new Promise<void>((r) => (allTold = r));
   let allOpen: () => void = () => {};
   const open = new Promise<void>((r) => (allOpen = r));
-  const streams = Array.from({ length: STREAMS }, async () => {
-    const r = await fetch(`${api}/app/w/bench/inbox/events`, { headers: { cookie, accept: 'text/event-stream' }, signal: ac.signal });
+  const streams = Array.from({ length: STREAMS }, async (_, i) => {
+    const r = await fetch(`${api}/app/w/bench/inbox/events`, { headers: { cookie: cookies[Math.floor(i / STREAMS_PER_SESSION)]!, accept: 'text/event-stream' }, signal: ac.signal });
+    if (r.status !== 200) throw new Error(`stream ${i}: ${r.status}`);
     const reader = r.body!.getReader();
     let seen = '';
     let counted = false;
@@ -157,15 +157,15 @@ export async function app(): Promise<void> {
     report(b.name, {});
     try {
       await prepare(st.store, dns);
-      const thread = await fill(st.store);
+      const { thread, cookies } = await fill(st.store, Math.ceil(STREAMS / STREAMS_PER_SESSION));
+      const cookie = cookies[0]!;
       const server = await startServer([SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'], {});
       try {
         const mx = /mx listening on (\S+)/.exec(server.lines.join('\n'))![1]!;
-        const cookie = await session(server.url, st.store);
         report(`  workspace`, { received_items: ITEMS, threads: Math.ceil(ITEMS / PER_THREAD) });
         await pageFigures('inbox page (50 threads)', `${server.url}/app/w/bench/inbox`, cookie);
         await pageFigures(`thread page (${PER_THREAD} messages)`, `${server.url}/app/w/bench/inbox/t/${thread}`, cookie);
-        await streamFigures(server.url, mx, server.child.pid!, cookie);
+        await streamFigures(server.url, mx, server.child.pid!, cookies);
       } finally {
         await server.stop();
       }

@@ -11,12 +11,18 @@ import type { Service } from '../../src/service.js';
 const SETTLE_MS = 250;
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 25_000;
+/** Streams one session may hold (a few tabs); more are refused with 429, so one person cannot hold the daemon's sockets. */
+export const STREAMS_PER_SESSION = 16;
+/** Streams in all (about 6 KB each: README); more are refused with 503. */
+export const STREAMS_MAX = 20_000;
 
 export function inboxLive(app: FastifyInstance, service: Service) {
   const watchers = new Map<string, Set<() => void>>();
   /** Each watched workspace's newest received item when last looked (undefined: not looked yet). */
   const newest = new Map<string, string | null>();
   const streams = new Set<FastifyReply>();
+  /** Open streams by session token. */
+  const perSession = new Map<string, number>();
   let timer: NodeJS.Timeout | null = null;
 
   const look = async () => {
@@ -40,8 +46,12 @@ export function inboxLive(app: FastifyInstance, service: Service) {
   });
 
   return {
-    /** Answers with an event stream for a workspace; `inbox` events when its mail changed. */
-    stream(req: FastifyRequest, reply: FastifyReply, workspaceId: string): FastifyReply {
+    /** Answers with an event stream for a workspace; `inbox` events when its mail changed. `session`: the signed-in session's token. */
+    stream(req: FastifyRequest, reply: FastifyReply, workspaceId: string, session: string): FastifyReply {
+      const mine = perSession.get(session) ?? 0;
+      if (mine >= STREAMS_PER_SESSION) return reply.code(429).headers({ 'cache-control': 'no-store', 'retry-after': '60' }).type('text/plain').send(`at most ${STREAMS_PER_SESSION} live pages at once per sign-in`);
+      if (streams.size >= STREAMS_MAX) return reply.code(503).headers({ 'cache-control': 'no-store', 'retry-after': '60' }).type('text/plain').send('too many live pages open on this server');
+      perSession.set(session, mine + 1);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-accel-buffering': 'no' });
@@ -60,6 +70,9 @@ export function inboxLive(app: FastifyInstance, service: Service) {
       const keepalive = setInterval(() => res.write(': \n\n'), KEEPALIVE_MS);
       req.raw.socket.setTimeout(0);
       res.on('close', () => {
+        const left = (perSession.get(session) ?? 1) - 1;
+        if (left) perSession.set(session, left);
+        else perSession.delete(session);
         clearInterval(keepalive);
         streams.delete(reply);
         set.delete(notify);

@@ -11,6 +11,7 @@ import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.
 import { plainMail, replyTo, transact } from '../helpers/mx.js';
 import { headers } from '../helpers/sink.js';
 import { answeredThread, browser, formOf, signedInAs } from '../helpers/app-browser.js';
+import { STREAMS_PER_SESSION } from '../../daemon/http/inbox-live.js';
 
 const HOSTILE = '<p>Thanks!</p><script>document.title="pwned"</script><img src="https://tracker.test/p.gif" alt="">';
 
@@ -145,5 +146,20 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       assert.match((await transact(mx, 'sam@elsewhere.test', ['hello@acme.test'], plainMail('sam@elsewhere.test', 'hello@acme.test', 'Live'))).end, /^250 /);
     });
     assert.match(seen, /retry: 5000/);
+
+    // One sign-in holds at most 16 live pages; the 17th is 429 (and a closed one frees its place).
+    const ac = new AbortController();
+    const deadline = setTimeout(() => ac.abort(), 10_000);
+    try {
+      const open = await Promise.all(Array.from({ length: STREAMS_PER_SESSION }, () => fetch(`${s.api}/app/w/acme/inbox/events`, { headers: { cookie }, signal: ac.signal })));
+      assert.deepEqual([...new Set(open.map((r) => r.status))], [200]);
+      for (const r of open) await r.body!.getReader().read();
+      const refused = await fetch(`${s.api}/app/w/acme/inbox/events`, { headers: { cookie }, signal: ac.signal });
+      assert.equal(refused.status, 429);
+      assert.match(await refused.text(), /at most 16 live pages at once per sign-in/);
+    } finally {
+      clearTimeout(deadline);
+      ac.abort();
+    }
   });
 }

@@ -64,7 +64,7 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/inbox/events', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'inbox');
-    return m ? live.stream(req, reply, m.ws.id) : reply;
+    return m ? live.stream(req, reply, m.ws.id, m.token) : reply;
   });
 
   /** The thread page, or null when the workspace has no such thread. */
