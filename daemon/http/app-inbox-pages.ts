@@ -49,7 +49,7 @@ function folders(ws: string, current: 'inbox' | 'archived' | 'sent' | null, sear
 const pager = (href: (page: number) => string, page: number, total: number, per: number) => {
   const last = Math.max(1, Math.ceil(total / per));
   if (last === 1) return '';
-  return `<p>${page > 1 ? `<a href="${href(page - 1)}" rel="prev">Newer</a> · ` : ''}Page ${page} of ${last}${page < last ? ` · <a href="${href(page + 1)}" rel="next">Older</a>` : ''}</p>`;
+  return `<p>${page > 1 ? `<a href="${escape(href(page - 1))}" rel="prev">Newer</a> · ` : ''}Page ${page} of ${last}${page < last ? ` · <a href="${escape(href(page + 1))}" rel="next">Older</a>` : ''}</p>`;
 };
 
 export function threadsPage(

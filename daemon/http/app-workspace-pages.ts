@@ -85,7 +85,7 @@ export function messagesPage(nav: Nav, opts: { rows: MessageRow[]; total: number
 <button type="submit">Filter</button></form>
 <p>${opts.total} message${opts.total === 1 ? '' : 's'}, newest first.</p>
 ${rows ? `<div class="wide"><table><thead><tr><th>Accepted</th><th>To</th><th>Subject</th><th>Status</th><th>Opens / clicks</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>` : '<p>None.</p>'}
-${last > 1 ? `<p>${opts.page > 1 ? `<a href="${q(opts.page - 1)}" rel="prev">Newer</a> · ` : ''}Page ${opts.page} of ${last}${opts.page < last ? ` · <a href="${q(opts.page + 1)}" rel="next">Older</a>` : ''}</p>` : ''}`,
+${last > 1 ? `<p>${opts.page > 1 ? `<a href="${escape(q(opts.page - 1))}" rel="prev">Newer</a> · ` : ''}Page ${opts.page} of ${last}${opts.page < last ? ` · <a href="${escape(q(opts.page + 1))}" rel="next">Older</a>` : ''}</p>` : ''}`,
     { nav: wsNav(nav, 'messages') },
   );
 }
