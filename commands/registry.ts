@@ -43,6 +43,8 @@ import storeRekey from './store/rekey.js';
 import configShow from './config/show.js';
 import inboxDelete from './inbox/delete.js';
 import inboxList from './inbox/list.js';
+import inboxThreads from './inbox/threads.js';
+import inboxMark from './inbox/mark.js';
 import inboxShow from './inbox/show.js';
 import inboxWatch from './inbox/watch.js';
 import listsCreate from './lists/create.js';
@@ -118,6 +120,8 @@ export const commands: CommandSpec[] = [
   messagesEvents,
   messagesExplain,
   inboxList,
+  inboxThreads,
+  inboxMark,
   inboxDelete,
   inboxShow,
   inboxWatch,
