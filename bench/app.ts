@@ -1,6 +1,7 @@
 // Issue 30 benchmarks, on each backend (SVC_BENCH_BACKENDS to pick one), through the real daemon:
 // - The inbox page (50 threads) and a thread page (4 messages, bodies parsed from the raw mail) with
-//   10,000 received items in the workspace (SVC_BENCH_APP_ITEMS), with a session made in the store
+//   10,000 received items in the workspace (SVC_BENCH_APP_ITEMS) and 10,000 sends beside them
+//   (SVC_BENCH_APP_SENT), with a session made in the store
 //   as a sign-in makes it:
 //   p50 and p99 of 200 requests each, against the same routes answering the same data as JSON
 //   (`Accept: application/json`: same session, checks and store reads, no HTML). Taken in turns,
@@ -14,6 +15,8 @@ import { transact } from '../test/helpers/mx.js';
 import { loadConfig, type StoreLocation } from '../src/config.js';
 import { openStore } from '../src/store/open.js';
 import { silentLog } from '../src/log.js';
+import { createService } from '../src/service.js';
+import { systemClock, systemRandom } from '../src/clock.js';
 import type { InboxItem } from '../src/model/inbox.js';
 import { SVC, percentile, report, startServer } from './lib.js';
 import { tokenHash } from '../src/people/people.js';
@@ -23,6 +26,8 @@ import { chosen, prepare } from './send.js';
 
 const ITEMS = Number(process.env.SVC_BENCH_APP_ITEMS ?? 10_000);
 const STREAMS = Number(process.env.SVC_BENCH_APP_STREAMS ?? 1_000);
+/** Transactional sends beside them (each a Sent copy in a thread of its own), as a sending workspace has. */
+const SENT = Number(process.env.SVC_BENCH_APP_SENT ?? 10_000);
 const SAMPLES = 200;
 const PER_THREAD = 4;
 /** A reply as mail clients send it: text and HTML alternatives, about 2 KB. */
@@ -63,6 +68,17 @@ async function fill(storeUrl: string, sessions: number): Promise<{ thread: strin
             envelope: { mail_from: 'jane@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' }, raw: null,
           };
           await store.inbox.receive({ raw: RAW, items: [item], updates: [], outbox: [], events: [], suppressions: [] });
+        }
+      }),
+    );
+    // The sends go through the one pipeline (accepted, not handed off: the daemon runs --no-delivery).
+    const service = createService({ store, config: { ...loadConfig({}, {}), store: loc }, clock: systemClock, random: systemRandom, log: silentLog });
+    let sent = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (sent < SENT) {
+          const i = sent++;
+          await service.sendJson(ws, { from: 'hello@acme.test', to: [`user${i}@example.test`], subject: `Your receipt ${i}`, body_text: 'Thanks for your order.' });
         }
       }),
     );
@@ -162,7 +178,7 @@ export async function app(): Promise<void> {
       const server = await startServer([SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'], {});
       try {
         const mx = /mx listening on (\S+)/.exec(server.lines.join('\n'))![1]!;
-        report(`  workspace`, { received_items: ITEMS, threads: Math.ceil(ITEMS / PER_THREAD) });
+        report(`  workspace`, { received_items: ITEMS, threads_with_mail: Math.ceil(ITEMS / PER_THREAD), sent_only_threads: SENT });
         await pageFigures('inbox page (50 threads)', `${server.url}/app/w/bench/inbox`, cookie);
         await pageFigures(`thread page (${PER_THREAD} messages)`, `${server.url}/app/w/bench/inbox/t/${thread}`, cookie);
         await streamFigures(server.url, mx, server.child.pid!, cookies);
