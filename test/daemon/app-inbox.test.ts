@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sending, settled } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
-import { plainMail, replyTo, transact } from '../helpers/mx.js';
+import { dsn, plainMail, replyTo, transact } from '../helpers/mx.js';
 import { headers } from '../helpers/sink.js';
 import { answeredThread, browser, formOf, signedInAs } from '../helpers/app-browser.js';
 import { STREAMS_PER_SESSION } from '../../daemon/http/inbox-live.js';
@@ -161,5 +161,13 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       clearTimeout(deadline);
       ac.abort();
     }
+
+    // A delay notice about the first message joins its thread, shown as what it is; the reply form
+    // still writes to Jane, not to the machine that sent the notice.
+    const first = s.sink.received[0]!;
+    assert.match((await transact(mx, '', [first.from], dsn('jane@rcpt.test', s.messageId, 'delayed', '4.2.2', '452 4.2.2 mailbox full'))).end, /^250 /);
+    const withReport = await b.go('GET', `/app/w/acme/inbox/t/${thread}`);
+    assert.match(withReport.html, /<strong>Automatic reply<\/strong> · <time[^>]*>[^<]*<\/time><br>From mailer-daemon@rcpt\.test/);
+    assert.match(withReport.html, /<p class="meta">To jane@rcpt\.test, from hello@acme\.test<\/p>/);
   });
 }

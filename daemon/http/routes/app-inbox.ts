@@ -85,7 +85,11 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
         return { id: i.id, folder: i.folder, kind: i.kind, from: i.from, to: i.to, subject: i.subject, created_at: i.created_at, text: i.text, html: i.html, note: i.note, auth: i.auth };
       }),
     );
-    const replyTo = [...messages].reverse().find((x) => x.folder === 'inbox') ?? messages.at(-1) ?? null;
+    // The reply answers the newest message a person wrote (mail or a reply: not a report or an
+    // automatic reply, often a machine's); in a thread of our mail and such notices only, it writes
+    // to our recipient again.
+    const newestFirst = [...messages].reverse();
+    const replyTo = newestFirst.find((x) => x.kind === 'mail' || x.kind === 'reply') ?? newestFirst.find((x) => x.folder === 'sent') ?? null;
     const images = opts.images && messages.some((x) => x.id === opts.images) ? opts.images : null;
     const left = t.items.length - shown.length;
     if (opts.json) return reply.headers({ 'cache-control': 'no-store' }).send({ thread_id: t.thread_id, unread: t.unread, archived: t.archived, earlier: left, messages });
