@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../spec.js';
+import { quotaTable } from './usage.js';
 
 export default {
   noun: 'workspaces',
@@ -10,10 +11,7 @@ export default {
     ctx.out.result(w, () => {
       ctx.out.line(`${w.name} (${w.plan}), created ${w.created_at}`);
       if (w.read_only_at) ctx.out.line(`trial: read-only from ${w.read_only_at}; its data is deleted at ${w.delete_at} unless it moves to a plan (svc workspaces set-plan)`);
-      ctx.out.table(
-        w.usage.map((q) => ({ ...q, limit: q.limit ?? 'unlimited', window: q.window ?? '-', resets_at: q.resets_at ?? 'never' })),
-        ['kind', 'used', 'limit', 'window', 'resets_at'],
-      );
+      quotaTable(ctx, w.usage);
     });
   },
 } satisfies CommandSpec;

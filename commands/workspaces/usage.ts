@@ -1,4 +1,13 @@
 import type { CommandSpec } from '../spec.js';
+import type { Context } from '../context.js';
+
+/** The quotas as a table (`usage` and `show`): unlimited and never-resetting ones said in words. */
+export function quotaTable(ctx: Context, quotas: Array<{ kind: string; used: number; limit: number | null; window: string | null; resets_at: string | null }>): void {
+  ctx.out.table(
+    quotas.map((q) => ({ ...q, limit: q.limit ?? 'unlimited', window: q.window ?? '-', resets_at: q.resets_at ?? 'never' })),
+    ['kind', 'used', 'limit', 'window', 'resets_at'],
+  );
+}
 
 export default {
   noun: 'workspaces',
@@ -9,10 +18,7 @@ export default {
     const u = await (await ctx.service()).workspaces.usage(name!);
     ctx.out.result(u, () => {
       ctx.out.line(`${u.workspace} (${u.plan})`);
-      ctx.out.table(
-        u.quotas.map((q) => ({ ...q, limit: q.limit ?? 'unlimited', window: q.window ?? '-', resets_at: q.resets_at ?? 'never' })),
-        ['kind', 'used', 'limit', 'window', 'resets_at'],
-      );
+      quotaTable(ctx, u.quotas);
     });
   },
 } satisfies CommandSpec;

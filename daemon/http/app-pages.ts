@@ -73,9 +73,6 @@ ${body}
 `;
 }
 
-/** The nav of a page only owners and admins reach (keys, people, addresses). */
-const manageNav = (ws: string, current: WsPage) => wsNav({ ws, role: 'admin' }, current);
-
 /** The form token every signed-in form carries. */
 export const tokenField = (form: string) => `<input type="hidden" name="form" value="${escape(form)}">`;
 /** A one-button form that posts to `action` (an action on one row of a table). */
@@ -147,8 +144,9 @@ export interface KeyRow {
 }
 
 /** A workspace's API keys (owners and admins): create one (its key shown once, in `created`), revoke one. */
-export const keysPage = (form: string, ws: string, keys: KeyRow[], scopes: readonly string[], opts: { created?: { name: string; key: string }; problem?: string } = {}) =>
-  appPage(
+export const keysPage = (form: string, nav: Nav, keys: KeyRow[], scopes: readonly string[], opts: { created?: { name: string; key: string }; problem?: string } = {}) => {
+  const ws = nav.ws;
+  return appPage(
     `API keys of ${ws}`,
     `${problem(opts.problem)}${
       opts.created
@@ -179,8 +177,9 @@ ${scopes.map((s) => `<label class="check"><input type="checkbox" name="scope" va
 </fieldset>
 <button type="submit">Create key</button>
 </form>`,
-    { nav: manageNav(ws, 'keys') },
+    { nav: wsNav(nav, 'keys') },
   );
+};
 
 export interface MemberRow {
   id: string;
@@ -193,11 +192,12 @@ export interface MemberRow {
 /** A workspace's people (owners and admins): add one (their sign-in link shown once, in `added`), change a role, remove one. */
 export const membersPage = (
   form: string,
-  ws: string,
+  nav: Nav,
   people: MemberRow[],
   seats: { used: number; limit: number | null },
   opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string; roles: readonly string[] },
 ) => {
+  const ws = nav.ws;
   const base = `/app/w/${encodeURIComponent(ws)}/members`;
   const token = `<input type="hidden" name="form" value="${escape(form)}">`;
   const roleSelect = (current: string, label: string) =>
@@ -234,7 +234,7 @@ ${token}
 <label for="role">Role</label>${roleSelect('member', 'Role').replace('<select ', '<select id="role" ')}
 <button type="submit">Add</button>
 </form>`,
-    { nav: manageNav(ws, 'members') },
+    { nav: wsNav(nav, 'members') },
   );
 };
 
@@ -246,7 +246,8 @@ export interface AddressRow {
 }
 
 /** A workspace's registered sender addresses (owners and admins): add one on a domain of the workspace, disable, enable or remove one. */
-export const addressesPage = (form: string, ws: string, addresses: AddressRow[], opts: { problem?: string } = {}) => {
+export const addressesPage = (form: string, nav: Nav, addresses: AddressRow[], opts: { problem?: string } = {}) => {
+  const ws = nav.ws;
   const base = `/app/w/${encodeURIComponent(ws)}/addresses`;
   const token = `<input type="hidden" name="form" value="${escape(form)}">`;
   const action = (a: AddressRow, verb: string, label: string) =>
@@ -267,6 +268,6 @@ ${token}
 <label for="address">Address (local@domain, on a domain of this workspace)</label><input id="address" name="address" type="email" required maxlength="254">
 <button type="submit">Add</button>
 </form>`,
-    { nav: manageNav(ws, 'addresses') },
+    { nav: wsNav(nav, 'addresses') },
   );
 };

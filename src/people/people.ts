@@ -56,6 +56,14 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
     return `${config.baseUrl}${SIGN_IN_PATH}${token}`;
   }
 
+  /**
+   * Only an owner gives the owner role or changes an owner's. `as` is the role of the person acting
+   * in the app; the operator (the CLI) has none and may do anything.
+   */
+  function mayTouchOwner(as: Role | undefined, ...roles: string[]): void {
+    if (as !== undefined && as !== 'owner' && roles.some((r) => r.trim().toLowerCase() === 'owner')) throw new SvcError('forbidden', 'only an owner gives or takes the owner role');
+  }
+
   /** The mail that tells a person they were added: with a link to choose a password, or to sign in. */
   const invitation = (ws: Workspace, m: Member, by: string | undefined, url: string | null) => ({
     to: m.email,
@@ -79,9 +87,10 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
     async create(
       ws: Workspace,
       input: { email: string; role: string; name?: string },
-      opts: { via: 'operator' | 'app'; by?: string } = { via: 'operator' },
+      opts: { via: 'operator' | 'app'; by?: string; as?: Role } = { via: 'operator' },
     ): Promise<Member & { sign_in_url: string | null; mailed: boolean }> {
       assertWritable(ws, clock.now());
+      mayTouchOwner(opts.as, input.role);
       const address = email(input.email);
       const r = role(input.role);
       const now = clock.now().toISOString();
@@ -108,8 +117,10 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
 
     list: (ws: Workspace) => store.people.members(ws.id),
 
-    async setRole(ws: Workspace, ref: string, input: string): Promise<Member> {
+    /** `as`: the acting person's role in the app (mayTouchOwner). */
+    async setRole(ws: Workspace, ref: string, input: string, as?: Role): Promise<Member> {
       const m = await find(ws, ref);
+      mayTouchOwner(as, input, m.role);
       const updated = await store.people.setRole(ws.id, m.id, role(input));
       if (!updated) throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
       return updated;
@@ -122,8 +133,9 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
       return { email: m.email, sign_in_url: await link(m.id) };
     },
 
-    async remove(ws: Workspace, ref: string): Promise<{ email: string; removed: true }> {
+    async remove(ws: Workspace, ref: string, as?: Role): Promise<{ email: string; removed: true }> {
       const m = await find(ws, ref);
+      mayTouchOwner(as, m.role);
       if (!(await store.people.removeMember(ws.id, m.id))) throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
       return { email: m.email, removed: true };
     },

@@ -7,16 +7,16 @@ import { SvcError } from '../../../src/errors.js';
 import type { Workspace } from '../../../src/model/workspace.js';
 import { formToken } from '../../../src/people/sign-in.js';
 import { addressesPage } from '../app-pages.js';
-import { appSession, refusalOf } from '../app-session.js';
+import { appSession, refusalOf, type Member } from '../app-session.js';
 
 export function appAddressRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
-  const show = async (reply: FastifyReply, code: number, token: string, ws: Workspace, problem?: string) =>
-    page(reply, code, addressesPage(formToken(token), ws.name, await service.addresses.list(ws), problem ? { problem } : {}));
+  const show = async (reply: FastifyReply, code: number, m: Member, problem?: string) =>
+    page(reply, code, addressesPage(formToken(m.token), { ws: m.ws.name, role: m.role }, await service.addresses.list(m.ws), problem ? { problem } : {}));
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/addresses', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'manage');
-    return m ? show(reply, 200, m.token, m.ws) : reply;
+    return m ? show(reply, 200, m) : reply;
   });
 
   const act = (path: string, fn: (ws: Workspace, form: URLSearchParams, id: string) => Promise<unknown>) =>
@@ -29,7 +29,7 @@ export function appAddressRoutes(scope: FastifyInstance, service: Service): void
       } catch (e) {
         const r = refusalOf(e);
         if (!r) throw e;
-        return show(reply, r.code, m.token, m.ws, r.text);
+        return show(reply, r.code, m, r.text);
       }
       return reply.redirect(`/app/w/${encodeURIComponent(m.ws.name)}/addresses`, 303);
     });

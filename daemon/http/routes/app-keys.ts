@@ -1,21 +1,23 @@
 // The web app's API keys page (issue 30): owners and admins of a workspace list, create and revoke
 // its keys. A new key is shown once, in the answer to the form that made it (never cached); only
 // its hash is stored. Members get 403, people of other workspaces 404 (app-session.ts).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError } from '../../../src/errors.js';
 import { SCOPES } from '../../../src/model/key.js';
 import { formToken } from '../../../src/people/sign-in.js';
 import { keysPage } from '../app-pages.js';
-import { appSession } from '../app-session.js';
+import { appSession, type Member } from '../app-session.js';
 
 export function appKeyRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
+  const show = async (reply: FastifyReply, code: number, m: Member, opts: Parameters<typeof keysPage>[4] = {}) =>
+    page(reply, code, keysPage(formToken(m.token), { ws: m.ws.name, role: m.role }, await service.keys.list(m.ws), SCOPES, opts));
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/keys', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'manage');
     if (!m) return reply;
-    return page(reply, 200, keysPage(formToken(m.token), m.ws.name, await service.keys.list(m.ws), SCOPES));
+    return show(reply, 200, m);
   });
 
   scope.post<{ Params: { ws: string } }>('/app/w/:ws/keys', async (req, reply) => {
@@ -24,11 +26,11 @@ export function appKeyRoutes(scope: FastifyInstance, service: Service): void {
     const { m, form } = posted;
     const name = form.get('name') ?? '';
     const scopes = form.getAll('scope').join(',');
-    const problem = async (text: string) => page(reply, 400, keysPage(formToken(m.token), m.ws.name, await service.keys.list(m.ws), SCOPES, { problem: text }));
+    const problem = async (text: string) => show(reply, 400, m, { problem: text });
     if (!scopes) return problem('choose at least one scope.');
     try {
       const k = await service.keys.create(m.ws, { name, scopes });
-      return page(reply, 201, keysPage(formToken(m.token), m.ws.name, await service.keys.list(m.ws), SCOPES, { created: { name: k.name, key: k.key } }));
+      return show(reply, 201, m, { created: { name: k.name, key: k.key } });
     } catch (e) {
       // A name that is not 1 to 100 printable characters, a scope that does not exist.
       if (isSvcError(e) && (e.kind === 'invalid_argument' || e.kind === 'usage')) return problem(`${e.message}.`);
@@ -44,7 +46,7 @@ export function appKeyRoutes(scope: FastifyInstance, service: Service): void {
       await service.keys.revoke(m.ws, req.params.id);
     } catch (e) {
       if (!isSvcError(e) || e.kind !== 'not_found') throw e;
-      return page(reply, 404, keysPage(formToken(m.token), m.ws.name, await service.keys.list(m.ws), SCOPES, { problem: 'no such key in this workspace.' }));
+      return show(reply, 404, m, { problem: 'no such key in this workspace.' });
     }
     return reply.redirect(`/app/w/${encodeURIComponent(m.ws.name)}/keys`, 303);
   });

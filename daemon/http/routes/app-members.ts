@@ -1,6 +1,6 @@
 // The web app's people page (issue 30): owners and admins add a person (a seat of the plan; their
 // one-time sign-in link is shown once, until invitations are mailed), change a role, remove one.
-// Only an owner gives or takes the owner role; the last owner stays (the store refuses it).
+// Only an owner gives or takes the owner role (src/people); the last owner stays (the store refuses it).
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { SvcError } from '../../../src/errors.js';
@@ -9,23 +9,19 @@ import type { Workspace } from '../../../src/model/workspace.js';
 import { formToken } from '../../../src/people/sign-in.js';
 import { limitFor } from '../../../src/workspaces/quota.js';
 import { membersPage } from '../app-pages.js';
-import { appSession, refusalOf } from '../app-session.js';
+import { appSession, refusalOf, type Member } from '../app-session.js';
 
 export function appMemberRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
 
-  const show = async (reply: FastifyReply, code: number, token: string, ws: Workspace, opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string } = {}) => {
-    const people = await service.people.list(ws);
-    return page(reply, code, membersPage(formToken(token), ws.name, people, { used: people.length, limit: limitFor(ws, 'seats') }, { ...opts, roles: ROLES }));
-  };
-  /** Only an owner gives the owner role or changes an owner's. */
-  const mayTouchOwner = (actor: Role, ...roles: string[]) => {
-    if (actor !== 'owner' && roles.includes('owner')) throw new SvcError('forbidden', 'only an owner gives or takes the owner role');
+  const show = async (reply: FastifyReply, code: number, m: Member, opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string } = {}) => {
+    const people = await service.people.list(m.ws);
+    return page(reply, code, membersPage(formToken(m.token), { ws: m.ws.name, role: m.role }, people, { used: people.length, limit: limitFor(m.ws, 'seats') }, { ...opts, roles: ROLES }));
   };
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'manage');
-    return m ? show(reply, 200, m.token, m.ws) : reply;
+    return m ? show(reply, 200, m) : reply;
   });
 
   scope.post<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
@@ -34,15 +30,14 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
     const { m, form } = posted;
     try {
       const role = form.get('role') ?? 'member';
-      mayTouchOwner(m.role, role);
       const name = form.get('name')?.trim();
       const by = m.who.account.name ?? m.who.account.email;
-      const u = await service.people.create(m.ws, { email: form.get('email') ?? '', role, ...(name ? { name } : {}) }, { via: 'app', by });
-      return show(reply, 201, m.token, m.ws, { added: { email: u.email, url: u.sign_in_url, mailed: u.mailed } });
+      const u = await service.people.create(m.ws, { email: form.get('email') ?? '', role, ...(name ? { name } : {}) }, { via: 'app', by, as: m.role });
+      return show(reply, 201, m, { added: { email: u.email, url: u.sign_in_url, mailed: u.mailed } });
     } catch (e) {
       const s = refusalOf(e);
       if (!s) throw e;
-      return show(reply, s.code, m.token, m.ws, { problem: s.text });
+      return show(reply, s.code, m, { problem: s.text });
     }
   });
 
@@ -58,18 +53,15 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
       } catch (e) {
         const s = refusalOf(e);
         if (!s) throw e;
-        return show(reply, s.code, m.token, m.ws, { problem: s.text });
+        return show(reply, s.code, m, { problem: s.text });
       }
       return reply.redirect(`/app/w/${encodeURIComponent(m.ws.name)}/members`, 303);
     });
 
   change('/app/w/:ws/members/:id/role', async (m, target, form) => {
-    const role = form.get('role') ?? '';
-    mayTouchOwner(m.role, role, target.role);
-    await service.people.setRole(m.ws, target.email, role);
+    await service.people.setRole(m.ws, target.email, form.get('role') ?? '', m.role);
   });
   change('/app/w/:ws/members/:id/remove', async (m, target) => {
-    mayTouchOwner(m.role, target.role);
-    await service.people.remove(m.ws, target.email);
+    await service.people.remove(m.ws, target.email, m.role);
   });
 }
