@@ -17,6 +17,7 @@ import { suppressionService } from './suppressions/suppressions.js';
 import { idempotentSend } from './send/idempotent.js';
 import { systemMail } from './people/system-mail.js';
 import { trialSweep } from './workspaces/trial-sweep.js';
+import { workspaceDeletion } from './workspaces/deletion.js';
 import { rateLimiter } from './auth/rate-limit.js';
 import { webhookService } from './webhooks/webhooks.js';
 import { Faults } from './faults.js';
@@ -46,6 +47,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
   const send = sendPipeline(deps);
   const idempotent = idempotentSend(deps);
   const systemMailer = systemMail(deps, send);
+  const deletion = workspaceDeletion(deps);
   return {
     deps,
     store: deps.store,
@@ -60,8 +62,10 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     people: peopleService(deps, systemMailer),
     /** svc's own mail from --system-sender (invitations, trial warnings). */
     systemMail: systemMailer,
-    /** The trial's warnings due now (the daemon's trial tick runs it). */
-    trialSweep: trialSweep(deps, systemMailer),
+    /** The trial's warnings due now, and the deletions after the third (the daemon's trial tick runs it). */
+    trialSweep: trialSweep(deps, systemMailer, deletion),
+    /** Deleting a workspace: asked for at once, its data removed by the daemon's trial worker. */
+    deletion,
     /** Sign-in to the web app: links, passwords, sessions. */
     signIn: signInService(deps),
     /** The one pipeline; `sendJson` applies POST /emails' body rules first. */

@@ -11,6 +11,21 @@ export interface Workspace {
   created_at: string;
 }
 
+/**
+ * A workspace whose deletion was asked for (its owner in the app, or the trial's end): it is gone
+ * for everyone at once, and its data is removed afterwards in batches (src/workspaces/deletion.ts).
+ */
+export interface WorkspaceDeletion {
+  id: string;
+  /** The name it had (freed at once: a new workspace may take it). */
+  name: string;
+  plan: Plan;
+  created_at: string;
+  deleted_at: string;
+  /** Who asked: `trial` (the trial's end) or `owner:EMAIL` (the app). */
+  reason: string;
+}
+
 export function parsePlan(s: string): Plan {
   if ((PLANS as readonly string[]).includes(s)) return s as Plan;
   throw new SvcError('usage', `unknown plan '${s}' (use ${PLANS.join(', ')})`);

@@ -84,7 +84,7 @@ export interface Store extends StoreGroups {
  * nothing else. The mapped type makes the compiler insist that a new operation is listed here.
  */
 export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGroups[G], true> } = {
-  workspaces: { create: true, list: true, getByName: true, setPlan: true, trialWarnings: true, recordTrialWarning: true },
+  workspaces: { create: true, list: true, getByName: true, setPlan: true, trialWarnings: true, recordTrialWarning: true, markDeleted: true, deletions: true, claimDeletion: true, purge: true },
   keys: { create: true, listByWorkspace: true, findByHash: true, revoke: true },
   domains: { create: true, listByWorkspace: true, listAll: true, get: true, byId: true, verifiedBy: true, saveCheck: true, remove: true },
   addresses: { create: true, listByWorkspace: true, get: true, everywhere: true, setStatus: true, remove: true },

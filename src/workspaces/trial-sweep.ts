@@ -1,7 +1,9 @@
 // The trial's warnings (issue 30; spec.md "Plan quotas": "after a further 30 days without a plan
 // the data is deleted, after three warning emails"). The daemon's trial tick runs a sweep: for each
 // trial workspace whose next warning is due (14, 7 and 1 days before its deletion date), the
-// warning is mailed to each of its owners from the system sender, and then recorded. Exactly once
+// warning is mailed to each of its owners from the system sender, and then recorded. Once all three
+// were recorded and its deletion date has come (and a day has passed since the third), the
+// workspace is deleted (deletion.ts); without the three warnings it is kept. Exactly once
 // with several daemons: each owner's copy has its key (svc's own mail is sent once per key), and
 // the record is taken by one daemon only (recordTrialWarning). One warning a sweep and at least a
 // day between two, so a daemon that was down does not send them all at once. Without a system
@@ -13,10 +15,11 @@ import type { Member } from '../model/person.js';
 import type { Workspace } from '../model/workspace.js';
 import type { SystemMail } from '../people/system-mail.js';
 import { TRIAL_WARNING_DAYS, trialDates, type TrialDates } from './trial.js';
+import type { WorkspaceDeletionService } from './deletion.js';
 
 const DAY_MS = 86_400_000;
 
-export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMail) {
+export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMail, deletion: WorkspaceDeletionService) {
   const { store, clock, log, config } = deps;
   const said = new Set<string>();
   const once = (key: string, line: string) => {
@@ -39,8 +42,11 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
     };
   };
 
-  /** One pass: the warnings due now; how many were sent (a warning to every owner counts once). */
-  return async function sweep(): Promise<{ warned: number }> {
+  /**
+   * One pass: the warnings due now, then the deletions; how many warnings were sent (a warning to
+   * every owner counts once), how many workspaces were deleted.
+   */
+  return async function sweep(stopping: () => boolean = () => false): Promise<{ warned: number; deleted: number }> {
     const now = clock.now();
     let warned = 0;
     for (const ws of await store.workspaces.list()) {
@@ -48,6 +54,12 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
       if (!dates) continue;
       const progress = await store.workspaces.trialWarnings(ws.id);
       const n = progress.sent + 1;
+      if (n > TRIAL_WARNING_DAYS.length && progress.last_at) {
+        // The last warning promised a day's notice: a late one (a daemon was down) moves the date.
+        const due = Math.max(Date.parse(dates.delete_at), Date.parse(progress.last_at) + DAY_MS);
+        if (now.getTime() >= due) await deletion.request(ws, 'trial');
+        continue;
+      }
       if (n > TRIAL_WARNING_DAYS.length || now.getTime() < Date.parse(dates.warnings[n - 1]!)) continue;
       if (progress.last_at && now.getTime() - Date.parse(progress.last_at) < DAY_MS) continue;
       const owners = (await store.people.members(ws.id)).filter((m) => m.role === 'owner');
@@ -75,6 +87,6 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
         log.info(`trial: warning ${n} of ${TRIAL_WARNING_DAYS.length} sent to the ${owners.length} owner${owners.length === 1 ? '' : 's'} of ${ws.name} (its data is deleted at ${dates.delete_at})`);
       }
     }
-    return { warned };
+    return { warned, ...(await deletion.run(stopping)) };
   };
 }

@@ -13,7 +13,7 @@ import type { TlsIdentity } from '../../model/tls.js';
 import type { ThreadMark } from './thread-marks.js';
 import type { TrialWarnings } from '../port/workspaces.js';
 import type { WebhookEndpoint } from '../../model/webhook.js';
-import type { Workspace } from '../../model/workspace.js';
+import type { Workspace, WorkspaceDeletion } from '../../model/workspace.js';
 import { DurableJsonFile } from './durable-json.js';
 import { dataFileProblem } from './shapes.js';
 
@@ -40,9 +40,25 @@ export interface Doc {
   inbox_threads: ThreadMark[];
   /** Trial workspaces' warnings sent, by workspace id (workspaces.ts). */
   trials: Record<string, TrialWarnings>;
+  /** Workspaces marked deleted whose data is not removed yet, by id, with the purge's holder (workspaces.ts). */
+  deletions: Record<string, DeletionRecord>;
+  /** Deleted workspaces whose journal lines go when the store next opens (workspace-prune.ts). */
+  pruned: PrunedWorkspace[];
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {}, accounts: [], memberships: [], signin_links: [], sessions: [], inbox_threads: [], trials: {} });
+export interface DeletionRecord extends WorkspaceDeletion {
+  owner: string | null;
+  claimed_at: string | null;
+}
+
+export interface PrunedWorkspace {
+  id: string;
+  /** Ids of its svc.json records that journal lines name without the workspace's (webhook endpoints, lists). */
+  ids: string[];
+  at: string;
+}
+
+const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {}, accounts: [], memberships: [], signin_links: [], sessions: [], inbox_threads: [], trials: {}, deletions: {}, pruned: [] });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -93,6 +109,8 @@ export class DocFile {
     doc.sessions ??= [];
     doc.inbox_threads ??= [];
     doc.trials ??= {};
+    doc.deletions ??= {};
+    doc.pruned ??= [];
     const why = dataFileProblem(doc);
     if (why) throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not a readable svc store (${why}); it was left untouched (svc store check)`);
     this.wsById = new Map(doc.workspaces.map((w) => [w.id, w]));

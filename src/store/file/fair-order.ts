@@ -50,6 +50,11 @@ export class FairQueue<J extends Queued> {
     if (!spaces.size) this.#classes.delete(p);
   }
 
+  /** A workspace's jobs, every class. */
+  ofWorkspace(workspaceId: string): J[] {
+    return [...this.#classes.values()].flatMap((spaces) => [...(spaces.get(workspaceId)?.values() ?? [])]);
+  }
+
   values(): IterableIterator<J> {
     return this.#byId.values();
   }

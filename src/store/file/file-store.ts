@@ -30,6 +30,8 @@ import { fileThreadMarks } from './thread-marks.js';
 import { fileLists, subscriberLines, type FileLists } from './lists.js';
 import { fileCampaigns } from './campaigns.js';
 import { fileSequences } from './sequences.js';
+import { pruneJournals } from './workspace-prune.js';
+import { SNAPSHOT_FILE } from './inbox-snapshot.js';
 
 export { DATA_FILE } from './doc.js';
 
@@ -50,6 +52,8 @@ export class FileStore implements Store {
   readonly #inbox: FileInbox;
   readonly #lists: FileLists;
   #closed = false;
+  /** Lines of deleted workspaces dropped (or written without their records) as the store opened. */
+  prunedLines = 0;
 
   private constructor(
     readonly dir: string,
@@ -75,8 +79,17 @@ export class FileStore implements Store {
     this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin, fileThreadMarks(doc));
     const campaigns = fileCampaigns(camps.journal, camps.replay, mail.replay, msgs.lookup, now);
     const sequences = fileSequences(seqs.journal, seqs.replay, mail.replay, now);
+    const webhookGroups = fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox);
+    // A deleted workspace's purge: its lists' journals and its endpoints' jobs go the way a removal
+    // takes them, its mail leaves memory; the rest of svc.json goes in workspaces.ts.
+    const forget = async (wsId: string): Promise<number> => {
+      let n = msgs.lookup.forgetWorkspace(wsId) + suppressions.forgetWorkspace(wsId) + (await this.#inbox.forgetWorkspace(wsId));
+      for (const l of doc.data.lists.filter((x) => x.workspace_id === wsId)) if (await this.#lists.lists.remove(wsId, l.id)) n++;
+      for (const e of doc.data.webhook_endpoints.filter((x) => x.workspace_id === wsId)) if (await webhookGroups.endpoints.remove(wsId, e.id)) n++;
+      return n;
+    };
     const groups: StoreGroups = {
-      workspaces: fileWorkspaces(doc),
+      workspaces: fileWorkspaces(doc, forget),
       keys: fileKeys(doc),
       domains: fileDomains(doc, box),
       addresses: fileAddresses(doc),
@@ -91,7 +104,7 @@ export class FileStore implements Store {
       queue: msgs.queue,
       outbox: msgs.outbox,
       usage: msgs.usage,
-      ...fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox),
+      ...webhookGroups,
       tracking: fileTracking(mail.journal, mail.replay, inbox.replay, msgs.lookup),
       secrets: fileSecrets(doc, box),
       idempotency: fileIdempotency(mail.replay),
@@ -148,6 +161,12 @@ export class FileStore implements Store {
         box,
         opts.inboxSnapshotMin ?? INBOX_SNAPSHOT_MIN,
       );
+      // Deleted workspaces' lines leave the journals before anything reads them.
+      if (doc.data.pruned.length) {
+        store.prunedLines = await pruneJournals(doc.data.pruned, [camps, seqs, held, mail, inbox, subs], join(dir, 'inbox'), SNAPSHOT_FILE);
+        doc.data.pruned = [];
+        await doc.commit();
+      }
       // Suppressions first; the inbox's lines change records of the mail journal, so they are read
       // after it, and the mail journal's marks (events dispatched) are applied after both.
       const replayAll = async (journal: Journal<Line>, replay: Replay) => {

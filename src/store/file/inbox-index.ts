@@ -537,6 +537,17 @@ export class InboxIndex {
     if (c.gone > CHUNK && c.gone * 2 > c.n) this.#rebuild();
   }
 
+  /** Deletes every item of a workspace (its deletion); how many were live. */
+  removeWorkspace(workspaceId: string): number {
+    const w = this.#wsNo.get(workspaceId);
+    if (w === undefined) return 0;
+    const c = this.#c;
+    const items: number[] = [];
+    for (let n = 0; n < c.n; n++) if (c.ws.get(n) === w && this.#live(n)) items.push(n);
+    this.remove(items);
+    return items.length;
+  }
+
   /** Deletes the items of one folder stored in a partition (a day dropped); returns how many were live. */
   removeDay(partition: string, sent: boolean): number {
     const d = this.#dayNo.get(partition);

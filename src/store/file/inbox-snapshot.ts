@@ -10,7 +10,9 @@ import { open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InboxIndex, type IndexImage } from './inbox-index.js';
 
-const FILE = 'index.snapshot';
+/** In the inbox journal's directory. */
+export const SNAPSHOT_FILE = 'index.snapshot';
+const FILE = SNAPSHOT_FILE;
 const MAGIC = 'svc inbox index 2\n';
 /** A snapshot larger than this is not read (it would be a store of some 11 million items: the journal is read instead). */
 const MAX_BYTES = 1024 * 1024 * 1024;

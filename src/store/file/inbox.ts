@@ -53,6 +53,8 @@ export interface FileInbox {
   settle(): Promise<void>;
   /** Writes the index's snapshot when it changed and holds at least `snapshotMin` received items. */
   save(): Promise<void>;
+  /** A deleted workspace's items leave the index (their lines leave the journal at the next open: workspace-prune.ts); how many. */
+  forgetWorkspace(workspaceId: string): Promise<number>;
 }
 
 export function fileInbox(
@@ -425,6 +427,12 @@ export function fileInbox(
       await writeSnapshot(journal.dir, { extent, effects, usage: use, dead: [...dead], image });
       dirty = false;
     },
+    forgetWorkspace: (workspaceId) =>
+      gate.alone(async () => {
+        dirty = true;
+        usage.delete(workspaceId);
+        return index.removeWorkspace(workspaceId);
+      }),
     settle: async () => {
       for (const line of unplaced.splice(0)) {
         const found = await find(line.workspace_id, line.id);

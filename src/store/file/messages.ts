@@ -102,6 +102,11 @@ export interface MessageLookup {
   reserve(workspaceId: string, debit: NonNullable<AcceptBatch['debit']>): SendQuotaRefusal | { release(): void };
   /** Counts a debit stored elsewhere (a campaign's). */
   count(workspaceId: string, debit: NonNullable<AcceptBatch['debit']>): void;
+  /**
+   * Drops a deleted workspace's records, jobs and counts from memory (its lines leave the journal
+   * when the store next opens: workspace-prune.ts); how many records went.
+   */
+  forgetWorkspace(workspaceId: string): number;
 }
 
 /**
@@ -393,6 +398,31 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     byToken: (t) => byToken.get(t),
     has: (id) => byId.has(id),
     onPurge: (fn) => void purgeListeners.push(fn),
+    forgetWorkspace: (workspaceId) => {
+      const gone = byWorkspace.get(workspaceId) ?? [];
+      byWorkspace.delete(workspaceId);
+      const contentsGone = new Set<string>();
+      for (const m of gone) {
+        byId.delete(m.id);
+        if (m.token) byToken.delete(m.token);
+        byHeader.delete(m.workspace_id, m.message_id);
+        transcripts.delete(m.id);
+        contentsGone.add(m.content_id);
+      }
+      for (const [c, list] of byCampaign) if (list[0]?.workspace_id === workspaceId) byCampaign.delete(c);
+      // Its queued mail is never handed off: a hand-off in flight finds its job gone.
+      for (const j of jobs.ofWorkspace(workspaceId)) {
+        jobs.delete(j.id);
+        leases.release(j.id);
+        contentUsers.delete(j.content_id);
+        contents.delete(j.content_id);
+        recentContents.forget(j.content_id);
+      }
+      for (const [id, e] of outboxed) if (e.workspace_id === workspaceId) outboxed.delete(id);
+      usage.delete(workspaceId);
+      for (const fn of purgeListeners) fn(gone.map((m) => m.id), [...contentsGone], []);
+      return gone.length;
+    },
     copiesOf: (id) => byCampaign.get(id) ?? [],
     reserve,
     count: (ws, debit) => count(ws, debit, 1),

@@ -30,7 +30,7 @@ export function suppressionLines(r: Replay): void {
 const PARTITION = 'all';
 const copySuppression = (s: Suppression): Suppression => ({ ...s });
 
-export function fileSuppressions(log: Journal<Line>, replay: Replay, now: () => Date): { store: SuppressionStore; has(ws: string, address: string): boolean } {
+export function fileSuppressions(log: Journal<Line>, replay: Replay, now: () => Date): { store: SuppressionStore; has(ws: string, address: string): boolean; forgetWorkspace(ws: string): number } {
   const byWorkspace = new Map<string, Map<string, Suppression>>();
   suppressionLines(replay);
   replay.on<AddLine>('add', (l) => {
@@ -66,5 +66,14 @@ export function fileSuppressions(log: Journal<Line>, replay: Replay, now: () => 
       return ws ? addresses.flatMap((a) => (ws.has(a) ? [copySuppression(ws.get(a)!)] : [])) : [];
     },
   };
-  return { store, has: (ws, address) => byWorkspace.get(ws)?.has(address) ?? false };
+  return {
+    store,
+    has: (ws, address) => byWorkspace.get(ws)?.has(address) ?? false,
+    /** A deleted workspace's list leaves memory (its lines leave the journal at the next open). */
+    forgetWorkspace: (ws) => {
+      const n = byWorkspace.get(ws)?.size ?? 0;
+      byWorkspace.delete(ws);
+      return n;
+    },
+  };
 }

@@ -1,10 +1,16 @@
-// File store: workspaces (svc.json).
+// File store: workspaces (svc.json). A deletion moves the workspace out of the list at once (with
+// its keys and memberships, and the accounts of its people who belong nowhere else); purge() then removes the rest of it from svc.json, drops its lists'
+// journals and its webhook endpoints' jobs, forgets its mail in memory, and leaves a note for
+// the next open, which writes the journals again without its lines (workspace-prune.ts).
 import { SvcError } from '../../errors.js';
 import type { Workspace } from '../../model/workspace.js';
 import type { WorkspaceStore } from '../port/workspaces.js';
 import { copy, type DocFile } from './doc.js';
 
-export function fileWorkspaces(doc: DocFile): WorkspaceStore {
+/** What other aggregates do as a deleted workspace is purged: how many records each removed. */
+export type ForgetWorkspace = (workspaceId: string) => Promise<number>;
+
+export function fileWorkspaces(doc: DocFile, forget: ForgetWorkspace): WorkspaceStore {
   return {
     create: async (ws) => {
       doc.open();
@@ -44,6 +50,69 @@ export function fileWorkspaces(doc: DocFile): WorkspaceStore {
       doc.data.trials[id] = { sent: n, last_at: at };
       await doc.commit();
       return true;
+    },
+    markDeleted: async (id, at, reason) => {
+      doc.open();
+      const ws = doc.wsById.get(id);
+      if (!ws) return false;
+      const d = doc.data;
+      d.workspaces = d.workspaces.filter((w) => w.id !== id);
+      doc.wsById.delete(id);
+      doc.wsByName.delete(ws.name);
+      for (const k of d.keys) if (k.workspace_id === id) doc.keyByHash.delete(k.hash);
+      d.keys = d.keys.filter((k) => k.workspace_id !== id);
+      const people = new Set(d.memberships.filter((m) => m.workspace_id === id).map((m) => m.account_id));
+      d.memberships = d.memberships.filter((m) => m.workspace_id !== id);
+      // Its people's accounts go too, but for those who are members of another workspace.
+      for (const m of d.memberships) people.delete(m.account_id);
+      d.accounts = d.accounts.filter((a) => !people.has(a.id));
+      d.sessions = d.sessions.filter((s) => !people.has(s.account_id));
+      d.signin_links = d.signin_links.filter((l) => !people.has(l.account_id));
+      d.deletions[id] = { ...copy(ws), deleted_at: at, reason, owner: null, claimed_at: null };
+      await doc.commit();
+      return true;
+    },
+    deletions: async () => {
+      doc.open();
+      return Object.values(doc.data.deletions)
+        .sort((a, b) => a.deleted_at.localeCompare(b.deleted_at))
+        .map(({ owner: _o, claimed_at: _c, ...d }) => copy(d));
+    },
+    claimDeletion: async (id, owner, at, staleMs) => {
+      doc.open();
+      const d = doc.data.deletions[id];
+      if (!d || (d.owner !== null && d.owner !== owner && Date.parse(d.claimed_at ?? at) + staleMs >= Date.parse(at))) return false;
+      d.owner = owner;
+      d.claimed_at = at;
+      await doc.commit();
+      return true;
+    },
+    // All of it in one call: what svc.json holds of a workspace is small, and its journal lines are
+    // written again at the next open, a segment at a time.
+    purge: async (id) => {
+      doc.open();
+      if (!doc.data.deletions[id]) return { removed: 0, done: false };
+      const own = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id === id);
+      const ids = [...own(doc.data.webhook_endpoints), ...own(doc.data.lists)].map((x) => x.id);
+      let removed = await forget(id);
+      const d = doc.data;
+      const before = d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.inbox_threads.length + d.keys.length + d.memberships.length;
+      const other = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id !== id);
+      d.domains = other(d.domains);
+      d.addresses = other(d.addresses);
+      d.webhook_endpoints = other(d.webhook_endpoints);
+      d.lists = other(d.lists);
+      d.inbox_threads = other(d.inbox_threads);
+      // Added by a request that was in flight as the workspace was marked.
+      for (const k of d.keys) if (k.workspace_id === id) doc.keyByHash.delete(k.hash);
+      d.keys = other(d.keys);
+      d.memberships = other(d.memberships);
+      removed += before - (d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.inbox_threads.length + d.keys.length + d.memberships.length);
+      delete d.trials[id];
+      delete d.deletions[id];
+      d.pruned.push({ id, ids, at: new Date().toISOString() });
+      await doc.commit();
+      return { removed: removed + 1, done: true };
     },
   };
 }

@@ -7,6 +7,7 @@ import { silentLog } from '../../../src/log.js';
 import { openStore } from '../../../src/store/open.js';
 import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl, pgLocation } from '../../helpers/pg.js';
 import { storeConformance } from './conformance/index.js';
+import { ENDED_AT_ONCE, PURGED, WITH_THEIR_PARENT } from '../../../src/store/postgres/workspaces.js';
 
 // Without a Postgres the runner has said so in one line, and these suites are not registered.
 if (TEST_DATABASE_URL) {
@@ -28,6 +29,19 @@ if (TEST_DATABASE_URL) {
     const s = await openStore(pgLocation(url), { role: 'serve', log: silentLog, migrate: true });
     t.after(() => s.close());
     assert.deepEqual(await s.workspaces.list(), []);
+  });
+
+  test("postgres: a workspace's deletion names every table with a workspace_id", async (t) => {
+    const url = await freshSchemaUrl(t);
+    const s = PgStore.create(pgLocation(url), { log: silentLog });
+    await s.migrate();
+    await s.close();
+    const loc = pgLocation(url);
+    const c = createPool(loc, silentLog);
+    t.after(() => c.end());
+    const { rows } = await c.query<{ table_name: string }>(`SELECT table_name FROM information_schema.columns WHERE column_name = 'workspace_id' AND table_schema = current_schema() ORDER BY 1`);
+    assert.ok(rows.length > 10);
+    assert.deepEqual(rows.map((r) => r.table_name), [...ENDED_AT_ONCE, ...PURGED, ...WITH_THEIR_PARENT].sort());
   });
 
   test('postgres: an empty schema is set up by the first store that opens it', async (t) => {

@@ -18,6 +18,7 @@ import { campaignsConformance } from './campaigns.js';
 import { sequencesConformance } from './sequences.js';
 import { peopleConformance } from './people.js';
 import { workspacesConformance } from './workspaces.js';
+import { deletionConformance } from './deletion.js';
 
 export type { Backend } from './fixtures.js';
 
@@ -39,6 +40,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     campaignsConformance,
     sequencesConformance,
     peopleConformance,
+    deletionConformance,
     reopenConformance,
   ]) {
     suite(backend);
