@@ -102,6 +102,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // Said at every start until the operator repairs the store (svc store repair --apply).
     const warning = store.startupWarning?.();
     if (warning) log.warn(`store: ${warning}`);
+    const note = store.startupNote?.();
+    if (note) log.info(`store: ${note}`);
     // The daemon hears what other processes on the store announce (other daemons and commands on
     // one Postgres; on a file store, commands speak to it over the admin socket).
     const service = createService({ store, config, clock: opts.clock, random: opts.random, log }, { hear: true });

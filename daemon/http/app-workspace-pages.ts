@@ -1,9 +1,10 @@
 // The web app's workspace page and message log (issue 30). Workspace: the plan, every quota of
 // spec.md "Plan quotas" as a bar with its figures in words, and a trial's dates. Messages: the
-// message log with its filters, and one message's `explain` as a timeline. Every role reads them.
+// message log with its filters, and one message's `explain` as a timeline. Every role reads them;
+// an owner also gets the form that deletes the workspace (its name typed again to confirm).
 import type { TimelineEntry } from '../../src/messages/explain.js';
 import { escape } from './list-pages.js';
-import { appPage, usageBar, wsNav, type Nav } from './app-pages.js';
+import { appPage, problem, usageBar, wsNav, type Nav } from './app-pages.js';
 
 export interface QuotaRow {
   kind: string;
@@ -27,7 +28,13 @@ const day = (iso: string) => escape(iso.slice(0, 16).replace('T', ' ')) + ' UTC'
 /** Stored mail in the unit of its limit: GiB for the plans' (1, 10, 50 GiB), MiB below one. */
 const unitOf = (limit: number | null) => (limit === null || limit >= 2 ** 30 ? { div: 2 ** 30, name: ' GiB' } : { div: 2 ** 20, name: ' MiB' });
 
-export function workspacePage(nav: Nav, w: { plan: string; created_at: string; usage: QuotaRow[]; read_only_at: string | null; delete_at: string | null }, now: Date, upgradeUrl: string): string {
+export function workspacePage(
+  nav: Nav,
+  w: { plan: string; created_at: string; usage: QuotaRow[]; read_only_at: string | null; delete_at: string | null },
+  now: Date,
+  upgradeUrl: string,
+  opts: { form: string; problem?: string },
+): string {
   const trial = w.read_only_at
     ? `<p>${now.toISOString() >= w.read_only_at ? `<strong>The trial ended on ${day(w.read_only_at)}: the workspace is read-only.</strong>` : `The trial ends on ${day(w.read_only_at)}; the workspace is then read-only.`} Without a plan its data is deleted on <strong>${day(w.delete_at!)}</strong>, after warnings to its owners 14, 7 and 1 days before.</p>`
     : '';
@@ -43,14 +50,25 @@ export function workspacePage(nav: Nav, w: { plan: string; created_at: string; u
   return appPage(
     `Workspace ${nav.ws}`,
     // Plans are the operator's (svc workspaces set-plan); an owner is sent to the upgrade page.
-    `<p>Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.${nav.role === 'owner' ? ` <a href="${escape(upgradeUrl)}" rel="noreferrer">Change the plan</a>` : ''}</p>
+    `${problem(opts.problem)}<p>Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.${nav.role === 'owner' ? ` <a href="${escape(upgradeUrl)}" rel="noreferrer">Change the plan</a>` : ''}</p>
 ${trial}
 <div class="wide"><table><thead><tr><th>Quota</th><th>Used</th><th></th></tr></thead><tbody>
 ${rows}
-</tbody></table></div>`,
+</tbody></table></div>${nav.role === 'owner' ? deleteForm(nav.ws, opts.form) : ''}`,
     { nav: wsNav(nav, 'workspace') },
   );
 }
+
+/** Only owners see it; the route checks the role again. */
+const deleteForm = (ws: string, form: string) => `
+<h2 id="delete">Delete this workspace</h2>
+<p>Everything goes: its messages, team inbox, lists and subscribers, domains, addresses, keys, webhooks and members, at once for everyone, and it cannot be undone. Mail still queued is not sent.</p>
+<form method="post" action="/app/w/${encodeURIComponent(ws)}/delete">
+<input type="hidden" name="form" value="${escape(form)}">
+<label for="confirm">Type the workspace's name, <strong>${escape(ws)}</strong>, to confirm</label>
+<input id="confirm" name="confirm" required autocomplete="off" spellcheck="false" maxlength="63">
+<button type="submit">Delete ${escape(ws)} and all its data</button>
+</form>`;
 
 export interface MessageRow {
   id: string;

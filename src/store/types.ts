@@ -75,6 +75,8 @@ export interface Store extends StoreGroups {
   close(): Promise<void>;
   /** What the store set aside when it opened (unreadable lines), said at every start until repaired; null when nothing. */
   startupWarning?(): string | null;
+  /** What the store did as it opened that an operator should read in the log (null when nothing). */
+  startupNote?(): string | null;
   /** Work announcements to and from the other processes on this store; absent where none can share it. */
   readonly events?: StoreEvents;
 }

@@ -90,5 +90,36 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const stranger = await signedInAs(s, other, 'sam@other.test', 'owner');
     for (const path of ['/app/w/acme/workspace', '/app/w/acme/messages', '/app/w/acme/domains']) assert.equal((await stranger.go('GET', path)).status, 404, path);
     assert.equal((await stranger.go('GET', `/app/w/other/messages/${sent.body.id}`)).status, 404);
+
+    // Deleting the workspace: owners only, its name typed to confirm; then gone for everyone at once
+    // and its data removed by the daemon.
+    const admin = await signedInAs(s, await service.workspaces.setPlan('acme', 'scale'), 'ada@acme.test', 'admin');
+    const adminWs = await admin.go('GET', '/app/w/acme/workspace');
+    assert.doesNotMatch(adminWs.html, /Delete this workspace/, 'owners only');
+    assert.equal((await admin.go('POST', '/app/w/acme/delete', { form: formOf(adminWs.html), confirm: 'acme' })).status, 403, 'admin cannot delete the workspace');
+    assert.equal((await member.go('POST', '/app/w/acme/delete', { form: formOf(ws.html), confirm: 'acme' })).status, 403);
+    assert.equal((await stranger.go('POST', '/app/w/acme/delete', { form: formOf(ws.html), confirm: 'acme' })).status, 404);
+    const mine = await owner.go('GET', '/app/w/acme/workspace');
+    assert.match(mine.html, /<h2 id="delete">Delete this workspace<\/h2>/);
+    assert.equal((await owner.go('POST', '/app/w/acme/delete', { form: 'forged', confirm: 'acme' })).status, 403, 'the form token');
+    const typo = await owner.go('POST', '/app/w/acme/delete', { form: formOf(mine.html), confirm: 'acm' });
+    assert.equal(typo.status, 400);
+    assert.match(typo.html, /Problem: to delete the workspace, type its name, acme, exactly\./);
+    assert.ok(await service.workspaces.byName('acme'), 'nothing changed');
+    assert.equal((await s.get('/api/v2/me')).status, 200);
+    const done = await owner.go('POST', '/app/w/acme/delete', { form: formOf(mine.html), confirm: 'acme' });
+    assert.equal(done.status, 200);
+    assert.match(done.html, /The workspace acme is deleted/);
+    assert.equal((await s.get('/api/v2/me')).status, 401, 'its key stopped at once');
+    assert.notEqual((await admin.go('GET', '/app/w/acme/workspace')).status, 200);
+    assert.notEqual((await owner.go('GET', '/app/w/acme/workspace')).status, 200);
+    for (const deadline = Date.now() + 10_000; (await service.store.workspaces.deletions()).length; ) {
+      assert.ok(Date.now() < deadline, 'its data was removed within 10 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(await service.store.messages.byIds([sent.body.id]), []);
+    assert.ok(s.logs.some((l) => /workspace acme deleted \(owner:ann@acme\.test\)/.test(l)), s.logs.join('\n'));
+    assert.equal(s.logs.filter((l) => /workspace acme: its data is deleted/.test(l)).length, 1);
+    assert.ok(await service.workspaces.byName('other'), 'another workspace is kept');
   });
 }

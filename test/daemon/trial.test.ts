@@ -1,8 +1,10 @@
-// The trial's warnings (issue 30) through the real daemon on a moved clock: 14, 7 and 1 days
-// before a trial workspace's deletion date its owner (not its member) are mailed a warning from
-// the system sender, once each; nothing before its date, nothing twice, none for a workspace on a
-// plan, and none (and nothing recorded) for a workspace without owners. With two daemons on one
-// Postgres sweeping at once, each warning still goes once. Both backends.
+// The trial's end (issue 30) through the real daemon on a moved clock: 14, 7 and 1 days before a
+// trial workspace's deletion date its owner (not its member) are mailed a warning from the system
+// sender, once each; nothing before its date, nothing twice, none for a workspace on a plan, and
+// none (and nothing recorded) for a workspace without owners. On its date, after the three
+// warnings, the workspace is deleted: its key stops working at once and its data goes, logged
+// once; the workspace without warnings is kept. With two daemons on one Postgres sweeping at once,
+// each warning goes once and the deletion is done and logged once. Both backends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
@@ -10,6 +12,7 @@ import { trialDates } from '../../src/workspaces/trial.js';
 import { sending, settled } from '../helpers/sending.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
+import { hashKey } from '../../src/auth/keys.js';
 
 /** The Subject header, unfolded (a long one is folded over lines). */
 const subjectOf = (raw: Buffer) => (/^Subject: (.*(?:\r\n[ \t].*)*)\r$/m.exec(raw.toString())?.[1] ?? '').replace(/\r\n[ \t]+/g, ' ');
@@ -25,7 +28,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const other = pgUrl
       ? await startTestDaemon(t, { store: pgLocation(pgUrl), clock, env: { ...env, SVC_DNS_SERVERS: s.dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.sink.port), SVC_SMTP_TIMEOUT: '2000' } })
       : null;
-    const sweep = async () => (await Promise.all([service.trialSweep(), ...(other ? [other.daemon.service.trialSweep()] : [])])).reduce((n, r) => n + r.warned, 0);
+    const sweeps = () => Promise.all([service.trialSweep(), ...(other ? [other.daemon.service.trialSweep()] : [])]);
+    const sweep = async () => (await sweeps()).reduce((n, r) => n + r.warned, 0);
 
     const trialco = await service.workspaces.create('trialco');
     await service.people.create(trialco, { email: 'ann@rcpt.test', role: 'owner' });
@@ -69,12 +73,33 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(await sweep(), 1);
     await s.sink.waitFor(invitations + 3);
     await handedOff();
-    at(dates.delete_at, 86_400_000);
+    // Its data: a key, a send (to the sink), an address of its own.
+    const key = await service.keys.create(trialco, { scopes: ['send', 'read'] });
+    at(dates.delete_at, -60_000);
     assert.equal(await sweep(), 0, 'three warnings in all');
+    assert.ok(await service.workspaces.byName('trialco'), 'kept until its date');
+    assert.deepEqual(await service.store.workspaces.trialWarnings(trialco.id), { sent: 3, last_at: new Date(Date.parse(dates.warnings[2]!)).toISOString() });
+    at(dates.delete_at);
+    await sweeps();
+    const deletedLogs = () => [...s.logs, ...(other?.logs ?? [])].filter((l) => /workspace trialco: its data is deleted/.test(l));
+    for (const deadline = Date.now() + 10_000; !deletedLogs().length; ) {
+      assert.ok(Date.now() < deadline, 'the deletion finished within 10 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await sweeps();
+    assert.equal(deletedLogs().length, 1, 'logged once');
+    assert.equal([...s.logs, ...(other?.logs ?? [])].filter((l) => /workspace trialco deleted \(trial\)/.test(l)).length, 1);
+    assert.equal(await service.store.workspaces.getByName('trialco'), null);
+    assert.deepEqual(await service.store.workspaces.deletions(), []);
+    assert.equal(await service.store.keys.findByHash(hashKey(key.key)), null);
+    assert.equal((await s.get('/api/v2/me', key.key)).status, 401, 'its key stopped working');
+    assert.deepEqual(await service.store.people.members(trialco.id), []);
+    assert.equal(await service.store.people.account('ann@rcpt.test'), null, 'its people belonged nowhere else');
+    assert.ok(await service.workspaces.byName('quiet'), 'never warned: kept');
+    assert.ok(await service.workspaces.byName('paid'));
     await s.sink.waitFor(invitations + 3);
     assert.equal(s.sink.received.length, invitations + 3, 'nothing else mailed: not the member, not the paid or ownerless workspaces');
     assert.deepEqual(warningsTo(), ['ann@rcpt.test trialco: its data is deleted in 1 day', 'ann@rcpt.test trialco: its data is deleted in 14 days', 'ann@rcpt.test trialco: its data is deleted in 7 days']);
-    assert.deepEqual(await service.store.workspaces.trialWarnings(trialco.id), { sent: 3, last_at: new Date(Date.parse(dates.warnings[2]!)).toISOString() });
     assert.equal((await service.store.workspaces.trialWarnings(quiet.id)).sent, 0, 'no owner: nothing recorded');
     assert.ok(s.logs.some((l) => /trial: workspace quiet has no owner to warn/.test(l)), s.logs.join('\n'));
     // Not counted against the operator's plan.

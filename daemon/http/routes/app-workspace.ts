@@ -1,23 +1,37 @@
 // The web app's workspace page and message log (issue 30): every role reads the plan, the quotas
-// and a trial's dates, the message log with its filters, and one message's timeline.
-import type { FastifyInstance } from 'fastify';
+// and a trial's dates, the message log with its filters, and one message's timeline. Owners (only)
+// delete the workspace (src/workspaces/deletion.ts): gone at once, its data removed in batches.
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError } from '../../../src/errors.js';
 import { upgradeUrlOf } from '../../../src/config.js';
 import { MESSAGE_STATUSES } from '../../../src/messages/log.js';
 import { appPage } from '../app-pages.js';
+import { formToken } from '../../../src/people/sign-in.js';
 import { explainPage, messagesPage, workspacePage } from '../app-workspace-pages.js';
-import { appSession } from '../app-session.js';
+import { escape } from '../list-pages.js';
+import { appSession, type Member } from '../app-session.js';
 
 const PER_PAGE = 50;
 
 export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): void {
-  const { page, member } = appSession(service);
+  const { page, member, memberForm } = appSession(service);
+  const show = async (reply: FastifyReply, code: number, m: Member, problem?: string) =>
+    page(reply, code, workspacePage({ ws: m.ws.name, role: m.role }, await service.workspaces.show(m.ws.name), service.deps.clock.now(), upgradeUrlOf(service.deps.config), { form: formToken(m.token), ...(problem ? { problem } : {}) }));
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/workspace', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'inbox');
     if (!m) return reply;
-    return page(reply, 200, workspacePage({ ws: m.ws.name, role: m.role }, await service.workspaces.show(m.ws.name), service.deps.clock.now(), upgradeUrlOf(service.deps.config)));
+    return show(reply, 200, m);
+  });
+
+  scope.post<{ Params: { ws: string } }>('/app/w/:ws/delete', async (req, reply) => {
+    const posted = await memberForm(req, reply, req.params.ws, 'own');
+    if (!posted) return reply;
+    const { m, form } = posted;
+    if ((form.get('confirm') ?? '').trim() !== m.ws.name) return show(reply, 400, m, `to delete the workspace, type its name, ${m.ws.name}, exactly.`);
+    await service.deletion.request(m.ws, `owner:${m.who.account.email}`);
+    return page(reply, 200, appPage('Workspace deleted', `<p>The workspace ${escape(m.ws.name)} is deleted: nobody can use it any more, and its data is being removed.</p><p><a href="/app/">Back to svc</a></p>`));
   });
 
   scope.get<{ Params: { ws: string }; Querystring: Record<string, string> }>('/app/w/:ws/messages', async (req, reply) => {

@@ -215,6 +215,10 @@ export class FileStore implements Store {
     return bad.length ? describeBadLines(bad) : null;
   }
 
+  startupNote(): string | null {
+    return this.prunedLines ? `the journals were written again without ${this.prunedLines} lines of deleted workspaces` : null;
+  }
+
   /** File writes made so far (grouping shows as fewer writes than calls). */
   get fileWrites(): number {
     return this.#doc.writes;

@@ -9,6 +9,15 @@ import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl, pgLocation } from '
 import { storeConformance } from './conformance/index.js';
 import { ENDED_AT_ONCE, PURGED, WITH_THEIR_PARENT } from '../../../src/store/postgres/workspaces.js';
 
+/** A fresh schema, migrated, and a pool on it. */
+async function migrated(t: { after(fn: () => unknown): void }) {
+  const url = await freshSchemaUrl(t);
+  const s = PgStore.create(pgLocation(url), { log: silentLog });
+  await s.migrate();
+  await s.close();
+  return { loc: pgLocation(url), pool: createPool(pgLocation(url), silentLog) };
+}
+
 // Without a Postgres the runner has said so in one line, and these suites are not registered.
 if (TEST_DATABASE_URL) {
   storeConformance<string>({
@@ -32,12 +41,7 @@ if (TEST_DATABASE_URL) {
   });
 
   test("postgres: a workspace's deletion names every table with a workspace_id", async (t) => {
-    const url = await freshSchemaUrl(t);
-    const s = PgStore.create(pgLocation(url), { log: silentLog });
-    await s.migrate();
-    await s.close();
-    const loc = pgLocation(url);
-    const c = createPool(loc, silentLog);
+    const { pool: c } = await migrated(t);
     t.after(() => c.end());
     const { rows } = await c.query<{ table_name: string }>(`SELECT table_name FROM information_schema.columns WHERE column_name = 'workspace_id' AND table_schema = current_schema() ORDER BY 1`);
     assert.ok(rows.length > 10);
@@ -52,12 +56,7 @@ if (TEST_DATABASE_URL) {
   });
 
   test('postgres: a schema newer than this build is refused too', async (t) => {
-    const url = await freshSchemaUrl(t);
-    const s = PgStore.create(pgLocation(url), { log: silentLog });
-    await s.migrate();
-    await s.close();
-    const loc = pgLocation(url);
-    const c = createPool(loc, silentLog);
+    const { loc, pool: c } = await migrated(t);
     await c.query(`INSERT INTO svc_migrations (version, name) VALUES (999, '0999_future')`);
     await c.end();
     await assert.rejects(openStore(loc, { role: 'admin', log: silentLog }), (e) => isSvcError(e) && /newer than this svc/.test(e.message));
