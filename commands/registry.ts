@@ -7,6 +7,7 @@ import workspacesList from './workspaces/list.js';
 import workspacesSetPlan from './workspaces/set-plan.js';
 import workspacesUsage from './workspaces/usage.js';
 import workspacesShow from './workspaces/show.js';
+import workspacesDelete from './workspaces/delete.js';
 import keysCreate from './keys/create.js';
 import keysList from './keys/list.js';
 import keysRevoke from './keys/revoke.js';
@@ -102,6 +103,7 @@ export const commands: CommandSpec[] = [
   workspacesSetPlan,
   workspacesUsage,
   workspacesShow,
+  workspacesDelete,
   keysCreate,
   keysList,
   keysRevoke,

@@ -216,7 +216,7 @@ export class FileStore implements Store {
   }
 
   startupNote(): string | null {
-    return this.prunedLines ? `the journals were written again without ${this.prunedLines} lines of deleted workspaces` : null;
+    return this.prunedLines ? `the journals were written again without ${this.prunedLines} line${this.prunedLines === 1 ? '' : 's'} of deleted workspaces` : null;
   }
 
   /** File writes made so far (grouping shows as fewer writes than calls). */
