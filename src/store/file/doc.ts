@@ -49,6 +49,8 @@ export interface Doc {
 export interface DeletionRecord extends WorkspaceDeletion {
   owner: string | null;
   claimed_at: string | null;
+  /** Ids of its webhook endpoints, removed with the mark (their lines in the journals name them). */
+  endpoint_ids?: string[];
 }
 
 export interface PrunedWorkspace {

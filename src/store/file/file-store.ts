@@ -22,7 +22,7 @@ import { Replay, type Line } from './replay.js';
 import { fileSuppressions } from './suppressions.js';
 import { fileTls } from './tls.js';
 import { fileWebhooks } from './webhooks.js';
-import { fileWorkspaces } from './workspaces.js';
+import { fileWorkspaces, type DeletionHooks } from './workspaces.js';
 import { fileTracking } from './tracking.js';
 import { fileSecrets } from './secrets.js';
 import { fileInbox, type FileInbox } from './inbox.js';
@@ -51,6 +51,7 @@ export class FileStore implements Store {
   readonly #journals: Array<Journal<Line>>;
   readonly #inbox: FileInbox;
   readonly #lists: FileLists;
+  readonly #dropJobs: (workspaceId: string) => void;
   #closed = false;
   /** Lines of deleted workspaces dropped (or written without their records) as the store opened. */
   prunedLines = 0;
@@ -80,16 +81,28 @@ export class FileStore implements Store {
     const campaigns = fileCampaigns(camps.journal, camps.replay, mail.replay, msgs.lookup, now);
     const sequences = fileSequences(seqs.journal, seqs.replay, mail.replay, now);
     const webhookGroups = fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox);
-    // A deleted workspace's purge: its lists' journals and its endpoints' jobs go the way a removal
-    // takes them, its mail leaves memory; the rest of svc.json goes in workspaces.ts.
-    const forget = async (wsId: string): Promise<number> => {
-      let n = msgs.lookup.forgetWorkspace(wsId) + suppressions.forgetWorkspace(wsId) + (await this.#inbox.forgetWorkspace(wsId));
-      for (const l of doc.data.lists.filter((x) => x.workspace_id === wsId)) if (await this.#lists.lists.remove(wsId, l.id)) n++;
+    // A deleted workspace: at once its queued mail is not handed off and its endpoints (with their
+    // jobs) go the way a removal takes them; at its purge its lists' journals go likewise and its
+    // records leave memory. The rest of svc.json goes in workspaces.ts.
+    const endpointsGone = async (wsId: string): Promise<number> => {
+      let n = 0;
       for (const e of doc.data.webhook_endpoints.filter((x) => x.workspace_id === wsId)) if (await webhookGroups.endpoints.remove(wsId, e.id)) n++;
       return n;
     };
+    const hooks: DeletionHooks = {
+      end: async (wsId) => {
+        msgs.lookup.dropJobs(wsId);
+        await endpointsGone(wsId);
+      },
+      forget: async (wsId) => {
+        let n = msgs.lookup.forgetWorkspace(wsId) + suppressions.forgetWorkspace(wsId) + (await this.#inbox.forgetWorkspace(wsId)) + (await endpointsGone(wsId));
+        for (const l of doc.data.lists.filter((x) => x.workspace_id === wsId)) if (await this.#lists.lists.remove(wsId, l.id)) n++;
+        return n;
+      },
+    };
+    this.#dropJobs = (wsId) => msgs.lookup.dropJobs(wsId);
     const groups: StoreGroups = {
-      workspaces: fileWorkspaces(doc, forget),
+      workspaces: fileWorkspaces(doc, hooks),
       keys: fileKeys(doc),
       domains: fileDomains(doc, box),
       addresses: fileAddresses(doc),
@@ -187,6 +200,8 @@ export class FileStore implements Store {
       inboxReplay.finish();
       await store.#inbox.settle();
       await store.#lists.load();
+      // Deleted workspaces not purged yet (a daemon stopped in between): their mail stays unsent.
+      for (const id of Object.keys(doc.data.deletions)) store.#dropJobs(id);
       // Unreadable lines were skipped; a copy of each goes aside before anything else is written.
       await setAside(dir, 'mail', mail.problems);
       await setAside(dir, 'suppressions', held.problems);

@@ -107,6 +107,8 @@ export interface MessageLookup {
    * when the store next opens: workspace-prune.ts); how many records went.
    */
   forgetWorkspace(workspaceId: string): number;
+  /** Drops a deleted workspace's queued jobs from memory: its mail is not handed off (at its deletion, and again as the store opens until its purge). */
+  dropJobs(workspaceId: string): void;
 }
 
 /**
@@ -398,6 +400,16 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     byToken: (t) => byToken.get(t),
     has: (id) => byId.has(id),
     onPurge: (fn) => void purgeListeners.push(fn),
+    dropJobs: (workspaceId) => {
+      // A hand-off in flight finds its job gone.
+      for (const j of jobs.ofWorkspace(workspaceId)) {
+        jobs.delete(j.id);
+        leases.release(j.id);
+        contentUsers.delete(j.content_id);
+        contents.delete(j.content_id);
+        recentContents.forget(j.content_id);
+      }
+    },
     forgetWorkspace: (workspaceId) => {
       const gone = byWorkspace.get(workspaceId) ?? [];
       byWorkspace.delete(workspaceId);
@@ -410,14 +422,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         contentsGone.add(m.content_id);
       }
       for (const [c, list] of byCampaign) if (list[0]?.workspace_id === workspaceId) byCampaign.delete(c);
-      // Its queued mail is never handed off: a hand-off in flight finds its job gone.
-      for (const j of jobs.ofWorkspace(workspaceId)) {
-        jobs.delete(j.id);
-        leases.release(j.id);
-        contentUsers.delete(j.content_id);
-        contents.delete(j.content_id);
-        recentContents.forget(j.content_id);
-      }
+      lookup.dropJobs(workspaceId);
       for (const [id, e] of outboxed) if (e.workspace_id === workspaceId) outboxed.delete(id);
       usage.delete(workspaceId);
       for (const fn of purgeListeners) fn(gone.map((m) => m.id), [...contentsGone], []);

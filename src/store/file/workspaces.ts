@@ -1,5 +1,6 @@
 // File store: workspaces (svc.json). A deletion moves the workspace out of the list at once (with
-// its keys and memberships, and the accounts of its people who belong nowhere else); purge() then removes the rest of it from svc.json, drops its lists'
+// its keys and memberships, and the accounts of its people who belong nowhere else), and its
+// queued mail and webhook endpoints (their jobs) go; purge() then removes the rest of it from svc.json, drops its lists'
 // journals and its webhook endpoints' jobs, forgets its mail in memory, and leaves a note for
 // the next open, which writes the journals again without its lines (workspace-prune.ts).
 import { SvcError } from '../../errors.js';
@@ -7,10 +8,13 @@ import type { Workspace } from '../../model/workspace.js';
 import type { WorkspaceStore } from '../port/workspaces.js';
 import { copy, type DocFile } from './doc.js';
 
-/** What other aggregates do as a deleted workspace is purged: how many records each removed. */
-export type ForgetWorkspace = (workspaceId: string) => Promise<number>;
+/** What other aggregates do as a workspace is deleted: what must stop at once, and its purge (how many records went). */
+export interface DeletionHooks {
+  end(workspaceId: string): Promise<void>;
+  forget(workspaceId: string): Promise<number>;
+}
 
-export function fileWorkspaces(doc: DocFile, forget: ForgetWorkspace): WorkspaceStore {
+export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceStore {
   return {
     create: async (ws) => {
       doc.open();
@@ -68,15 +72,17 @@ export function fileWorkspaces(doc: DocFile, forget: ForgetWorkspace): Workspace
       d.accounts = d.accounts.filter((a) => !people.has(a.id));
       d.sessions = d.sessions.filter((s) => !people.has(s.account_id));
       d.signin_links = d.signin_links.filter((l) => !people.has(l.account_id));
-      d.deletions[id] = { ...copy(ws), deleted_at: at, reason, owner: null, claimed_at: null };
+      const endpoint_ids = d.webhook_endpoints.filter((e) => e.workspace_id === id).map((e) => e.id);
+      d.deletions[id] = { ...copy(ws), deleted_at: at, reason, owner: null, claimed_at: null, endpoint_ids };
       await doc.commit();
+      await hooks.end(id);
       return true;
     },
     deletions: async () => {
       doc.open();
       return Object.values(doc.data.deletions)
         .sort((a, b) => a.deleted_at.localeCompare(b.deleted_at))
-        .map(({ owner: _o, claimed_at: _c, ...d }) => copy(d));
+        .map(({ owner: _o, claimed_at: _c, endpoint_ids: _e, ...d }) => copy(d));
     },
     claimDeletion: async (id, owner, at, staleMs) => {
       doc.open();
@@ -91,10 +97,11 @@ export function fileWorkspaces(doc: DocFile, forget: ForgetWorkspace): Workspace
     // written again at the next open, a segment at a time.
     purge: async (id) => {
       doc.open();
-      if (!doc.data.deletions[id]) return { removed: 0, done: false };
+      const marked = doc.data.deletions[id];
+      if (!marked) return { removed: 0, done: false };
       const own = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id === id);
-      const ids = [...own(doc.data.webhook_endpoints), ...own(doc.data.lists)].map((x) => x.id);
-      let removed = await forget(id);
+      const ids = [...new Set([...(marked.endpoint_ids ?? []), ...[...own(doc.data.webhook_endpoints), ...own(doc.data.lists)].map((x) => x.id)])];
+      let removed = await hooks.forget(id);
       const d = doc.data;
       const before = d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.inbox_threads.length + d.keys.length + d.memberships.length;
       const other = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id !== id);

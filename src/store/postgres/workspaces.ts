@@ -17,17 +17,19 @@ interface WorkspaceRow {
 const WS_COLS = 'id, name, plan, created_at';
 const LIVE = 'deleted_at IS NULL';
 
-/** Removed with the mark, in the same transaction: nobody can use the workspace any more (with the accounts of its people who belong nowhere else). */
-export const ENDED_AT_ONCE = ['api_keys', 'memberships'] as const;
+/**
+ * Removed with the mark, in the same transaction: nobody can use the workspace any more (with the
+ * accounts of its people who belong nowhere else), and its queued mail and webhook deliveries are
+ * not handed off (as many rows as its queues hold).
+ */
+export const ENDED_AT_ONCE = ['api_keys', 'memberships', 'outbound_jobs', 'webhook_jobs'] as const;
 /**
  * What purge() removes, a batch at a time, in this order (a row before what it points to). Each is
  * found by workspace_id; a test checks that every table with that column is named here, in
  * ENDED_AT_ONCE or in WITH_THEIR_PARENT.
  */
 export const PURGED = [
-  'outbound_jobs',
   'outbox_events',
-  'webhook_jobs',
   'webhook_attempts',
   'idempotency_keys',
   'send_usage',
@@ -94,6 +96,8 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
         if (!marked.rowCount) return false;
         // Every daemon drops its cached keys and look-ups of the workspace at commit.
         const keys = await c.query<{ hash: string }>(`DELETE FROM api_keys WHERE workspace_id = $1 RETURNING hash`, [id]);
+        await c.query(`DELETE FROM outbound_jobs WHERE workspace_id = $1`, [id]);
+        await c.query(`DELETE FROM webhook_jobs WHERE workspace_id = $1`, [id]);
         const people = await c.query<{ account_id: string }>(`DELETE FROM memberships WHERE workspace_id = $1 RETURNING account_id`, [id]);
         // Its people's accounts go too (their sessions and links with them), but for those who are members elsewhere.
         await c.query(`DELETE FROM accounts a WHERE a.id = ANY ($1) AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.account_id = a.id)`, [people.rows.map((r) => r.account_id)]);
@@ -120,7 +124,8 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
       ).length === 1,
     purge: async (id, limit) => {
       let removed = 0;
-      for (const table of PURGED) {
+      // What the mark removed, again: a write in flight as it was made.
+      for (const table of [...ENDED_AT_ONCE, ...PURGED]) {
         const want = limit - removed;
         // By ctid, so a batch is bounded whatever the table's key.
         const n = await db.rows(`DELETE FROM ${table} WHERE ctid = ANY (ARRAY (SELECT ctid FROM ${table} WHERE workspace_id = $1 LIMIT $2)) RETURNING 1`, [id, want]);
@@ -132,7 +137,7 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
       // mark was made); the row's lock keeps new writes that check it out until the commit.
       return db.tx(async (c) => {
         if (!(await c.query(`SELECT 1 FROM workspaces WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, [id])).rowCount) return { removed: 0, done: false };
-        for (const table of PURGED) if ((await c.query(`SELECT 1 FROM ${table} WHERE workspace_id = $1 LIMIT 1`, [id])).rowCount) return { removed: 0, done: false };
+        for (const table of [...PURGED, ...ENDED_AT_ONCE]) if ((await c.query(`SELECT 1 FROM ${table} WHERE workspace_id = $1 LIMIT 1`, [id])).rowCount) return { removed: 0, done: false };
         await c.query(`DELETE FROM workspaces WHERE id = $1`, [id]);
         return { removed: 1, done: true };
       });

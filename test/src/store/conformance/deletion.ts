@@ -48,6 +48,8 @@ export interface Holdings {
   listId: string;
   endpointId: string;
   item: InboxItem;
+  /** A send still queued. */
+  queuedJob: string;
 }
 
 async function hold(store: Store, w: Workspace, mark: string): Promise<Holdings> {
@@ -69,7 +71,9 @@ async function hold(store: Store, w: Workspace, mark: string): Promise<Holdings>
     null,
   );
   await store.people.addMember(w.id, { id: randomUUID(), email: `${mark}@people.test`, name: mark, password_hash: null, created_at: AT, last_sign_in_at: null }, 'owner', null, AT);
-  return { ws: w, keyHash: k.hash, messageIds: send.messages.map((m) => m.id), contentId: send.content.id, listId: l.id, endpointId: ep.id, item: item(w.id, mark) };
+  const queued = batch(w.id, [`${mark}-later@rcpt.test`], AT);
+  await store.messages.accept(queued);
+  return { ws: w, keyHash: k.hash, messageIds: [...send.messages, ...queued.messages].map((m) => m.id), contentId: send.content.id, listId: l.id, endpointId: ep.id, item: item(w.id, mark), queuedJob: queued.jobs[0]!.id };
 }
 
 /** Two workspaces with one of everything; mail received for both in one delivery, webhook jobs fanned out for both at once. */
@@ -122,8 +126,8 @@ export async function onlyKeptRemains(store: Store, gone: Holdings, kept: Holdin
   assert.equal((await store.suppressions.list(kept.ws.id)).length, 1);
   assert.equal((await store.endpoints.listByWorkspace(kept.ws.id)).length, 1);
   assert.equal((await store.subscribers.list(kept.ws.id, kept.listId, { limit: 10, offset: 0 })).total, 1);
-  assert.equal((await store.messages.byIds(kept.messageIds)).length, 2);
-  assert.equal((await store.messages.list(kept.ws.id, { limit: 10, offset: 0 })).total, 2);
+  assert.equal((await store.messages.byIds(kept.messageIds)).length, 3);
+  assert.equal((await store.messages.list(kept.ws.id, { limit: 10, offset: 0 })).total, 3);
   const mine = await store.inbox.get(kept.ws.id, kept.item.id);
   assert.equal(mine?.subject, 'BETADATA');
   assert.equal(Buffer.from(mine!.raw!, 'base64').toString(), RAW.toString(), 'mail received for both keeps its message');
@@ -145,6 +149,9 @@ export function deletionConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.people.members(gone.ws.id), []);
     assert.equal(await store.workspaces.setPlan(gone.ws.id, 'pro'), null);
     assert.deepEqual(await store.workspaces.deletions(), [{ ...gone.ws, deleted_at: at, reason: 'owner:ann@acme.test' }]);
+    // Its queued mail is not handed off (the other's is); nor are its webhook deliveries.
+    assert.deepEqual((await store.queue.claim('w', '2026-01-02T10:01:00.000Z', 60_000, 100)).map((j) => j.id), [kept.queuedJob]);
+    assert.ok((await store.webhooks.claim('w', '2026-01-02T10:01:00.000Z', 60_000, 100)).every((j) => j.job.workspace_id === kept.ws.id));
 
     // One holder at a time; a stale one is taken over.
     assert.equal(await store.workspaces.claimDeletion(gone.ws.id, 'one', at, 60_000), true);
