@@ -3,7 +3,7 @@
 //
 // What a command runs with: its config (read once, on first use), the service on the selected
 // store (opened on first use, closed when the command ends) and the output.
-import { loadConfig, type Config, type ConfigFlags } from '../src/config.js';
+import { loadConfig, loadSettings, unknownEnv, type Config, type ConfigFlags, type LoadedSettings } from '../src/config.js';
 import { systemClock, systemRandom } from '../src/clock.js';
 import { lineLog } from '../src/log.js';
 import { createService, type Service } from '../src/service.js';
@@ -13,12 +13,15 @@ import { Output, type Io } from './output.js';
 
 export class Context {
   #config: Config | undefined;
+  #settings: LoadedSettings | undefined;
   #service: Promise<Service> | undefined;
   readonly out: Output;
 
   constructor(
     readonly io: Io,
     readonly flags: ConfigFlags & { json?: boolean; debug?: boolean; migrate?: boolean },
+    /** The command makes a file store that does not exist yet (CommandSpec.createsStore). */
+    readonly createsStore = false,
   ) {
     this.out = new Output(io, Boolean(flags.json));
   }
@@ -27,16 +30,26 @@ export class Context {
     return lineLog((l) => this.io.stderr.write(l));
   }
 
+  /** Every setting with where it came from, and the config file read (once). */
+  settings(): LoadedSettings {
+    if (!this.#settings) {
+      this.#settings = loadSettings(this.flags, this.io.env, this.io.cwd);
+      // Said once: a misspelt variable would otherwise be ignored in silence.
+      for (const name of unknownEnv(this.io.env)) this.log.warn(`${name} is not a setting of svc and is ignored (svc config show lists them)`);
+    }
+    return this.#settings;
+  }
+
   config(): Config {
-    this.#config ??= loadConfig(this.flags, this.io.env, this.io.cwd);
+    this.#config ??= loadConfig(this.flags, this.io.env, this.io.cwd, this.settings());
     return this.#config;
   }
 
   /** The service on the selected store; `check: false` skips the schema check (`svc migrate`). */
-  service(opts: { check?: boolean } = {}): Promise<Service> {
+  service(opts: { check?: boolean; create?: boolean } = {}): Promise<Service> {
     this.#service ??= (async () => {
       const config = this.config();
-      const store = await openStore(config.store, { role: 'admin', log: this.log, check: opts.check ?? true });
+      const store = await openStore(config.store, { role: 'admin', log: this.log, check: opts.check ?? true, create: opts.create ?? this.createsStore });
       return createService({ store, config, clock: systemClock, random: systemRandom, log: this.log });
     })();
     return this.#service;

@@ -54,7 +54,7 @@ export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)
       const self = received[received.length - 1] as Command;
       const args = received.slice(0, spec.args?.length ?? 0) as string[];
       const opts = self.optsWithGlobals();
-      const ctx = new Context(io, opts);
+      const ctx = new Context(io, opts, spec.createsStore === true);
       try {
         await run(ctx, spec, args, opts);
       } finally {
@@ -65,7 +65,7 @@ export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)
   return program;
 }
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() }): Promise<number> {
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() }): Promise<number> {
   let code = 0;
   let debug = argv.includes('--debug');
   let json = argv.includes('--json');

@@ -13,6 +13,8 @@ export interface Writer {
 export interface Io {
   stdout: Writer;
   stderr: Writer;
+  /** Where questions are answered (`svc init` on a terminal); absent: nothing is asked. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
 }

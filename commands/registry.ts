@@ -2,6 +2,7 @@
 import type { CommandSpec } from './spec.js';
 import serve from './serve.js';
 import migrate from './migrate.js';
+import init from './init.js';
 import workspacesCreate from './workspaces/create.js';
 import workspacesList from './workspaces/list.js';
 import workspacesSetPlan from './workspaces/set-plan.js';
@@ -97,6 +98,7 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
 
 export const commands: CommandSpec[] = [
   serve,
+  init,
   migrate,
   workspacesCreate,
   workspacesList,

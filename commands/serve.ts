@@ -63,7 +63,7 @@ export default {
       random: systemRandom,
       log: ctx.log,
       ready: (line) => ctx.io.stdout.write(line + '\n'),
-      baseUrlDerived: baseUrlIsDerived(ctx.flags, ctx.io.env),
+      baseUrlDerived: baseUrlIsDerived(ctx.settings()),
       migrate: ctx.flags.migrate === true,
       deliver: (ctx.flags as { delivery?: boolean }).delivery !== false,
     });

@@ -16,6 +16,8 @@ export interface CommandSpec {
   /** commander argument syntax, e.g. ['<name>', '[plan]']. */
   args?: string[];
   options?: OptionSpec[];
+  /** Makes a file store that does not exist yet; every other command refuses a missing one (exit 1). */
+  createsStore?: true;
   /** Resolves with the exit code (0 when nothing is returned). */
   run(ctx: Context, args: string[], opts: Record<string, unknown>): Promise<number | void>;
 }

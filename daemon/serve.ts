@@ -2,7 +2,7 @@
 // socket, build and start each listener in order, print one ready line per listener; on stop,
 // stop accepting, let work in flight finish, close the store.
 import type { Clock, Random } from '../src/clock.js';
-import type { Config } from '../src/config.js';
+import { publicSettingsWarnings, type Config } from '../src/config.js';
 import type { Log } from '../src/log.js';
 import { isSvcError } from '../src/errors.js';
 import { createService, type Service } from '../src/service.js';
@@ -175,6 +175,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     stops.workers.push(() => service.tracking.drain());
 
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
+    for (const w of publicSettingsWarnings(config)) log.warn(w);
     // Without a usable system sender the log says so once, now.
     void service.systemMail.check().catch(() => {});
     ready = true;

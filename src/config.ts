@@ -1,11 +1,12 @@
-// Configuration is read once into one typed object: flags, then SVC_* environment, then defaults,
-// each setting as its entry in settings.ts says. Invalid values are a usage error (exit 2) before
-// anything starts.
+// Configuration is read once into one typed object: flags, then SVC_* environment, then the config
+// file (config-file.ts), then defaults, each setting as its entry in settings.ts says. Invalid
+// values are a usage error (exit 2) before anything starts.
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { SvcError } from './errors.js';
-import { resolveSettings, type SettingName } from './settings.js';
+import { resolveSettings, SETTINGS, type Resolved, type SettingName } from './settings.js';
+import { configPath, readConfigFile, type ConfigFile } from './config-file.js';
 
 import type { StoreLocation } from './store/location.js';
 import type { ReturnPathMode } from './mail/return-path.js';
@@ -163,9 +164,29 @@ function readEncryptionKey(file: string | undefined, value: string | undefined, 
 
 const withKey = (loc: StoreLocation, key: Buffer | undefined): StoreLocation => (key ? { ...loc, encryptionKey: key } : loc);
 
-export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
+/** Every setting resolved, and the config file they were read with (null: none). */
+export interface LoadedSettings {
+  resolved: Resolved[];
+  file: ConfigFile | null;
+}
+
+/** Reads the config file (--config, SVC_CONFIG, or ./svc.toml when there is one), then every setting. */
+export function loadSettings(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): LoadedSettings {
+  const named = flags.config !== undefined ? String(flags.config) : env.SVC_CONFIG || undefined;
+  const path = configPath(named, cwd);
+  const file = path === null ? null : readConfigFile(path);
+  return { resolved: resolveSettings(flags, env, file?.values), file };
+}
+
+/** SVC_* variables that are no setting (a misspelt one would be ignored in silence); tests' own aside. */
+export function unknownEnv(env: NodeJS.ProcessEnv): string[] {
+  const known = new Set(SETTINGS.flatMap((s) => (s.env ? [s.env] : [])));
+  return Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k) && !k.startsWith('SVC_TEST_') && !k.startsWith('SVC_BENCH_')).sort();
+}
+
+export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd(), loaded: LoadedSettings = loadSettings(flags, env, cwd)): Config {
   // Every setting read once, in the table's order (settings.ts); what follows only assembles them.
-  const v = Object.fromEntries(resolveSettings(flags, env).map((r) => [r.setting.name, r.value])) as Record<SettingName, unknown>;
+  const v = Object.fromEntries(loaded.resolved.map((r) => [r.setting.name, r.value])) as Record<SettingName, unknown>;
   const num = (name: SettingName) => v[name] as number;
   const str = (name: SettingName) => v[name] as string | undefined;
   if ((str('tlsCert') === undefined) !== (str('tlsKey') === undefined)) throw usage('--tls-cert and --tls-key go together');
@@ -224,7 +245,23 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
 /** The upgrade_url of quota refusals: the operator's, else under the (possibly derived) base URL. */
 export const upgradeUrlOf = (c: Pick<Config, 'upgradeUrl' | 'baseUrl'>): string => c.upgradeUrl ?? `${c.baseUrl}/upgrade`;
 
-/** True when the base URL was derived from host and port rather than given. */
-export function baseUrlIsDerived(flags: ConfigFlags, env: NodeJS.ProcessEnv): boolean {
-  return !(flags.baseUrl ?? env.SVC_BASE_URL);
+/** True when the base URL was derived from host and port rather than given (by a flag, the environment or the file). */
+export function baseUrlIsDerived(loaded: LoadedSettings): boolean {
+  return loaded.resolved.find((r) => r.setting.name === 'baseUrl')?.source === 'default';
+}
+
+const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i;
+
+/**
+ * What a daemon listening beyond loopback should not run with: links under a loopback base URL
+ * reach nobody, and `svc.localhost` is no domain anyone can publish an SPF include for. Said once
+ * at start (issue 31); on loopback both are the ordinary local set-up and nothing is said.
+ */
+export function publicSettingsWarnings(c: Pick<Config, 'host' | 'baseUrl' | 'serviceDomain'>): string[] {
+  if (LOOPBACK_HOST.test(c.host)) return [];
+  const out: string[] = [];
+  const baseHost = new URL(c.baseUrl).hostname;
+  if (LOOPBACK_HOST.test(baseHost) || /^(0\.0\.0\.0|\[::\])$/.test(baseHost)) out.push(`the base URL ${c.baseUrl} is not a public URL while svc listens on ${c.host}: tracking, unsubscribe and sign-in links will reach nobody; set --base-url (or base-url in the config file) to the public URL`);
+  if (c.serviceDomain === 'svc.localhost') out.push(`the service domain is svc.localhost while svc listens on ${c.host}: your users cannot publish an SPF include for it; set --service-domain (or service-domain in the config file)`);
+  return out;
 }

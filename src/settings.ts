@@ -11,8 +11,8 @@ import { parseMailbox } from './mail/address.js';
 
 const usage = (msg: string) => new SvcError('usage', msg);
 
-/** Where a setting's value came from (a config file joins them with `svc init`). */
-export type Source = 'flag' | 'env' | 'default';
+/** Where a setting's value came from. */
+export type Source = 'flag' | 'env' | 'file' | 'default';
 
 /** The values read so far, by setting name (defaults may depend on earlier ones). */
 export type Values = Record<string, unknown>;
@@ -117,6 +117,7 @@ const count = (flag: string, min: number, max: number) => (raw: string) => parse
 // The table ----------------------------------------------------------------------------------------
 
 const TABLE = [
+  { name: 'config', flag: '--config <file>', env: 'SVC_CONFIG', defaultText: '`svc.toml` in the working directory, if there is one', scope: 'global', description: 'the config file (TOML, written by `svc init`): instance settings for the daemon and every command' },
   { name: 'store', flag: '--store <url>', env: 'SVC_STORE', default: 'file:./svc-data', scope: 'global', secret: 'url', description: '`file:DIR` (embedded store in DIR) or `postgres://` / `postgresql://` (`?schema=NAME` for a schema of its own)' },
   { name: 'workspace', flag: '--workspace <name>', env: 'SVC_WORKSPACE', defaultText: 'the only workspace, if there is exactly one', scope: 'global', description: 'workspace of workspace-scoped commands' },
   { name: 'pgPoolSize', flag: '--pg-pool-size <n>', env: 'SVC_PG_POOL_SIZE', default: '10', scope: 'global', description: 'Postgres connections per process', parse: count('--pg-pool-size', 1, 1000) },
@@ -262,10 +263,10 @@ export interface Resolved {
 }
 
 /**
- * Reads every setting in table order: the flag, else the environment, else the default. Invalid
- * values are usage errors naming the flag.
+ * Reads every setting in table order: the flag, else the environment, else the config file's
+ * value (config-file.ts), else the default. Invalid values are usage errors naming the flag.
  */
-export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Resolved[] {
+export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, file: Record<string, string> = {}): Resolved[] {
   const values: Values = {};
   return SETTINGS.map((setting) => {
     const given = flags[setting.name];
@@ -277,6 +278,9 @@ export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.Proc
     } else if (setting.env && env[setting.env]) {
       raw = env[setting.env];
       source = 'env';
+    } else if (file[setting.name] !== undefined) {
+      raw = file[setting.name];
+      source = 'file';
     } else {
       raw = typeof setting.default === 'function' ? setting.default(values) : setting.default;
     }

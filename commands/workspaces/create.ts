@@ -4,6 +4,7 @@ import type { CommandSpec } from '../spec.js';
 export default {
   noun: 'workspaces',
   verb: 'create',
+  createsStore: true,
   summary: 'create a workspace (default plan trial)',
   args: ['<name>'],
   options: [{ flags: '--plan <plan>', description: 'trial, starter, pro or scale', default: 'trial' }],

@@ -1,6 +1,8 @@
 // Opens the store a command or the daemon asked for (--store). A file store owned by a running
 // daemon is reached through the daemon's admin socket; one briefly held by another admin command
 // is waited for. Postgres is shared: every process connects directly.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { StoreLocation } from './location.js';
 import { SvcError } from '../errors.js';
 import type { Log } from '../log.js';
@@ -19,6 +21,12 @@ export interface OpenOptions {
    * fast); the daemon starts without it and answers 503 until the database is back.
    */
   check?: boolean;
+  /**
+   * File store: make the directory and its data file when there is none (`svc init`, `svc serve`,
+   * `svc workspaces create`). Without it a missing store is a one-line failure, so a command run
+   * from the wrong directory never leaves an empty store behind.
+   */
+  create?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -37,12 +45,15 @@ export async function openStore(location: StoreLocation, opts: OpenOptions): Pro
     }
     return store;
   }
-  const [{ FileStore }, { LockHeldError }, { RemoteStore }, { socketPath }] = await Promise.all([
+  const [{ FileStore, DATA_FILE }, { LockHeldError }, { RemoteStore }, { socketPath }] = await Promise.all([
     import('./file/file-store.js'),
     import('./file/lock.js'),
     import('./file/remote-store.js'),
     import('./file/admin-protocol.js'),
   ]);
+  if (opts.create === false && !existsSync(join(location.dir, DATA_FILE))) {
+    throw new SvcError('not_found', `no svc store at ${location.dir} (svc init makes one; --store, SVC_STORE or the config file names another)`);
+  }
   const deadline = Date.now() + (opts.waitMs ?? 10_000);
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     try {

@@ -74,7 +74,7 @@ test('check of a directory that holds no store is an error, not a clean bill', a
   const dir = await tmpDir(t);
   const r = await svc(['--store', `file:${join(dir, 'nothing-here')}`, 'store', 'check']);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /no store at .*nothing-here \(check --store or SVC_STORE\)/);
+  assert.match(r.stderr, /no svc store at .*nothing-here \(svc init makes one/);
 });
 
 test('repair --apply refuses while svc serve owns the store', async (t) => {

@@ -3,12 +3,13 @@
 // (journal.ts) that are replayed through a registry (replay.ts) when the store opens, so a write
 // never re-serialises the whole store. The directory's lock (lock.ts) keeps one owner.
 import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store, StoreGroups } from '../types.js';
 import { fileAddresses } from './addresses.js';
 import { filePeople } from './people.js';
 import { describeBadLines, setAside } from './check.js';
-import { DocFile } from './doc.js';
+import { DATA_FILE, DocFile } from './doc.js';
 import { fileDomains, sealDomainKeys } from './domains.js';
 import { SecretBox } from '../secret-box.js';
 import { fileIdempotency } from './idempotency.js';
@@ -143,7 +144,11 @@ export class FileStore implements Store {
     const lock = await StoreLock.acquire(dir, role);
     try {
       const doc = new DocFile(dir);
+      const fresh = !existsSync(join(dir, DATA_FILE));
       await doc.load();
+      // A new store has its data file from the start: that file is how commands tell a store
+      // from an empty folder (open.ts refuses to make one for a command that only reads).
+      if (fresh) await doc.commit();
       await sealDomainKeys(doc, box);
       // The aggregates register their line kinds as the store is assembled; then the journals are
       // read through them.

@@ -91,6 +91,9 @@ export async function migrate(pool: Pool, schema: string | undefined, upTo = Inf
       if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await client.query(`CREATE TABLE IF NOT EXISTS svc_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
       const from = await schemaVersion(client);
+      // A schema a newer svc wrote is never "up to date" for this one: the daemon would refuse it.
+      const newest = migrations.at(-1)?.version ?? 0;
+      if (upTo === Infinity && from > newest) throw new SvcError('schema_behind', `postgres schema is at version ${from}, newer than this svc knows (${newest}): upgrade svc; nothing was changed`);
       const applied: string[] = [];
       for (const m of migrations.filter((x) => x.version > from)) {
         await client.query('BEGIN');

@@ -1,0 +1,93 @@
+// The config file (`--config FILE`, `SVC_CONFIG`, else `svc.toml` in the working directory when
+// there is one): instance settings in TOML, one key per setting, named as its flag without the
+// dashes (`service-domain = "mail.example.com"`). It applies to the daemon and to every command,
+// below flags and the environment (settings.ts). `svc init` writes one with every setting, the
+// ones not chosen commented out with their defaults. Paths in it are relative to its directory.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { SvcError } from './errors.js';
+import { defaultShown, flagName, SETTINGS, type Setting } from './settings.js';
+
+/** Looked for in the working directory when neither --config nor SVC_CONFIG names a file. */
+export const DEFAULT_CONFIG_FILE = 'svc.toml';
+
+export interface ConfigFile {
+  path: string;
+  /** Given values as text, by setting name (what a flag would have said). */
+  values: Record<string, string>;
+}
+
+const usage = (msg: string) => new SvcError('usage', msg);
+
+/** Settings a file may hold: those with a flag, but the file's own. */
+const inFile = (s: Setting) => s.flag !== undefined && s.name !== 'config';
+const keyOf = (s: Setting) => flagName(s)!.slice(2);
+const byKey = new Map(SETTINGS.filter(inFile).map((s) => [keyOf(s), s]));
+/** Settings whose value is a path (or a file: store), read relative to the file's directory. */
+const PATHS = new Set(['tlsCert', 'tlsKey', 'outboundCa', 'encryptionKeyFile']);
+
+/** The file to read: the one named, or svc.toml here if there is one; null for none. */
+export function configPath(named: string | undefined, cwd: string): string | null {
+  if (named !== undefined) return resolve(cwd, named);
+  const here = resolve(cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(here) ? here : null;
+}
+
+/** A TOML value as the flag would give it: lists comma-separated, switches true/false. */
+function asText(key: string, v: unknown, file: string): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.join(',');
+  throw usage(`${file}: ${key} must be a string, a number, true or false, or a list of strings`);
+}
+
+/** Reads and checks a config file: a missing file, bad TOML or an unknown key is wrong usage (exit 2). */
+export function readConfigFile(path: string): ConfigFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw usage(`cannot read the config file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    const where = e instanceof TomlError ? ` at line ${e.line}` : '';
+    throw usage(`${path} is not valid TOML${where}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const dir = dirname(path);
+  const values: Record<string, string> = {};
+  for (const [key, v] of Object.entries(doc)) {
+    const s = byKey.get(key);
+    if (!s) {
+      const near = [...byKey.keys()].find((k) => k.replace(/-/g, '') === key.replace(/[-_]/g, '').toLowerCase());
+      throw usage(`${path}: unknown setting '${key}'${near ? ` (did you mean ${near}?)` : ''}; the keys are the flags without their dashes (svc config show lists them)`);
+    }
+    let raw = asText(key, v, path);
+    if (PATHS.has(s.name) && raw && !isAbsolute(raw)) raw = resolve(dir, raw);
+    if (s.name === 'store' && raw.startsWith('file:') && !raw.startsWith('file://') && !isAbsolute(raw.slice(5))) raw = `file:${resolve(dir, raw.slice(5))}`;
+    values[s.name] = raw;
+  }
+  return { path, values };
+}
+
+const tomlString = (s: string) => JSON.stringify(s);
+
+/**
+ * The text of a new config file: a header, then every setting a file may hold with what it means;
+ * those in `chosen` set, the others commented out with their default (`svc init`).
+ */
+export function configFileText(chosen: Record<string, string>, header: string[]): string {
+  const lines = [...header.map((h) => `# ${h}`), '#', '# Each key is a flag of svc without its dashes. Precedence: a flag, then the SVC_* environment,', '# then this file, then the default. Relative paths are relative to this file.', ''];
+  for (const s of SETTINGS.filter(inFile)) {
+    if (s.secret === 'value') continue;
+    lines.push(`# ${s.description.replace(/`/g, '')}${s.scope === 'serve' ? ' (svc serve)' : ''}`);
+    const v = chosen[s.name];
+    if (v !== undefined) lines.push(`${keyOf(s)} = ${tomlString(v)}`);
+    else lines.push(`# ${keyOf(s)} = ${typeof s.default === 'string' ? tomlString(s.default) : `(${defaultShown(s).replace(/`/g, '')})`}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}
