@@ -9,6 +9,12 @@ import { trialDates } from './trial.js';
 // A short name: it is the `tenant` of GET /me and what operators type after --workspace.
 const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
+/** A new workspace's name and plan, checked before any store is opened (or made) for it. */
+export function checkNewWorkspace(name: string, plan: Plan | string): Plan {
+  if (!NAME.test(name)) throw new SvcError('invalid_argument', `invalid workspace name '${name}': lowercase letters, digits and inner hyphens, at most 63`);
+  return parsePlan(plan);
+}
+
 export function workspaceService({ store, clock, random }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses' | 'subscribers' | 'people' | 'inbox'>) {
   async function byName(name: string): Promise<Workspace> {
     const ws = await store.workspaces.getByName(name);
@@ -45,10 +51,7 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
 
   return {
     async create(name: string, plan: Plan | string = 'trial'): Promise<Workspace> {
-      if (!NAME.test(name)) {
-        throw new SvcError('invalid_argument', `invalid workspace name '${name}': lowercase letters, digits and inner hyphens, at most 63`);
-      }
-      return store.workspaces.create({ id: random.uuid(), name, plan: parsePlan(plan), created_at: clock.now().toISOString() });
+      return store.workspaces.create({ id: random.uuid(), name, plan: checkNewWorkspace(name, plan), created_at: clock.now().toISOString() });
     },
 
     list: () => store.workspaces.list(),

@@ -1,6 +1,7 @@
 // svc on Postgres as a child process: migrations, and several daemons on one database.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import pg from 'pg';
 import { svc, json, serve } from '../helpers/cli.js';
 import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl } from '../helpers/pg.js';
 
@@ -41,6 +42,26 @@ if (TEST_DATABASE_URL) {
     t.after(() => d.stop('SIGKILL'));
     assert.equal((await fetch(`${d.urls.api}/healthz`)).status, 200);
     assert.equal(await d.stop(), 0);
+  });
+
+  test('svc migrate refuses a schema newer than this svc: exit 1, one line, nothing changed', async (t) => {
+    const url = await freshSchemaUrl(t);
+    assert.equal((await svc(['--store', url, 'migrate'])).code, 0);
+    const schema = new URL(url).searchParams.get('schema')!;
+    const admin = new URL(TEST_DATABASE_URL!);
+    admin.username ||= process.env.PGUSER || 'root';
+    const c = new pg.Client({ connectionString: admin.toString() });
+    await c.connect();
+    try {
+      await c.query(`INSERT INTO ${schema}.svc_migrations (version, name) VALUES (9999, '9999_from_the_future')`);
+    } finally {
+      await c.end();
+    }
+    const r = await svc(['--store', url, 'migrate']);
+    assert.equal(r.code, 1, r.stdout);
+    assert.ok(oneLine(r.stderr), r.stderr);
+    assert.match(r.stderr, /version 9999, newer than this svc knows .*upgrade svc/);
+    assert.doesNotMatch(r.stdout, /up to date/);
   });
 
   test('two daemons on one database: a key created or revoked is seen by both on the next request', async (t) => {

@@ -172,7 +172,7 @@ test('a store that cannot be read or written: one line, exit 1, nothing overwrit
   assert.equal(s.code, 1);
   assert.ok(oneLine(s.stderr));
 
-  const w = await svc(['--store', 'file:/dev/null/svc', 'workspaces', 'list']);
+  const w = await svc(['--store', 'file:/dev/null/svc', 'workspaces', 'create', 'acme']);
   assert.equal(w.code, 1);
   assert.ok(oneLine(w.stderr));
   assert.match(w.stderr, /not writable/);

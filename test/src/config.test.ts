@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeStore, loadConfig, parseStore } from '../../src/config.js';
+import { describeStore, loadConfig, parseStore, publicSettingsWarnings } from '../../src/config.js';
 import { isSvcError } from '../../src/errors.js';
 
 const usage = (re: RegExp) => (e: unknown) => isSvcError(e) && e.kind === 'usage' && e.spec.exit === 2 && re.test(e.message) && !e.message.includes('\n');
@@ -71,4 +71,17 @@ test('the password of a postgres URL never appears in an error', () => {
     () => loadConfig({ store: 'postgres://user:s3cret@[bad' }, {}),
     (e: Error) => !e.message.includes('s3cret'),
   );
+});
+
+test('a daemon listening beyond loopback is warned about a loopback or unspecified base URL and about svc.localhost; on loopback nothing is said', () => {
+  const at = (host: string, baseUrl: string, serviceDomain = 'mail.example.com') => publicSettingsWarnings({ host, baseUrl, serviceDomain });
+  assert.deepEqual(at('127.0.0.1', 'http://127.0.0.1:8080', 'svc.localhost'), []);
+  assert.deepEqual(at('::1', 'http://[::1]:8080', 'svc.localhost'), []);
+  assert.deepEqual(at('0.0.0.0', 'https://mail.example.com'), []);
+  assert.match(at('0.0.0.0', 'http://127.0.0.1:8080').join('\n'), /base URL http:\/\/127\.0\.0\.1:8080 is not a public URL/);
+  assert.match(at('0.0.0.0', 'http://0.0.0.0:8080').join('\n'), /not a public URL/);
+  assert.match(at('203.0.113.5', 'http://localhost:8080').join('\n'), /not a public URL/);
+  const both = at('0.0.0.0', 'http://127.0.0.1:8080', 'svc.localhost');
+  assert.equal(both.length, 2);
+  assert.match(both[1]!, /service domain is svc\.localhost/);
 });
