@@ -40,6 +40,12 @@ export class Context {
     return this.#settings;
   }
 
+  /** The settings and config read again from the same flags, environment and file (SIGHUP). */
+  rereadConfig(): { config: Config; settings: LoadedSettings } {
+    const settings = loadSettings(this.flags, this.io.env, this.io.cwd);
+    return { config: loadConfig(this.flags, this.io.env, this.io.cwd, settings), settings };
+  }
+
   config(): Config {
     this.#config ??= loadConfig(this.flags, this.io.env, this.io.cwd, this.settings());
     return this.#config;

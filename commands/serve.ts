@@ -33,20 +33,22 @@ export default {
   async run(ctx) {
     const config = ctx.config();
     hidePassword(config.outbound);
-    const { startDaemon } = await import('../daemon/serve.js');
+    const [{ startDaemon }, { daemonLog }] = await Promise.all([import('../daemon/serve.js'), import('../daemon/log.js')]);
+    // The daemon's log: text for a person at a terminal, JSON lines for journald, files and pipes.
+    const log = daemonLog({ format: config.logFormat ?? (!config.logFile && ctx.io.stderr.isTTY ? 'text' : 'json'), level: config.logLevel, file: config.logFile });
     // One peer's broken socket (EPIPE, ECONNRESET) must never take the daemon and every other
     // connection down with it; anything else thrown outside a handler still stops the process.
     process.removeAllListeners('uncaughtException');
     process.on('uncaughtException', (e: NodeJS.ErrnoException) => {
-      if (e.code && PEER_ERRORS.has(e.code)) return ctx.log.warn(`a connection failed (${e.code}: ${e.message}); the daemon goes on`);
-      ctx.log.error(`uncaught: ${e.stack ?? e.message}`);
+      if (e.code && PEER_ERRORS.has(e.code)) return log.warn(`a connection failed (${e.code}: ${e.message}); the daemon goes on`);
+      log.error(`uncaught: ${e.stack ?? e.message}`);
       process.exit(1);
     });
     // Signals are taken from before the first ready line: a stop that arrives while the daemon
     // is still starting waits for the start, then stops cleanly (exit 0).
     const stopped = new Promise<void>((resolve) => {
       const stop = (signal: string) => {
-        ctx.log.info(`${signal}: stopping`);
+        log.info(`${signal}: stopping`);
         process.removeListener('SIGINT', stop);
         process.removeListener('SIGTERM', stop);
         // A second signal while draining ends the process at once.
@@ -57,18 +59,50 @@ export default {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
+    // Until the daemon is up a SIGHUP is ignored rather than ending the process (Node's default).
+    const early = () => log.info('SIGHUP while starting: ignored; send it again once the daemon is ready');
+    process.on('SIGHUP', early);
     const daemon = await startDaemon({
       config,
       clock: systemClock,
       random: systemRandom,
-      log: ctx.log,
+      log,
       ready: (line) => ctx.io.stdout.write(line + '\n'),
       baseUrlDerived: baseUrlIsDerived(ctx.settings()),
       migrate: ctx.flags.migrate === true,
       deliver: (ctx.flags as { delivery?: boolean }).delivery !== false,
     });
+    // SIGHUP (a closed SSH session, `systemctl reload`) never stops the daemon: the config file is
+    // read again, what can change live changes, the log file is reopened (daemon/reload.ts).
+    const hup = () => {
+      log.reopen();
+      let next: ReturnType<typeof ctx.rereadConfig>;
+      try {
+        next = ctx.rereadConfig();
+      } catch (e) {
+        log.error(`SIGHUP: the configuration was not reloaded (${(e as Error).message}); nothing changed`);
+        return;
+      }
+      daemon.reload(next.config).then(
+        (r) => {
+          // Said at whichever of the old and new levels writes more, then the new one holds.
+          const RANK = ['debug', 'info', 'warn', 'error'];
+          const level = next.config.logLevel;
+          log.setLevel(RANK.indexOf(level) < RANK.indexOf(log.level) ? level : log.level);
+          log.info(`SIGHUP: configuration read again${next.settings.file ? ` from ${next.settings.file.path}` : ''}`, {
+            applied: r.applied.join(',') || 'nothing changed',
+            ...(r.restart.length ? { restart_needed: r.restart.join(',') } : {}),
+          });
+          log.setLevel(level);
+        },
+        (e: Error) => log.error(`SIGHUP: ${e.message}`),
+      );
+    };
+    process.removeListener('SIGHUP', early);
+    process.on('SIGHUP', hup);
     await stopped;
+    process.removeListener('SIGHUP', hup);
     await daemon.close();
-    ctx.log.info('stopped');
+    log.info('stopped');
   },
 } satisfies CommandSpec;

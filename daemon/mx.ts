@@ -33,7 +33,7 @@ interface State {
   releaseData: (() => void) | null;
 }
 
-export async function startMx(service: Service, opts: MxOptions): Promise<{ url: string; close(): Promise<void>; stats(): Record<string, number> }> {
+export async function startMx(service: Service, opts: MxOptions): Promise<{ url: string; close(): Promise<void>; stats(): Record<string, number>; setTls(tls: { cert: string; key: string }): void }> {
   const { log } = service.deps;
   const { config } = service.deps;
   // SPF, DKIM, DMARC and ARC of every message, through the configured resolvers (answers kept a minute).
@@ -56,6 +56,24 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
     if (!(isSvcError(e) && e.kind !== 'internal')) log.error(`mx: ${err.message}`);
     return err;
   };
+  /**
+   * The mail log's MX lines (README "The log"): every refusal with its stage and reply, and every
+   * message taken, with the client, its HELO and the envelope. Info: this is what happened to mail.
+   */
+  type Session = Parameters<NonNullable<Parameters<typeof listenSmtp>[0]['server']['onMailFrom']>>[1];
+  const verdict = (session: Session, stage: 'mail' | 'rcpt' | 'data', fields: Record<string, unknown>, refused?: Error & { responseCode?: number }) => {
+    service.deps.events?.event('info', refused ? 'mx refused' : 'mx accepted', {
+      session: session.id,
+      client: session.remoteAddress,
+      helo: session.hostNameAppearsAs,
+      tls: session.secure,
+      from: session.envelope.mailFrom ? session.envelope.mailFrom.address : stage === 'mail' ? undefined : '',
+      stage,
+      ...fields,
+      ...(refused ? { reply: `${refused.responseCode ?? ''} ${refused.message}`.trim() } : {}),
+    });
+    return refused;
+  };
   const state = (id: string) => {
     let s = states.get(id);
     if (!s) states.set(id, (s = { recipients: [], releaseData: null }));
@@ -76,31 +94,34 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
         // Anyone may send to our mailboxes; the null sender (<>) of bounce reports included.
         state(session.id).recipients = [];
         const args = address.args as Record<string, string> | false;
-        if (Number((args && args.SIZE) || 0) > RELAY_MAX_SIZE) return callback(refusal('message_too_big'));
+        const from = { from: address.address };
+        if (Number((args && args.SIZE) || 0) > RELAY_MAX_SIZE) return callback(verdict(session, 'mail', from, refusal('message_too_big')));
         try {
           inbound.checkSender(address.address, session.remoteAddress ?? null);
         } catch (e) {
-          return callback(smtpError(replyFor(e)));
+          return callback(verdict(session, 'mail', from, smtpError(replyFor(e))));
         }
         callback();
       },
       onRcptTo(address, session, callback) {
         const s = state(session.id);
-        if (s.recipients.length >= RELAY_MAX_RECIPIENTS) return callback(refusal('too_many_recipients'));
+        const to = { to: address.address };
+        if (s.recipients.length >= RELAY_MAX_RECIPIENTS) return callback(verdict(session, 'rcpt', to, refusal('too_many_recipients')));
         inbound
           .admit(address.address)
           .then((r) => {
             s.recipients.push(r);
             callback();
           })
-          .catch((e: unknown) => callback(smtpError(replyFor(e))));
+          .catch((e: unknown) => callback(verdict(session, 'rcpt', to, smtpError(replyFor(e)))));
       },
       onData(stream, session, callback) {
         const s = state(session.id);
         const data = readData(stream, listener.budget, RELAY_MAX_SIZE);
         s.releaseData = data.release;
         void data.done.then((got) => {
-          if ('refused' in got) return callback(refusal(got.refused));
+          const to = { to: s.recipients.map((r) => r.address).join(',') };
+          if ('refused' in got) return callback(verdict(session, 'data', to, refusal(got.refused)));
           if (!s.recipients.length) {
             data.release();
             return callback(refusal('bad_sequence'));
@@ -120,9 +141,10 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
             .then(
               () => {
                 received++;
+                verdict(session, 'data', { ...to, size: got.raw.length });
                 callback(null, '2.0.0 OK: queued');
               },
-              (e: unknown) => callback(smtpError(replyFor(e))),
+              (e: unknown) => callback(verdict(session, 'data', to, smtpError(replyFor(e)))),
             );
         });
       },
@@ -134,6 +156,7 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
   });
   return {
     url: listener.url,
+    setTls: listener.setTls,
     stats: () => ({ ...listener.stats(), received, deferred }),
     close: async () => {
       await listener.close();

@@ -56,9 +56,14 @@ interface State {
   quotaLeft: Promise<number> | null;
   /** Gives back the data memory of a DATA in progress (a connection can break in the middle). */
   releaseData: (() => void) | null;
+  /** For the session's line in the mail log. */
+  openedAt: number;
+  workspace: string | null;
+  messages: number;
+  recipients: number;
 }
 
-export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void>; stats(): RelayStats }> {
+export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void>; stats(): RelayStats; setTls(tls: { cert: string; key: string }): void }> {
   const { log, clock } = service.deps;
   const relay = relayService(service.deps, service.send);
   const states = new Map<string, State>();
@@ -99,7 +104,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     port: opts.port,
     limits: opts,
     log,
-    onConnection: (c) => states.set(c.id, { principal: null, password: null, authFailures: 0, rcpts: 0, quotaLeft: null, releaseData: null }),
+    onConnection: (c) => states.set(c.id, { principal: null, password: null, authFailures: 0, rcpts: 0, quotaLeft: null, releaseData: null, openedAt: clock.now().getTime(), workspace: null, messages: 0, recipients: 0 }),
     server: {
       ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
       authMethods: ['PLAIN', 'LOGIN'],
@@ -120,6 +125,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
             if (state) {
               state.principal = p;
               state.password = auth.password ?? '';
+              state.workspace = p.workspace.name;
             }
             // The key is never the user name of the session: only the workspace is kept.
             callback(null, { user: p.workspace.name });
@@ -208,7 +214,11 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
             .finally(data.release)
             .then(
               // smtp-server replies 250 with this text.
-              () => callback(null, '2.0.0 OK: queued'),
+              () => {
+                state.messages++;
+                state.recipients += rcpts.length;
+                callback(null, '2.0.0 OK: queued');
+              },
               (e: unknown) => fail(replyFor(e), callback),
             );
           // On Postgres an unanswered statement is settled by a fence (up to 4 minutes for relay
@@ -217,13 +227,29 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
         });
       },
       onClose(session) {
-        states.get(session.id)?.releaseData?.();
+        const state = states.get(session.id);
+        state?.releaseData?.();
         states.delete(session.id);
+        // The mail log's line per relay session: who, for which workspace, what was queued.
+        if (state) {
+          service.deps.events?.event('info', 'relay session', {
+            session: session.id,
+            client: session.remoteAddress,
+            helo: session.hostNameAppearsAs,
+            tls: session.secure,
+            workspace: state.workspace,
+            messages: state.messages,
+            recipients: state.recipients,
+            auth_failures: state.authFailures,
+            seconds: Math.round((clock.now().getTime() - state.openedAt) / 100) / 10,
+          });
+        }
       },
     },
   });
   return {
     url: listener.url,
+    setTls: listener.setTls,
     stats: () => ({ ...listener.stats(), trackedAuthFailures: failuresByAddress.size }),
     close: async () => {
       clearInterval(sweep);

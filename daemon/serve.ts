@@ -4,7 +4,7 @@
 import type { Clock, Random } from '../src/clock.js';
 import { publicSettingsWarnings, type Config } from '../src/config.js';
 import type { Log } from '../src/log.js';
-import { isSvcError } from '../src/errors.js';
+import { isSvcError, SvcError } from '../src/errors.js';
 import { createService, type Service } from '../src/service.js';
 import { openStore } from '../src/store/open.js';
 import type { Store } from '../src/store/types.js';
@@ -15,6 +15,8 @@ import { DEFAULT_RELAY, startRelay } from './relay.js';
 import { DEFAULT_MX, startMx } from './mx.js';
 import { openFileLimit, smtpConnectionCaps, smtpConnectionCeiling } from './fd-limit.js';
 import { tlsIdentity } from '../src/relay/tls.js';
+import { changedKeys, LIVE, type ReloadResult } from './reload.js';
+import { createSecureContext } from 'node:tls';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
 import { retentionWorker } from './workers/retention.js';
@@ -40,6 +42,8 @@ export interface Daemon {
   /** The periodic ticks (name and cron expression), for status views. */
   ticks: ReadonlyArray<{ name: string; cron: string }>;
   url(name: string): string;
+  /** SIGHUP: takes what can change live from a config read again (reload.ts); the log level is the caller's. */
+  reload(next: Config): Promise<ReloadResult>;
   close(): Promise<void>;
 }
 
@@ -188,6 +192,35 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         const l = listeners.find((x) => x.name === name);
         if (!l) throw new Error(`no listener ${name}`);
         return l.url;
+      },
+      async reload(next) {
+        // A derived base URL follows the API's real port, which the new config cannot know.
+        if (opts.baseUrlDerived) next = { ...next, baseUrl: config.baseUrl };
+        const changed = changedKeys(config, next);
+        const applied: string[] = changed.filter((k) => LIVE.has(k));
+        if (applied.includes('outbound') || applied.includes('outboundCa')) {
+          delivery.reroute(next.outbound, next.outboundCa);
+          config.outbound = next.outbound;
+          config.outboundCa = next.outboundCa;
+        }
+        const tlsChanged = applied.includes('tlsCert') || applied.includes('tlsKey');
+        // The operator's files are read again even when their paths stay (a renewed certificate).
+        if (tlsChanged || next.tlsCert) {
+          // Read and checked before either listener changes: a bad pair keeps the old one.
+          const tls = await tlsIdentity({ ...service.deps, config: { ...config, tlsCert: next.tlsCert, tlsKey: next.tlsKey } });
+          try {
+            createSecureContext({ cert: tls.cert, key: tls.key });
+          } catch (e) {
+            throw new SvcError('usage', `the TLS certificate and key do not make a pair: ${(e as Error).message}; the old ones stay`);
+          }
+          if (!tlsChanged) applied.push('tls (files read again)');
+          relay.setTls(tls);
+          mx.setTls(tls);
+          config.tlsCert = next.tlsCert;
+          config.tlsKey = next.tlsKey;
+        }
+        if (applied.includes('logLevel')) config.logLevel = next.logLevel;
+        return { applied, restart: changed.filter((k) => !LIVE.has(k)) };
       },
       close,
     };

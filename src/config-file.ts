@@ -25,7 +25,7 @@ const inFile = (s: Setting) => s.flag !== undefined && s.name !== 'config';
 const keyOf = (s: Setting) => flagName(s)!.slice(2);
 const byKey = new Map(SETTINGS.filter(inFile).map((s) => [keyOf(s), s]));
 /** Settings whose value is a path (or a file: store), read relative to the file's directory. */
-const PATHS = new Set(['tlsCert', 'tlsKey', 'outboundCa', 'encryptionKeyFile']);
+const PATHS = new Set(['tlsCert', 'tlsKey', 'outboundCa', 'encryptionKeyFile', 'logFile']);
 
 /** The file to read: the one named, or svc.toml here if there is one; null for none. */
 export function configPath(named: string | undefined, cwd: string): string | null {

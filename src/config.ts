@@ -10,6 +10,7 @@ import { configPath, readConfigFile, type ConfigFile } from './config-file.js';
 
 import type { StoreLocation } from './store/location.js';
 import type { ReturnPathMode } from './mail/return-path.js';
+import type { LogLevel } from './log.js';
 export { describeStore, type PostgresLocation, type StoreLocation } from './store/location.js';
 
 export interface Config {
@@ -73,6 +74,11 @@ export interface Config {
   relayMaxConnectionsPerAddress: number;
   /** Bytes of message data the relay holds in memory at once, over all sessions; past it DATA gets 451 4.3.1. */
   relayDataMemory: number;
+  /** The daemon's log: `json` or `text`; undefined: text on a terminal, else json. */
+  logFormat: 'json' | 'text' | undefined;
+  logLevel: LogLevel;
+  /** File the daemon's log is appended to; undefined: standard error. */
+  logFile: string | undefined;
   /** MX connections open at once, in all, and from one address; message data it holds at once. */
   mxMaxConnections: number;
   mxMaxConnectionsPerAddress: number;
@@ -231,6 +237,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     relayMaxConnections: num('relayMaxConnections'),
     relayMaxConnectionsPerAddress: num('relayMaxConnectionsPerAddress'),
     relayDataMemory: num('relayDataMemory'),
+    logFormat: str('logFormat') as Config['logFormat'],
+    logLevel: str('logLevel') as LogLevel,
+    logFile: str('logFile') ? resolve(cwd, str('logFile')!) : undefined,
     mxMaxConnections: num('mxMaxConnections'),
     mxMaxConnectionsPerAddress: num('mxMaxConnectionsPerAddress'),
     mxDataMemory: num('mxDataMemory'),

@@ -1,6 +1,6 @@
 // Faults of the daemon's own that an operator must hear about (issue: visible deferrals): our
-// smarthost refusing our login, TLS to it failing. Each is logged when it starts, then at most once
-// a minute with how many times it recurred (never a flood), and once when it clears; the current
+// smarthost refusing our login, TLS to it failing. Each is logged when it starts, then at most once in
+// 10 s with how many times it recurred (never a flood), and once when it clears; the current
 // ones are shown by GET /healthz.
 import type { Clock } from './clock.js';
 import type { Log } from './log.js';
@@ -15,7 +15,7 @@ export interface Fault {
   count: number;
 }
 
-const REPEAT_LOG_MS = 60_000;
+const REPEAT_LOG_MS = 10_000;
 
 export class Faults {
   #open = new Map<string, Fault>();

@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import { SvcError } from './errors.js';
 import { RETURN_PATH_MODES } from './mail/return-path.js';
 import { parseMailbox } from './mail/address.js';
+import { LOG_LEVELS } from './log.js';
 
 const usage = (msg: string) => new SvcError('usage', msg);
 
@@ -237,6 +238,31 @@ const TABLE = [
   { name: 'mxRatePerSender', flag: '--mx-rate-per-sender <n>', env: 'SVC_MX_RATE_PER_SENDER', default: '120', scope: 'serve', description: 'messages a minute the MX takes from one sender (MAIL FROM; the null sender counted per client IP); past it `451 4.7.1` at MAIL FROM; 0 = no limit', parse: count('--mx-rate-per-sender', 0, 10_000_000) },
   { name: 'mxRatePerWorkspace', flag: '--mx-rate-per-workspace <n>', env: 'SVC_MX_RATE_PER_WORKSPACE', default: '3000', scope: 'serve', description: 'messages a minute the MX takes into one workspace; past it `451 4.7.1` at RCPT; 0 = no limit', parse: count('--mx-rate-per-workspace', 0, 10_000_000) },
   { name: 'mxDataMemory', flag: '--mx-data-memory <size>', env: 'SVC_MX_DATA_MEMORY', default: '128mb', scope: 'serve', description: 'message data the MX holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--mx-data-memory', r) },
+  {
+    name: 'logFormat',
+    flag: '--log-format <format>',
+    env: 'SVC_LOG_FORMAT',
+    defaultText: '`text` when the log goes to a terminal, else `json`',
+    scope: 'serve',
+    description: "the daemon's log: `json`, one JSON object per line (`time`, `level`, `msg` and the event's fields), or `text`, one readable line; timestamps always",
+    parse: (r) => {
+      if (r !== 'json' && r !== 'text') throw usage(`invalid --log-format '${r}': use json or text`);
+      return r;
+    },
+  },
+  {
+    name: 'logLevel',
+    flag: '--log-level <level>',
+    env: 'SVC_LOG_LEVEL',
+    default: 'info',
+    scope: 'serve',
+    description: "the daemon's least level logged: `debug`, `info` (every delivery attempt, MX verdict, relay session and webhook attempt), `warn` (our own faults) or `error`; SIGHUP re-reads it",
+    parse: (r) => {
+      if (!(LOG_LEVELS as readonly string[]).includes(r)) throw usage(`invalid --log-level '${r}': use ${LOG_LEVELS.join(', ')}`);
+      return r;
+    },
+  },
+  { name: 'logFile', flag: '--log-file <file>', env: 'SVC_LOG_FILE', defaultText: 'standard error', scope: 'serve', description: "file the daemon's log is appended to (made if missing); SIGHUP reopens it, for logrotate" },
   { name: 'relayDataMemory', flag: '--relay-data-memory <size>', env: 'SVC_RELAY_DATA_MEMORY', default: '64mb', scope: 'serve', description: 'message data the relay holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--relay-data-memory', r) },
 ] as const satisfies readonly Setting[];
 

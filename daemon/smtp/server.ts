@@ -116,6 +116,8 @@ export interface SmtpListener {
   answering(id: string, decided: Promise<unknown>): void;
   connection(id: string): SmtpConnection | undefined;
   stats(): { connections: number; addresses: number; dataHeld: number };
+  /** A new STARTTLS certificate for connections from now on (SIGHUP). */
+  setTls(tls: { cert: string; key: string }): void;
   close(): Promise<void>;
 }
 
@@ -207,6 +209,7 @@ export async function listenSmtp(opts: {
       }).catch(() => {});
     },
     stats: () => ({ connections: open, addresses: openByAddress.size, dataHeld: budget.held }),
+    setTls: (tls) => (server as unknown as { updateSecureContext(o: { cert: string; key: string }): void }).updateSecureContext({ cert: tls.cert, key: tls.key }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of timers.values()) clearTimeout(t);

@@ -82,7 +82,7 @@ export class Deliverer {
   #pools = new Map<string, SmtpPool>();
   #aborted = false;
 
-  constructor(private readonly opts: DeliveryOptions) {}
+  constructor(private opts: DeliveryOptions) {}
 
   #pool(key: string, build: () => Omit<SmtpPoolOptions, 'name' | 'timeoutMs' | 'maxConnections' | 'maxMessages' | 'idleMs'>): SmtpPool {
     let p = this.#pools.get(key);
@@ -223,6 +223,16 @@ export class Deliverer {
       }
       return envelope.to.map((address) => refused(address, e, route, envelope.from));
     }
+  }
+
+  /**
+   * Another outbound route from now on (SIGHUP re-read the config): the smarthost's pool is closed
+   * (a hand-off in flight on it finishes), the next hand-off opens the new route.
+   */
+  reroute(outbound: string, ca: string | undefined): void {
+    this.opts = { ...this.opts, outbound, ...(ca ? { ca } : { ca: undefined }) };
+    this.#pools.get('smarthost')?.close();
+    this.#pools.delete('smarthost');
   }
 
   close(): void {

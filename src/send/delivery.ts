@@ -36,6 +36,14 @@ function signatureOf(raw: Buffer): DeliveryAttempt['dkim'] {
   return tags.d && tags.s ? { domain: tags.d, selector: tags.s, headers: (tags.h ?? '').replace(/\s+/g, '') } : null;
 }
 
+/** The enhanced status code of a reply (RFC 3463, `5.1.1`), else the class its code implies. */
+export function enhancedCode(reply: string): string | null {
+  const m = /^\s*([245])\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(reply);
+  if (m) return m[2]!;
+  const code = /^\s*([245])\d\d\b/.exec(reply);
+  return code ? `${code[1]}.0.0` : null;
+}
+
 /** Why a cancelled campaign's copy was not sent (its record's error). */
 export const CANCELLED = 'svc: not sent: the campaign was cancelled';
 
@@ -179,12 +187,30 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
       // Failures of our own (composing, the content gone) have no host: their results say why.
       const told = new Set(transcript.map((a) => a.message_id));
       outcome.transcript = [...transcript, ...transcribe(job, messages.filter((m) => !told.has(m.id)), results, [], null, clock.now().toISOString(), 0)];
-      // One line per outcome (rate-limited per kind and class): what happened, to whom, and why.
+      // The mail log: one line per recipient of each attempt (README "The log"), as Postfix's
+      // `status=` lines. A remote refusal or deferral is info; only our own next hop failing is a fault.
       const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
+      const status = new Map(outcome.updates.map((u) => [u.id, u.status]));
+      const tried = new Map(outcome.transcript.map((a) => [a.message_id, a]));
       for (const r of results) {
         const m = byAddress.get(r.address.toLowerCase());
-        const level = r.outcome === 'sent' ? 'info' : r.outcome === 'temporary' ? 'warn' : 'error';
-        deps.events?.event(level, `delivery ${r.outcome}${r.class ? ` ${r.class}` : ''}`, { message: m?.id, domain: job.domain, attempt: job.attempts + 1, reply: r.response });
+        const a = m ? tried.get(m.id) : undefined;
+        const final = m ? status.get(m.id) : undefined;
+        deps.events?.event(r.outcome === 'hop' ? 'warn' : 'info', 'delivery', {
+          message: m?.id,
+          message_id: m?.message_id,
+          from: m?.from,
+          to: r.address,
+          relay: a?.host ?? null,
+          ip: a?.ip ?? null,
+          tls: a?.tls ?? null,
+          status: final === 'sent' ? 'sent' : final === 'bounced' ? 'bounced' : 'deferred',
+          dsn: enhancedCode(r.response),
+          class: r.class ?? null,
+          delay: m ? Math.max(0, Math.round((clock.now().getTime() - Date.parse(m.created_at)) / 100) / 10) : null,
+          attempt: job.attempts + 1,
+          reply: r.response,
+        });
       }
       await store.queue.complete(job.id, outcome);
       if (outcome.events.length) deps.bus?.publish('outboxed');

@@ -71,8 +71,14 @@ export function webhookDispatcher(deps: DepsOf<'webhooks'>, sender: WebhookSende
         job_id: job.id,
         attempt: n,
       });
-      if (result.ok) return { attempt, job: { id: job.id, state: 'delivered', attempts: n, next_attempt_at: job.next_attempt_at } };
-      deps.events?.event('warn', 'webhook failed', { endpoint: endpoint.id, host: new URL(endpoint.url).host, event: job.event, attempt: n, status: attempt.status_code ?? 'none', error: attempt.error ?? '' });
+      // The mail log's line per attempt (the host only: a URL may carry credentials). A customer's
+      // endpoint failing is not a fault of ours: info, as every other attempt.
+      const line = { endpoint: endpoint.id, host: new URL(endpoint.url).host, event: job.event, message_id: job.message_id, attempt: n, status: attempt.status_code ?? 'none' };
+      if (result.ok) {
+        deps.events?.event('info', 'webhook', { ...line, outcome: 'delivered' });
+        return { attempt, job: { id: job.id, state: 'delivered', attempts: n, next_attempt_at: job.next_attempt_at } };
+      }
+      deps.events?.event('info', 'webhook', { ...line, outcome: result.gone ? 'gone' : 'failed', error: attempt.error ?? '' });
       const now = clock.now();
       const next = result.gone ? null : nextAttempt(n, now, random);
       const rec: AttemptRecord = {
