@@ -3,6 +3,11 @@ import type { CommandSpec } from './spec.js';
 import serve from './serve.js';
 import migrate from './migrate.js';
 import init from './init.js';
+import version from './version.js';
+import queueList from './queue/list.js';
+import queueShow from './queue/show.js';
+import queueRetry from './queue/retry.js';
+import queueCancel from './queue/cancel.js';
 import workspacesCreate from './workspaces/create.js';
 import workspacesList from './workspaces/list.js';
 import workspacesSetPlan from './workspaces/set-plan.js';
@@ -82,6 +87,8 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
   domains: { summary: 'sending domains and their DNS verification', singular: 'domain' },
   addresses: { summary: 'registered From addresses', singular: 'address' },
   messages: { summary: 'the message log', singular: 'message' },
+  // Already singular: the other form is the alias.
+  queue: { summary: 'the outbound queue: queued and deferred mail, retry, cancel', singular: 'queues' },
   suppressions: { summary: 'the workspace suppression list', singular: 'suppression' },
   webhooks: { summary: 'webhook endpoints, the delivery log, replays', singular: 'webhook' },
   inbox: { summary: 'the team inbox: received mail, Sent copies, a live view', singular: 'inboxes' },
@@ -99,6 +106,7 @@ export const nouns: Record<string, { summary: string; singular: string }> = {
 export const commands: CommandSpec[] = [
   serve,
   init,
+  version,
   migrate,
   workspacesCreate,
   workspacesList,
@@ -123,6 +131,10 @@ export const commands: CommandSpec[] = [
   messagesShow,
   messagesEvents,
   messagesExplain,
+  queueList,
+  queueShow,
+  queueRetry,
+  queueCancel,
   inboxList,
   inboxThreads,
   inboxMark,

@@ -7,3 +7,15 @@ const root = new URL('..', import.meta.url).pathname;
 const walk = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
 const copied = [...walk(join(root, 'src')).filter((f) => f.endsWith('.sql') || f.endsWith('.json')), ...walk(join(root, 'daemon/http/assets'))];
 for (const file of copied) cpSync(file, join(root, 'dist', relative(root, file)));
+
+// What `svc version` says of this build: the commit it was built from (when built in a git
+// checkout) and when.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+let commit = null;
+try {
+  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+} catch {
+  /* not a git checkout (an unpacked package): no commit to name */
+}
+writeFileSync(join(root, 'dist', 'build.json'), JSON.stringify({ commit, built_at: new Date().toISOString() }) + '\n');

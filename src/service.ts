@@ -31,6 +31,7 @@ import { broadcastService } from './broadcasts/broadcasts.js';
 import { fanOutService } from './broadcasts/fan-out.js';
 import { sequenceService } from './sequences/sequences.js';
 import { sequenceScheduler } from './sequences/scheduler.js';
+import { queueAdmin } from './send/queue-admin.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -79,6 +80,8 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     webhooks: webhookService(deps),
     tracking: trackingService(deps),
     explain: messageExplainer(deps),
+    /** The operator's view of the outbound queue: list, show, retry now, cancel (`svc queue`). */
+    queue: queueAdmin(deps),
     inbox: inboxService(deps, send),
     lists: listService(deps, send, systemMailer),
     broadcasts: broadcastService(deps),

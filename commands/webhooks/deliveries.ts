@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../spec.js';
-import { parseLimit, parseSince } from './since.js';
+import { parseLimit, parseSince } from '../time.js';
 
 export default {
   noun: 'webhooks',

@@ -1,6 +1,6 @@
 import { SvcError } from '../../src/errors.js';
 import type { CommandSpec } from '../spec.js';
-import { parseSince } from './since.js';
+import { parseSince } from '../time.js';
 
 export default {
   noun: 'webhooks',

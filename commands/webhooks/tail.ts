@@ -1,6 +1,6 @@
 import type { CommandSpec } from '../spec.js';
 import type { AttemptView } from '../../src/webhooks/webhooks.js';
-import { parseSince } from './since.js';
+import { parseSince } from '../time.js';
 import { follow } from '../follow.js';
 
 export default {

@@ -25,7 +25,10 @@ export const LEASE_MS = 30_000;
 export const SHUTDOWN_GRACE_MS = 5_000;
 const IDLE_POLL_MS = 100;
 
-export type DeliveryWorker = QueueWorker;
+export type DeliveryWorker = QueueWorker & {
+  /** The outbound route (and its CA) from now on: SIGHUP re-read the config file. */
+  reroute(outbound: string, ca: string | undefined): void;
+};
 
 export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs?: number } = { start: true }): DeliveryWorker {
   const leaseMs = opts.leaseMs ?? LEASE_MS;
@@ -42,6 +45,9 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
   });
   const composer = new ComposePool(config.composeThreads);
   const backoff = new DestinationBackoff(() => clock.now().getTime());
+  // An operator's retry (svc queue retry) lifts the pauses of destinations that deferred, so what
+  // was made due is tried at once, not after the pause. Heard before the runner's wake-up below.
+  const unheard = service.bus.subscribe('retried', () => backoff.clear());
   const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 }, linkKey: service.tracking.linkKey, backoff });
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const now = () => clock.now().toISOString();
@@ -51,12 +57,12 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
   const bulkSlots = Math.max(1, Math.ceil(config.deliveryConcurrency / 4));
   const bulkInFlight = new Set<string>();
 
-  return leasedRunner<OutboundJob, void>(
+  const runner = leasedRunner<OutboundJob, void>(
     {
       name: 'delivery',
       concurrency: config.deliveryConcurrency,
       idlePollMs: IDLE_POLL_MS,
-      wakeOn: ['queued'],
+      wakeOn: ['queued', 'retried'],
       // Paused destinations' jobs stay queued (backoff.ts); through a paused smarthost nothing goes.
       claim: async (max) => {
         const paused = backoff.paused();
@@ -91,4 +97,10 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
     service.deps,
     opts,
   );
+  const stop = runner.stop.bind(runner);
+  return Object.assign(runner, {
+    stop: async () => {
+      unheard();
+      await stop();
+    }, reroute: (outbound: string, ca: string | undefined) => deliverer.reroute(outbound, ca) });
 }

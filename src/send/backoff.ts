@@ -51,6 +51,11 @@ export class DestinationBackoff {
     return { destination, until, reply };
   }
 
+  /** Every pause lifted: an operator asked for the queue to be tried now (after an outage). */
+  clear(): void {
+    this.#paused.clear();
+  }
+
   /** The destination took mail: no pause. */
   took(destination: string): void {
     this.#paused.delete(destination);

@@ -91,7 +91,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   domains: { create: true, listByWorkspace: true, listAll: true, get: true, byId: true, verifiedBy: true, saveCheck: true, remove: true },
   addresses: { create: true, listByWorkspace: true, get: true, everywhere: true, setStatus: true, remove: true },
   messages: { accept: true, get: true, list: true, byIds: true, byHeaderId: true, content: true, purge: true, attempts: true },
-  queue: { claim: true, renew: true, complete: true, depth: true },
+  queue: { claim: true, renew: true, complete: true, depth: true, pending: true, take: true },
   outbox: { pending: true },
   endpoints: { create: true, listByWorkspace: true, get: true, update: true, remove: true },
   webhooks: { fanOut: true, claim: true, record: true, attempts: true, attempt: true, depth: true, purge: true },

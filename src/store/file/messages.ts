@@ -16,7 +16,7 @@ import type { CampaignProgress } from '../../model/campaign.js';
 import type { EnrolmentStep } from '../../model/sequence.js';
 import type { SendQuotaRefusal } from '../../model/refusal.js';
 import { ATTEMPTS_KEPT, type DeliveryAttempt } from '../../model/attempt.js';
-import type { AcceptBatch, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
+import type { AcceptBatch, PendingJob, JobOutcome, MessageStore, OutboxStore, QueueStore, UsageStore } from '../port/messages.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { Line, Replay } from './replay.js';
@@ -210,7 +210,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       job.message_ids = outcome.retry.message_ids;
       job.next_attempt_at = outcome.retry.next_attempt_at;
       job.last_error = outcome.retry.last_error;
-      job.attempts++;
+      job.attempts = outcome.retry.attempts ?? job.attempts + 1;
       return;
     }
     jobs.delete(job.id);
@@ -379,6 +379,30 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       replay.apply(line, await mail.appendLocated(dayOf(line.at), line));
     },
     depth: async () => jobs.size,
+    pending: async (q, nowIso) => {
+      const t = Date.parse(nowIso);
+      const needle = q.recipient?.toLowerCase();
+      const out: PendingJob[] = [];
+      for (const j of jobs.values()) {
+        if (q.workspaceId && j.workspace_id !== q.workspaceId) continue;
+        if (q.domain && j.domain !== q.domain) continue;
+        if (q.messageId && !j.message_ids.includes(q.messageId)) continue;
+        if (q.createdBefore && j.created_at >= q.createdBefore) continue;
+        if (needle && !j.message_ids.some((id) => byId.get(id)?.to.toLowerCase().includes(needle))) continue;
+        out.push({ ...copyJob(j), leased: !leases.free(j.id, t) });
+      }
+      out.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+      return out.slice(0, q.limit);
+    },
+    take: async (owner, jobIds, nowIso, leaseMs) => {
+      const t = Date.parse(nowIso);
+      return jobIds.flatMap((id) => {
+        const j = jobs.get(id);
+        if (!j || !leases.free(id, t)) return [];
+        leases.take(id, owner, t, leaseMs);
+        return [copyJob(j)];
+      });
+    },
   };
 
   const outbox: OutboxStore = {

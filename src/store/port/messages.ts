@@ -37,7 +37,13 @@ export interface JobOutcome {
   events: OutboxEvent[];
   suppressions: Suppression[];
   /** Recipients to try again, and when; absent when the job is finished. */
-  retry?: { message_ids: string[]; next_attempt_at: string; last_error: string };
+  retry?: {
+    message_ids: string[];
+    next_attempt_at: string;
+    last_error: string;
+    /** The job's attempts from now on; absent: one more (an operator's retry or cancel is no attempt). */
+    attempts?: number;
+  };
   /** What each recipient's attempt met (kept, the newest ATTEMPTS_KEPT per record). */
   transcript?: DeliveryAttempt[];
 }
@@ -61,6 +67,24 @@ export interface MessageStore {
   attempts(workspaceId: string, messageId: string): Promise<DeliveryAttempt[]>;
 }
 
+/** Which unfinished jobs `svc queue list` shows (every field narrows; none: all of them). */
+export interface QueueQuery {
+  workspaceId?: string;
+  /** The recipient domain, exactly (ASCII, lower case). */
+  domain?: string;
+  /** Jobs with a recipient whose address contains this (case-insensitive). */
+  recipient?: string;
+  /** Jobs holding this message. */
+  messageId?: string;
+  /** Jobs queued before this time. */
+  createdBefore?: string;
+  /** Oldest first; at most this many. */
+  limit: number;
+}
+
+/** An unfinished job as the operator sees it: whether a hand-off holds it right now. */
+export type PendingJob = OutboundJob & { leased: boolean };
+
 export interface QueueStore {
   /**
    * Up to `max` jobs due at `now`, leased to `owner` for leaseMs. A job never tried (attempts 0)
@@ -80,6 +104,13 @@ export interface QueueStore {
   complete(jobId: string, outcome: JobOutcome): Promise<void>;
   /** Jobs not finished (queued or in flight). */
   depth(): Promise<number>;
+  /** Unfinished jobs, oldest first (`svc queue list`); `now` decides which leases still hold. */
+  pending(q: QueueQuery, now: string): Promise<PendingJob[]>;
+  /**
+   * Leases these jobs to `owner` when no hand-off holds them (an operator's retry or cancel: no
+   * worker takes them meanwhile); the jobs taken. Its `complete` ends the lease.
+   */
+  take(owner: string, jobIds: string[], now: string, leaseMs: number): Promise<OutboundJob[]>;
 }
 
 export interface OutboxStore {

@@ -115,7 +115,7 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
          RETURNING 1
        ), retried AS (
          UPDATE outbound_jobs o SET message_ids = job.retry->'message_ids', next_attempt_at = (job.retry->>'next_attempt_at')::timestamptz,
-                last_error = job.retry->>'last_error', attempts = o.attempts + 1, ${RELEASED}
+                last_error = job.retry->>'last_error', attempts = COALESCE((job.retry->>'attempts')::int, o.attempts + 1), ${RELEASED}
            FROM job WHERE o.id = job.id AND job.retry IS NOT NULL
          RETURNING 1
        )
@@ -142,6 +142,30 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
     },
     complete: (jobId, outcome: JobOutcome) => completions.run({ jobId, outcome }),
     depth: async () => Number((await db.rows<{ n: string }>(`SELECT count(*) AS n FROM outbound_jobs`, []))[0]!.n),
+    pending: async (q, _now) => {
+      // Leases are the database's (as in claim): held while lease_until is ahead of its now().
+      const rows = await db.rows<JobRow & { leased: boolean }>(
+        `SELECT ${JOB_COLS}, (lease_until IS NOT NULL AND lease_until > now()) AS leased FROM outbound_jobs j
+          WHERE ($1::text IS NULL OR workspace_id = $1) AND ($2::text IS NULL OR domain = $2)
+            AND ($3::text IS NULL OR message_ids ? $3) AND ($4::timestamptz IS NULL OR created_at < $4)
+            AND ($5::text IS NULL OR EXISTS (SELECT 1 FROM messages m WHERE m.id IN (SELECT jsonb_array_elements_text(j.message_ids)) AND strpos(lower(m.to_addr), lower($5)) > 0))
+          ORDER BY created_at, id LIMIT $6`,
+        [q.workspaceId ?? null, q.domain ?? null, q.messageId ?? null, q.createdBefore ?? null, q.recipient ?? null, q.limit],
+        'queue_pending',
+      );
+      return rows.map((r) => ({ ...toJob(r), leased: r.leased }));
+    },
+    take: async (owner, jobIds, _now, leaseMs) => {
+      if (!jobIds.length) return [];
+      const rows = await db.rows<JobRow>(
+        `WITH free AS (SELECT id FROM outbound_jobs WHERE id = ANY($2) AND (lease_until IS NULL OR lease_until <= now()) FOR UPDATE SKIP LOCKED)
+         UPDATE outbound_jobs o SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond' FROM free WHERE o.id = free.id
+         RETURNING ${JOB_COLS.split(', ').map((c) => `o.${c}`).join(', ')}`,
+        [owner, jobIds, leaseMs],
+        'queue_take',
+      );
+      return rows.map(toJob);
+    },
   };
 
   const outbox: OutboxStore = {

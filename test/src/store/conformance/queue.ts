@@ -169,4 +169,45 @@ export function queueConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(capped.map((j) => j.priority ?? 0), [0, 1, 1]);
     assert.deepEqual(await store.queue.claim('w4', '2026-01-01T10:00:41.000Z', 60_000, 10, [], 0), []);
   });
+
+  test(`${backend.name}: queue: the operator's view: unfinished jobs oldest first, narrowed by workspace, domain, recipient, message and age, leases shown; take leases only free jobs; an outcome may keep the attempts`, async (t) => {
+    const { store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const b = await store.workspaces.create(ws('beta'));
+    const old = batch(a.id, ['jane@rcpt.test', 'bob@rcpt.test'], '2026-01-01T09:00:00.000Z');
+    const other = batch(a.id, ['x@other.test'], '2026-01-01T09:30:00.000Z');
+    other.jobs[0]!.domain = 'other.test';
+    const theirs = batch(b.id, ['jane@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    for (const x of [theirs, old, other]) await store.messages.accept(x);
+    const now = '2026-01-01T10:00:01.000Z';
+    const ids = async (q: Parameters<typeof store.queue.pending>[0]) => (await store.queue.pending(q, now)).map((j) => j.id);
+    assert.deepEqual(await ids({ limit: 10 }), [old.jobs[0]!.id, other.jobs[0]!.id, theirs.jobs[0]!.id], 'oldest first');
+    assert.deepEqual(await ids({ limit: 1 }), [old.jobs[0]!.id]);
+    assert.deepEqual(await ids({ workspaceId: b.id, limit: 10 }), [theirs.jobs[0]!.id]);
+    assert.deepEqual(await ids({ domain: 'other.test', limit: 10 }), [other.jobs[0]!.id]);
+    assert.deepEqual(await ids({ recipient: 'BOB@', limit: 10 }), [old.jobs[0]!.id]);
+    assert.deepEqual(await ids({ messageId: theirs.messages[0]!.id, limit: 10 }), [theirs.jobs[0]!.id]);
+    assert.deepEqual(await ids({ createdBefore: '2026-01-01T09:30:00.000Z', limit: 10 }), [old.jobs[0]!.id]);
+    assert.deepEqual((await store.queue.pending({ limit: 10 }, now)).map((j) => j.leased), [false, false, false]);
+
+    // A hand-off holds one: take leaves it, takes the others once.
+    const [held] = await store.queue.take('worker', [old.jobs[0]!.id], now, 60_000);
+    assert.equal(held!.id, old.jobs[0]!.id);
+    assert.deepEqual((await store.queue.pending({ limit: 10 }, now)).map((j) => j.leased), [true, false, false]);
+    const taken = await store.queue.take('operator', [old.jobs[0]!.id, other.jobs[0]!.id], now, 60_000);
+    assert.deepEqual(taken.map((j) => j.id), [other.jobs[0]!.id]);
+    assert.deepEqual(await store.queue.take('operator', [other.jobs[0]!.id], now, 60_000), [], 'taken once');
+    assert.deepEqual(await store.queue.claim('worker2', now, 60_000, 10).then((js) => js.map((j) => j.id)), [theirs.jobs[0]!.id], 'no worker takes what the operator holds');
+
+    // The operator's outcome: due now, attempts as they were, lease ended.
+    await store.queue.complete(other.jobs[0]!.id, {
+      updates: [{ id: other.messages[0]!.id, attempts: 0, next_attempt_at: now }],
+      events: [],
+      suppressions: [],
+      retry: { message_ids: other.jobs[0]!.message_ids, next_attempt_at: now, last_error: '', attempts: 0 },
+    });
+    const after = (await store.queue.pending({ domain: 'other.test', limit: 10 }, now))[0]!;
+    assert.deepEqual([after.attempts, after.leased, after.next_attempt_at], [0, false, now]);
+    assert.deepEqual((await store.queue.claim('worker3', now, 60_000, 10)).map((j) => j.id), [other.jobs[0]!.id]);
+  });
 }
