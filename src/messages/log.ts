@@ -51,6 +51,12 @@ export function messageListItem(m: Message) {
 export interface ListQuery {
   status?: string | undefined;
   recipient?: string | undefined;
+  /** The Message-ID header (angle brackets optional). */
+  messageId?: string | undefined;
+  from?: string | undefined;
+  /** ISO times: created at or after `since`, before `until`. */
+  since?: string | undefined;
+  until?: string | undefined;
   limit?: string | number | undefined;
   offset?: string | number | undefined;
 }
@@ -72,7 +78,18 @@ export function messageLog({ store }: DepsOf<'messages'>) {
       const limit = Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE);
       const offset = wholeNumber('offset', q.offset, 0, 0);
       const recipient = q.recipient?.trim() || undefined;
-      const r = await store.messages.list(ws.id, { status: q.status as MessageStatus | undefined, recipient, limit, offset });
+      const messageId = q.messageId?.trim().replace(/^<|>$/g, '') || undefined;
+      const from = q.from?.trim() || undefined;
+      const r = await store.messages.list(ws.id, {
+        status: q.status as MessageStatus | undefined,
+        recipient,
+        limit,
+        offset,
+        ...(messageId ? { messageId } : {}),
+        ...(from ? { from } : {}),
+        ...(q.since ? { since: q.since } : {}),
+        ...(q.until ? { until: q.until } : {}),
+      });
       return { data: r.data.map(messageListItem), total: r.total };
     },
 

@@ -153,6 +153,14 @@ export interface MessageQuery {
   status?: MessageStatus;
   /** Case-insensitive substring of the recipient. */
   recipient?: string;
+  /** The Message-ID header, exactly, without angle brackets. */
+  messageId?: string;
+  /** Case-insensitive substring of the sender address. */
+  from?: string;
+  /** Created at or after this time. */
+  since?: string;
+  /** Created before this time. */
+  until?: string;
   limit: number;
   offset: number;
 }

@@ -70,6 +70,14 @@ test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP ch
   assert.match(String(refused.reply), /^550 /);
   assert.equal(typeof refused.helo, 'string');
 
+  // From a log line to the record: by Message-ID (brackets or not), sender and time.
+  const found = json(await svc([...base, 'messages', 'list', '--message-id', `<${String(sent.message_id)}>`, '--json']));
+  assert.deepEqual(found.map((m: { id: string }) => m.id), [ok.body.id]);
+  assert.equal(json(await svc([...base, 'messages', 'list', '--from', 'HELLO@acme', '--since', '1h', '--json'])).length, 2);
+  assert.deepEqual(json(await svc([...base, 'messages', 'list', '--until', '2000-01-01T00:00:00Z', '--json'])), []);
+  const badSince = await svc([...base, 'messages', 'list', '--since', 'yesterday']);
+  assert.deepEqual([badSince.code, badSince.stderr.trim()], [2, "svc: invalid --since 'yesterday': an ISO time (2026-11-22T10:00:00Z) or an age (30m, 2h, 7d)"]);
+
   // SIGHUP: the file now says warn; info lines stop, the daemon goes on.
   await writeFile(config, `store = "file:${join(dir, 'data')}"\ndns-server = "${dns.server}"\nlog-level = "warn"\nretention-days = 7\n`);
   d.child.kill('SIGHUP');

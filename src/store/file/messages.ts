@@ -283,12 +283,17 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     list: async (workspaceId, q: MessageQuery) => {
       const list = byWorkspace.get(workspaceId) ?? [];
       const needle = q.recipient?.toLowerCase();
+      const sender = q.from?.toLowerCase();
       const data: Message[] = [];
       let total = 0;
       for (let i = list.length - 1; i >= 0; i--) {
         const m = list[i]!;
         if (q.status && m.status !== q.status) continue;
         if (needle && !m.to.toLowerCase().includes(needle)) continue;
+        if (q.messageId && m.message_id !== q.messageId) continue;
+        if (sender && !m.from.toLowerCase().includes(sender)) continue;
+        if (q.since && Date.parse(m.created_at) < Date.parse(q.since)) continue;
+        if (q.until && Date.parse(m.created_at) >= Date.parse(q.until)) continue;
         if (total >= q.offset && data.length < q.limit) data.push(copyMessage(m));
         total++;
       }

@@ -230,9 +230,26 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
         values.push(q.status);
         where.push(`status = $${values.length}`);
       }
+      const like = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
       if (q.recipient) {
-        values.push(`%${q.recipient.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+        values.push(like(q.recipient));
         where.push(`lower(to_addr) LIKE $${values.length}`);
+      }
+      if (q.from) {
+        values.push(like(q.from));
+        where.push(`lower(from_addr) LIKE $${values.length}`);
+      }
+      if (q.messageId) {
+        values.push(q.messageId);
+        where.push(`message_id = $${values.length}`);
+      }
+      if (q.since) {
+        values.push(q.since);
+        where.push(`created_at >= $${values.length}`);
+      }
+      if (q.until) {
+        values.push(q.until);
+        where.push(`created_at < $${values.length}`);
       }
       const [{ n }] = (await db.rows<{ n: string }>(`SELECT count(*) AS n FROM messages WHERE ${where.join(' AND ')}`, values)) as [{ n: string }];
       const rows = await db.rows<MessageRow>(

@@ -22,6 +22,15 @@ export function messagesConformance<B>(backend: Backend<B>): void {
     assert.deepEqual((await store.messages.list(a.id, { recipient: 'JANE', limit: 100, offset: 0 })).data.map((m) => m.to), ['Jane@Rcpt.test']);
     assert.equal((await store.messages.list(a.id, { recipient: '%', limit: 100, offset: 0 })).total, 0);
     assert.equal((await store.messages.list(a.id, { status: 'sent', limit: 100, offset: 0 })).total, 0);
+    // An operator's search: by Message-ID header, sender, and time (since inclusive, until not).
+    const tos = async (q: Omit<Parameters<typeof store.messages.list>[1], 'limit' | 'offset'>) => (await store.messages.list(a.id, { ...q, limit: 100, offset: 0 })).data.map((m) => m.to);
+    assert.deepEqual(await tos({ messageId: b1.messages[0]!.message_id }), ['bob@rcpt.test', 'Jane@Rcpt.test']);
+    assert.deepEqual(await tos({ messageId: 'nope@acme.test' }), []);
+    assert.deepEqual(await tos({ from: 'HELLO@ACME' }), ['carol@other.test', 'bob@rcpt.test', 'Jane@Rcpt.test']);
+    assert.deepEqual(await tos({ from: 'someone-else' }), []);
+    assert.deepEqual(await tos({ since: '2026-01-01T11:00:00.000Z' }), ['carol@other.test']);
+    assert.deepEqual(await tos({ until: '2026-01-01T11:00:00.000Z' }), ['bob@rcpt.test', 'Jane@Rcpt.test']);
+    assert.deepEqual(await tos({ since: '2026-01-01T10:00:00.000Z', until: '2026-01-01T10:59:59.000Z', recipient: 'bob' }), ['bob@rcpt.test']);
     assert.equal((await store.messages.get(a.id, b1.messages[0]!.id))?.to, 'Jane@Rcpt.test');
     assert.equal(await store.messages.get(b.id, b1.messages[0]!.id), null, 'another workspace sees nothing');
     assert.deepEqual((await store.messages.byIds([b1.messages[1]!.id, 'nope'])).map((m) => m.to), ['bob@rcpt.test']);
