@@ -102,6 +102,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   try {
     const store: Store = await openStore(config.store, { role: 'serve', log, migrate: opts.migrate ?? false, check: false });
     stops.base.push(() => store.close());
+    // Metrics (--metrics-port): every store call timed from the start, before the service uses it.
+    // prom-client is loaded only then (start-up time of a daemon without metrics).
+    const metricsKit = config.metricsPort !== undefined ? await import('./metrics.js') : null;
+    const registry = metricsKit ? metricsKit.newRegistry() : null;
+    if (metricsKit && registry) metricsKit.timeStoreCalls(store, registry);
     await checkStore(store, log);
     // Said at every start until the operator repairs the store (svc store repair --apply).
     const warning = store.startupWarning?.();
@@ -156,6 +161,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     });
     listeners.push({ name: 'mx', url: mx.url, close: mx.close, stats: mx.stats });
     stops.listeners.push(mx.close);
+
+    if (metricsKit && registry) {
+      const unheard = metricsKit.serviceMetrics(service, registry, () => listeners);
+      stops.base.push(async () => unheard());
+      const metrics = await metricsKit.listenMetrics(registry, config.metricsHost, config.metricsPort!);
+      listeners.push({ name: 'metrics', url: metrics.url, close: metrics.close });
+      stops.listeners.push(metrics.close);
+    }
 
     // Workers wake when work is announced on the bus (and poll besides).
     const delivery = deliveryWorker(service, { start: opts.deliver ?? true });

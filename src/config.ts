@@ -74,6 +74,9 @@ export interface Config {
   relayMaxConnectionsPerAddress: number;
   /** Bytes of message data the relay holds in memory at once, over all sessions; past it DATA gets 451 4.3.1. */
   relayDataMemory: number;
+  /** Prometheus /metrics on its own listener; undefined: off. */
+  metricsPort: number | undefined;
+  metricsHost: string;
   /** The daemon's log: `json` or `text`; undefined: text on a terminal, else json. */
   logFormat: 'json' | 'text' | undefined;
   logLevel: LogLevel;
@@ -237,6 +240,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     relayMaxConnections: num('relayMaxConnections'),
     relayMaxConnectionsPerAddress: num('relayMaxConnectionsPerAddress'),
     relayDataMemory: num('relayDataMemory'),
+    metricsPort: v.metricsPort as number | undefined,
+    metricsHost: str('metricsHost')!,
     logFormat: str('logFormat') as Config['logFormat'],
     logLevel: str('logLevel') as LogLevel,
     logFile: str('logFile') ? resolve(cwd, str('logFile')!) : undefined,

@@ -238,6 +238,8 @@ const TABLE = [
   { name: 'mxRatePerSender', flag: '--mx-rate-per-sender <n>', env: 'SVC_MX_RATE_PER_SENDER', default: '120', scope: 'serve', description: 'messages a minute the MX takes from one sender (MAIL FROM; the null sender counted per client IP); past it `451 4.7.1` at MAIL FROM; 0 = no limit', parse: count('--mx-rate-per-sender', 0, 10_000_000) },
   { name: 'mxRatePerWorkspace', flag: '--mx-rate-per-workspace <n>', env: 'SVC_MX_RATE_PER_WORKSPACE', default: '3000', scope: 'serve', description: 'messages a minute the MX takes into one workspace; past it `451 4.7.1` at RCPT; 0 = no limit', parse: count('--mx-rate-per-workspace', 0, 10_000_000) },
   { name: 'mxDataMemory', flag: '--mx-data-memory <size>', env: 'SVC_MX_DATA_MEMORY', default: '128mb', scope: 'serve', description: 'message data the MX holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--mx-data-memory', r) },
+  { name: 'metricsPort', flag: '--metrics-port <port>', env: 'SVC_METRICS_PORT', defaultText: 'off', scope: 'serve', description: 'Prometheus `/metrics` on a listener of its own (`0` picks a free port); off unless given', parse: (r) => parsePort('--metrics-port', r) },
+  { name: 'metricsHost', flag: '--metrics-host <address>', env: 'SVC_METRICS_HOST', default: '127.0.0.1', scope: 'serve', description: 'address the metrics listener binds: loopback unless you say otherwise, whatever `--host` is, so metrics are never open to the world by accident', parse: parseHost },
   {
     name: 'logFormat',
     flag: '--log-format <format>',

@@ -238,6 +238,9 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
       }
       if (jobs.length) deps.bus?.publish('queued');
       if (events.length) deps.bus?.publish('outboxed');
+      // Counted (the daemon's metrics), not logged: the log has a line per delivery attempt.
+      const bounced = messages.filter((m) => m.status === 'bounced').length;
+      deps.events?.tally('accepted', { source: opts.source, queued: messages.length - bounced, suppressed: bounced + (list ? result.list!.skipped.length : 0) });
       return result;
     }
   };

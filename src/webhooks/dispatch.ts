@@ -73,7 +73,7 @@ export function webhookDispatcher(deps: DepsOf<'webhooks'>, sender: WebhookSende
       });
       // The mail log's line per attempt (the host only: a URL may carry credentials). A customer's
       // endpoint failing is not a fault of ours: info, as every other attempt.
-      const line = { endpoint: endpoint.id, host: new URL(endpoint.url).host, event: job.event, message_id: job.message_id, attempt: n, status: attempt.status_code ?? 'none' };
+      const line = { endpoint: endpoint.id, host: new URL(endpoint.url).host, event: job.event, message_id: job.message_id, attempt: n, status: attempt.status_code ?? 'none', ms: attempt.duration_ms };
       if (result.ok) {
         deps.events?.event('info', 'webhook', { ...line, outcome: 'delivered' });
         return { attempt, job: { id: job.id, state: 'delivered', attempts: n, next_attempt_at: job.next_attempt_at } };
