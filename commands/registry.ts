@@ -4,6 +4,8 @@ import serve from './serve.js';
 import migrate from './migrate.js';
 import init from './init.js';
 import version from './version.js';
+import backup from './backup.js';
+import restore from './restore.js';
 import queueList from './queue/list.js';
 import queueShow from './queue/show.js';
 import queueRetry from './queue/retry.js';
@@ -107,6 +109,8 @@ export const commands: CommandSpec[] = [
   serve,
   init,
   version,
+  backup,
+  restore,
   migrate,
   workspacesCreate,
   workspacesList,

@@ -137,6 +137,8 @@ export interface OutboundJob {
   last_error: string | null;
   /** Its class in the queue (PRIORITY): transactional mail is claimed ahead of bulk; absent means transactional (0). */
   priority?: number;
+  /** Held by the operator (a restored backup): never claimed until `svc queue retry` lets it go. */
+  held?: boolean;
 }
 
 /**

@@ -24,8 +24,8 @@ export interface QueueRow {
   domain: string;
   from: string;
   subject: string;
-  /** queued: never tried; deferred: tried and due again; sending: a hand-off holds it now. */
-  state: 'queued' | 'deferred' | 'sending';
+  /** queued: never tried; deferred: tried and due again; sending: a hand-off holds it now; held: kept back by the operator (a restored backup) until a retry. */
+  state: 'queued' | 'deferred' | 'sending' | 'held';
   attempts: number;
   last_error: string | null;
   next_attempt_at: string | null;
@@ -72,7 +72,7 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
             domain: j.domain,
             from: m.from,
             subject: m.subject,
-            state: j.leased ? ('sending' as const) : j.attempts === 0 ? ('queued' as const) : ('deferred' as const),
+            state: j.leased ? ('sending' as const) : j.held ? ('held' as const) : j.attempts === 0 ? ('queued' as const) : ('deferred' as const),
             attempts: j.attempts,
             last_error: j.last_error,
             next_attempt_at: j.attempts === 0 ? null : j.next_attempt_at,
@@ -107,8 +107,8 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
     },
 
     /**
-     * Makes the jobs of these messages (or of every queued message the filter matches) due now;
-     * their attempts stay as they are. Busy: held by a hand-off right now (it is being tried).
+     * Makes the jobs of these messages (or of every queued message the filter matches) due now,
+     * held ones let go; their attempts stay as they are. Busy: held by a hand-off right now.
      */
     async retry(target: { messageId: string; workspaceId?: string } | QueueFilter): Promise<{ retried: number; busy: number }> {
       const jobs = 'messageId' in target ? [await jobOf(target.messageId, target.workspaceId)] : await store.queue.pending(query(target), now().toISOString());
@@ -130,6 +130,25 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
     },
 
     /**
+     * Holds every queued message the filter matches (a restored backup's queue): no hand-off takes
+     * them until a retry lets them go. How many were held, and how many a hand-off held (busy).
+     */
+    async hold(f: QueueFilter = {}): Promise<{ held: number; busy: number }> {
+      const jobs = await store.queue.pending(query(f), now().toISOString());
+      const taken = await take(jobs);
+      for (const j of taken) {
+        await store.queue.complete(j.id, {
+          updates: [],
+          events: [],
+          suppressions: [],
+          retry: { message_ids: j.message_ids, next_attempt_at: j.next_attempt_at, last_error: j.last_error ?? '', attempts: j.attempts, held: true },
+        });
+      }
+      const count = (js: OutboundJob[]) => js.reduce((n, j) => n + j.message_ids.length, 0);
+      return { held: count(taken), busy: count(jobs) - count(taken) };
+    },
+
+    /**
      * Bounces one queued message now with a reason that says an operator cancelled it: a
      * message.bounced event like any bounce, and no suppression (the address did nothing wrong).
      */
@@ -146,7 +165,7 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
         updates: [{ id: messageId, status: 'bounced', error, bounced_at: at, attempts: taken.attempts, next_attempt_at: null }],
         events: [bouncedEvent(random.uuid(), bounced, at)],
         suppressions: [],
-        ...(rest.length ? { retry: { message_ids: rest, next_attempt_at: taken.next_attempt_at, last_error: taken.last_error ?? '', attempts: taken.attempts } } : {}),
+        ...(rest.length ? { retry: { message_ids: rest, next_attempt_at: taken.next_attempt_at, last_error: taken.last_error ?? '', attempts: taken.attempts, ...(taken.held ? { held: true } : {}) } } : {}),
       });
       bus?.publish('outboxed');
       return bounced;

@@ -19,6 +19,7 @@ import type { ListStore, SubscriberStore } from './port/lists.js';
 import type { CampaignStore } from './port/campaigns.js';
 import type { PeopleStore } from './port/people.js';
 import type { SequenceStore } from './port/sequences.js';
+import type { BackupStore } from './port/backup.js';
 
 export type * from './port/addresses.js';
 export type * from './port/events.js';
@@ -62,6 +63,7 @@ export interface StoreGroups {
   campaigns: CampaignStore;
   sequences: SequenceStore;
   people: PeopleStore;
+  backup: BackupStore;
 }
 
 /** The groups a service uses, e.g. `StoreSlice<'workspaces' | 'usage'>`. */
@@ -107,6 +109,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   subscribers: { upsert: true, upsertMany: true, newContacts: true, list: true, get: true, activeAfter: true, lastPosition: true, byToken: true, setStatus: true, remove: true, confirmSent: true, contacts: true },
   campaigns: { create: true, get: true, list: true, unfinished: true, setStatus: true, countUnsubscribe: true, counts: true },
   sequences: { create: true, list: true, get: true, ofList: true, remove: true, addStep: true, steps: true, removeStep: true, enrol: true, enrolments: true, claimDue: true, advance: true, stop: true },
+  backup: { snapshot: true },
   people: {
     addMember: true, members: true, member: true, setRole: true, removeMember: true, account: true, accountById: true, memberships: true,
     issueLink: true, peekLink: true, useLink: true, setPassword: true, signedIn: true, createSession: true, session: true, endSession: true, endSessions: true,

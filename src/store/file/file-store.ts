@@ -10,6 +10,7 @@ import { fileAddresses } from './addresses.js';
 import { filePeople } from './people.js';
 import { describeBadLines, setAside } from './check.js';
 import { DATA_FILE, DocFile } from './doc.js';
+import { takeSnapshot } from './snapshot.js';
 import { fileDomains, sealDomainKeys } from './domains.js';
 import { SecretBox } from '../secret-box.js';
 import { fileIdempotency } from './idempotency.js';
@@ -103,6 +104,7 @@ export class FileStore implements Store {
     };
     this.#dropJobs = (wsId) => msgs.lookup.dropJobs(wsId);
     const groups: StoreGroups = {
+      backup: { snapshot: (out) => takeSnapshot(dir, out) },
       workspaces: fileWorkspaces(doc, hooks),
       keys: fileKeys(doc),
       domains: fileDomains(doc, box),

@@ -211,6 +211,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       job.next_attempt_at = outcome.retry.next_attempt_at;
       job.last_error = outcome.retry.last_error;
       job.attempts = outcome.retry.attempts ?? job.attempts + 1;
+      if (outcome.retry.held) job.held = true;
+      else delete job.held;
       return;
     }
     jobs.delete(job.id);
@@ -360,7 +362,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       const t = Date.parse(nowIso);
       const skip = new Set(skipDomains);
       // A job never tried is due at once (QueueStore.claim); the pick is fair (fair-order.ts).
-      const due = (j: OutboundJob) => (j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && !skip.has(j.domain) && leases.free(j.id, t);
+      const due = (j: OutboundJob) => !j.held && (j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && !skip.has(j.domain) && leases.free(j.id, t);
       return jobs.pick(max, maxBulk, due).map((j) => {
         leases.take(j.id, owner, t, leaseMs);
         return copyJob(j);

@@ -43,6 +43,8 @@ export interface JobOutcome {
     last_error: string;
     /** The job's attempts from now on; absent: one more (an operator's retry or cancel is no attempt). */
     attempts?: number;
+    /** Held from now on: no claim takes it (a restored backup's queue); absent or false lets it go. */
+    held?: boolean;
   };
   /** What each recipient's attempt met (kept, the newest ATTEMPTS_KEPT per record). */
   transcript?: DeliveryAttempt[];
@@ -96,6 +98,7 @@ export interface QueueStore {
    * slots for transactional mail that arrives while bulk mail is handed off).
    * Leases are measured with the store's own clock where several processes share it (Postgres:
    * the database's now()), so daemons whose clocks disagree never take each other's live jobs.
+   * A held job is never claimed.
    */
   claim(owner: string, now: string, leaseMs: number, max: number, skipDomains?: string[], maxBulk?: number): Promise<OutboundJob[]>;
   /** Extends the leases `owner` still holds on these jobs by leaseMs from now (a heartbeat). */

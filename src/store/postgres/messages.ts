@@ -156,9 +156,9 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
        stepped AS (SELECT svc_enrolment_step(p) FROM jsonb_array_elements($7) AS p, (SELECT count(*) FROM debit) AS d),
        jobs AS (
          INSERT INTO outbound_jobs (${JOB_COLS})
-         SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, COALESCE(priority, 0)
+         SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, COALESCE(priority, 0), COALESCE(held, false)
            FROM jsonb_to_recordset($3) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
-                attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text, priority int)),
+                attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text, priority int, held boolean)),
        events AS (
          INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)
          SELECT id, workspace_id, event, message_id, payload, created_at

@@ -88,6 +88,12 @@ export class PgStore implements Store {
       senderTx: (fn) => this.#senderTx(fn),
     };
     const groups: StoreGroups = {
+      // A database is backed up with its own tools, which see every table at one instant.
+      backup: {
+        snapshot: async () => {
+          throw new SvcError('usage', 'svc backup is for the file store; back up a Postgres store with pg_dump (README "Backups")');
+        },
+      },
       workspaces: pgWorkspaces(db),
       keys: pgKeys(lookups),
       domains: pgDomains(lookups),

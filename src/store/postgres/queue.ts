@@ -24,9 +24,10 @@ const toJob = (r: JobRow): OutboundJob => ({
   last_error: r.last_error,
   // Transactional jobs (0) carry no priority, as they are queued.
   ...(r.priority ? { priority: r.priority } : {}),
+  ...(r.held ? { held: true } : {}),
 });
 
-export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, priority';
+export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, priority, held';
 
 /**
  * The fair claim (QueueStore.claim; file/fair-order.ts): due and free jobs ranked by
@@ -49,7 +50,7 @@ const CLAIM = `WITH RECURSIVE spaces AS (
         SELECT c.id, c.priority, c.next_attempt_at, c.seq, row_number() OVER (ORDER BY c.next_attempt_at, c.seq) AS turn
           FROM outbound_jobs c
          WHERE c.priority = s.priority AND c.workspace_id = s.workspace_id
-           AND (c.attempts = 0 OR c.next_attempt_at <= $2) AND (c.lease_until IS NULL OR c.lease_until <= now()) AND NOT (c.domain = ANY($5::text[]))
+           AND (c.attempts = 0 OR c.next_attempt_at <= $2) AND (c.lease_until IS NULL OR c.lease_until <= now()) AND NOT (c.domain = ANY($5::text[])) AND NOT c.held
          ORDER BY c.next_attempt_at, c.seq LIMIT $4) c
      -- No bulk slot free: the bulk classes are not read.
      WHERE s.priority = 0 OR $6 > 0
@@ -115,7 +116,7 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
          RETURNING 1
        ), retried AS (
          UPDATE outbound_jobs o SET message_ids = job.retry->'message_ids', next_attempt_at = (job.retry->>'next_attempt_at')::timestamptz,
-                last_error = job.retry->>'last_error', attempts = COALESCE((job.retry->>'attempts')::int, o.attempts + 1), ${RELEASED}
+                last_error = job.retry->>'last_error', attempts = COALESCE((job.retry->>'attempts')::int, o.attempts + 1), held = COALESCE((job.retry->>'held')::boolean, false), ${RELEASED}
            FROM job WHERE o.id = job.id AND job.retry IS NOT NULL
          RETURNING 1
        )

@@ -209,5 +209,17 @@ export function queueConformance<B>(backend: Backend<B>): void {
     const after = (await store.queue.pending({ domain: 'other.test', limit: 10 }, now))[0]!;
     assert.deepEqual([after.attempts, after.leased, after.next_attempt_at], [0, false, now]);
     assert.deepEqual((await store.queue.claim('worker3', now, 60_000, 10)).map((j) => j.id), [other.jobs[0]!.id]);
+
+    // Held (a restored backup's queue): never claimed, even never tried, until an outcome lets it go.
+    const restored = batch(a.id, ['later@rcpt.test'], '2026-01-01T10:00:00.500Z');
+    await store.messages.accept(restored);
+    const [mine] = await store.queue.take('operator', [restored.jobs[0]!.id], now, 60_000);
+    await store.queue.complete(mine!.id, { updates: [], events: [], suppressions: [], retry: { message_ids: mine!.message_ids, next_attempt_at: mine!.next_attempt_at, last_error: '', attempts: 0, held: true } });
+    assert.equal((await store.queue.pending({ messageId: restored.messages[0]!.id, limit: 1 }, now))[0]!.held, true);
+    assert.deepEqual(await store.queue.claim('worker4', '2026-01-02T00:00:00.000Z', 60_000, 10).then((js) => js.map((j) => j.id).filter((id) => id === restored.jobs[0]!.id)), []);
+    const [again] = await store.queue.take('operator', [restored.jobs[0]!.id], now, 60_000);
+    await store.queue.complete(again!.id, { updates: [], events: [], suppressions: [], retry: { message_ids: again!.message_ids, next_attempt_at: now, last_error: '', attempts: 0 } });
+    assert.equal((await store.queue.pending({ messageId: restored.messages[0]!.id, limit: 1 }, now))[0]!.held ?? false, false);
+    assert.ok((await store.queue.claim('worker5', '2026-01-02T00:00:00.000Z', 60_000, 10)).some((j) => j.id === restored.jobs[0]!.id), 'let go: claimed');
   });
 }
