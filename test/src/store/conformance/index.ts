@@ -19,6 +19,7 @@ import { sequencesConformance } from './sequences.js';
 import { peopleConformance } from './people.js';
 import { workspacesConformance } from './workspaces.js';
 import { deletionConformance } from './deletion.js';
+import { backupConformance } from './backup.js';
 
 export type { Backend } from './fixtures.js';
 
@@ -30,6 +31,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     addressesConformance,
     messagesConformance,
     queueConformance,
+    backupConformance,
     suppressionsConformance,
     tlsConformance,
     webhooksConformance,
