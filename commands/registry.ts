@@ -5,6 +5,7 @@ import migrate from './migrate.js';
 import init from './init.js';
 import version from './version.js';
 import backup from './backup.js';
+import doctor from './doctor.js';
 import restore from './restore.js';
 import queueList from './queue/list.js';
 import queueShow from './queue/show.js';
@@ -111,6 +112,7 @@ export const commands: CommandSpec[] = [
   version,
   backup,
   restore,
+  doctor,
   migrate,
   workspacesCreate,
   workspacesList,

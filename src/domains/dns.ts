@@ -1,6 +1,7 @@
 // DNS look-ups for domain checks and MX routing, through the configured resolvers (--dns-server)
 // with a timeout. A look-up never throws: it is found records, nothing found, or a failure to ask
 // (timeout, SERVFAIL, refused), which checks report as Waiting with a note.
+import { isIP } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 
 export interface MxRecord {
@@ -17,6 +18,8 @@ export interface DnsClient {
   mx(name: string): Promise<Lookup<MxRecord>>;
   /** IPv4 addresses, else IPv6 ones. */
   addresses(name: string): Promise<Lookup<string>>;
+  /** The names of an address (PTR): `svc doctor`'s forward-and-reverse check of the HELO name. */
+  reverse?(ip: string): Promise<Lookup<string>>;
 }
 
 const NOT_FOUND = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
@@ -54,6 +57,17 @@ function resolverOf(opts: DnsOptions): Resolver {
   return resolver;
 }
 
+/** `1.2.3.4` → `4.3.2.1.in-addr.arpa`; an IPv6 address → its nibbles under ip6.arpa. */
+export function reverseName(ip: string): string {
+  if (isIP(ip) === 4) return `${ip.split('.').reverse().join('.')}.in-addr.arpa`;
+  const [head = '', tail = ''] = ip.split('::');
+  const groups = (x: string) => (x ? x.split(':') : []);
+  const h = groups(head);
+  const t = groups(tail);
+  const full = [...h, ...Array(8 - h.length - t.length).fill('0'), ...t].map((g) => g.padStart(4, '0')).join('');
+  return `${[...full].reverse().join('.')}.ip6.arpa`;
+}
+
 export function dnsClient(opts: DnsOptions): DnsClient {
   const resolver = resolverOf(opts);
   return {
@@ -64,6 +78,8 @@ export function dnsClient(opts: DnsOptions): DnsClient {
       if (!v4.ok || v4.records.length) return v4;
       return ask(() => resolver.resolve6(name));
     },
+    // A PTR query for the address's reverse name (resolver.reverse would read /etc/hosts first).
+    reverse: (ip) => ask(() => resolver.resolvePtr(reverseName(ip))),
   };
 }
 

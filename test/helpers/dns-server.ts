@@ -112,6 +112,7 @@ export class FixtureDns {
         const [prio, exchange] = value.split(/\s+/);
         answers.push({ type: 'MX', name: q.name, ttl: 60, class: 'IN', data: { preference: Number(prio), exchange: exchange === '.' ? '' : exchange! } });
       } else if (l.type === 'A') answers.push({ type: 'A', name: q.name, ttl: 60, class: 'IN', data: value });
+      else if (l.type === 'PTR') answers.push({ type: 'PTR', name: q.name, ttl: 60, class: 'IN', data: value.replace(/\.$/, '') });
     }
     return dnsPacket.encode({ ...reply, answers });
   }
