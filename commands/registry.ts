@@ -6,6 +6,7 @@ import init from './init.js';
 import version from './version.js';
 import backup from './backup.js';
 import doctor from './doctor.js';
+import status from './status/index.js';
 import restore from './restore.js';
 import queueList from './queue/list.js';
 import queueShow from './queue/show.js';
@@ -113,6 +114,7 @@ export const commands: CommandSpec[] = [
   backup,
   restore,
   doctor,
+  status,
   migrate,
   workspacesCreate,
   workspacesList,

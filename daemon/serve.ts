@@ -16,6 +16,7 @@ import { DEFAULT_MX, startMx } from './mx.js';
 import { openFileLimit, smtpConnectionCaps, smtpConnectionCeiling } from './fd-limit.js';
 import { tlsIdentity } from '../src/relay/tls.js';
 import { changedKeys, LIVE, type ReloadResult } from './reload.js';
+import { statusReporter } from './status.js';
 import { createSecureContext } from 'node:tls';
 import { domainRecheck, type Worker } from './workers/domain-recheck.js';
 import { deliveryWorker } from './workers/delivery.js';
@@ -190,6 +191,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     stops.workers.push(() => ticks.stop());
     // Opens and clicks answered before the stop are written before the store closes.
     stops.workers.push(() => service.tracking.drain());
+
+    // What `svc status` shows of this daemon, written every few seconds, removed at a clean stop.
+    const status = statusReporter(service, { listeners: () => listeners, ticks: ticks.ticks });
+    stops.workers.push(() => status.stop());
 
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
     for (const w of publicSettingsWarnings(config)) log.warn(w);

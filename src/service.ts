@@ -32,6 +32,7 @@ import { fanOutService } from './broadcasts/fan-out.js';
 import { sequenceService } from './sequences/sequences.js';
 import { sequenceScheduler } from './sequences/scheduler.js';
 import { queueAdmin } from './send/queue-admin.js';
+import { statusService } from './status/status.js';
 
 /**
  * `hear`: the bus also delivers what other processes on the store announce (the daemon, live
@@ -82,6 +83,8 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     explain: messageExplainer(deps),
     /** The operator's view of the outbound queue: list, show, retry now, cancel (`svc queue`). */
     queue: queueAdmin(deps),
+    /** The running daemons at a glance (`svc status`). */
+    status: statusService(deps),
     inbox: inboxService(deps, send),
     lists: listService(deps, send, systemMailer),
     broadcasts: broadcastService(deps),

@@ -20,6 +20,7 @@ import type { CampaignStore } from './port/campaigns.js';
 import type { PeopleStore } from './port/people.js';
 import type { SequenceStore } from './port/sequences.js';
 import type { BackupStore } from './port/backup.js';
+import type { DaemonStore } from './port/daemons.js';
 
 export type * from './port/addresses.js';
 export type * from './port/events.js';
@@ -64,6 +65,7 @@ export interface StoreGroups {
   sequences: SequenceStore;
   people: PeopleStore;
   backup: BackupStore;
+  daemons: DaemonStore;
 }
 
 /** The groups a service uses, e.g. `StoreSlice<'workspaces' | 'usage'>`. */
@@ -110,6 +112,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
   campaigns: { create: true, get: true, list: true, unfinished: true, setStatus: true, countUnsubscribe: true, counts: true },
   sequences: { create: true, list: true, get: true, ofList: true, remove: true, addStep: true, steps: true, removeStep: true, enrol: true, enrolments: true, claimDue: true, advance: true, stop: true },
   backup: { snapshot: true },
+  daemons: { beat: true, list: true, gone: true },
   people: {
     addMember: true, members: true, member: true, setRole: true, removeMember: true, account: true, accountById: true, memberships: true,
     issueLink: true, peekLink: true, useLink: true, setPassword: true, signedIn: true, createSession: true, session: true, endSession: true, endSessions: true,

@@ -11,6 +11,7 @@ import { filePeople } from './people.js';
 import { describeBadLines, setAside } from './check.js';
 import { DATA_FILE, DocFile } from './doc.js';
 import { takeSnapshot } from './snapshot.js';
+import { fileDaemons } from './daemons.js';
 import { fileDomains, sealDomainKeys } from './domains.js';
 import { SecretBox } from '../secret-box.js';
 import { fileIdempotency } from './idempotency.js';
@@ -105,6 +106,7 @@ export class FileStore implements Store {
     this.#dropJobs = (wsId) => msgs.lookup.dropJobs(wsId);
     const groups: StoreGroups = {
       backup: { snapshot: (out) => takeSnapshot(dir, out) },
+      daemons: fileDaemons(),
       workspaces: fileWorkspaces(doc, hooks),
       keys: fileKeys(doc),
       domains: fileDomains(doc, box),

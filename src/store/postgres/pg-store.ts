@@ -4,6 +4,7 @@
 // is a 503 per operation (never a crash) and the pool reconnects by itself when it returns.
 import pg from 'pg';
 import { SvcError } from '../../errors.js';
+import { pgDaemons } from './daemons.js';
 import type { Log } from '../../log.js';
 import { describeStore, type PostgresLocation } from '../location.js';
 import type { Store, StoreGroups } from '../types.js';
@@ -94,6 +95,7 @@ export class PgStore implements Store {
           throw new SvcError('usage', 'svc backup is for the file store; back up a Postgres store with pg_dump (README "Backups")');
         },
       },
+      daemons: pgDaemons(db),
       workspaces: pgWorkspaces(db),
       keys: pgKeys(lookups),
       domains: pgDomains(lookups),

@@ -20,6 +20,7 @@ import { peopleConformance } from './people.js';
 import { workspacesConformance } from './workspaces.js';
 import { deletionConformance } from './deletion.js';
 import { backupConformance } from './backup.js';
+import { daemonsConformance } from './daemons.js';
 
 export type { Backend } from './fixtures.js';
 
@@ -32,6 +33,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     messagesConformance,
     queueConformance,
     backupConformance,
+    daemonsConformance,
     suppressionsConformance,
     tlsConformance,
     webhooksConformance,
