@@ -37,6 +37,11 @@ export class Output {
     else human();
   }
 
+  /** A document asked for by an option (`--format json`) rather than --json: printed as --json prints it. */
+  document(doc: unknown): void {
+    this.io.stdout.write(inertJson(doc) + '\n');
+  }
+
   /** One document of a stream on one line (NDJSON), controls escaped as in result(). */
   jsonLine(doc: unknown): void {
     this.io.stdout.write(inertJson(doc, 0) + '\n');

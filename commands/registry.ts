@@ -7,6 +7,7 @@ import version from './version.js';
 import backup from './backup.js';
 import doctor from './doctor.js';
 import status from './status/index.js';
+import completion from './completion.js';
 import restore from './restore.js';
 import queueList from './queue/list.js';
 import queueShow from './queue/show.js';
@@ -24,6 +25,7 @@ import keysRevoke from './keys/revoke.js';
 import domainsAdd from './domains/add.js';
 import domainsList from './domains/list.js';
 import domainsShow from './domains/show.js';
+import domainsRecords from './domains/records.js';
 import domainsVerify from './domains/verify.js';
 import domainsRemove from './domains/remove.js';
 import addressesAdd from './addresses/add.js';
@@ -115,6 +117,7 @@ export const commands: CommandSpec[] = [
   restore,
   doctor,
   status,
+  completion,
   migrate,
   workspacesCreate,
   workspacesList,
@@ -128,6 +131,7 @@ export const commands: CommandSpec[] = [
   domainsAdd,
   domainsList,
   domainsShow,
+  domainsRecords,
   domainsVerify,
   domainsRemove,
   addressesAdd,

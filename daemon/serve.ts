@@ -198,6 +198,16 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
     for (const l of listeners) opts.ready(`svc: ${l.name} listening on ${l.url}`);
     for (const w of publicSettingsWarnings(config)) log.warn(w);
+    // A first run (no workspace yet, as after `npm start` on a fresh clone): where things are, and what next.
+    void store.workspaces.list().then(
+      (all) => {
+        if (all.length) return;
+        const at = (name: string) => listeners.find((l) => l.name === name)?.url ?? '?';
+        log.info(`first run: the REST API and web app are at ${at('api')} (/api/v2, /app/), the SMTP relay at ${at('relay')}, the inbound MX at ${at('mx')}`);
+        log.info('next: svc workspaces create NAME; svc keys create --workspace NAME; svc users create YOU@EXAMPLE --role owner --workspace NAME (README "Five minutes with svc"; svc doctor checks the set-up)');
+      },
+      () => {},
+    );
     // Without a usable system sender the log says so once, now.
     void service.systemMail.check().catch(() => {});
     ready = true;

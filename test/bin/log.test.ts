@@ -103,10 +103,12 @@ test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP ch
 
 test('--log-format text: readable lines with timestamps; a bad --log-level is exit 2', async (t) => {
   const dir = await tmpDir(t);
-  const d = await serve(['--store', `file:${dir}`, '--log-format', 'text']);
+  const d = await serve(['--store', `file:${dir}`, '--log-format', 'text'], { listeners: ['api', 'mx'] });
   t.after(() => d.stop('SIGKILL'));
   assert.equal(await d.stop(), 0);
   assert.match(d.stderr(), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z svc: SIGTERM: stopping$/m);
+  // A store without a workspace: the first-run banner says where everything is.
+  assert.match(d.stderr(), new RegExp(`svc: first run: the REST API and web app are at ${d.urls.api} \\(/api/v2, /app/\\), the SMTP relay at ${d.urls.relay}, the inbound MX at ${d.urls.mx}`));
   const bad = await svc(['serve', '--store', `file:${dir}`, '--log-level', 'loud']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /invalid --log-level 'loud': use debug, info, warn, error/);

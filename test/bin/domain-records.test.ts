@@ -1,0 +1,32 @@
+// svc domains records (CONTRACT.md): the five records as a table, as JSON, and as BIND zone lines
+// whose TXT strings join back to the values; a bad --format is exit 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { svc, json } from '../helpers/cli.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+test('svc domains records: table, json and zone formats', async (t) => {
+  const base = ['--store', `file:${await tmpDir(t)}`, '--service-domain', 'mail.example.com'];
+  json(await svc([...base, 'workspaces', 'create', 'acme', '--json']));
+  json(await svc([...base, 'domains', 'add', 'acme.test', '--json']));
+  const doc = json(await svc([...base, 'domains', 'records', 'acme.test', '--format', 'json']));
+  assert.equal(doc.domain, 'acme.test');
+  assert.deepEqual(doc.records.map((r: { purpose: string }) => r.purpose), ['ownership', 'mx', 'spf', 'dkim', 'dmarc']);
+  assert.deepEqual(json(await svc([...base, 'domains', 'records', 'acme.test', '--json'])), doc);
+  const zone = await svc([...base, 'domains', 'records', 'acme.test', '--format', 'zone']);
+  assert.equal(zone.code, 0, zone.stderr);
+  const lines = zone.stdout.trim().split('\n');
+  assert.match(lines[0]!, /^; acme\.test/);
+  assert.equal(lines.length, 6);
+  assert.equal(lines[2], 'acme.test.\t3600\tIN\tMX\t10 mx.mail.example.com.');
+  assert.equal(lines[3], 'acme.test.\t3600\tIN\tTXT\t"v=spf1 include:_spf.mail.example.com -all"');
+  const dkim = lines.find((l) => l.startsWith('svc1._domainkey.acme.test.'))!;
+  const strings = [...dkim.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
+  assert.ok(strings.length >= 2 && strings.every((x) => x.length <= 255), dkim);
+  assert.equal(strings.join(''), doc.records.find((r: { purpose: string }) => r.purpose === 'dkim').value);
+  const table = await svc([...base, 'domains', 'records', 'acme.test']);
+  assert.match(table.stdout, /^PURPOSE\s+TYPE\s+FQDN\s+VALUE/m);
+  assert.match(table.stdout, /^dmarc\s+TXT\s+_dmarc\.acme\.test\s+v=DMARC1; p=quarantine/m);
+  const bad = await svc([...base, 'domains', 'records', 'acme.test', '--format', 'yaml']);
+  assert.deepEqual([bad.code, bad.stderr.trim()], [2, "svc: invalid --format 'yaml': use table, zone, json"]);
+});
