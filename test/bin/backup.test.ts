@@ -9,18 +9,11 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { svc, json, serve, cliSender, postEmail } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
 
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('file store: a backup while the daemon sends; restored, every accepted message is there and its queue is held until retry', async (t) => {
   const dns = await fixtureDns(t);

@@ -8,6 +8,10 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { svc, json, serve, cliSender, postEmail, type ServeProcess } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { until as poll } from '../helpers/until.js';
+
+/** Until `ok` holds (a log line, a state), at most 20 s. */
+const until = (what: string, ok: () => boolean | Promise<boolean>) => poll(what, async () => ok(), (v) => v, 20_000, 50);
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { transact } from '../helpers/mx.js';
@@ -20,13 +24,6 @@ const lines = (d: ServeProcess): Line[] =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Line);
 
-async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP changes the level and the daemon keeps serving', async (t) => {
   const dns = await fixtureDns(t);

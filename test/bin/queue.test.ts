@@ -6,20 +6,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { svc, json, serve, cliSender, postEmail } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
 
 type Row = { id: string; to: string; state: string; attempts: number; last_error: string | null; next_attempt_at: string | null; domain: string; job_id: string; age_seconds: number };
 
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: svc queue list, show, retry and cancel beside the daemon`, async (t) => {

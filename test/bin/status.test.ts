@@ -7,18 +7,11 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { svc, json, serve, cliSender, postEmail, SVC } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { until } from '../helpers/until.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
 
-async function until<T>(what: string, get: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  for (const end = Date.now() + ms; ; ) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 const script = spawnSync('script', ['--version']).status === 0;
 
