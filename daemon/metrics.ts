@@ -72,6 +72,7 @@ export function serviceMetrics(service: Service, registry: Registry, listeners: 
   const relaySessions = new Counter({ name: 'svc_relay_sessions_total', help: 'Relay connections ended.', registers: r });
   const relayMessages = new Counter({ name: 'svc_relay_messages_total', help: 'Messages the relay queued.', registers: r });
   const relayRefusals = new Counter({ name: 'svc_relay_refusals_total', help: 'Relay logins refused.', labelNames: ['reason'], registers: r });
+  const mxSessions = new Counter({ name: 'svc_mx_sessions_total', help: 'MX connections ended.', registers: r });
   const mxMessages = new Counter({ name: 'svc_mx_messages_total', help: 'Messages the MX accepted.', registers: r });
   const mxRefusals = new Counter({ name: 'svc_mx_refusals_total', help: 'MX refusals, by stage (mail, rcpt, data).', labelNames: ['stage'], registers: r });
   // Zero from the start, so a rate() has a series before the first event.
@@ -101,6 +102,9 @@ export function serviceMetrics(service: Service, registry: Registry, listeners: 
         return;
       case 'mx accepted':
         mxMessages.inc();
+        return;
+      case 'mx session':
+        mxSessions.inc();
         return;
       case 'mx refused':
         mxRefusals.inc({ stage: String(f.stage) });

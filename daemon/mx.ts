@@ -151,6 +151,8 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
       onClose(session) {
         states.get(session.id)?.releaseData?.();
         states.delete(session.id);
+        // Counted (metrics), not logged: the MX's lines are its verdicts.
+        service.deps.events?.tally('mx session', { session: session.id });
       },
     },
   });

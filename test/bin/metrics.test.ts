@@ -61,6 +61,7 @@ test('metrics: a listener of its own on loopback; counters move with real sends,
   assert.equal(value(after, 'svc_deliveries_total', { status: 'bounced' }), 1);
   assert.equal(value(after, 'svc_bounces_total', { class: 'bad-mailbox' }), 1);
   assert.equal(value(after, 'svc_mx_refusals_total', { stage: 'rcpt' }), 1);
+  assert.equal(value(after, 'svc_mx_sessions_total'), 1);
   assert.equal(value(after, 'svc_queue_depth'), 0);
   assert.equal(value(after, 'svc_queue_oldest_seconds'), 0);
   const delay = after.find((f) => f.name === 'svc_delivery_delay_seconds')!;
