@@ -155,6 +155,13 @@ export async function listenSmtp(opts: {
   };
 
   const server = new Server({ socketTimeout: limits.maxConnectionMs, logger: false, ...opts.server });
+  /**
+   * A session's place in the connection counts is given back as soon as it is over for the client:
+   * when we answer QUIT with 221, when the client closes its side, or when the socket closes,
+   * whichever comes first. Waiting for the socket's close alone let a client that reconnects at once
+   * (never holding more than the cap) meet `421 Too many connections from your address`.
+   */
+  const releases = new WeakMap<Socket, () => void>();
   server.admit = (socket) => {
     const ip = socket.remoteAddress ?? '';
     const mine = openByAddress.get(ip) ?? 0;
@@ -162,21 +169,30 @@ export async function listenSmtp(opts: {
     if (mine >= limits.maxConnectionsPerAddress) return replyLine(new SvcError('too_many_connections_from_address'));
     open++;
     openByAddress.set(ip, mine + 1);
-    socket.once('close', () => {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       open--;
       const n = (openByAddress.get(ip) ?? 1) - 1;
       if (n > 0) openByAddress.set(ip, n);
       else openByAddress.delete(ip);
-    });
+    };
+    releases.set(socket, release);
+    socket.once('end', release);
+    socket.once('close', release);
     return null;
   };
   server.onConnection = (c) => {
     connections.set(c.id, c);
     const send = c.send.bind(c);
+    const release = releases.get(c._socket);
     // The one table of replies: smtp-server's own texts become the spec's.
     c.send = (code, data, context) => {
       const r = rewriteReply(code, data, context);
       send(r.code, r.data, false);
+      // 221: the session is over (QUIT); the client may connect again before this socket closes.
+      if (r.code === 221) release?.();
     };
     timers.set(c.id, setTimeout(() => hangUp(c.id, 'connection_time_limit'), limits.maxConnectionMs));
     c._socket.once('close', () => {

@@ -75,6 +75,29 @@ test('connection caps: per address and in all, 421 4.7.0 beyond them, free again
   console.log(`# relay connections: ${JSON.stringify(relayStats(s))}`);
 });
 
+test('a client that never holds more than the per-address cap is never refused, however fast it reconnects after QUIT', async (t) => {
+  const s = await sending(t, { deliver: false, env: { SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS: '2' } });
+  const url = s.daemon.url('relay');
+  // Two at a time, each opened only once the one before it was answered 221 and let go.
+  const greetings: string[] = [];
+  const lane = async () => {
+    for (let i = 0; i < 40; i++) {
+      const { client, greeting } = await RawSmtp.open(url);
+      greetings.push(greeting.join());
+      if (!/^220 /.test(greeting.join())) {
+        client.destroy();
+        continue;
+      }
+      await client.cmd('EHLO lane.test');
+      assert.match(await client.cmd('QUIT'), /^221 /);
+      client.destroy();
+    }
+  };
+  await Promise.all([lane(), lane()]);
+  assert.deepEqual(greetings.filter((g) => !/^220 /.test(g)), [], 'no 421 for a client within the cap');
+  assert.equal(greetings.length, 80);
+});
+
 test('data memory cap: a DATA that would pass it gets 451 4.3.1 and nothing is queued; the memory is given back', async (t) => {
   const s = await sending(t, { deliver: false, env: { SVC_RELAY_DATA_MEMORY: '3mb' } });
   const url = s.daemon.url('relay');
