@@ -56,6 +56,9 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       const live = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
         const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'xterm' };
         for (const k of Object.keys(env)) if (k.startsWith('SVC_')) delete env[k];
+        // ink draws nothing until it exits when it believes it runs in CI (CI=true): a person's terminal, here.
+        delete env.CI;
+        delete env.CONTINUOUS_INTEGRATION;
         // A pseudo-terminal starts with no size: give it one, as a terminal window has.
         const command = `stty cols 120 rows 40; ${[process.execPath, SVC, ...base, 'status'].map((a) => JSON.stringify(a)).join(' ')}`;
         const child = spawn('script', ['-qec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
