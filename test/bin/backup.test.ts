@@ -59,7 +59,9 @@ test('file store: a backup while the daemon sends; restored, every accepted mess
   const s2 = await sink(t);
   const d2 = await serve([...copy, '--direct-port', String(s2.port)]);
   t.after(() => d2.stop('SIGKILL'));
-  await new Promise((res) => setTimeout(res, 1000));
+  // Running (it has reported, so its workers claim), and the restored queue is still held, none sent.
+  const seen = await until('the copy daemon reporting', async () => json(await svc([...copy, 'status', '--json'])), (v) => v.running === true);
+  assert.equal(seen.queue.held, held.length, 'held: no hand-off took them');
   assert.equal(s2.received.length, 0, 'held: nothing sent from the copy');
   const retried = json(await svc([...copy, 'queue', 'retry', '--all', '--json']));
   assert.equal(retried.retried, held.length);
