@@ -4,7 +4,6 @@
 // mail is `info` and is never held back; our own faults are `warn`/`error`, and the daemon's log
 // (daemon/log.ts) holds their repeats back. Listeners (the daemon's metrics) hear every event, and
 // the tallies that are counted but never written (a send accepted).
-import type { Clock } from './clock.js';
 import type { Log } from './log.js';
 
 export type EventListener = (kind: string, fields: Record<string, unknown>) => void;
@@ -12,11 +11,7 @@ export type EventListener = (kind: string, fields: Record<string, unknown>) => v
 export class EventLog {
   readonly #listeners = new Set<EventListener>();
 
-  constructor(
-    private readonly log: Log,
-    // Kept for the callers' shape; times are the log's own.
-    private readonly clock?: Clock,
-  ) {}
+  constructor(private readonly log: Log) {}
 
   /** `kind` names the event (`delivery`, `mx refused`, `relay login-refused`); `fields` its facts. */
   event(level: 'info' | 'warn' | 'error', kind: string, fields: Record<string, unknown>): void {

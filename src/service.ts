@@ -42,7 +42,7 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
   const deps = {
     ...given,
     faults: given.faults ?? new Faults(given.log, given.clock),
-    events: given.events ?? new EventLog(given.log, given.clock),
+    events: given.events ?? new EventLog(given.log),
     bus: given.bus ?? new Bus(),
   };
   if (given.store.events && !given.bus) deps.bus.connect(given.store.events, { hear: opts.hear ?? false });

@@ -112,6 +112,12 @@ function parseSize(name: string, raw: string): number {
   return n;
 }
 
+/** One of a few words; the refusal lists them, joined as the setting has always said them. */
+const oneOf = (flag: string, values: readonly string[], joiner: string) => (raw: string) => {
+  if (!values.includes(raw)) throw usage(`invalid ${flag} '${raw}': use ${values.join(joiner)}`);
+  return raw;
+};
+
 const truthy = (v: string) => /^(1|true|yes|on)$/i.test(v);
 const count = (flag: string, min: number, max: number) => (raw: string) => parseCount(flag, raw, min, max);
 
@@ -160,10 +166,7 @@ const TABLE = [
     default: 'verp',
     scope: 'serve',
     description: "envelope sender of outbound mail: `verp`, a return path per recipient (`bounces+TOKEN@DOMAIN`, so a bounce or complaint can only speak for its own recipient); or `from`, the From address, for a smarthost that takes only its users' own addresses (Postfix `reject_sender_login_mismatch`, Office 365, Gmail); with `from`, later bounce reports reach the team inbox and change nothing",
-    parse: (r) => {
-      if (!(RETURN_PATH_MODES as readonly string[]).includes(r)) throw usage(`invalid --return-path '${r}': use ${RETURN_PATH_MODES.join(' or ')}`);
-      return r;
-    },
+    parse: oneOf('--return-path', RETURN_PATH_MODES, ' or '),
   },
   {
     name: 'feedbackLoops',
@@ -247,10 +250,7 @@ const TABLE = [
     defaultText: '`text` when the log goes to a terminal, else `json`',
     scope: 'serve',
     description: "the daemon's log: `json`, one JSON object per line (`time`, `level`, `msg` and the event's fields), or `text`, one readable line; timestamps always",
-    parse: (r) => {
-      if (r !== 'json' && r !== 'text') throw usage(`invalid --log-format '${r}': use json or text`);
-      return r;
-    },
+    parse: oneOf('--log-format', ['json', 'text'], ' or '),
   },
   {
     name: 'logLevel',
@@ -259,10 +259,7 @@ const TABLE = [
     default: 'info',
     scope: 'serve',
     description: "the daemon's least level logged: `debug`, `info` (every delivery attempt, MX verdict, relay session and webhook attempt), `warn` (our own faults) or `error`; SIGHUP re-reads it",
-    parse: (r) => {
-      if (!(LOG_LEVELS as readonly string[]).includes(r)) throw usage(`invalid --log-level '${r}': use ${LOG_LEVELS.join(', ')}`);
-      return r;
-    },
+    parse: oneOf('--log-level', LOG_LEVELS, ', '),
   },
   { name: 'logFile', flag: '--log-file <file>', env: 'SVC_LOG_FILE', defaultText: 'standard error', scope: 'serve', description: "file the daemon's log is appended to (made if missing); SIGHUP reopens it, for logrotate" },
   { name: 'relayDataMemory', flag: '--relay-data-memory <size>', env: 'SVC_RELAY_DATA_MEMORY', default: '64mb', scope: 'serve', description: 'message data the relay holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--relay-data-memory', r) },

@@ -8,7 +8,7 @@ test('mail log: every delivery is a line; a fault repeats at most once in 10 s, 
   const lines: string[] = [];
   const clock = new ManualClock('2026-03-01T12:00:00Z');
   const log = daemonLog({ format: 'text', level: 'info', write: (l) => lines.push(l), now: () => clock.now().getTime() });
-  const ev = new EventLog(log, clock);
+  const ev = new EventLog(log);
   ev.event('info', 'delivery', { message: 'm1', domain: 'rcpt.test', reply: '250 2.0.0 Ok: queued as X' });
   for (let i = 2; i <= 500; i++) ev.event('info', 'delivery', { message: `m${i}`, domain: 'rcpt.test', reply: '250 ok' });
   assert.equal(lines.length, 500, 'what happened to mail is never held back');
