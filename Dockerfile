@@ -6,6 +6,7 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
+COPY patches ./patches
 COPY src ./src
 COPY commands ./commands
 COPY daemon ./daemon

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync, spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import nodemailer from 'nodemailer';
 import PostalMime from 'postal-mime';
 import { sending, settled, type Sending } from '../helpers/sending.js';
@@ -63,6 +64,23 @@ test('reply codes: greeting, EHLO, AUTH, MAIL, RCPT, DATA, RSET, NOOP, QUIT', as
   const m = (await s.get('/api/v2/messages?recipient=jane')).body.data[0];
   assert.equal(m.subject, 'hi');
   assert.equal((await settled(s, m.id)).status, 'sent');
+});
+
+test('the relay greets at once: a client that sends EHLO with its connect is answered, not refused as an early talker (the MX refuses it)', async (t) => {
+  const { url } = await relay(t);
+  // smtp-server pauses 100 ms before its greeting and refuses a command sent in that pause with 421;
+  // the relay has no pause (greetingDelay 0, patches/), so the command is read after the greeting.
+  const got = await new Promise<string>((resolve, reject) => {
+    let text = '';
+    const sock = connect(Number(new URL(url).port), '127.0.0.1', () => sock.write('EHLO early.test\r\nQUIT\r\n'));
+    sock.on('data', (d) => (text += d.toString()));
+    sock.on('close', () => resolve(text));
+    sock.on('error', reject);
+  });
+  const lines = got.trimEnd().split('\r\n');
+  assert.match(lines[0]!, /^220 /);
+  assert.ok(lines.some((l) => /^250[ -]/.test(l)), got);
+  assert.match(lines.at(-1)!, /^221 /);
 });
 
 test('1,001 recipients: the last gets 452 4.5.3; SIZE over 25 MB at MAIL and a 26 MB DATA get 552 5.3.4', async (t) => {
