@@ -18,7 +18,7 @@ import { FileStore } from '../src/store/file/file-store.js';
 import type { InboxItem } from '../src/model/inbox.js';
 import { FixtureDns } from '../test/helpers/dns-server.js';
 import { benchChild, median, report } from './lib.js';
-import { LOAD, drive, inTurns } from './relay.js';
+import { LOAD, drive, inTurns } from './smtp-harness.js';
 import { mxDaemon } from './mx.js';
 
 const ITEMS = Number(process.env.SVC_BENCH_INBOX_ITEMS ?? 1_000_000);
@@ -134,10 +134,10 @@ async function tinyMessages(): Promise<void> {
     const { daemon, port: mxPort } = await mxDaemon(dir, dns);
     try {
       const servers = [
-        { name: 'bare', port: sink.port },
-        { name: 'mx', port: mxPort },
+        { name: 'bare', port: sink.port, auth: null },
+        { name: 'mx', port: mxPort, auth: null },
       ];
-      for (const s of servers) await drive(s.port, null, 3000, args);
+      for (const s of servers) await drive(s, 3000, args);
       const ratios: number[] = [];
       for (const [i, rate] of (await inTurns(servers, 3, 10_000, args)).entries()) {
         ratios.push(rate.mx! / rate.bare!);

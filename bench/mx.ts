@@ -22,7 +22,7 @@ import { inboundService } from '../src/inbox/receive.js';
 import { returnPath } from '../src/mail/return-path.js';
 import { SVC, benchChild, median, report, startServer } from './lib.js';
 import { prepare, profile } from './send.js';
-import { LOAD, drive, inTurns } from './relay.js';
+import { LOAD, drive, inTurns } from './smtp-harness.js';
 
 const MX_ARGS = ['--from', 'someone@elsewhere.test', '--to', 'hello@acme.test'];
 
@@ -49,12 +49,12 @@ export async function mx(): Promise<void> {
     const { daemon, port: mxPort } = await mxDaemon(dir, dns);
     try {
       const servers = [
-        { name: 'bare', port: sink.port },
-        { name: 'durable', port: durable.port },
-        { name: 'mx', port: mxPort },
+        { name: 'bare', port: sink.port, auth: null },
+        { name: 'durable', port: durable.port, auth: null },
+        { name: 'mx', port: mxPort, auth: null },
       ];
       // All warmed alike (JIT, connections) before anything is measured.
-      for (const s of servers) await drive(s.port, null, 3000, MX_ARGS);
+      for (const s of servers) await drive(s, 3000, MX_ARGS);
       // This machine's speed moves by a third from minute to minute (the bare server alone gave
       // 5,500-10,800/s in one session): the three are measured in turn, five times, each round
       // starting with another of them so that a drift favours none, and the median ratio is the

@@ -1,94 +1,85 @@
-// Issue 6 benchmark: relay messages/s (10 KB messages, 20 concurrent authenticated sessions,
-// accepted to "250 OK: queued") next to a bare smtp-server that accepts and discards the same load,
-// driven by the same client in the same run. Target: at least 50% of that ceiling.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// The relay's benchmarks: messages/s next to yardsticks in the same run (issue 32), and what very
+// large messages cost in memory (issue 13).
+import { existsSync, readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import { FixtureDns } from '../test/helpers/dns-server.js';
-import { SVC, benchChild, report, startServer } from './lib.js';
-import { prepare, profile } from './send.js';
-
-/** The shared raw-socket SMTP load client (../shared/tools/smtp-load.mjs), fast enough not to be the bottleneck. */
-export const LOAD = fileURLToPath(new URL('../../shared/tools/smtp-load.mjs', import.meta.url));
+import { SVC, benchChild, median, report, startServer } from './lib.js';
+import { backends, chosen, prepare, profile } from './send.js';
+import { LOAD, drive, greetingMs, inTurns, postfixSink, type Target } from './smtp-harness.js';
 
 /**
- * Sends n 10 KB messages over 20 connections with the load client (authenticated with `key`, or
- * not when it is null; `extra`: more of its flags, --to and --from); messages per second.
+ * Issue 32 items 1-3: the relay next to its yardsticks, one client, one run. Every server is driven
+ * in turn (three rounds, each starting with another) with 20 reused connections and then with one
+ * connection per message (connect, EHLO, AUTH, one message, QUIT): a bare smtp-server that accepts
+ * and discards (AUTH taken), Postfix's smtp-sink where it is installed, and the svc relay queueing
+ * durably (250 after the store has it), on each backend. Targets: reused at least 0.75 of the bare
+ * server on the file store and 0.5 on Postgres; one connection per message at least 0.5 of
+ * smtp-sink. Then the median connect-to-greeting time of each listener (the MX keeps the 100 ms
+ * early-talker pause; the relay has none).
  */
-export function drive(port: number, key: string | null, n: number, extra: string[] = []): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD, '--port', String(port), ...(key ? ['--auth', key] : []), '--conns', '20', '--messages', String(n), '--size', '10240', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.on('error', reject);
-    child.on('close', () => {
-      try {
-        const r = JSON.parse(out.trim().split('\n').at(-1)!) as { messages_per_s: number; refused: number; errors: number };
-        if (r.refused || r.errors) return reject(new Error(`load client: ${out.trim()}`));
-        resolve(r.messages_per_s);
-      } catch {
-        reject(new Error(`load client printed: ${out}`));
-      }
-    });
-  });
-}
-
-/**
- * Servers driven in turn by the same client, `rounds` times, each round starting with another of
- * them so that the machine's drift (its speed moves by a third from minute to minute) favours none:
- * each round's rates by server name.
- */
-export async function inTurns(servers: ReadonlyArray<{ name: string; port: number }>, rounds: number, n: number, extra: string[]): Promise<Array<Record<string, number>>> {
-  const out: Array<Record<string, number>> = [];
-  for (let round = 1; round <= rounds; round++) {
-    const rate: Record<string, number> = {};
-    for (let k = 0; k < servers.length; k++) {
-      const s = servers[(round + k) % servers.length]!;
-      rate[s.name] = await drive(s.port, null, n, extra);
-    }
-    out.push(rate);
-  }
-  return out;
-}
-
 export async function relay(): Promise<void> {
-  const { child: sink, port } = await benchChild('./sink-process.ts', ['--auth']);
   if (!existsSync(LOAD)) {
     process.stdout.write(`relay: skipped, the load client ${LOAD} is not there\n`);
-    sink.kill();
     return;
   }
-  await drive(port, 'any', 500);
-  const bare = await drive(port, 'any', 5000);
-  sink.kill();
-  report('bare smtp-server, accept and discard (same client)', { messages_per_s: Math.round(bare), sessions: 20 });
-
-  await withRelay(async ({ relayPort, key }) => {
-    await drive(relayPort, key, 500);
-    const rate = await drive(relayPort, key, 5000);
-    report('svc relay, accepted and queued (file store)', { messages_per_s: Math.round(rate), of_ceiling: rate / bare, target: '>= 0.5' });
-  });
+  const bare = await benchChild('./sink-process.ts', ['--auth']);
+  const postfix = await postfixSink();
+  if ('skipped' in postfix) process.stdout.write(`relay: Postfix yardstick skipped: ${postfix.skipped}\n`);
+  const yardsticks: Target[] = [{ name: 'bare', port: bare.port, auth: 'any' }, ...('port' in postfix ? [{ name: 'postfix', port: postfix.port, auth: null }] : [])];
+  try {
+    for (const b of chosen()) {
+      const file = b.name === 'file store';
+      await withRelay(
+        async ({ relayPort, mxPort, key }) => {
+          const targets: Target[] = [...yardsticks, { name: 'relay', port: relayPort, auth: key }];
+          // All warmed alike (JIT, connections, the store's first writes) before anything is measured.
+          for (const t of targets) await drive(t, 1000);
+          const line = (rate: Record<string, number>) => Object.fromEntries(Object.entries(rate).map(([k, v]) => [`${k}_per_s`, Math.round(v)]));
+          const reused = await inTurns(targets, 3, 5000);
+          reused.forEach((rate, i) => report(`  ${b.name}, reused connections, round ${i + 1}`, line(rate)));
+          report(`svc relay, 20 reused connections, queued durably (${b.name}) vs bare smtp-server`, {
+            of_bare: median(reused.map((r) => r.relay! / r.bare!)),
+            ...('port' in postfix ? { of_postfix_sink: median(reused.map((r) => r.relay! / r.postfix!)) } : {}),
+            target: file ? '>= 0.75 of bare' : '>= 0.5 of bare',
+          });
+          const single = await inTurns(targets, 3, 2000, ['--per-conn', '1']);
+          single.forEach((rate, i) => report(`  ${b.name}, one connection per message, round ${i + 1}`, line(rate)));
+          report(`svc relay, one connection per message (${b.name}) vs Postfix smtp-sink`, {
+            ...('port' in postfix ? { of_postfix_sink: median(single.map((r) => r.relay! / r.postfix!)) } : { of_postfix_sink: 'skipped' }),
+            of_bare: median(single.map((r) => r.relay! / r.bare!)),
+            target: '>= 0.5 of smtp-sink',
+          });
+          if (!file) return;
+          const greet: Record<string, number> = {};
+          for (const [name, port] of [['relay', relayPort], ['mx', mxPort], ['bare', bare.port], ...('port' in postfix ? [['postfix', postfix.port] as const] : [])] as const) greet[`${name}_ms`] = Number((await greetingMs(port)).toFixed(2));
+          report('median connect-to-greeting, 100 connections one after another', greet);
+        },
+        b,
+        ['--no-delivery'],
+      );
+    }
+  } finally {
+    bare.child.kill();
+    if ('port' in postfix) postfix.stop();
+  }
 }
 
-/** A daemon (by default one that only accepts: --no-delivery) on a fresh file store with a verified sender. */
-async function withRelay(fn: (d: { relayPort: number; key: string; pid: number }) => Promise<void>, serveArgs: string[] = ['--no-delivery']): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+/** A daemon (by default one that only accepts: --no-delivery) on a fresh store of `backend` with a verified sender. */
+async function withRelay(fn: (d: { relayPort: number; mxPort: number; key: string; pid: number }) => Promise<void>, backend = backends[0]!, serveArgs: string[] = ['--no-delivery']): Promise<void> {
+  const st = await backend.fresh();
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
-    const key = await prepare(`file:${dir}`, dns);
-    const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...serveArgs]);
+    const key = await prepare(st.store, dns);
+    const daemon = await startServer([...profile(), SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...serveArgs]);
     try {
-      const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
-      await fn({ relayPort, key, pid: daemon.child.pid! });
+      const port = (name: string) => Number(new RegExp(`${name} listening on smtp://[^:]+:(\\d+)`).exec(daemon.lines.join('\n'))?.[1]);
+      await fn({ relayPort: port('relay'), mxPort: port('mx'), key, pid: daemon.child.pid! });
     } finally {
       await daemon.stop();
     }
   } finally {
     await dns.stop();
-    rmSync(dir, { recursive: true, force: true });
+    st.cleanup();
   }
 }
 
@@ -126,6 +117,7 @@ export async function relayMemory(): Promise<void> {
         while (count() < r.accepted && performance.now() - t0 < 300_000) await new Promise((res) => setTimeout(res, 50));
         report('relay, 3 x 24.8 MB at once, accepted and delivered', { ...r, delivered: count(), seconds: ((performance.now() - t0) / 1000).toFixed(1), daemon_rss_before_mb: Math.round(before), daemon_peak_rss_mb: Math.round(peakRssMb(pid)) });
       },
+      backends[0],
       ['--outbound', `smtp://127.0.0.1:${port}`],
     );
   } finally {
