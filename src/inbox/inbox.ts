@@ -76,9 +76,12 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
     if (!i) throw new SvcError('not_found', 'inbox item not found');
     return i;
   };
-  /** A received item's text and HTML, read from its raw message now (the MX reads only headers on the way in). */
+  /**
+   * A received item's text and HTML, read from its raw message now (the MX reads only headers on the
+   * way in); so is a Sent copy of relayed mail's (the relay keeps the message as it came).
+   */
   const withBodies = async (i: InboxItem): Promise<InboxItem> => {
-    if (i.folder !== 'inbox' || !i.raw || i.text !== null || i.html !== null) return i;
+    if (!i.raw || i.text !== null || i.html !== null) return i;
     const raw = Buffer.from(i.raw, 'base64');
     const { email, problem } = await parseWhole(raw, readHead(raw));
     return { ...i, text: email?.text ?? null, html: email?.html ?? null, note: i.note ?? problem };

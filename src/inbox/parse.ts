@@ -10,7 +10,10 @@
 // MAX_DEPTH multipart boundaries declared, or no end of the header block within HEADER_MAX; such a
 // message is kept exactly as received and marked, never parsed. postal-mime's own limits (nesting,
 // all headers together) guard what the scan lets through.
-import PostalMime, { addressParser, decodeWords, type Email } from 'postal-mime';
+import PostalMime, { type Email } from 'postal-mime';
+import { addresses, fieldsOf, headerEnd, headerText, messageIds, type Fields } from '../mail/header-block.js';
+
+export { addresses, fieldsOf, messageIds, type Fields } from '../mail/header-block.js';
 
 /** Part delimiters (lines starting with `--`) a message may have and still be parsed. */
 export const MAX_PARTS = 500;
@@ -27,41 +30,7 @@ export const HEADER_MAX = 64 * 1024;
  */
 export const REPORT_PARSE_MAX = 1024 * 1024;
 
-export interface Fields {
-  get(name: string): string | undefined;
-  all(name: string): string[];
-}
-
-/** Header fields of a block (`Name: value` lines, folded lines joined), names case-insensitive. */
-export function fieldsOf(block: string): Fields {
-  const map = new Map<string, string[]>();
-  for (const line of block.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
-    const i = line.indexOf(':');
-    if (i <= 0) continue;
-    const name = line.slice(0, i).trim().toLowerCase();
-    const list = map.get(name) ?? [];
-    list.push(line.slice(i + 1).trim());
-    map.set(name, list);
-  }
-  return { get: (n) => map.get(n.toLowerCase())?.[0], all: (n) => map.get(n.toLowerCase()) ?? [] };
-}
-
-/** Message-IDs in a header value (`<a@b> <c@d>`), without their brackets. */
-export function messageIds(value: string | undefined): string[] {
-  if (!value) return [];
-  const ids = [...value.matchAll(/<([^<>\s]{1,250})>/g)].map((m) => m[1]!);
-  return ids.length ? ids : value.trim() && !/\s/.test(value.trim()) ? [value.trim()] : [];
-}
-
 const NO_CRLF = /[\r\n]+/g;
-/** `addr@x` or `Name <addr@x>` alone: the common From, read without the full address parser. */
-const SIMPLE = /^\s*(?:[^<>",;:@\\]*<([^<>\s",;:\\]+@[^<>\s",;:\\]+)>|([^<>\s",;:\\]+@[^<>\s",;:\\]+))\s*$/;
-export const addresses = (value: string | undefined): string[] => {
-  if (!value) return [];
-  const simple = SIMPLE.exec(value);
-  if (simple) return [(simple[1] ?? simple[2])!.toLowerCase()];
-  return addressParser(value, { flatten: true }).flatMap((a) => ('address' in a && a.address ? [a.address.toLowerCase()] : []));
-};
 
 /** What the MX reads of every message: its top header block. */
 export interface Head {
@@ -106,25 +75,10 @@ function boundaries(raw: Buffer, max: number): number {
   return n;
 }
 
-const NON_ASCII = /[\x80-\xff]/;
-const decoder = new TextDecoder('utf-8', { fatal: true });
-/** A header value read as latin1 (every byte kept) as its UTF-8 text when its bytes are UTF-8; else as is. */
-function utf8(v: string): string {
-  if (!NON_ASCII.test(v)) return v;
-  try {
-    return decoder.decode(Buffer.from(v, 'latin1'));
-  } catch {
-    return v;
-  }
-}
-
 export function readHead(raw: Buffer): Head {
   const limit = Math.min(raw.length, HEADER_MAX);
-  let end = raw.indexOf('\r\n\r\n');
-  // A bare-LF message ends its headers at \n\n: looked for only before the CRLF end (or the limit).
-  const lf = raw.subarray(0, end >= 0 ? end : limit + 2).indexOf('\n\n');
-  if (end < 0 || (lf >= 0 && lf < end)) end = lf;
-  const cut = end < 0 || end > limit;
+  const end = headerEnd(raw, limit);
+  const cut = end < 0;
   const headers = raw.toString('latin1', 0, cut ? limit : end);
   const fields = fieldsOf(headers);
   // Only a multipart message or one that wraps a message (message/rfc822, message/global, ... which
@@ -142,11 +96,7 @@ export function readHead(raw: Buffer): Head {
         : null;
   // Raw UTF-8 in a header (RFC 6532, as SMTPUTF8 mail carries it) as the relay reads it; encoded
   // words (RFC 2047) only where there are any.
-  const decode = (v: string | undefined) => {
-    if (v === undefined) return '';
-    const text = utf8(v);
-    return text.includes('=?') ? decodeWords(text) : text;
-  };
+  const decode = headerText;
   return {
     fields,
     headers,

@@ -62,7 +62,10 @@ export interface InboxItem extends InboxSummary {
   envelope: { mail_from: string; rcpt_to: string[]; remote_ip: string | null } | null;
   /** Received items: SPF, DKIM, DMARC and the verdict (null for Sent copies and items received before svc checked). */
   auth?: InboundAuth | null;
-  /** Received items as read back: the message as it came, base64; null for Sent copies (and on the way in: InboundDelivery.raw). */
+  /**
+   * Received items as read back: the message as it came, base64; null for Sent copies (and on the way
+   * in: InboundDelivery.raw) but relayed ones, whose text and HTML are read from it when shown.
+   */
   raw: string | null;
 }
 
@@ -170,7 +173,7 @@ export function sentItem(c: SendContent): InboxItem {
   return {
     id: c.id, workspace_id: c.workspace_id, folder: 'sent', kind: 'sent', thread_id: c.thread_id ?? c.id, from: c.from, to, cc, subject: c.subject,
     message_id: c.message_id, size: 0, message_ref: null, note: null, created_at: c.created_at, in_reply_to: c.in_reply_to ?? null, references: c.references ?? [],
-    headers, text: c.text, html: c.html, envelope: null, raw: null,
+    headers, text: c.text, html: c.html, envelope: null, raw: c.raw ?? null,
   };
 }
 

@@ -92,6 +92,12 @@ export interface SendContent {
   /** Files and inline images of relayed mail, composed into every copy; absent when none. */
   attachments?: Attachment[];
   /**
+   * Relayed mail: the message as the relay received it (base64, line ends made CRLF), kept whole
+   * before the 250. Its text, HTML and attachments are read from it when it is composed (html and
+   * text are null here until then); the relay reads only its header block (To, Cc, Subject).
+   */
+  raw?: string;
+  /**
    * A reply from the team inbox: the thread its Sent copy joins and the message it answers (the
    * In-Reply-To and References headers). Absent on other sends: each starts a thread of its own.
    */

@@ -13,7 +13,10 @@ import { authorizeSender } from '../send/sender.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party, SendRequest } from '../send/validate.js';
 import { sendWindows } from '../workspaces/send-quota.js';
-import { parseRelayed } from './parse.js';
+import { addresses, fieldsOf, headerEnd, headerText } from '../mail/header-block.js';
+
+/** The top header block read before the 250, at most (as the MX reads it). */
+const HEADER_MAX = 64 * 1024;
 
 export const RELAY_MAX_SIZE = 25 * 1024 * 1024;
 export const RELAY_MAX_RECIPIENTS = 1000;
@@ -75,46 +78,33 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
 
     /**
      * DATA: the message becomes a send. Recipients named in To: or Cc: are shown there, every other
-     * one is bcc; Subject: is the subject; text and HTML parts are the body (multipart/alternative
-     * is parsed, attachments are dropped and noted). From:, Bcc:, Reply-To:, display names and
-     * custom headers are ignored.
+     * one is bcc; Subject: is the subject. Only the header block is read here, before the 250: the
+     * message is kept as it came (line ends made CRLF) and its text, HTML and attachments are read
+     * when it is composed, off the main thread (send/compose/relayed.ts). From:, Bcc:, Reply-To:,
+     * display names and custom headers are ignored.
      */
     async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer, key?: { id: string; prefix: string }): Promise<SendResult> {
-      const mail = await parseRelayed(normalizeLineBreaks(raw));
-      const listed = new Set(
-        [...(mail.to ?? []), ...(mail.cc ?? [])]
-          .flatMap((a) => ('group' in a && a.group ? a.group : [a]))
-          .map((a) => (a as { address?: string }).address?.toLowerCase())
-          .filter((a): a is string => !!a),
-      );
-      const inHeader = (field: 'to' | 'cc') =>
-        new Set(((mail[field] ?? []) as Array<{ address?: string; group?: Array<{ address?: string }> }>).flatMap((a) => a.group ?? [a]).map((a) => a.address?.toLowerCase()));
-      const to = inHeader('to');
-      const cc = inHeader('cc');
+      const message = normalizeLineBreaks(raw);
+      const end = headerEnd(message, HEADER_MAX);
+      // A header block past HEADER_MAX is read up to it (To, Cc and Subject come first in real mail).
+      const fields = fieldsOf(message.toString('latin1', 0, end < 0 ? Math.min(message.length, HEADER_MAX) : end));
+      const listed = (name: 'to' | 'cc') => new Set(fields.all(name).flatMap((v) => addresses(headerText(v))));
+      const to = listed('to');
+      const cc = listed('cc');
       const party = (address: string): Party => ({ name: null, address });
       const req: SendRequest = {
         from: party(from),
         to: recipients.filter((r) => to.has(r.toLowerCase())).map(party),
         cc: recipients.filter((r) => !to.has(r.toLowerCase()) && cc.has(r.toLowerCase())).map(party),
-        bcc: recipients.filter((r) => !listed.has(r.toLowerCase())).map(party),
+        bcc: recipients.filter((r) => !to.has(r.toLowerCase()) && !cc.has(r.toLowerCase())).map(party),
         // A decoded subject can carry line breaks (in encoded words); they never reach a header.
-        subject: (mail.subject ?? '').replace(NO_CRLF, ' ').slice(0, 998),
-        html: mail.html ?? null,
-        text: mail.text ?? (mail.html ? null : ''),
-        // Attachments and inline images go on whole (more than spec.md's "garbled"): the same bytes
-        // once decoded and the same Content-Type parameters (./parse.ts).
-        attachments: (mail.attachments ?? []).map((a) => ({
-          filename: a.filename ? a.filename.replace(NO_CRLF, ' ') : null,
-          content_type: /^[\w.+-]+\/[\w.+-]+$/.test(a.mimeType) ? a.mimeType : 'application/octet-stream',
-          disposition: a.disposition === 'inline' && a.contentId ? ('inline' as const) : ('attachment' as const),
-          cid: a.contentId ? a.contentId.replace(/^<|>$/g, '').replace(NO_CRLF, '') : null,
-          content: a.content.toString('base64'),
-          ...(Object.keys(a.params).length ? { params: a.params } : {}),
-        })),
+        subject: headerText(fields.get('subject')).replace(NO_CRLF, ' ').slice(0, 998),
+        html: null,
+        text: null,
+        raw: message.toString('base64'),
       };
-      const notes: string[] = [];
       // A quota refusal is deliberately temporary over SMTP (452 4.5.3 with its text, spec).
-      return send(ws, req, { source: 'relay', notes, key: key ?? null });
+      return send(ws, req, { source: 'relay', notes: [], key: key ?? null });
     },
   };
 }

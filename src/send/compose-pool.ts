@@ -59,6 +59,12 @@ interface Pending {
 
 type Reply = { id: number; raw?: Uint8Array; error?: string; poison?: boolean };
 
+/**
+ * What a content weighs in a thread, in characters: its HTML and text, or the relayed message it is
+ * read from (base64: four characters for three bytes, about what its decoded parts take as text).
+ */
+const contentSize = (c: SendContent) => (c.html?.length ?? 0) + (c.text?.length ?? 0) + (c.raw?.length ?? 0);
+
 /** A compose thread: compiled (.js) or run from source by tsx (.ts), the sibling file of the same kind. */
 function composeThread(heapMb: number): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
@@ -128,7 +134,7 @@ export class ComposePool {
   /** The signed (when the domain's key is published) message, ready for DATA. */
   async run(task: Omit<ComposeTask, 'id'>): Promise<Buffer> {
     if (this.#closed) throw new ComposeAborted();
-    if ((task.content.html?.length ?? 0) + (task.content.text?.length ?? 0) > this.#opts.aloneAbove) return this.#runAlone(task);
+    if (contentSize(task.content) > this.#opts.aloneAbove) return this.#runAlone(task);
     // Bulk copies (broadcasts, sequences) wait here while the threads have BULK_AHEAD tasks each;
     // other mail goes straight to a thread, so it never queues behind a broadcast's copies there.
     if (priorityOf(task.content.source) !== PRIORITY.transactional) {

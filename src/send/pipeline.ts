@@ -122,6 +122,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         notes: opts.notes ?? [],
         created_at: now,
         ...(req.attachments?.length ? { attachments: req.attachments } : {}),
+        ...(req.raw !== undefined ? { raw: req.raw } : {}),
         ...(opts.inbox ? { thread_id: opts.inbox.thread_id, in_reply_to: opts.inbox.in_reply_to, references: opts.inbox.references } : {}),
         ...(list?.preheader ? { preheader: list.preheader } : {}),
       };

@@ -22,6 +22,8 @@ export interface SendRequest {
   text: string | null;
   /** Only the relay carries them (POST /emails ignores an attachments field, spec.md rule 2). */
   attachments?: Attachment[];
+  /** Only the relay: the message as received (base64), its body read when composed (SendContent.raw). */
+  raw?: string;
 }
 
 export const MAX_RECIPIENTS = 1000;

@@ -108,6 +108,24 @@ test('1,001 recipients: the last gets 452 4.5.3; SIZE over 25 MB at MAIL and a 2
   assert.equal((await s.get('/api/v2/messages')).body.total, 0);
 });
 
+test('the message is read after the 250, not before: one postal-mime cannot read is queued, then bounced with the reason and nobody suppressed', async (t) => {
+  const { s, url } = await relay(t);
+  const c = await authed(s, url);
+  await c.cmd('MAIL FROM:<hello@acme.test>');
+  await c.cmd('RCPT TO:<deep@rcpt.test>');
+  assert.match(await c.cmd('DATA'), /^354 /);
+  // 300 nested multiparts, past postal-mime's nesting limit: only the header block is read before the 250.
+  let body = 'x';
+  for (let i = 300; i > 0; i--) body = `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${body}\r\n--b${i}--`;
+  assert.equal(await c.cmd(`To: deep@rcpt.test\r\nSubject: deep\r\n${body}\r\n.`), '250 2.0.0 OK: queued');
+  const m = (await s.get('/api/v2/messages?recipient=deep')).body.data[0];
+  assert.equal(m.subject, 'deep');
+  const done = await settled(s, m.id);
+  assert.equal(done.status, 'bounced');
+  assert.match(done.error, /the relayed message could not be read/);
+  assert.deepEqual(await s.daemon.service.store.suppressions.list(s.ws.id), []);
+});
+
 test('bare LF and CR line ends are normalised to CRLF, and a smuggling payload stays one message', async (t) => {
   const { s, url } = await relay(t);
   const c = await authed(s, url);

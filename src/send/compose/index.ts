@@ -10,6 +10,7 @@ import { textStep } from './text.js';
 import { trackingStep } from './tracking.js';
 import { linksStep } from './links.js';
 import { mergeStep } from './merge.js';
+import { readRelayed } from './relayed.js';
 import { unsubscribeStep } from './unsubscribe.js';
 
 export type { CopyFor } from './draft.js';
@@ -29,7 +30,9 @@ export interface Composed {
   headers: string[];
 }
 
-export async function compose(content: SendContent, copy: CopyFor, baseUrl: string, linkKey?: string): Promise<Composed> {
+export async function compose(sent: SendContent, copy: CopyFor, baseUrl: string, linkKey?: string): Promise<Composed> {
+  // Relayed mail is kept as it came; its body is read here, in the compose thread.
+  const content = await readRelayed(sent);
   checkHtmlDepth(content.html);
   const ctx: ComposeContext = { content, copy, baseUrl, ...(linkKey ? { linkKey } : {}) };
   const draft: Draft = { html: content.html, text: content.text, headers: [] };

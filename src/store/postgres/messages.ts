@@ -87,7 +87,7 @@ export const RELAY_FENCE_WINDOW_MS = 240_000;
 export type ContentRow = {
   id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc'];
   subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date; attachments: SendContent['attachments'] | null;
-  thread_id: string | null; in_reply_to: string | null; refs: string[] | null; preheader: string | null;
+  thread_id: string | null; in_reply_to: string | null; refs: string[] | null; preheader: string | null; raw: Buffer | null;
 };
 
 export const toContent = (r: ContentRow): SendContent => ({
@@ -95,6 +95,7 @@ export const toContent = (r: ContentRow): SendContent => ({
   text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString(), ...(r.attachments ? { attachments: r.attachments } : {}),
   ...(r.thread_id ? { thread_id: r.thread_id } : {}), ...(r.in_reply_to ? { in_reply_to: r.in_reply_to } : {}), ...(r.refs ? { references: r.refs } : {}),
   ...(r.preheader ? { preheader: r.preheader } : {}),
+  ...(r.raw ? { raw: r.raw.toString('base64') } : {}),
 });
 
 export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS }): { messages: MessageStore; usage: UsageStore } {
@@ -116,7 +117,7 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
     const contents = batches.map(({ content: k }) => ({
       id: k.id, workspace_id: k.workspace_id, source: k.source, from_addr: k.from, from_name: k.from_name, domain_id: k.domain_id, to_list: k.to, cc_list: k.cc,
       subject: k.subject, html: k.html, text_body: k.text, message_id: k.message_id, notes: k.notes, created_at: k.created_at, attachments: k.attachments ?? null,
-      thread_id: k.thread_id ?? null, in_reply_to: k.in_reply_to ?? null, refs: k.references ?? null, preheader: k.preheader ?? null,
+      thread_id: k.thread_id ?? null, in_reply_to: k.in_reply_to ?? null, refs: k.references ?? null, preheader: k.preheader ?? null, raw: k.raw ?? null,
     }));
     const progress = batches.flatMap((b) => (b.campaign ? [b.campaign] : []));
     const steps = batches.flatMap((b) => (b.enrolment ? [b.enrolment] : []));
@@ -124,10 +125,10 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
       `WITH sends AS (
          SELECT * FROM jsonb_to_recordset($5) AS s(workspace_id text, n int, windows jsonb, unsuppressed text[], idem_key text, idem_token text, idem_response jsonb, created_at timestamptz)),
        content AS (
-         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader)
-         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader
+         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader, raw)
+         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader, decode(raw, 'base64')
            FROM jsonb_to_recordset($1) AS c(id text, workspace_id text, source text, from_addr text, from_name text, domain_id text, to_list jsonb, cc_list jsonb,
-                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb, thread_id text, in_reply_to text, refs jsonb, preheader text)
+                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb, thread_id text, in_reply_to text, refs jsonb, preheader text, raw text)
          RETURNING id),
        -- A suppressed recipient raises (AcceptBatch.unsuppressed) and the statement stores nothing.
        checked AS (SELECT svc_unsuppressed(workspace_id, array_agg(u)) AS ok FROM sends, unnest(unsuppressed) AS u GROUP BY workspace_id),

@@ -53,3 +53,31 @@ test('compose: past 64 KB the parts decode to what MailComposer encodes, in line
   assert.equal(a.html, b.html);
   assert.ok(ours.toString('latin1').split(/\r?\n/).every((l: string) => l.length <= 76));
 });
+
+test('relayed content (raw): its text, HTML and attachments are read when composed, not before; the record keeps no body', async () => {
+  const raw = [
+    'To: jane@rcpt.test', 'Subject: relayed', 'MIME-Version: 1.0', 'Content-Type: multipart/mixed; boundary="b1"', '',
+    '--b1', 'Content-Type: multipart/alternative; boundary="b2"', '',
+    '--b2', 'Content-Type: text/plain; charset=utf-8', '', 'plain words', '--b2', 'Content-Type: text/html; charset=utf-8', '', '<p>html words</p>', '--b2--',
+    '--b1', 'Content-Type: application/pdf; name="a.pdf"', 'Content-Disposition: attachment; filename="a.pdf"', 'Content-Transfer-Encoding: base64', '', Buffer.from('%PDF-1.4 bytes').toString('base64'), '--b1--', '',
+  ].join('\r\n');
+  const c: SendContent = { ...content(null, null), source: 'relay', raw: Buffer.from(raw).toString('base64') };
+  const out = await compose(c, copy, 'http://svc.test');
+  const parsed = await PostalMime.parse(out.raw);
+  assert.equal(parsed.text?.trim(), 'plain words');
+  assert.match(parsed.html ?? '', /html words/);
+  assert.equal(parsed.attachments.length, 1);
+  assert.equal(Buffer.from(parsed.attachments[0]!.content as ArrayBuffer).toString(), '%PDF-1.4 bytes');
+  // No pixel on relay mail, and nothing of the raw message's own headers but what the steps wrote.
+  assert.doesNotMatch(out.raw.toString(), /\/t\/o\//);
+  assert.equal(c.html, null, 'the stored content is left as it was');
+});
+
+test('a relayed message postal-mime cannot read is poison: bounced with the reason, never retried', async () => {
+  // 300 nested multiparts: past postal-mime's nesting limit (256), which it refuses with an error.
+  const depth = 300;
+  let body = 'x';
+  for (let i = depth; i > 0; i--) body = `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${body}\r\n--b${i}--`;
+  const c: SendContent = { ...content(null, null), source: 'relay', raw: Buffer.from(`Subject: deep\r\n${body}\r\n`).toString('base64') };
+  await assert.rejects(compose(c, copy, 'http://svc.test'), (e: Error) => e.name === 'PoisonMessage' && /the relayed message could not be read/.test(e.message));
+});

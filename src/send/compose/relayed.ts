@@ -1,5 +1,7 @@
-// Reading a relayed message (postal-mime) so that its attachments go on as they came: the same
-// bytes once decoded, the same Content-Type parameters.
+// A relayed message's body, read when it is composed (in a compose thread, never on the relay's
+// main thread: the relay keeps the message as it came with the little its 250 needs, src/relay).
+// postal-mime reads it so that its attachments go on as they came: the same bytes once decoded, the
+// same Content-Type parameters.
 //
 // postal-mime hands a part that is not base64 back line by line, each line ending in LF: a 7bit or
 // quoted-printable text file "a CRLF b" comes out as "a LF b LF". Re-encoded as is, the file gains
@@ -9,6 +11,8 @@
 // postal-mime's reading to that form, which every decoder (Python's email, a mail client saving
 // the file) reads back byte for byte whatever transfer encoding carries it.
 import PostalMime, { type Attachment as ParsedAttachment, type Email } from 'postal-mime';
+import type { Attachment, SendContent } from '../../model/message.js';
+import { PoisonMessage } from '../poison.js';
 
 /** A parameter is kept when its name is a MIME token and its value has no control character. */
 const TOKEN = /^[A-Za-z0-9!#$&^_.+-]{1,64}$/;
@@ -83,4 +87,41 @@ export async function parseRelayed(raw: Buffer): Promise<RelayedMail> {
       return { ...a, params, content: encoding === 'base64' ? bytes : canonicalText(bytes) };
     }),
   };
+}
+
+const NO_CRLF = /[\r\n]+/g;
+
+/**
+ * What the relay's mapping rules (spec.md "SMTP relay" rules 3-5) take from a relayed message's
+ * body: text and HTML parts (multipart/alternative is parsed; an HTML body alone gets its text made
+ * by the text step), and attachments and inline images whole (more than the spec's "garbled").
+ */
+export async function relayedBody(raw: Buffer): Promise<Pick<SendContent, 'html' | 'text'> & { attachments: Attachment[] }> {
+  let mail: RelayedMail;
+  try {
+    mail = await parseRelayed(raw);
+  } catch (e) {
+    // The same bytes fail the same way on every attempt: bounced with the reason, not retried.
+    throw new PoisonMessage(`the relayed message could not be read (${(e as Error).message.slice(0, 200)})`);
+  }
+  return {
+    html: mail.html ?? null,
+    text: mail.text ?? (mail.html ? null : ''),
+    attachments: (mail.attachments ?? []).map((a) => ({
+      filename: a.filename ? a.filename.replace(NO_CRLF, ' ') : null,
+      content_type: /^[\w.+-]+\/[\w.+-]+$/.test(a.mimeType) ? a.mimeType : 'application/octet-stream',
+      disposition: a.disposition === 'inline' && a.contentId ? ('inline' as const) : ('attachment' as const),
+      cid: a.contentId ? a.contentId.replace(/^<|>$/g, '').replace(NO_CRLF, '') : null,
+      content: a.content.toString('base64'),
+      ...(Object.keys(a.params).length ? { params: a.params } : {}),
+    })),
+  };
+}
+
+/** A content as composition reads it: a relayed one (`raw`) with its body read from the message. */
+export async function readRelayed(content: SendContent): Promise<SendContent> {
+  if (content.raw === undefined) return content;
+  const { raw, ...rest } = content;
+  const body = await relayedBody(Buffer.from(raw, 'base64'));
+  return { ...rest, html: body.html, text: body.text, ...(body.attachments.length ? { attachments: body.attachments } : {}) };
 }

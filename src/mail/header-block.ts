@@ -1,0 +1,69 @@
+// src/mail/: a message's top header block, read without parsing the message: its fields, their
+// addresses and Message-IDs, and a value's text (raw UTF-8 as RFC 6532 has it, encoded words as
+// RFC 2047 has them). The MX reads every message this way on the way in, and the relay reads what
+// its accept decision needs (To, Cc, Subject) this way before the 250; the whole message is parsed
+// later, off the main thread.
+import { addressParser, decodeWords } from 'postal-mime';
+
+export interface Fields {
+  get(name: string): string | undefined;
+  all(name: string): string[];
+}
+
+/** Header fields of a block (`Name: value` lines, folded lines joined), names case-insensitive. */
+export function fieldsOf(block: string): Fields {
+  const map = new Map<string, string[]>();
+  for (const line of block.replace(/\r?\n[ \t]+/g, ' ').split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i <= 0) continue;
+    const name = line.slice(0, i).trim().toLowerCase();
+    const list = map.get(name) ?? [];
+    list.push(line.slice(i + 1).trim());
+    map.set(name, list);
+  }
+  return { get: (n) => map.get(n.toLowerCase())?.[0], all: (n) => map.get(n.toLowerCase()) ?? [] };
+}
+
+/** Message-IDs in a header value (`<a@b> <c@d>`), without their brackets. */
+export function messageIds(value: string | undefined): string[] {
+  if (!value) return [];
+  const ids = [...value.matchAll(/<([^<>\s]{1,250})>/g)].map((m) => m[1]!);
+  return ids.length ? ids : value.trim() && !/\s/.test(value.trim()) ? [value.trim()] : [];
+}
+
+/** `addr@x` or `Name <addr@x>` alone: the common From, read without the full address parser. */
+const SIMPLE = /^\s*(?:[^<>",;:@\\]*<([^<>\s",;:\\]+@[^<>\s",;:\\]+)>|([^<>\s",;:\\]+@[^<>\s",;:\\]+))\s*$/;
+export const addresses = (value: string | undefined): string[] => {
+  if (!value) return [];
+  const simple = SIMPLE.exec(value);
+  if (simple) return [(simple[1] ?? simple[2])!.toLowerCase()];
+  return addressParser(value, { flatten: true }).flatMap((a) => ('address' in a && a.address ? [a.address.toLowerCase()] : []));
+};
+
+const NON_ASCII = /[\x80-\xff]/;
+const decoder = new TextDecoder('utf-8', { fatal: true });
+/** A header value read as latin1 (every byte kept) as its UTF-8 text when its bytes are UTF-8; else as is. */
+function utf8(v: string): string {
+  if (!NON_ASCII.test(v)) return v;
+  try {
+    return decoder.decode(Buffer.from(v, 'latin1'));
+  } catch {
+    return v;
+  }
+}
+
+/** A header value as text: its raw UTF-8 read as such, then its encoded words decoded (only where there are any). */
+export function headerText(v: string | undefined): string {
+  if (v === undefined) return '';
+  const text = utf8(v);
+  return text.includes('=?') ? decodeWords(text) : text;
+}
+
+/** Where the top header block ends (its blank line, CRLF or bare LF) within `limit` bytes, or -1. */
+export function headerEnd(raw: Buffer, limit: number): number {
+  let end = raw.indexOf('\r\n\r\n');
+  // A bare-LF message ends its headers at \n\n: looked for only before the CRLF end (or the limit).
+  const lf = raw.subarray(0, end >= 0 ? end : limit + 2).indexOf('\n\n');
+  if (end < 0 || (lf >= 0 && lf < end)) end = lf;
+  return end > limit ? -1 : end;
+}
