@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import { FixtureDns } from '../test/helpers/dns-server.js';
-import { SVC, benchChild, median, report, startServer } from './lib.js';
+import { SVC, benchChild, median, report, startServer, statCpu } from './lib.js';
 import { backends, chosen, prepare, profile } from './send.js';
 import { LOAD, drive, greetingMs, inTurns, postfixSink, type Target } from './smtp-harness.js';
 
@@ -30,24 +30,33 @@ export async function relay(): Promise<void> {
     for (const b of chosen()) {
       const file = b.name === 'file store';
       await withRelay(
-        async ({ relayPort, mxPort, key }) => {
+        async ({ relayPort, mxPort, key, pid }) => {
           const targets: Target[] = [...yardsticks, { name: 'relay', port: relayPort, auth: key }];
+          // The daemon's CPU (all its threads) and its main thread's, per relayed message: the daemon
+          // is idle while the yardsticks take their turns, so what it spends in a run is the relay's.
+          const cpu = () => ({ all: statCpu(`/proc/${pid}/stat`), main: statCpu(`/proc/${pid}/task/${pid}/stat`) });
+          const perMessage = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>, n: number) => ({ daemon_cpu_ms_per_msg: Number((((b.all - a.all) * 1000) / n).toFixed(3)), main_thread_ms_per_msg: Number((((b.main - a.main) * 1000) / n).toFixed(3)) });
           // All warmed alike (JIT, connections, the store's first writes) before anything is measured.
           for (const t of targets) await drive(t, 1000);
           const line = (rate: Record<string, number>) => Object.fromEntries(Object.entries(rate).map(([k, v]) => [`${k}_per_s`, Math.round(v)]));
+          const c0 = cpu();
           const reused = await inTurns(targets, 3, 5000);
+          const c1 = cpu();
           reused.forEach((rate, i) => report(`  ${b.name}, reused connections, round ${i + 1}`, line(rate)));
           report(`svc relay, 20 reused connections, queued durably (${b.name}) vs bare smtp-server`, {
             of_bare: median(reused.map((r) => r.relay! / r.bare!)),
             ...('port' in postfix ? { of_postfix_sink: median(reused.map((r) => r.relay! / r.postfix!)) } : {}),
             target: file ? '>= 0.75 of bare' : '>= 0.5 of bare',
+            ...perMessage(c0, c1, 3 * 5000),
           });
           const single = await inTurns(targets, 3, 2000, ['--per-conn', '1']);
+          const c2 = cpu();
           single.forEach((rate, i) => report(`  ${b.name}, one connection per message, round ${i + 1}`, line(rate)));
           report(`svc relay, one connection per message (${b.name}) vs Postfix smtp-sink`, {
             ...('port' in postfix ? { of_postfix_sink: median(single.map((r) => r.relay! / r.postfix!)) } : { of_postfix_sink: 'skipped' }),
             of_bare: median(single.map((r) => r.relay! / r.bare!)),
             target: '>= 0.5 of smtp-sink',
+            ...perMessage(c1, c2, 3 * 2000),
           });
           if (!file) return;
           const greet: Record<string, number> = {};
@@ -65,7 +74,7 @@ export async function relay(): Promise<void> {
 }
 
 /** A daemon (by default one that only accepts: --no-delivery) on a fresh store of `backend` with a verified sender. */
-async function withRelay(fn: (d: { relayPort: number; mxPort: number; key: string; pid: number }) => Promise<void>, backend = backends[0]!, serveArgs: string[] = ['--no-delivery']): Promise<void> {
+export async function withRelay(fn: (d: { relayPort: number; mxPort: number; key: string; pid: number }) => Promise<void>, backend = backends[0]!, serveArgs: string[] = ['--no-delivery']): Promise<void> {
   const st = await backend.fresh();
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {

@@ -166,7 +166,9 @@ export function fileInbox(
     }
   });
   mailReplay.on<AcceptLine>('accept', (line, at) => {
-    if (at) index.add(sentItem(line.content), { partition: at.partition, segment: at.segment ?? 0, offset: at.offset });
+    // What the index keeps of a Sent copy, without building the whole item (its headers) per send.
+    const c = line.content;
+    if (at) index.add({ id: c.id, workspace_id: c.workspace_id, kind: 'sent', thread_id: c.thread_id ?? c.id, message_id: c.message_id, message_ref: null, created_at: c.created_at }, { partition: at.partition, segment: at.segment ?? 0, offset: at.offset });
   });
   // Both journals are read before threads are put in order, once.
   index.beginBulk();
