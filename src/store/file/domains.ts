@@ -2,9 +2,9 @@
 // operator's key, DKIM private keys are kept sealed in svc.json and opened as they are read.
 import { SvcError } from '../../errors.js';
 import { isSealed, NEEDS_KEY_FILE_STORE, NEEDS_KEY_SECRETS, openDomainKey, type SecretBox } from '../secret-box.js';
-import { HISTORY_LIMIT, type Domain } from '../../model/domain.js';
+import { HISTORY_LIMIT, copyDomain, type Domain } from '../../model/domain.js';
 import type { DomainStore } from '../port/domains.js';
-import { copy, type DocFile } from './doc.js';
+import type { DocFile } from './doc.js';
 
 /**
  * At open: without a key, sealed keys mean the store cannot sign (refused, as on Postgres); with
@@ -41,7 +41,7 @@ export function fileDomains(doc: DocFile, box: SecretBox | null = null): DomainS
     if (!o.key_damaged) opened.set(d.dkim_private_key, o.dkim_private_key);
     return o;
   };
-  const out = (d: Domain): Domain => open(copy(d));
+  const out = (d: Domain): Domain => open(copyDomain(d));
   return {
     create: async (d, limit) => {
       doc.open();

@@ -15,7 +15,7 @@ export interface PgDb {
 export interface PgLookups extends PgDb {
   readonly cache: LookupCache | null;
   /** A cached look-up, or the store's answer, kept unless something changed meanwhile. */
-  cached<T>(key: string, read: () => Promise<T>): Promise<T>;
+  cached<T>(key: string, read: () => Promise<T>, copy?: (v: T) => T): Promise<T>;
   /** A write to domains or addresses: every daemon's cached sender look-ups go (this one's at once). */
   senderWrite<T>(write: () => Promise<T>): Promise<T>;
   /** A transaction that writes domains or addresses, announcing it at commit. */

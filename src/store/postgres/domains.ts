@@ -2,7 +2,9 @@
 // every write tells every daemon (NOTIFY) to drop its cached sender look-ups.
 import type pg from 'pg';
 import { SvcError } from '../../errors.js';
-import { HISTORY_LIMIT, type Domain, type RecordChange, type RecordCheck } from '../../model/domain.js';
+import { HISTORY_LIMIT, copyDomain, type Domain, type RecordChange, type RecordCheck } from '../../model/domain.js';
+
+const copyOrNull = (d: Domain | null): Domain | null => d && copyDomain(d);
 import type { CountKind } from '../../model/quota.js';
 import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { DomainStore } from '../port/domains.js';
@@ -69,13 +71,13 @@ export function pgDomains(db: PgLookups): DomainStore {
       db.cached(`domain:${workspaceId}\0${domain}`, async () => {
         const [r] = await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain], 'domain_get');
         return r ? domainOf(r) : null;
-      }),
+      }, copyOrNull),
     // Every hand-off reads its sending domain (for the DKIM key).
     byId: async (id) =>
       db.cached(`domain-id:${id}`, async () => {
         const [r] = await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
         return r ? domainOf(r) : null;
-      }),
+      }, copyOrNull),
     verifiedBy: async (domain) => {
       const [r] = await db.rows<{ workspace_id: string }>(`SELECT workspace_id FROM domains WHERE domain = $1 AND status = 'verified'`, [domain]);
       return r?.workspace_id ?? null;

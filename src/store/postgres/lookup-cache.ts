@@ -15,6 +15,8 @@ const TTL_MS = 60_000;
 interface Entry {
   value: unknown;
   at: number;
+  /** How a reader gets its own copy (structuredClone unless the entry's kind has a cheaper one). */
+  copy: (v: never) => unknown;
 }
 
 export class LookupCache {
@@ -41,13 +43,13 @@ export class LookupCache {
       this.#entries.delete(key);
       return undefined;
     }
-    return structuredClone(e.value) as T;
+    return e.copy(e.value as never) as T;
   }
 
-  set(key: string, value: unknown, generation: number): void {
+  set<T>(key: string, value: T, generation: number, copy: (v: T) => T = structuredClone): void {
     if (!this.listener.up || generation !== this.#generation) return;
     if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value!);
-    this.#entries.set(key, { value: structuredClone(value), at: Date.now() });
+    this.#entries.set(key, { value: copy(value), at: Date.now(), copy: copy as (v: never) => unknown });
   }
 
   /** After a write of this daemon's own: nothing cached before it is used again. */

@@ -84,7 +84,7 @@ export class PgStore implements Store {
       ...db,
       cache: this.#cache,
       box: this.#box,
-      cached: (key, read) => this.#cached(key, read),
+      cached: (key, read, copy) => this.#cached(key, read, copy),
       senderWrite: (write) => this.#senderWrite(write),
       senderTx: (fn) => this.#senderTx(fn),
     };
@@ -256,12 +256,12 @@ export class PgStore implements Store {
   }
 
   /** A cached look-up (the daemon's), or the store's answer, kept unless something changed meanwhile. */
-  async #cached<T>(key: string, read: () => Promise<T>): Promise<T> {
+  async #cached<T>(key: string, read: () => Promise<T>, copy?: (v: T) => T): Promise<T> {
     const hit = this.#cache?.get<T>(key);
     if (hit !== undefined) return hit;
     const generation = this.#cache?.generation ?? 0;
     const value = await read();
-    this.#cache?.set(key, value, generation);
+    this.#cache?.set(key, value, generation, copy);
     return value;
   }
 
