@@ -62,13 +62,14 @@ export async function sending(
 }
 
 /** Polls the message until it leaves `queued` (delivery runs in the daemon's worker). */
-export async function settled(s: Sending, id: string): Promise<any> {
-  for (let i = 0; i < 200; i++) {
+export async function settled(s: Sending, id: string, ms = 5000): Promise<any> {
+  const deadline = Date.now() + ms;
+  for (;;) {
     const r = await s.get(`/api/v2/messages/${id}`);
     if (r.status === 200 && r.body.status !== 'queued') return r.body;
+    if (Date.now() > deadline) throw new Error(`message ${id} still queued after ${ms} ms`);
     await new Promise((res) => setTimeout(res, 25));
   }
-  throw new Error(`message ${id} still queued`);
 }
 
 /** A simple email body from hello@acme.test. */

@@ -123,8 +123,10 @@ async function scanJournals(dir: string): Promise<Scanned[]> {
       // Streamed, records not kept: a journal of any size is checked in bounded memory.
       const findings: StoreProblem[] = [];
       const scan = await scanFile<Checked>(file, f.slice(0, -'.jsonl'.length), validate, (r, offset, _length, attachment) => {
-        if (r.t === 'inbound' && r.raw_length !== undefined && attachment?.length !== r.raw_length) {
-          findings.push({ file, line: null, offset, kind: 'bad_reference', reason: attachment ? `the message before this inbox record is ${attachment.length} bytes, the record says ${r.raw_length}` : `no message line before this inbox record (it says ${r.raw_length} bytes): its item cannot be read` });
+        // A received item's message, or a relayed send's, lies on the line before its record.
+        if ((r.t === 'inbound' || r.t === 'accept') && r.raw_length !== undefined && attachment?.length !== r.raw_length) {
+          const what = r.t === 'inbound' ? 'inbox record' : 'relayed send';
+          findings.push({ file, line: null, offset, kind: 'bad_reference', reason: attachment ? `the message before this ${what} is ${attachment.length} bytes, the record says ${r.raw_length}` : `no message line before this ${what} (it says ${r.raw_length} bytes): it cannot be read` });
         }
         if (name === 'mail' && r.t === 'accept' && r.content?.id) {
           const first = accepted.get(r.content.id);

@@ -116,7 +116,14 @@ export function fileInbox(
   const full = async (r: ItemRef): Promise<InboxItem | null> => {
     const line = await lineOf(r, true);
     if (!line) return null;
-    if (line.t === 'accept') return sentItem((line as AcceptLine).content);
+    if (line.t === 'accept') {
+      // A relayed send's message lies before its record (AcceptLine.raw_length): its Sent copy's text
+      // and HTML are read from it when the copy is shown.
+      const sent = line as AcceptLine;
+      if (sent.raw_length === undefined) return sentItem(sent.content);
+      const raw = await mail.attachmentAt({ ...r.at, length: 0 }, sent.raw_length);
+      return sentItem(raw === null ? sent.content : { ...sent.content, raw });
+    }
     const l = line as InboundLine;
     const k = itemIn(r, l);
     if (k === -1) return null;

@@ -37,6 +37,13 @@ export interface AcceptLine extends Line {
   idempotency?: { key: string; response: StoredResponse; fingerprint?: string | null };
   campaign?: CampaignProgress;
   enrolment?: EnrolmentStep;
+  /**
+   * Relayed mail: the message (content.raw, base64) is not in the record but on the journal line
+   * just before it, `raw_length` characters long, the way the inbox keeps received mail: the record
+   * stays small to write, to read at every start and to list as a Sent copy, and the message is read
+   * only when the send is handed off or its Sent copy is opened.
+   */
+  raw_length?: number;
 }
 
 interface OutcomeLine extends Line {
@@ -249,15 +256,24 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
     replay.apply(line);
   };
 
+  /** A send's content with its relayed message (AcceptLine.raw_length) read back; null when its day was dropped. */
+  const withRaw = async (line: AcceptLine, at: LineAt): Promise<SendContent | null> => {
+    if (line.raw_length === undefined) return line.content;
+    const raw = await mail.attachmentAt(at, line.raw_length);
+    return raw === null ? null : { ...line.content, raw };
+  };
+
   const messages: MessageStore = {
     accept: async (batch) => {
       const ws = batch.content.workspace_id;
       const listed = batch.unsuppressed?.filter((a) => suppressions.has(ws, a)) ?? [];
       if (listed.length) return { refused: 'suppressed', addresses: listed };
+      const { raw, ...content } = batch.content;
       const line: AcceptLine = {
         t: 'accept',
         at: batch.content.created_at,
-        content: copyContent(batch.content),
+        content: copyContent(content),
+        ...(raw !== undefined ? { raw_length: raw.length } : {}),
         messages: batch.messages.map(copyMessage),
         jobs: batch.jobs.map(copyJob),
         events: batch.events.map(copyEvent),
@@ -270,7 +286,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       if (held && 'refused' in held) return held;
       let at: LineAt;
       try {
-        at = await mail.appendLocated(dayOf(line.at), line);
+        at = await mail.appendLocated(dayOf(line.at), line, raw);
       } finally {
         // The reservation ends either way: applying the line counts it for good.
         held?.release();
@@ -311,7 +327,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         id,
         async () => {
           const line = (await mail.readAt(at)) as AcceptLine | null;
-          return line?.t === 'accept' && line.content.id === id ? line.content : null;
+          return line?.t === 'accept' && line.content.id === id ? withRaw(line, at) : null;
         },
         copyContent,
       );

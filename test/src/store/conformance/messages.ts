@@ -43,6 +43,13 @@ export function messagesConformance<B>(backend: Backend<B>): void {
     ];
     await store.messages.accept(withFiles);
     assert.deepEqual(await store.messages.content(withFiles.content.id), withFiles.content);
+    // Relayed mail keeps the message as it came (read when composed): it comes back byte for byte.
+    const relayed = batch(a.id, ['relayed@rcpt.test'], '2026-01-01T10:00:00.000Z');
+    relayed.content = { ...relayed.content, source: 'relay', html: null, text: null, raw: Buffer.from('Subject: hi\r\n\r\nbody \xe9\r\n', 'latin1').toString('base64') };
+    await store.messages.accept(relayed);
+    assert.deepEqual(await store.messages.content(relayed.content.id), relayed.content);
+    // Its Sent copy carries the message, for the inbox to read its text and HTML from when shown.
+    assert.equal((await store.inbox.get(a.id, relayed.content.id))?.raw, relayed.content.raw);
     assert.equal(await store.messages.content('nope'), null);
   });
 
