@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PRIORITY, priorityOf, type SendContent } from '../model/message.js';
-import { compose, type CopyFor } from './compose/index.js';
+import { compose, TextCache, type CopyFor } from './compose/index.js';
 import { DkimSigner, type SigningDomain } from './dkim.js';
 import { COMPOSE_BUDGET_MS, isPoison, PoisonMessage } from './poison.js';
 
@@ -75,9 +75,9 @@ function composeThread(heapMb: number): Worker {
 }
 
 /** The message of a task, signed when the domain's key is published: what a thread or the inline path returns. */
-export async function composeSigned(task: Omit<ComposeTask, 'id'>, signer: DkimSigner): Promise<Buffer> {
+export async function composeSigned(task: Omit<ComposeTask, 'id'>, signer: DkimSigner, texts?: TextCache): Promise<Buffer> {
   try {
-    const composed = await compose(task.content, task.copy, task.baseUrl, task.linkKey);
+    const composed = await compose(task.content, task.copy, task.baseUrl, task.linkKey, texts);
     // Signed last, over the headers the steps added too.
     return task.domain && signer.shouldSign(task.domain) ? signer.sign(composed.raw, task.domain, composed.headers) : composed.raw;
   } catch (e) {
@@ -105,6 +105,8 @@ export class ComposePool {
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #inline = new DkimSigner();
+  /** Texts made on the event loop (threads: 0): shared by a send's copies as in a thread. */
+  #inlineTexts = new TextCache();
   #closed = false;
   #respawns = new Set<NodeJS.Timeout>();
   #alone = new Set<Worker>();
@@ -144,7 +146,7 @@ export class ComposePool {
       if (this.#closed) throw new ComposeAborted();
     }
     const live = this.#workers.flatMap((w, i) => (w ? [i] : []));
-    if (!live.length) return composeSigned(task, this.#inline);
+    if (!live.length) return composeSigned(task, this.#inline, this.#inlineTexts);
     // The least busy thread takes it.
     let worker = live[0]!;
     for (const i of live) if (this.#load[i]! < this.#load[worker]!) worker = i;

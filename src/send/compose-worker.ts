@@ -5,9 +5,12 @@ import { getPriority, setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { DkimSigner } from './dkim.js';
 import { composeSigned, type ComposeTask } from './compose-pool.js';
+import { TextCache } from './compose/index.js';
 import { isPoison } from './poison.js';
 
 const signer = new DkimSigner();
+/** This thread's texts made from HTML: a broadcast's copies composed here share one per content. */
+const texts = new TextCache();
 
 /**
  * Composing yields to the daemon's event loop: this thread runs at a lower priority (nice
@@ -26,7 +29,7 @@ try {
 
 parentPort!.on('message', async (task: ComposeTask) => {
   try {
-    const raw = await composeSigned(task, signer);
+    const raw = await composeSigned(task, signer, texts);
     // Copied into a buffer of its own so that it can be handed over without another copy.
     const out = new Uint8Array(raw.length);
     out.set(raw);

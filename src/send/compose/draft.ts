@@ -6,6 +6,7 @@
 //
 // This file: what the steps work on.
 import type { CopySubscriber, SendContent } from '../../model/message.js';
+import type { TextCache } from './text.js';
 
 /** Who a copy is for. `token` is the recipient record's own (Message.token), or null for a copy shared by several. */
 export interface CopyFor {
@@ -26,6 +27,8 @@ export interface ComposeContext {
   baseUrl: string;
   /** The key that signs tracked links (store.secrets), when the sender has one. */
   linkKey?: string;
+  /** Texts already made from this thread's contents' HTML (text.ts), when it keeps them. */
+  texts?: TextCache;
 }
 
 /** The message as the steps build it, before MIME. */

@@ -6,7 +6,7 @@ import { documentStep } from './document.js';
 import type { ComposeContext, CopyFor, Draft, Step } from './draft.js';
 import { feedbackStep } from './feedback.js';
 import { renderMime } from './mime.js';
-import { textStep } from './text.js';
+import { textStep, type TextCache } from './text.js';
 import { trackingStep } from './tracking.js';
 import { linksStep } from './links.js';
 import { mergeStep } from './merge.js';
@@ -14,14 +14,15 @@ import { readRelayed } from './relayed.js';
 import { unsubscribeStep } from './unsubscribe.js';
 
 export type { CopyFor } from './draft.js';
+export { TextCache } from './text.js';
 
 /**
- * In this order: merge variables first (everything after works on the recipient's own text); the
- * text from the HTML as sent (before the document, the pixel and tracked links, so it shows the
- * real links); the document (with the preheader); the unsubscribe footer and headers; the pixel;
- * tracked links; headers last.
+ * In this order: the text from the HTML as sent (once per content, before the document, the pixel
+ * and tracked links, so it shows the real links); merge variables, in the HTML and in that text
+ * (everything after works on the recipient's own text); the document (with the preheader); the
+ * unsubscribe footer and headers; the pixel; tracked links; headers last.
  */
-export const STEPS: readonly Step[] = [mergeStep, textStep, documentStep, unsubscribeStep, trackingStep, linksStep, feedbackStep];
+export const STEPS: readonly Step[] = [textStep, mergeStep, documentStep, unsubscribeStep, trackingStep, linksStep, feedbackStep];
 
 export interface Composed {
   raw: Buffer;
@@ -30,11 +31,11 @@ export interface Composed {
   headers: string[];
 }
 
-export async function compose(sent: SendContent, copy: CopyFor, baseUrl: string, linkKey?: string): Promise<Composed> {
+export async function compose(sent: SendContent, copy: CopyFor, baseUrl: string, linkKey?: string, texts?: TextCache): Promise<Composed> {
   // Relayed mail is kept as it came; its body is read here, in the compose thread.
   const content = await readRelayed(sent);
   checkHtmlDepth(content.html);
-  const ctx: ComposeContext = { content, copy, baseUrl, ...(linkKey ? { linkKey } : {}) };
+  const ctx: ComposeContext = { content, copy, baseUrl, ...(linkKey ? { linkKey } : {}), ...(texts ? { texts } : {}) };
   const draft: Draft = { html: content.html, text: content.text, headers: [] };
   for (const step of STEPS) step.apply(draft, ctx);
   // A list copy shows its one subscriber (a name is one line of text: control characters go).

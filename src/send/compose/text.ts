@@ -1,5 +1,7 @@
 // Step: a text alternative made from the HTML (html-to-text) when the send gave none. It reads the
-// HTML as sent (merge variables filled), before the document, the pixel and tracked links.
+// HTML as the send has it, first of all steps: before merge variables (filled in the text after, by
+// the merge step, so a broadcast's text is made once, not once per subscriber), the document, the
+// pixel and tracked links.
 import { compile } from 'html-to-text';
 import type { Step } from './draft.js';
 
@@ -12,10 +14,38 @@ export function textFromHtml(html: string): string {
   return toText(html);
 }
 
+/** Contents (HTML plus text, characters) larger than this are converted each time, never kept. */
+const CACHED_MAX = 256 * 1024;
+/** Texts kept: a compose thread works through a few sends at a time. */
+const CACHED = 32;
+
+/**
+ * Texts made from HTML, by content id: every job and every copy of one send shares the one made
+ * first (a content's HTML never changes once accepted). A compose thread keeps one; bounded to the
+ * newest CACHED, none over CACHED_MAX characters. `made` counts conversions (for tests).
+ */
+export class TextCache {
+  readonly #texts = new Map<string, string>();
+  made = 0;
+
+  textOf(contentId: string, html: string): string {
+    const hit = this.#texts.get(contentId);
+    if (hit !== undefined) return hit;
+    const text = textFromHtml(html);
+    this.made++;
+    if (html.length + text.length <= CACHED_MAX) {
+      this.#texts.set(contentId, text);
+      if (this.#texts.size > CACHED) this.#texts.delete(this.#texts.keys().next().value!);
+    }
+    return text;
+  }
+}
+
 export const textStep: Step = {
   name: 'text',
   perRecipient: () => false,
-  apply(draft, { content }) {
-    if (draft.text === null && draft.html !== null && content.html !== null) draft.text = textFromHtml(draft.html);
+  apply(draft, { content, texts }) {
+    // First of the steps: draft.html is still the content's own.
+    if (draft.text === null && draft.html !== null && content.html !== null) draft.text = texts ? texts.textOf(content.id, draft.html) : textFromHtml(draft.html);
   },
 };

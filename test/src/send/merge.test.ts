@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import PostalMime from 'postal-mime';
-import { compose } from '../../../src/send/compose/index.js';
+import { compose, TextCache } from '../../../src/send/compose/index.js';
 import { fill, mergeValues } from '../../../src/send/compose/merge.js';
 import type { MessageSource, SendContent } from '../../../src/model/message.js';
 
@@ -65,4 +65,19 @@ test('merge: API mail is never filled and has no list headers', async () => {
   assert.match(mail.html!, /\{\{name\}\}/);
   assert.equal(mail.headers.find((h) => h.key === 'list-unsubscribe'), undefined);
   assert.equal(mail.messageId, '<shared@acme.test>');
+});
+
+test('a broadcast\'s text is made from its HTML once, not once per subscriber; each copy\'s text has its own values', async () => {
+  const c = content('broadcast', '<p>Dear {{first_name|friend}} &lt;{{email}}&gt;</p><p><a href="{{unsubscribe_url}}">out</a></p>');
+  const texts = new TextCache();
+  const jane = await PostalMime.parse((await compose(c, copy('Jane Doe'), 'http://svc.test', 'k', texts)).raw);
+  const bob = await PostalMime.parse((await compose(c, { ...copy('Bob'), recipients: ['bob@rcpt.test'] }, 'http://svc.test', 'k', texts)).raw);
+  assert.equal(texts.made, 1, 'one conversion for both copies');
+  assert.match(jane.text!, /Dear Jane <jane@rcpt\.test>/);
+  assert.match(bob.text!, /Dear Bob <bob@rcpt\.test>/);
+  // The link in the text is the copy's own unsubscribe URL, as in its HTML.
+  assert.match(jane.text!, new RegExp(`out \\[http://svc\\.test/u/${TOKEN}\\]`));
+  // Another content is converted again.
+  await compose({ ...c, id: 'c2' }, copy('Jane'), 'http://svc.test', 'k', texts);
+  assert.equal(texts.made, 2);
 });
