@@ -1,11 +1,19 @@
 // The ceilings: GET /api/v2/me as a bare fastify route answering the same JSON, no auth, no store;
-// the open pixel as a bare route answering the same GIF and headers, recording nothing.
+// the open pixel as a bare route answering the same GIF and headers, recording nothing; POST
+// /api/v2/emails as a bare route that parses the same JSON body (fastify's own parser) and answers
+// 202 with a body of the same shape, keeping nothing.
+import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import { sendPixel } from '../daemon/http/pixel.js';
 
 const app = Fastify({ logger: false });
 app.get('/api/v2/me', async () => ({ tenant: 'acme', permissions: ['send', 'read'] }));
 app.get('/t/o/:file', async (_req, reply) => sendPixel(reply));
+app.post('/api/v2/emails', async (req, reply) => {
+  const body = req.body as { to?: unknown[] };
+  const id = randomUUID();
+  return reply.code(202).send({ id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${id}`, recipient_count: body.to?.length ?? 0 });
+});
 await app.listen({ host: '127.0.0.1', port: 0 });
 const addr = app.server.address() as { port: number };
 process.stdout.write(`svc: api listening on http://127.0.0.1:${addr.port}\n`);
