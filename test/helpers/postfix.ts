@@ -34,16 +34,22 @@ export interface Postfix {
   port: number;
   /** What Postfix logged so far (its maillog), for assertion messages. */
   log(): string;
+  /** The master's pid (its children's CPU is counted in its cutime once they exit). */
+  pid(): number | null;
 }
 
-export async function startPostfix(t: { after(fn: () => unknown): void }, opts: { port: number; relay: number; routes: Record<string, number> }): Promise<Postfix> {
+/**
+ * `milter`: an smtpd milter on that loopback port (OpenDKIM, for the peer benchmark); `extra`: more
+ * main.cf lines, after the others (a later line wins).
+ */
+export async function startPostfix(t: { after(fn: () => unknown): void }, opts: { port: number; relay: number; routes?: Record<string, number>; milter?: number; extra?: string[] }): Promise<Postfix> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-postfix-'));
   // Postfix's own processes run as the postfix user and must reach their data directory.
   chmodSync(dir, 0o755);
   const conf = join(dir, 'conf');
   for (const d of ['conf', 'queue', 'data']) mkdirSync(join(dir, d));
   chownSync(join(dir, 'data'), Number(spawnSync('id', ['-u', 'postfix'], { encoding: 'utf8' }).stdout.trim()), 0);
-  const routes = Object.entries(opts.routes)
+  const routes = Object.entries(opts.routes ?? {})
     .map(([domain, port]) => `{${domain} = smtp:[127.0.0.1]:${port}}`)
     .join(' ');
   writeFileSync(
@@ -63,7 +69,7 @@ export async function startPostfix(t: { after(fn: () => unknown): void }, opts: 
       'inet_protocols = ipv4',
       'mynetworks = 127.0.0.0/8',
       `relayhost = [127.0.0.1]:${opts.relay}`,
-      `transport_maps = inline:{ ${routes} }`,
+      ...(routes ? [`transport_maps = inline:{ ${routes} }`] : []),
       'smtp_dns_support_level = disabled',
       // Opportunistic STARTTLS, as Postfix delivers on the internet: to our MX too.
       'smtp_tls_security_level = may',
@@ -79,6 +85,8 @@ export async function startPostfix(t: { after(fn: () => unknown): void }, opts: 
       'maximal_backoff_time = 2s',
       // A delay warning (an RFC 3464 report with Action: delayed) for mail still queued after 1 s.
       'delay_warning_time = 1s',
+      ...(opts.milter ? [`smtpd_milters = inet:127.0.0.1:${opts.milter}`, 'non_smtpd_milters = $smtpd_milters', 'milter_default_action = tempfail'] : []),
+      ...(opts.extra ?? []),
       '',
     ].join('\n'),
   );
@@ -104,7 +112,8 @@ export async function startPostfix(t: { after(fn: () => unknown): void }, opts: 
   if (started.status !== 0) throw new Error(`postfix start: ${started.stderr}${started.stdout}${maillog()}`);
   // The master answers once its smtpd is listening.
   for (let i = 0; i < 100 && !(await connects(opts.port)); i++) await new Promise((r) => setTimeout(r, 50));
-  return { port: opts.port, log: maillog };
+  const pidFile = join(dir, 'queue', 'pid', 'master.pid');
+  return { port: opts.port, log: maillog, pid: () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) || null : null) };
 }
 
 function connects(port: number): Promise<boolean> {
