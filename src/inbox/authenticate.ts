@@ -19,7 +19,7 @@ import { isIP } from 'node:net';
 import { decodeWords } from 'postal-mime';
 import type { ResolveFn } from '../domains/dns.js';
 import type { InboundAuth } from '../model/inbox.js';
-import { addresses, type Fields } from './parse.js';
+import { addresses, type Fields } from '../mail/header-block.js';
 
 export interface AuthInput {
   raw: Buffer;

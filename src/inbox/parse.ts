@@ -11,9 +11,7 @@
 // message is kept exactly as received and marked, never parsed. postal-mime's own limits (nesting,
 // all headers together) guard what the scan lets through.
 import PostalMime, { type Email } from 'postal-mime';
-import { addresses, fieldsOf, headerEnd, headerText, messageIds, type Fields } from '../mail/header-block.js';
-
-export { addresses, fieldsOf, messageIds, type Fields } from '../mail/header-block.js';
+import { HEADER_MAX, addresses, fieldsOf, headerBlock, headerText, messageIds, type Fields } from '../mail/header-block.js';
 
 /** Part delimiters (lines starting with `--`) a message may have and still be parsed. */
 export const MAX_PARTS = 500;
@@ -21,8 +19,6 @@ export const MAX_PARTS = 500;
 export const MAX_DEPTH = 32;
 /** All header bytes of all parts together (postal-mime's maxHeadersSize). */
 export const HEADERS_MAX = 256 * 1024;
-/** The top header block kept with an item and read by svc. */
-export const HEADER_MAX = 64 * 1024;
 /**
  * How much of a report the MX parses on the way in: its human-readable and machine-readable parts
  * come first and are small; what follows is the original message, which may be 25 MB. Five 23 MB
@@ -76,10 +72,7 @@ function boundaries(raw: Buffer, max: number): number {
 }
 
 export function readHead(raw: Buffer): Head {
-  const limit = Math.min(raw.length, HEADER_MAX);
-  const end = headerEnd(raw, limit);
-  const cut = end < 0;
-  const headers = raw.toString('latin1', 0, cut ? limit : end);
+  const { block: headers, cut } = headerBlock(raw);
   const fields = fieldsOf(headers);
   // Only a multipart message or one that wraps a message (message/rfc822, message/global, ... which
   // may wrap a multipart of its own, at any depth) has parts to count; a single part is parsed in

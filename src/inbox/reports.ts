@@ -3,7 +3,7 @@
 // message/feedback-report), with the headers of the message they are about; and automatic replies
 // (RFC 3834 Auto-Submitted, and the headers vacation responders use).
 import type { Email } from 'postal-mime';
-import { fieldsOf, messageIds, type Fields } from './parse.js';
+import { fieldsOf, messageIds, type Fields } from '../mail/header-block.js';
 
 export interface RecipientStatus {
   /** Lowercase address of Final-Recipient (or Original-Recipient when there is none). */

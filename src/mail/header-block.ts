@@ -5,6 +5,9 @@
 // later, off the main thread.
 import { addressParser, decodeWords } from 'postal-mime';
 
+/** The top header block read at most (by the MX on the way in, by the relay before its 250). */
+export const HEADER_MAX = 64 * 1024;
+
 export interface Fields {
   get(name: string): string | undefined;
   all(name: string): string[];
@@ -59,11 +62,16 @@ export function headerText(v: string | undefined): string {
   return text.includes('=?') ? decodeWords(text) : text;
 }
 
-/** Where the top header block ends (its blank line, CRLF or bare LF) within `limit` bytes, or -1. */
-export function headerEnd(raw: Buffer, limit: number): number {
+/**
+ * The top header block as received (latin1, every byte kept), up to its blank line (CRLF or bare
+ * LF); `cut` when it does not end within HEADER_MAX bytes (then the block is its first HEADER_MAX).
+ */
+export function headerBlock(raw: Buffer): { block: string; cut: boolean } {
+  const limit = Math.min(raw.length, HEADER_MAX);
   let end = raw.indexOf('\r\n\r\n');
   // A bare-LF message ends its headers at \n\n: looked for only before the CRLF end (or the limit).
   const lf = raw.subarray(0, end >= 0 ? end : limit + 2).indexOf('\n\n');
   if (end < 0 || (lf >= 0 && lf < end)) end = lf;
-  return end > limit ? -1 : end;
+  const cut = end < 0 || end > limit;
+  return { block: raw.toString('latin1', 0, cut ? limit : end), cut };
 }

@@ -13,10 +13,7 @@ import { authorizeSender } from '../send/sender.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party, SendRequest } from '../send/validate.js';
 import { sendWindows } from '../workspaces/send-quota.js';
-import { addresses, fieldsOf, headerEnd, headerText } from '../mail/header-block.js';
-
-/** The top header block read before the 250, at most (as the MX reads it). */
-const HEADER_MAX = 64 * 1024;
+import { addresses, fieldsOf, headerBlock, headerText } from '../mail/header-block.js';
 
 export const RELAY_MAX_SIZE = 25 * 1024 * 1024;
 export const RELAY_MAX_RECIPIENTS = 1000;
@@ -85,9 +82,8 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
      */
     async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer, key?: { id: string; prefix: string }): Promise<SendResult> {
       const message = normalizeLineBreaks(raw);
-      const end = headerEnd(message, HEADER_MAX);
       // A header block past HEADER_MAX is read up to it (To, Cc and Subject come first in real mail).
-      const fields = fieldsOf(message.toString('latin1', 0, end < 0 ? Math.min(message.length, HEADER_MAX) : end));
+      const fields = fieldsOf(headerBlock(message).block);
       const listed = (name: 'to' | 'cc') => new Set(fields.all(name).flatMap((v) => addresses(headerText(v))));
       const to = listed('to');
       const cc = listed('cc');
