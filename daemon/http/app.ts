@@ -22,6 +22,8 @@ import { appRoutes } from './routes/app.js';
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
   ready?: () => boolean;
+  /** More routes in the API's context, with its CORS, body parser and auth (tests). */
+  routes?: (api: FastifyInstance) => void;
 }
 
 export async function buildApi(service: Service, opts: ApiOptions = {}): Promise<FastifyInstance> {
@@ -46,21 +48,28 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     exposedHeaders: ['Retry-After', 'Idempotent-Replayed'],
     maxAge: 600,
   };
-  await app.register(cors, {
-    delegator: (req, callback) => callback(null, /^\/app(\/|\?|$)/.test(req.url ?? '') ? { origin: false } : api),
-  });
-  registerJsonBody(app);
   registerErrors(app, log, service.deps.events);
-  registerAuth(app, service);
-  healthRoutes(app, service, opts.ready ?? (() => true));
-  meRoutes(app, service);
-  emailRoutes(app, service);
-  trackingRoutes(app, service);
-  inboxRoutes(app, service);
-  listRoutes(app, service);
-  broadcastRoutes(app, service);
-  sequenceRoutes(app, service);
-  listLinkRoutes(app, service);
-  appRoutes(app, service);
+  // The open pixel and tracked links: the busiest routes, opened by mail readers and never by
+  // scripts, so a context of their own without the CORS and auth hooks (each ran on every hit).
+  await app.register(async (scope) => trackingRoutes(scope, service));
+  await app.register(async (scope) => {
+    await scope.register(cors, {
+      delegator: (req, callback) => callback(null, /^\/app(\/|\?|$)/.test(req.url ?? '') ? { origin: false } : api),
+    });
+    // Here, not beside the error handler: a 404 of an API path carries the CORS headers too.
+    scope.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
+    registerJsonBody(scope);
+    registerAuth(scope, service);
+    healthRoutes(scope, service, opts.ready ?? (() => true));
+    meRoutes(scope, service);
+    emailRoutes(scope, service);
+    inboxRoutes(scope, service);
+    listRoutes(scope, service);
+    broadcastRoutes(scope, service);
+    sequenceRoutes(scope, service);
+    listLinkRoutes(scope, service);
+    appRoutes(scope, service);
+    opts.routes?.(scope);
+  });
   return app;
 }

@@ -49,5 +49,4 @@ export function registerErrors(app: FastifyInstance, log: Log, events?: EventLog
     log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
     return reply.code(500).send({ error: 'internal error' });
   });
-  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
 }

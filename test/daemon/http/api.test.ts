@@ -10,12 +10,15 @@ import type { Service } from '../../../src/service.js';
 
 async function api(t: { after(fn: () => unknown): void }, bodyLimit = 1024 * 1024) {
   const { service, logs } = await testService(t, { config: { bodyLimit } });
-  const app: FastifyInstance = await buildApi(service);
   // Routes with bodies and each scope rule of spec.md, to exercise the shared machinery before the
   // endpoints that use it exist.
-  app.post('/api/v2/test-echo', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req) => ({ body: req.body }));
-  app.get('/api/v2/test-lists', { config: { scope: { anyOf: ['read', 'newsletter'], named: 'newsletter' } } }, async (req) => ({ tenant: principalOf(req).workspace.name }));
-  app.get('/api/v2/test-messages', { config: { scope: { anyOf: ['read', 'send'], named: 'read' } } }, async () => ({ ok: true }));
+  const app: FastifyInstance = await buildApi(service, {
+    routes: (scope) => {
+      scope.post('/api/v2/test-echo', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req) => ({ body: req.body }));
+      scope.get('/api/v2/test-lists', { config: { scope: { anyOf: ['read', 'newsletter'], named: 'newsletter' } } }, async (req) => ({ tenant: principalOf(req).workspace.name }));
+      scope.get('/api/v2/test-messages', { config: { scope: { anyOf: ['read', 'send'], named: 'read' } } }, async () => ({ ok: true }));
+    },
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => app.close());
   const addr = app.server.address() as { port: number };
@@ -174,6 +177,17 @@ test('CORS: any origin, preflight answered, no credentials', async (t) => {
   // Error answers carry CORS headers too, so a browser client can read the error.
   const e = await fetch(`${url}/api/v2/me`, { headers: { origin: 'https://app.example' } });
   assert.equal(e.headers.get('access-control-allow-origin'), '*');
+  const missing = await fetch(`${url}/api/v2/no-such-thing`, { headers: { origin: 'https://app.example' } });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers.get('access-control-allow-origin'), '*');
+  // The pixel and tracked links are for mail readers, not scripts: no CORS there (and no auth hook).
+  const pixel = await fetch(`${url}/t/o/${'a'.repeat(32)}.gif`, { headers: { origin: 'https://app.example' } });
+  assert.equal(pixel.status, 200);
+  assert.equal(pixel.headers.get('content-type'), 'image/gif');
+  assert.equal(pixel.headers.get('access-control-allow-origin'), null);
+  const link = await fetch(`${url}/t/c/${'a'.repeat(32)}/sig`, { headers: { origin: 'https://app.example' }, redirect: 'manual' });
+  assert.equal(link.status, 404);
+  assert.equal(link.headers.get('access-control-allow-origin'), null);
 });
 
 test('no full key ever reaches the log', async (t) => {
@@ -188,8 +202,7 @@ test('no full key ever reaches the log', async (t) => {
 test('a path parameter over 100 characters is 414 in the API error shape, not the router\'s own body', async (t) => {
   const { url, service } = await api(t);
   const k = await key(service, 'read,send');
-  const app: FastifyInstance = await buildApi(service);
-  app.get('/api/v2/test-thing/:id', async () => ({ ok: true }));
+  const app: FastifyInstance = await buildApi(service, { routes: (scope) => scope.get('/api/v2/test-thing/:id', async () => ({ ok: true })) });
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => app.close());
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
