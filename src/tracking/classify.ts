@@ -35,7 +35,6 @@ export const SOURCE_LIST = JSON.parse(readFileSync(new URL('./sources.json', imp
  */
 interface Kind {
   groups: Array<{ name: string; agents: string[]; ranges: BlockList }>;
-  agents: string[];
   ranges: BlockList;
 }
 
@@ -54,36 +53,58 @@ function kind(groups: Group[]): Kind {
       }
       return { name: g.name, agents: g.agents.map((a) => a.toLowerCase()), ranges };
     }),
-    agents: groups.flatMap((g) => g.agents.map((a) => a.toLowerCase())),
     ranges: all,
   };
 }
 
 const LISTS = { proxy: kind(SOURCE_LIST.proxy), prefetch: kind(SOURCE_LIST.prefetch), scanner: kind(SOURCE_LIST.scanner) };
 
+type Kinds<T> = Record<keyof typeof LISTS, T>;
+const KINDS = Object.keys(LISTS) as Array<keyof typeof LISTS>;
+
 /**
- * Which kinds an address is in, remembered (a BlockList check costs about 2 µs, and the same
- * proxies and gateways come back again and again); the oldest are forgotten past ADDRESSES_KEPT.
+ * What an address or an agent is, remembered: a BlockList check costs about 2 µs and an agent is
+ * searched for every listed substring, while the same proxies, gateways and browsers come back
+ * again and again (the pixel path runs this thousands of times a second). The oldest are forgotten
+ * past KEPT, so a flood of made-up values costs memory only up to there.
  */
-const ADDRESSES_KEPT = 10_000;
-const known = new Map<string, { proxy: boolean; prefetch: boolean; scanner: boolean }>();
-function inRanges(ip: string, family: 'ipv4' | 'ipv6'): { proxy: boolean; prefetch: boolean; scanner: boolean } {
-  let hit = known.get(ip);
-  if (!hit) {
-    hit = { proxy: LISTS.proxy.ranges.check(ip, family), prefetch: LISTS.prefetch.ranges.check(ip, family), scanner: LISTS.scanner.ranges.check(ip, family) };
-    known.set(ip, hit);
-    if (known.size > ADDRESSES_KEPT) known.delete(known.keys().next().value!);
-  }
-  return hit;
+const KEPT = 10_000;
+function remembered<T>(compute: (key: string) => T): (key: string) => T {
+  const seen = new Map<string, T>();
+  return (key) => {
+    let v = seen.get(key);
+    if (v === undefined) {
+      v = compute(key);
+      seen.set(key, v);
+      if (seen.size > KEPT) seen.delete(seen.keys().next().value!);
+    }
+    return v;
+  };
 }
 
-function find(name: keyof typeof LISTS, ip: string | null, ua: string, family: 'ipv4' | 'ipv6' | null): string | null {
-  const k = LISTS[name];
-  const byAgent = ua !== '' && k.agents.some((a) => ua.includes(a));
-  const byAddress = !byAgent && ip !== null && family !== null && inRanges(ip, family)[name];
-  if (!byAgent && !byAddress) return null;
-  const g = k.groups.find((x) => (byAgent ? x.agents.some((a) => ua.includes(a)) : x.ranges.check(ip!, family!)))!;
-  return `${g.name} (${byAgent ? 'agent' : 'address'})`;
+/** The address's family and, per kind, the group whose ranges hold it: "Name (address)", or null. */
+const byAddress = remembered((ip: string) => {
+  const family = isIPv4(ip) ? 'ipv4' : isIPv6(ip) ? 'ipv6' : null;
+  const named = (name: keyof typeof LISTS) => {
+    if (!family || !LISTS[name].ranges.check(ip, family)) return null;
+    return `${LISTS[name].groups.find((g) => g.ranges.check(ip, family))!.name} (address)`;
+  };
+  return Object.fromEntries(KINDS.map((k) => [k, named(k)])) as Kinds<string | null>;
+});
+
+/** Per kind, the first group one of whose agents the user agent contains: "Name (agent)", or null. */
+const byAgent = remembered((userAgent: string) => {
+  const ua = userAgent.toLowerCase();
+  const named = (name: keyof typeof LISTS) => {
+    const g = LISTS[name].groups.find((x) => x.agents.some((a) => ua.includes(a)));
+    return g ? `${g.name} (agent)` : null;
+  };
+  return Object.fromEntries(KINDS.map((k) => [k, named(k)])) as Kinds<string | null>;
+});
+
+/** The group of this kind the request came from, by its agent first, then by its address. */
+function find(name: keyof typeof LISTS, ip: string | null, ua: string | null): string | null {
+  return (ua ? byAgent(ua)[name] : null) ?? (ip ? byAddress(ip)[name] : null);
 }
 
 export interface Hit {
@@ -104,16 +125,14 @@ export interface Verdict {
  */
 export function classify(hit: Hit, sentAt: string | null, windowSeconds: number, clicksSameSecond: number): Verdict {
   const after = sentAt ? (Date.parse(hit.at) - Date.parse(sentAt)) / 1000 : -1;
-  const ua = hit.user_agent?.toLowerCase() ?? '';
-  const family = hit.ip && isIPv4(hit.ip) ? 'ipv4' : hit.ip && isIPv6(hit.ip) ? 'ipv6' : null;
   if (hit.kind === 'open' && after < windowSeconds) return { source: 'prefetch', reason: sentAt ? `open ${Math.max(0, Math.round(after))} s after sending, within the ${windowSeconds} s prefetch window` : 'open before the message was sent' };
-  const scanner = find('scanner', hit.ip, ua, family);
+  const scanner = find('scanner', hit.ip, hit.user_agent);
   if (scanner) return { source: 'scanner', reason: scanner };
   if (hit.kind === 'click' && after < windowSeconds) return { source: 'scanner', reason: sentAt ? `click ${Math.max(0, Math.round(after))} s after sending` : 'click before the message was sent' };
   if (hit.kind === 'click' && clicksSameSecond > 0) return { source: 'scanner', reason: `${clicksSameSecond + 1} links of one copy in the same second` };
-  const prefetch = find('prefetch', hit.ip, ua, family);
+  const prefetch = find('prefetch', hit.ip, hit.user_agent);
   if (prefetch) return { source: 'prefetch', reason: prefetch };
-  const proxy = find('proxy', hit.ip, ua, family);
+  const proxy = find('proxy', hit.ip, hit.user_agent);
   if (proxy) return { source: 'proxy', reason: proxy };
   return { source: 'human', reason: 'no automatic pattern' };
 }

@@ -25,6 +25,13 @@ test('labels: prefetch window, scanners by agent, address, timing and bursts, Ap
   assert.equal(c('click', 60, '198.51.100.7', browser), 'human');
   assert.equal(classify({ kind: 'open', ip: null, user_agent: null, at: at(1) }, null, 5, 0).source, 'prefetch');
   assert.match(classify({ kind: 'click', ip: '198.51.100.7', user_agent: browser, at: at(60) }, sent, 5, 3).reason, /4 links of one copy in the same second/);
+  // The reason names the group and how it was known (agents in any case); asked again (remembered), the same.
+  for (let i = 0; i < 2; i++) {
+    assert.match(classify({ kind: 'click', ip: '198.51.100.7', user_agent: 'CURL/8.4.0', at: at(60) }, sent, 5, 0).reason, /^\S.* \(agent\)$/);
+    assert.match(classify({ kind: 'open', ip: '17.58.1.2', user_agent: 'Mozilla/5.0', at: at(60) }, sent, 5, 0).reason, /^\S.* \(address\)$/);
+    assert.equal(c('open', 60, '2001:db8::1', 'Mozilla/5.0'), 'human');
+    assert.equal(c('open', 60, 'not an address', 'Mozilla/5.0'), 'human');
+  }
   assert.match(SOURCE_LIST.updated, /^\d{4}-\d{2}-\d{2}$/);
 });
 
