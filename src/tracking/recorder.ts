@@ -6,7 +6,7 @@
 // in the log): a crash loses at most the hits of the last moments, never a message.
 import type { DepsOf } from '../deps.js';
 import type { OutboxEvent } from '../model/event.js';
-import type { Message } from '../model/message.js';
+import type { TrackedCopy } from '../store/port/tracking.js';
 import { counts, type MessageEvent } from '../model/tracking.js';
 import { classify, type Hit } from './classify.js';
 import { LineThrottle } from '../line-throttle.js';
@@ -66,11 +66,11 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
   let writing: Promise<void> | null = null;
   /** message id → seconds (epoch) and count of its last counted-or-not clicks. */
   const recentClicks = new Map<string, { sec: number; n: number }>();
-  const sentByToken = new Map<string, Message>();
+  const sentByToken = new Map<string, TrackedCopy>();
 
   /** The records of these tokens: remembered ones (sent: fixed from then on), the rest from the store. */
-  const records = async (tokens: string[]): Promise<Map<string, Message>> => {
-    const found = new Map<string, Message>();
+  const records = async (tokens: string[]): Promise<Map<string, TrackedCopy>> => {
+    const found = new Map<string, TrackedCopy>();
     const ask: string[] = [];
     for (const t of tokens) {
       const m = sentByToken.get(t);
@@ -96,7 +96,7 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
     return before;
   };
 
-  const toEvents = (hits: TrackedHit[], byToken: Map<string, Message>) => {
+  const toEvents = (hits: TrackedHit[], byToken: Map<string, TrackedCopy>) => {
     const events: MessageEvent[] = [];
     const outbox: OutboxEvent[] = [];
     for (const h of hits) {

@@ -37,7 +37,7 @@ export function fileTracking(mail: Journal<Line>, replay: Replay, inbound: Repla
   return {
     byTokens: async (tokens) => tokens.flatMap((t) => {
       const m = messages.byToken(t);
-      return m ? [{ ...m, notes: [...m.notes] }] : [];
+      return m ? [{ id: m.id, workspace_id: m.workspace_id, token: m.token, from: m.from, to: m.to, subject: m.subject, sent_at: m.sent_at }] : [];
     }),
     record: async (events, outbox) => {
       const kept = events.filter((e) => messages.has(e.message_id));

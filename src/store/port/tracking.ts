@@ -4,9 +4,12 @@ import type { OutboxEvent } from '../../model/event.js';
 import type { Message } from '../../model/message.js';
 import type { MessageEvent } from '../../model/tracking.js';
 
+/** What labelling a hit and its webhook event need of a copy: fixed once it is sent. */
+export type TrackedCopy = Pick<Message, 'id' | 'workspace_id' | 'token' | 'from' | 'to' | 'subject' | 'sent_at'>;
+
 export interface TrackingStore {
-  /** The records these tokens belong to (unknown tokens are left out). */
-  byTokens(tokens: string[]): Promise<Message[]>;
+  /** The copies these tokens belong to (unknown tokens are left out). */
+  byTokens(tokens: string[]): Promise<TrackedCopy[]>;
   /**
    * Stores the events, applies each to its record (applyEvent in src/model/tracking.ts), and
    * writes the outbox events, all in one call, durable on return. An event whose record is gone
