@@ -24,7 +24,7 @@ import { all, each, shape } from './shapes.js';
 import { Leases } from './leases.js';
 import { observeEngagement } from './engagement.js';
 import { HeaderIndex } from './header-index.js';
-import { AttemptIndex } from './attempt-index.js';
+import { AttemptIndex } from './line-index.js';
 import { Interner, shareAttemptStrings, shareRecordStrings } from './shared-strings.js';
 
 export interface AcceptLine extends Line {
@@ -132,7 +132,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
   const attemptStrings = new Interner();
   const signatures = new Interner<NonNullable<DeliveryAttempt['dkim']>>();
   const purgeListeners: Array<(ids: string[], contentIds: string[], days: string[]) => void> = [];
-  /** message id → where its newest hand-off attempts lie (attempt-index.ts). */
+  /** message id → where its newest hand-off attempts lie (line-index.ts). */
   const transcripts = new AttemptIndex();
   /** Per workspace, in the order created: lists read it backwards (newest first). */
   const byWorkspace = new Map<string, Message[]>();
@@ -398,7 +398,7 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         ...(outcome.transcript?.length ? { transcript: outcome.transcript.map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })) } : {}),
       };
       const line: OutcomeLine = { t: 'outcome', at: now().toISOString(), job_id: jobId, outcome: copied };
-      // Located: the records' attempts are read back from this line (attempt-index.ts).
+      // Located: the records' attempts are read back from this line (line-index.ts).
       replay.apply(line, await mail.appendLocated(dayOf(line.at), line));
     },
     depth: async () => jobs.size,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AttemptIndex } from '../../../../src/store/file/attempt-index.js';
+import { AttemptIndex } from '../../../../src/store/file/line-index.js';
 import { ATTEMPTS_KEPT, type DeliveryAttempt } from '../../../../src/model/attempt.js';
 import type { LineAt } from '../../../../src/store/file/journal.js';
 
