@@ -19,7 +19,8 @@ export function trackingService(deps: DepsOf<'tracking' | 'secrets' | 'messages'
 
   return {
     /** Takes an open or a click after its answer went out (unknown tokens are dropped later). */
-    hit: (h: Omit<TrackedHit, 'at'>) => recorder.hit({ ...h, at: deps.clock.now().toISOString() }),
+    // One literal of one shape (a spread of the route's object cost several µs a hit on the pixel path).
+    hit: (h: Omit<TrackedHit, 'at'>) => recorder.hit({ kind: h.kind, token: h.token, url: h.url, ip: h.ip, user_agent: h.user_agent, at: deps.clock.now().toISOString() }),
     drain: () => recorder.drain(),
     linkKey,
     /** Where a tracked link goes, or null when it is not one the service signed. */

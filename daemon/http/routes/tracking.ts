@@ -10,13 +10,13 @@ import { NEVER_CACHED, PIXEL_PATH, sendPixel } from '../pixel.js';
 
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
 
-const who = (req: FastifyRequest) => ({ ip: req.ip || null, user_agent: (req.headers['user-agent'] ?? '').slice(0, 500) || null });
+const agent = (req: FastifyRequest) => (req.headers['user-agent'] ?? '').slice(0, 500) || null;
 
 export function trackingRoutes(app: FastifyInstance, service: Service): void {
   app.get<{ Params: { file: string } }>(`${PIXEL_PATH}:file`, async (req, reply) => {
     sendPixel(reply);
     const token = req.params.file.endsWith('.gif') ? req.params.file.slice(0, -4) : '';
-    if (req.method === 'GET' && TOKEN.test(token)) service.tracking.hit({ kind: 'open', token, url: null, ...who(req) });
+    if (req.method === 'GET' && TOKEN.test(token)) service.tracking.hit({ kind: 'open', token, url: null, ip: req.ip || null, user_agent: agent(req) });
     return reply;
   });
 
@@ -24,7 +24,7 @@ export function trackingRoutes(app: FastifyInstance, service: Service): void {
     const url = TOKEN.test(req.params.token) ? await service.tracking.target(req.params.token, req.params.sig, typeof req.query.u === 'string' ? req.query.u : undefined) : null;
     if (!url) throw new SvcError('not_found', 'link not found');
     reply.headers(NEVER_CACHED).redirect(url, 302);
-    if (req.method === 'GET') service.tracking.hit({ kind: 'click', token: req.params.token, url, ...who(req) });
+    if (req.method === 'GET') service.tracking.hit({ kind: 'click', token: req.params.token, url, ip: req.ip || null, user_agent: agent(req) });
     return reply;
   });
 }
