@@ -18,8 +18,15 @@ export function pgIdempotency(db: PgDb): IdempotencyStore {
     const won = await db.rows<{ token: string }>(
       // A running claim is alive while its request beats (heartbeat_at, the database's clock, one
       // for every daemon); a completed one lives its 24 hours by the caller's clock.
+      //
+      // Its commit does not wait for the disk (synchronous_commit off for this transaction alone,
+      // set by the statement itself): the send it guards commits after it and waits for the log up
+      // to there, the claim included, so a claim lost in a crash guarded nothing that was stored,
+      // and a retry then rightly claims the key again. A request no longer waits for two flushes.
       `INSERT INTO idempotency_keys (workspace_id, key, state, token, created_at, fingerprint, heartbeat_at)
-       SELECT workspace_id, key, 'running', token, now, fingerprint, now() FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz, fingerprint text)
+       SELECT workspace_id, key, 'running', token, now, fingerprint, now()
+         FROM jsonb_to_recordset($1) AS c(workspace_id text, key text, token text, now timestamptz, fingerprint text),
+              (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
        ON CONFLICT (workspace_id, key) DO UPDATE SET state = 'running', token = EXCLUDED.token, created_at = EXCLUDED.created_at, response = NULL, fingerprint = EXCLUDED.fingerprint,
               heartbeat_at = now()
         WHERE idempotency_keys.created_at < EXCLUDED.created_at - $2 * interval '1 millisecond'
@@ -31,8 +38,29 @@ export function pgIdempotency(db: PgDb): IdempotencyStore {
       'idem_claim',
     );
     const tokens = new Set(won.map((w) => w.token));
+    fresher(won.length);
     return items.map((c) => tokens.has(c.token));
   });
+
+  // The send that completes a claim finds it through the primary key only while the planner knows
+  // how large the table is: a plan made while it was nearly empty (a new database, the first minute
+  // after a start) read all of it for every batch, a day of keys when autovacuum is slow to analyse.
+  // So the table's statistics are refreshed here as it grows (by a tenth, at least 1,000 claims),
+  // which also makes every connection plan that statement again; one ANALYZE at a time, and a
+  // failure only means the next one is tried later.
+  let claimed = 0;
+  let analysedAt = 0;
+  let analysing = false;
+  const fresher = (n: number) => {
+    claimed += n;
+    if (analysing || claimed - analysedAt < Math.max(1_000, analysedAt / 10)) return;
+    analysing = true;
+    const at = claimed;
+    db.rows('ANALYZE idempotency_keys', [])
+      .then(() => (analysedAt = at))
+      .catch(() => (analysedAt = at))
+      .finally(() => (analysing = false));
+  };
 
   return {
     claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs, fingerprint = null) => {

@@ -32,6 +32,20 @@ export function idempotencyConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f2', now, day, 60_000, 'hash-b'), { state: 'running', fingerprint: 'hash-a' });
     await store.messages.accept({ ...batch(a.id, ['y@rcpt.test'], now), idempotency: { key: 'fp', token: 'f1', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' } });
     assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f3', now, day, 60_000, 'hash-b'), { state: 'completed', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' });
+
+    // Sends at once (stored together where a store batches them), keyed and not, one key in two
+    // workspaces: each completes its own claim, and only it.
+    const b = await store.workspaces.create(ws('beta'));
+    for (const [w, tok] of [[a.id, 'sa'], [b.id, 'sb']] as const) assert.deepEqual(await store.idempotency.claim(w, 'shared', tok, now, day, 60_000), { state: 'claimed' });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'other', 'oa', now, day, 60_000), { state: 'claimed' });
+    await Promise.all([
+      store.messages.accept({ ...batch(a.id, ['s1@rcpt.test'], now), idempotency: { key: 'shared', token: 'sa', response: { status: 202, body: { id: 'a1' } } } }),
+      store.messages.accept({ ...batch(b.id, ['s2@rcpt.test'], now), idempotency: { key: 'shared', token: 'sb', response: { status: 202, body: { id: 'b1' } } } }),
+      store.messages.accept(batch(a.id, ['s3@rcpt.test'], now)),
+    ]);
+    assert.deepEqual(await store.idempotency.claim(a.id, 'shared', 'x', now, day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'a1' } } });
+    assert.deepEqual(await store.idempotency.claim(b.id, 'shared', 'x', now, day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'b1' } } });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'other', 'x', now, day, 60_000), { state: 'running' });
   });
 
   test(`${backend.name}: idempotency claims older than a cut-off are forgotten, completed or running; newer ones stay`, async (t) => {
