@@ -2,7 +2,7 @@
 // checked address (guard.ts), no redirects followed, at most 2 KB of the answer read, a time limit
 // on the whole exchange. Keep-alive connections are reused per origin.
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { checkTarget, pickAddress, type Resolve, type ResolvedAddress } from './guard.js';
 
 /** How much of an answer is read and kept in the delivery log (spec.md "Events"). */
@@ -31,25 +31,34 @@ export interface SenderOptions {
 const RESOLVED_TTL_MS = 30_000;
 
 export class WebhookSender {
-  readonly #agent: Agent;
+  /**
+   * The agent and undici itself, made by the first webhook sent: undici is about 20 MB of a
+   * daemon's memory, which a daemon whose workspaces have no endpoint never needs.
+   */
+  #client: Promise<{ agent: Agent; request: typeof import('undici').request }> | null = null;
   /** host → the address checked last; the agent connects to nothing else. */
   readonly #pins = new Map<string, ResolvedAddress & { at: number }>();
 
-  constructor(private readonly opts: SenderOptions) {
-    const pinned: LookupFunction = (hostname, options, cb) => {
-      const pin = this.#pins.get(hostname);
-      const done = cb as (err: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
-      if (!pin) return done(Object.assign(new Error(`${hostname} was not checked`), { code: 'ENOTFOUND' }), '', 4);
-      if ((options as { all?: boolean }).all) done(null, [{ address: pin.address, family: pin.family }]);
-      else done(null, pin.address, pin.family);
-    };
-    this.#agent = new Agent({
-      connections: opts.connections ?? 64,
-      connect: { lookup: pinned, timeout: opts.timeoutMs },
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
-      keepAliveTimeout: 30_000,
-    });
+  constructor(private readonly opts: SenderOptions) {}
+
+  #connect(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+    return (this.#client ??= import('undici').then(({ Agent, request }) => {
+      const pinned: LookupFunction = (hostname, options, cb) => {
+        const pin = this.#pins.get(hostname);
+        const done = cb as (err: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+        if (!pin) return done(Object.assign(new Error(`${hostname} was not checked`), { code: 'ENOTFOUND' }), '', 4);
+        if ((options as { all?: boolean }).all) done(null, [{ address: pin.address, family: pin.family }]);
+        else done(null, pin.address, pin.family);
+      };
+      const agent = new Agent({
+        connections: this.opts.connections ?? 64,
+        connect: { lookup: pinned, timeout: this.opts.timeoutMs },
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+        keepAliveTimeout: 30_000,
+      });
+      return { agent, request };
+    }));
   }
 
   async post(rawUrl: string, headers: Record<string, string>, body: string): Promise<SendResult> {
@@ -66,9 +75,10 @@ export class WebhookSender {
     } catch (e) {
       return done({ ok: false, status_code: null, error: (e as Error).message, response: '' });
     }
+    const { agent, request } = await this.#connect();
     const signal = AbortSignal.timeout(this.opts.timeoutMs);
     try {
-      const res = await request(url, { method: 'POST', headers, body, dispatcher: this.#agent, signal });
+      const res = await request(url, { method: 'POST', headers, body, dispatcher: agent, signal });
       const chunks: Buffer[] = [];
       let size = 0;
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
@@ -87,8 +97,8 @@ export class WebhookSender {
     }
   }
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  async close(): Promise<void> {
+    if (this.#client) await (await this.#client).agent.close();
   }
 }
 
