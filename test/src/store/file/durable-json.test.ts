@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { DurableJsonFile } from '../../../../src/store/file/durable-json.js';
 import { FileStore, DATA_FILE } from '../../../../src/store/file/file-store.js';
 import { isSvcError } from '../../../../src/errors.js';
+import { LockHeldError } from '../../../../src/store/file/lock.js';
 import { tmpDir } from '../../../helpers/tmp.js';
 
 test('concurrent writes share file writes and all resolve after the last state is on disk', async (t) => {
@@ -55,6 +56,17 @@ test('a temp file left by a crash mid-write is ignored: the previous state is re
   assert.deepEqual((await again.workspaces.list()).map((w) => w.name), ['acme']);
 });
 
+async function openOnceReleased(dir: string, deadline: number): Promise<FileStore> {
+  for (;;) {
+    try {
+      return await FileStore.open(dir, 'admin');
+    } catch (e) {
+      if (!(e instanceof LockHeldError) || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+}
+
 test('SIGKILL during a stream of writes: the file parses and holds every acknowledged write', async (t) => {
   const dir = await tmpDir(t);
   const writer = fileURLToPath(new URL('../../../helpers/crash-writer.ts', import.meta.url));
@@ -70,8 +82,10 @@ test('SIGKILL during a stream of writes: the file parses and holds every acknowl
     });
   });
   await new Promise((r) => child.on('exit', r));
-  // The dead writer's lock is stale and is taken over.
-  const store = await FileStore.open(dir, 'admin');
+  // The dead writer's lock goes with it: its holder, a flock(1) child, lets go once it sees the
+  // writer's end of its pipe close, a moment after the writer died (on a busy machine, after the
+  // open below had begun: asked again, within a deadline).
+  const store = await openOnceReleased(dir, Date.now() + 10_000);
   t.after(() => store.close());
   const ws = await store.workspaces.getByName('crash');
   assert.ok(ws);
