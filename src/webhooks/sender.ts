@@ -30,18 +30,20 @@ export interface SenderOptions {
 
 const RESOLVED_TTL_MS = 30_000;
 
+type Client = { agent: Agent; request: typeof import('undici').request };
+
 export class WebhookSender {
   /**
    * The agent and undici itself, made by the first webhook sent: undici is about 20 MB of a
    * daemon's memory, which a daemon whose workspaces have no endpoint never needs.
    */
-  #client: Promise<{ agent: Agent; request: typeof import('undici').request }> | null = null;
+  #client: Promise<Client> | null = null;
   /** host → the address checked last; the agent connects to nothing else. */
   readonly #pins = new Map<string, ResolvedAddress & { at: number }>();
 
   constructor(private readonly opts: SenderOptions) {}
 
-  #connect(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+  #connect(): Promise<Client> {
     return (this.#client ??= import('undici').then(({ Agent, request }) => {
       const pinned: LookupFunction = (hostname, options, cb) => {
         const pin = this.#pins.get(hostname);
