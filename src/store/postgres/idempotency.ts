@@ -40,20 +40,23 @@ export function pgIdempotency(db: PgDb): IdempotencyStore {
     const tokens = new Set(won.map((w) => w.token));
     fresher(won.length);
     return items.map((c) => tokens.has(c.token));
-  });
+    // One claim statement in flight at a time: claims take no lock another waits for, and a round
+    // trip costs Postgres more than the rows, so the calls that arrive meanwhile share the next one.
+  }, 1);
 
   // The send that completes a claim finds it through the primary key only while the planner knows
   // how large the table is: a plan made while it was nearly empty (a new database, the first minute
   // after a start) read all of it for every batch, a day of keys when autovacuum is slow to analyse.
-  // So the table's statistics are refreshed here as it grows (by a tenth, at least 1,000 claims),
-  // which also makes every connection plan that statement again; one ANALYZE at a time, and a
-  // failure only means the next one is tried later.
+  // So the table's statistics are refreshed here as it grows (each time this daemon's claims have
+  // doubled, from 1,000), which also makes every connection plan that statement again; a table that
+  // stays about a day of keys is then not analysed again. One ANALYZE at a time (a small sample:
+  // migration 0033), and a failure only means the next one is tried later.
   let claimed = 0;
   let analysedAt = 0;
   let analysing = false;
   const fresher = (n: number) => {
     claimed += n;
-    if (analysing || claimed - analysedAt < Math.max(1_000, analysedAt / 10)) return;
+    if (analysing || claimed < Math.max(1_000, 2 * analysedAt)) return;
     analysing = true;
     const at = claimed;
     db.rows('ANALYZE idempotency_keys', [])
