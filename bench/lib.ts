@@ -49,6 +49,15 @@ export function statCpu(path: string): number {
   return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
 }
 
+/**
+ * CPU seconds of this process's children that have exited and been waited for (cutime + cstime of
+ * /proc/self/stat): across a run of a load client, what the client cost, the servers still running.
+ */
+export function exitedChildrenCpu(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(13, 15).reduce((a, b) => a + Number(b), 0) / 100;
+}
+
 export function svcSync(args: string[], env: Record<string, string> = {}): string {
   const r = spawnSync(process.execPath, [SVC, ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`svc ${args.join(' ')}: ${r.stderr}`);

@@ -248,9 +248,12 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
     if (count() < total) throw new Error(`only ${count()} of ${total} arrived`);
   };
   try {
-    // Warm-up, like the accept runs: a tenth of the run through the whole pipeline, so that the
-    // figure is the steady rate rather than the JIT compiling three isolates' code.
-    const warm = Math.round(n / 10);
+    // Warm-up, like the accept runs: as many messages as the run through the whole pipeline, so that
+    // the figure is the steady rate rather than the JIT compiling three isolates' code. A tenth of
+    // the run was not enough: V8's helper threads were still optimising (TurboFan, seen with perf),
+    // 1.1-1.5 ms of CPU a message during the run against 0.7 after 3,000 messages, and the rate
+    // 305-370/s against 408 (2026-11-27), while the ceiling beside it is measured warm.
+    const warm = n;
     const w0 = Date.now();
     await load({ url: `${daemon.url}/api/v2/emails`, amount: warm, ...post(key) });
     await arrived(warm, w0);

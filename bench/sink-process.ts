@@ -2,6 +2,8 @@
 // port, then how many messages it has received, every 50 ms.
 //
 // `--auth`: accepts any AUTH PLAIN/LOGIN, as the ceiling for the relay benchmark.
+// `--no-pause`: greets at once (the `greetingDelay` option our smtp-server patch adds), as the relay
+// does, instead of smtp-server's 100 ms early-talker pause: the ceiling for one connection per message.
 // `--fsync FILE`: the durable floor for the MX benchmark. Each message is appended to FILE and its
 // 250 waits until an `fdatasync` that began after it has finished; messages that arrive while one
 // runs share the next (group commit), so this is the least any server that keeps mail before its
@@ -11,6 +13,7 @@ import { open } from 'node:fs/promises';
 
 let count = 0;
 const auth = process.argv.includes('--auth');
+const noPause = process.argv.includes('--no-pause');
 const fsyncAt = process.argv.indexOf('--fsync');
 const file = fsyncAt > 0 ? await open(process.argv[fsyncAt + 1]!, 'a') : null;
 
@@ -40,6 +43,7 @@ const server = new SMTPServer({
   onAuth: (_a, _s, cb) => cb(null, { user: 'bench' }),
   size: 25 * 1024 * 1024,
   logger: false,
+  ...(noPause ? { greetingDelay: 0, disableReverseLookup: true } : {}),
   onData(stream, _session, cb) {
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => file && chunks.push(c));
