@@ -48,8 +48,8 @@ export interface RelayStats {
 
 interface State {
   principal: Principal | null;
-  /** The key the session logged in with, checked again before each MAIL FROM (revocation). */
-  password: string | null;
+  /** The hash of the key the session logged in with, checked again before each MAIL FROM (revocation). */
+  keyHash: string | null;
   authFailures: number;
   rcpts: number;
   /** The send quota left, read once per transaction (at its first RCPT), not once per recipient. */
@@ -104,7 +104,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     port: opts.port,
     limits: opts,
     log,
-    onConnection: (c) => states.set(c.id, { principal: null, password: null, authFailures: 0, rcpts: 0, quotaLeft: null, releaseData: null, openedAt: clock.now().getTime(), workspace: null, messages: 0, recipients: 0 }),
+    onConnection: (c) => states.set(c.id, { principal: null, keyHash: null, authFailures: 0, rcpts: 0, quotaLeft: null, releaseData: null, openedAt: clock.now().getTime(), workspace: null, messages: 0, recipients: 0 }),
     server: {
       ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
       authMethods: ['PLAIN', 'LOGIN'],
@@ -127,10 +127,10 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
       onAuth(auth: SMTPServerAuthentication, session, callback) {
         const state = states.get(session.id);
         relay.authenticate(auth.password ?? '').then(
-          (p) => {
+          ({ principal: p, keyHash }) => {
             if (state) {
               state.principal = p;
-              state.password = auth.password ?? '';
+              state.keyHash = keyHash;
               state.workspace = p.workspace.name;
             }
             // The key is never the user name of the session: only the workspace is kept.
@@ -160,7 +160,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
         // Revocation takes effect on the next request (spec.md "Key rules"): an open session's key
         // is checked again for every transaction, and a revoked one ends the session.
         relay
-          .authenticate(state.password ?? '')
+          .reauthenticate(state.keyHash ?? '')
           .then(
             (p) => {
               state.principal = p;
@@ -170,7 +170,7 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
               const err = replyFor(e);
               if (smtpReplyOf(err).code !== 535) throw e;
               state.principal = null;
-              state.password = null;
+              state.keyHash = null;
               fail(err, callback);
               setImmediate(() => listener.connection(session.id)?.close());
             },

@@ -28,12 +28,29 @@ export function bearerToken(header: string | undefined): string {
 }
 
 export async function authenticateKey(store: StoreSlice<'keys'>, token: string): Promise<Principal> {
+  return (await authenticatePresented(store, token)).principal;
+}
+
+/** A key that authenticated, and its hash, by which it can be checked again without being kept. */
+export async function authenticatePresented(store: StoreSlice<'keys'>, token: string): Promise<{ principal: Principal; hash: string }> {
   if (!token.startsWith(KEY_PREFIX)) throw new SvcError('invalid_key_format');
-  const presented = Buffer.from(hashKey(token), 'hex');
-  const found = await store.keys.findByHash(presented.toString('hex'));
+  const hash = hashKey(token);
+  return { principal: await principalOf(store, hash, KEY_PATTERN.test(token)), hash };
+}
+
+/**
+ * A key that authenticated earlier, checked again by its hash (the relay, at every MAIL FROM of a
+ * session: a revoked key ends it). The same lookup and comparison as the first time.
+ */
+export function authenticateHash(store: StoreSlice<'keys'>, hash: string): Promise<Principal> {
+  return principalOf(store, hash, true);
+}
+
+async function principalOf(store: StoreSlice<'keys'>, hash: string, wellFormed: boolean): Promise<Principal> {
+  const presented = Buffer.from(hash, 'hex');
+  const found = await store.keys.findByHash(hash);
   const stored = found ? Buffer.from(found.key.hash, 'hex') : NO_MATCH;
   const same = stored.length === presented.length && timingSafeEqual(stored, presented);
-  const wellFormed = KEY_PATTERN.test(token);
   if (!found || !same || !wellFormed || found.key.revoked_at !== null) throw new SvcError('invalid_key');
   return {
     workspace: found.workspace,

@@ -5,7 +5,7 @@
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import type { Principal } from '../auth/authenticate.js';
-import { authenticateKey } from '../auth/authenticate.js';
+import { authenticateHash, authenticatePresented } from '../auth/authenticate.js';
 import { hasScope } from '../auth/scopes.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
@@ -34,16 +34,28 @@ export function normalizeLineBreaks(raw: Buffer): Buffer {
   return Buffer.from(raw.toString('latin1').replace(/\r\n|\r|\n/g, '\r\n'), 'latin1');
 }
 
+function maySend(p: Principal): Principal {
+  if (!hasScope(p.scopes, 'send')) throw new SvcError('missing_permission', 'missing permission: send');
+  return p;
+}
+
 export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addresses'>, send: Send) {
   const { store } = deps;
 
   return {
-    /** AUTH: the password is an API key with scope send; the username is ignored. */
-    async authenticate(password: string): Promise<Principal> {
+    /**
+     * AUTH: the password is an API key with scope send; the username is ignored. The key's hash is
+     * what the session keeps to check it again (`reauthenticate`), never the key.
+     */
+    async authenticate(password: string): Promise<{ principal: Principal; keyHash: string }> {
       // invalid_key_format and invalid_key carry their 535 replies in the registry.
-      const p = await authenticateKey(store, password);
-      if (!hasScope(p.scopes, 'send')) throw new SvcError('missing_permission', 'missing permission: send');
-      return p;
+      const { principal, hash } = await authenticatePresented(store, password);
+      return { principal: maySend(principal), keyHash: hash };
+    },
+
+    /** MAIL FROM: the session's key again (revocation takes effect on the next transaction). */
+    async reauthenticate(keyHash: string): Promise<Principal> {
+      return maySend(await authenticateHash(store, keyHash));
     },
 
     /** MAIL FROM: an active registered address on a verified domain of the workspace. */
