@@ -5,18 +5,30 @@ import { SvcError } from '../../src/errors.js';
 
 export const MAX_DEPTH = 32;
 
-/** Deepest nesting of objects and arrays in a JSON text, scanning once, strings skipped. */
+/**
+ * Deepest nesting of objects and arrays in a JSON text, scanning once. A string is skipped whole:
+ * from its opening quote to the next quote not escaped (an even run of backslashes before it),
+ * found by indexOf. Bodies are mostly one long string (the HTML), and reading it a character at a
+ * time cost 53 µs for a 10 KB body, five times its JSON.parse and a fifth of a POST /emails.
+ * Each run of backslashes is read once (by the quote that ends it), so the scan stays linear.
+ */
 export function jsonDepth(text: string, stopAt = Infinity): number {
   let depth = 0;
   let max = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
+    if (c === 0x22) {
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        // Unterminated: JSON.parse refuses it; the depth so far is all there is.
+        if (end === -1) return max;
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) max = depth;
       if (max > stopAt) return max;
     } else if (c === 0x7d || c === 0x5d) depth--;

@@ -117,8 +117,13 @@ test('bodies: bad JSON, wrong content type and deep nesting are 400 invalid body
     assert.equal(r.status, 400, `${type} ${body.slice(0, 30)}`);
     assert.match(r.body.error, /^invalid body/);
   }
-  // 32 levels are fine; brackets inside strings do not count.
+  assert.deepEqual((await post('['.repeat(33) + ']'.repeat(33), 'application/json')).body, { error: 'invalid body: nested deeper than 32 levels' });
+  // 32 levels are fine; brackets inside strings do not count, whatever the escapes before them.
   assert.equal((await post('{"a":'.repeat(31) + '"[[[[{{{{"' + '}'.repeat(31), 'application/json')).status, 200);
+  const escaped = '{"a":' + JSON.stringify('\\" [[[[ \\\\"{{{{' + '['.repeat(40)) + ',"b":' + '['.repeat(31) + ']'.repeat(31) + '}';
+  assert.equal((await post(escaped, 'application/json')).status, 200);
+  // The same escapes, and one level more outside the strings, is refused.
+  assert.equal((await post(escaped.replace('"b":' + '['.repeat(31), '"b":' + '['.repeat(32)).replace(']'.repeat(31), ']'.repeat(32)), 'application/json')).status, 400);
 });
 
 test('bodies over the limit are 413, also when streamed without a length', async (t) => {
