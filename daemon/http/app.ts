@@ -19,6 +19,9 @@ import { sequenceRoutes } from './routes/sequences.js';
 import { listLinkRoutes } from './routes/list-links.js';
 import { appRoutes } from './routes/app.js';
 
+/** The web app's paths (with a query string or not): cookies, so no CORS (spec.md "Authentication" rule 5 is the API's). */
+const APP_PATH = /^\/app(\/|\?|$)/;
+
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
   ready?: () => boolean;
@@ -53,11 +56,22 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   // scripts, so a context of their own without the CORS and auth hooks (each ran on every hit).
   await app.register(async (scope) => trackingRoutes(scope, service));
   await app.register(async (scope) => {
-    await scope.register(cors, {
-      delegator: (req, callback) => callback(null, /^\/app(\/|\?|$)/.test(req.url ?? '') ? { origin: false } : api),
+    // The API's rule is fixed, so the plugin prepares it once; the web app's routes (and its
+    // preflights and 404s, below) opt out one by one. A delegator choosing per request cost a
+    // regular expression and the plugin's option set anew on every API call.
+    await scope.register(cors, api);
+    scope.addHook('onRoute', (route) => {
+      if (APP_PATH.test(route.url)) route.config = { ...(route.config as object), cors: false } as typeof route.config;
     });
-    // Here, not beside the error handler: a 404 of an API path carries the CORS headers too.
-    scope.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
+    // A preflight for the app finds no CORS here: the not-found answer, as any unknown path.
+    scope.options('/app/*', (_req, reply) => reply.callNotFound());
+    scope.options('/app', (_req, reply) => reply.callNotFound());
+    // Here, not beside the error handler: a 404 of an API path carries the CORS headers too (the
+    // app's do not).
+    scope.setNotFoundHandler((req, reply) => {
+      if (APP_PATH.test(req.url)) for (const h of Object.keys(reply.getHeaders())) if (h.startsWith('access-control-')) reply.removeHeader(h);
+      return reply.code(404).send({ error: 'not found' });
+    });
     registerJsonBody(scope);
     registerAuth(scope, service);
     healthRoutes(scope, service, opts.ready ?? (() => true));

@@ -63,6 +63,15 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(cors.headers.get('access-control-allow-origin'), null);
     const preflight = await fetch(`${d.api}/app/sign-in`, { method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } });
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+    // Nor on its other answers: a script, a redirect, a preflight of /app itself, an unknown app path.
+    const evil = { origin: 'https://evil.test' };
+    for (const [method, path] of [['GET', '/app/app.js'], ['GET', '/app?x=1'], ['OPTIONS', '/app'], ['GET', '/app/no-such-page'], ['OPTIONS', '/app/no-such-page']] as const) {
+      const r = await fetch(`${d.api}${path}`, { method, redirect: 'manual', headers: method === 'OPTIONS' ? { ...evil, 'access-control-request-method': 'POST' } : evil });
+      assert.equal(r.headers.get('access-control-allow-origin'), null, `${method} ${path}`);
+    }
+    const apiPreflight = await fetch(`${d.api}/api/v2/emails`, { method: 'OPTIONS', headers: { ...evil, 'access-control-request-method': 'POST' } });
+    assert.deepEqual([apiPreflight.status, apiPreflight.headers.get('access-control-allow-origin')], [204, '*']);
+    assert.equal((await fetch(`${d.api}/api/v2/no-such-thing`, { headers: evil })).headers.get('access-control-allow-origin'), '*');
     assert.equal((await fetch(`${d.api}/healthz`, { headers: { origin: 'https://evil.test' } })).headers.get('access-control-allow-origin'), '*');
 
     // Sign-out needs the page's token; then the session is gone.
