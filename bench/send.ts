@@ -343,8 +343,10 @@ export async function send(): Promise<void> {
           target: b.name === 'file store' ? '>= 0.3' : '',
         });
         await fill(empty.store, 200_000);
-        const full = await acceptRate(empty.store, key, '200,000 messages stored');
-        report('  accept ratio full/empty', { ratio: full / base, target: '>= 0.95; >= 2,000/s' });
+        // Three runs too, against the median of the three above: one run moved by a fifth from the
+        // next on this machine, and the store cannot be emptied again to alternate.
+        const full = median([await acceptRate(empty.store, key, '200,000 messages stored'), await acceptRate(empty.store, key, '200,000 messages stored'), await acceptRate(empty.store, key, '200,000 messages stored')]);
+        report('  accept ratio full/empty', { ratio: full / base, target: '>= 0.95; >= 2,000/s', note: 'medians of three runs each' });
       } finally {
         empty.cleanup();
       }
