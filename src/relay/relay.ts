@@ -12,7 +12,7 @@ import { parseMailbox } from '../mail/address.js';
 import { authorizeSender } from '../send/sender.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party, SendRequest } from '../send/validate.js';
-import { sendWindows } from '../workspaces/send-quota.js';
+import { sendWindows, windowsOfToday } from '../workspaces/send-quota.js';
 import { addresses, fieldsOf, headerBlock, headerText } from '../mail/header-block.js';
 
 export const RELAY_MAX_SIZE = 25 * 1024 * 1024;
@@ -41,6 +41,7 @@ function maySend(p: Principal): Principal {
 
 export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addresses'>, send: Send) {
   const { store } = deps;
+  const windowsOf = windowsOfToday(sendWindows);
 
   return {
     /**
@@ -74,7 +75,7 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
 
     /** How many more recipients the send quota takes now (Infinity when unlimited). */
     async remainingQuota(ws: Workspace): Promise<number> {
-      const windows = sendWindows(ws, deps.clock.now());
+      const windows = windowsOf(ws, deps.clock.now());
       const used = await store.usage.get(ws.id, windows.map((w) => w.key));
       return Math.min(...windows.map((w) => (w.limit === null ? Infinity : w.limit - (used[w.key] ?? 0))));
     },

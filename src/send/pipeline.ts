@@ -12,7 +12,7 @@ import type { Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
-import { inboxWindows, sendQuotaError, sendWindows } from '../workspaces/send-quota.js';
+import { inboxWindows, sendQuotaError, sendWindows, windowsOfToday } from '../workspaces/send-quota.js';
 import { trialDates } from '../workspaces/trial.js';
 import type { Party, SendRequest } from './validate.js';
 
@@ -83,6 +83,8 @@ export function assertWritable(ws: Workspace, now: Date): void {
 
 export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains' | 'addresses'>) {
   const { store, clock, random } = deps;
+  const sendWindowsOf = windowsOfToday(sendWindows);
+  const inboxWindowsOf = windowsOfToday(inboxWindows);
 
   return async function send(ws: Workspace, req: SendRequest, opts: SendOptions): Promise<SendResult & { list?: ListSendResult }> {
     const at = clock.now();
@@ -222,7 +224,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         jobs,
         events,
         // svc's own mail is never counted against the workspace it is sent from.
-        ...(list?.debited || opts.source === 'system' ? {} : { debit: { n: messages.length, windows: opts.inbox ? inboxWindows(ws, at) : sendWindows(ws, at) } }),
+        ...(list?.debited || opts.source === 'system' ? {} : { debit: { n: messages.length, windows: opts.inbox ? inboxWindowsOf(ws, at) : sendWindowsOf(ws, at) } }),
         ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
         unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
         ...(list?.campaign ? { campaign: { ...list.campaign, copies: list.campaign.copies + messages.length } } : {}),

@@ -25,6 +25,29 @@ export function inboxWindows(ws: Workspace, now: Date): QuotaWindow[] {
   return [{ key: `inbox-day:${day}`, window: 'day', limit: PLAN_LIMITS[ws.plan].inbox_sends_per_day, resets_at: tomorrow.toISOString() }];
 }
 
+/**
+ * `make` (sendWindows or inboxWindows) remembered for the current UTC day, by plan: the windows
+ * change only at midnight, and making them (three ISO dates, 2 µs) came twice in every relayed
+ * message. What it hands out is frozen: callers read the windows, the stores copy what they keep.
+ */
+export function windowsOfToday(make: (ws: Workspace, now: Date) => QuotaWindow[]): (ws: Workspace, now: Date) => QuotaWindow[] {
+  let day = NaN;
+  const byPlan = new Map<Workspace['plan'], QuotaWindow[]>();
+  return (ws, now) => {
+    const today = Math.floor(now.getTime() / 86_400_000);
+    if (today !== day) {
+      day = today;
+      byPlan.clear();
+    }
+    let windows = byPlan.get(ws.plan);
+    if (!windows) {
+      windows = Object.freeze(make(ws, now).map((w) => Object.freeze(w))) as QuotaWindow[];
+      byPlan.set(ws.plan, windows);
+    }
+    return windows;
+  };
+}
+
 /** A store's send-quota refusal as the spec's error (429 quota_exceeded, with upgrade_url). */
 export function sendQuotaError(r: SendQuotaRefusal, ws: Workspace, upgradeUrl: string, kind: 'api_sends' | 'inbox_sends' = 'api_sends'): SvcError {
   const { window: w, used } = r;
