@@ -19,8 +19,8 @@ import { sequenceRoutes } from './routes/sequences.js';
 import { listLinkRoutes } from './routes/list-links.js';
 import { appRoutes } from './routes/app.js';
 
-/** The web app's paths (with a query string or not): cookies, so no CORS (spec.md "Authentication" rule 5 is the API's). */
-const APP_PATH = /^\/app(\/|\?|$)/;
+/** The web app's routes: cookies, so no CORS (spec.md "Authentication" rule 5 is the API's). */
+const APP_PATH = /^\/app(\/|$)/;
 
 export interface ApiOptions {
   /** Whether every listener of the daemon is up; /healthz answers 503 until then. */
@@ -63,15 +63,13 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     scope.addHook('onRoute', (route) => {
       if (APP_PATH.test(route.url)) route.config = { ...(route.config as object), cors: false } as typeof route.config;
     });
-    // A preflight for the app finds no CORS here: the not-found answer, as any unknown path.
-    scope.options('/app/*', (_req, reply) => reply.callNotFound());
-    scope.options('/app', (_req, reply) => reply.callNotFound());
-    // Here, not beside the error handler: a 404 of an API path carries the CORS headers too (the
-    // app's do not).
-    scope.setNotFoundHandler((req, reply) => {
-      if (APP_PATH.test(req.url)) for (const h of Object.keys(reply.getHeaders())) if (h.startsWith('access-control-')) reply.removeHeader(h);
-      return reply.code(404).send({ error: 'not found' });
-    });
+    // The rest of the app's paths (unknown pages, preflights, other methods) are routes of the app
+    // too, so they opt out like its pages: each answers as an unknown path does (callNotFound runs
+    // the not-found handler without the CORS hook that the route turned off).
+    scope.all('/app/*', (_req, reply) => reply.callNotFound());
+    scope.route({ method: scope.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD'), url: '/app', handler: (_req, reply) => reply.callNotFound() });
+    // Here, not beside the error handler: a 404 of an API path carries the CORS headers too.
+    scope.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
     registerJsonBody(scope);
     registerAuth(scope, service);
     healthRoutes(scope, service, opts.ready ?? (() => true));

@@ -65,9 +65,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
     // Nor on its other answers: a script, a redirect, a preflight of /app itself, an unknown app path.
     const evil = { origin: 'https://evil.test' };
-    for (const [method, path] of [['GET', '/app/app.js'], ['GET', '/app?x=1'], ['OPTIONS', '/app'], ['GET', '/app/no-such-page'], ['OPTIONS', '/app/no-such-page']] as const) {
+    for (const [method, path] of [['GET', '/app/app.js'], ['GET', '/app?x=1'], ['OPTIONS', '/app'], ['POST', '/app'], ['GET', '/app/no-such-page'], ['OPTIONS', '/app/no-such-page'], ['DELETE', '/app/sign-in']] as const) {
       const r = await fetch(`${d.api}${path}`, { method, redirect: 'manual', headers: method === 'OPTIONS' ? { ...evil, 'access-control-request-method': 'POST' } : evil });
       assert.equal(r.headers.get('access-control-allow-origin'), null, `${method} ${path}`);
+      if (path.includes('no-such') || method === 'DELETE' || (method === 'POST' && path === '/app')) assert.deepEqual([r.status, await r.json()], [404, { error: 'not found' }], `${method} ${path}`);
     }
     const apiPreflight = await fetch(`${d.api}/api/v2/emails`, { method: 'OPTIONS', headers: { ...evil, 'access-control-request-method': 'POST' } });
     assert.deepEqual([apiPreflight.status, apiPreflight.headers.get('access-control-allow-origin')], [204, '*']);
