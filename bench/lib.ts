@@ -32,6 +32,25 @@ export function benchChild(file: string, args: string[] = []): Promise<BenchChil
   });
 }
 
+/**
+ * Two runs measured in pairs, `rounds` times, each pair starting with the other run than the last,
+ * so that the machine's drift (a third from one minute to the next here) favours neither: each
+ * pair's results.
+ */
+export async function alternatedPairs<A, B>(rounds: number, a: () => Promise<A>, b: () => Promise<B>): Promise<Array<{ a: A; b: B }>> {
+  const pairs: Array<{ a: A; b: B }> = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2) {
+      const second = await b();
+      pairs.push({ a: await a(), b: second });
+    } else {
+      const first = await a();
+      pairs.push({ a: first, b: await b() });
+    }
+  }
+  return pairs;
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;

@@ -22,7 +22,7 @@ import type { Store } from '../src/store/types.js';
 import { compose } from '../src/send/compose/index.js';
 import { textFromHtml } from '../src/send/compose/text.js';
 import { DkimSigner } from '../src/send/dkim.js';
-import { SVC, benchChild, load, median, report, startServer, statCpu, svcSync } from './lib.js';
+import { SVC, alternatedPairs, benchChild, load, median, report, startServer, statCpu, svcSync } from './lib.js';
 
 const databaseUrl = process.env.DATABASE_URL || 'postgres://localhost:5432/test';
 const HTML = `<h1>Newsletter</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. <a href="https://example.com">Read more</a></p>'.repeat(80)}`.slice(0, 10_240);
@@ -126,16 +126,14 @@ export async function idempotencyCost(): Promise<void> {
     try {
       const key = await prepare(st.store, dns);
       report(b.name, {});
-      // Three pairs, each starting with the other run than the last, and the median: one pair of
-      // five-second runs moved by ten points from one to the next on this machine.
-      const costs: number[] = [];
-      for (let round = 0; round < 3; round++) {
-        const rate = { plain: 0, keyed: 0 };
-        for (const run of round % 2 ? (['keyed', 'plain'] as const) : (['plain', 'keyed'] as const)) {
-          rate[run] = await acceptRate(st.store, key, run === 'keyed' ? 'a new Idempotency-Key each' : 'no Idempotency-Key', { idempotent: run === 'keyed' });
-        }
-        costs.push(1 - rate.keyed / rate.plain);
-      }
+      // Three alternated pairs and the median: one pair of five-second runs moved by ten points from
+      // one to the next on this machine.
+      const pairs = await alternatedPairs(
+        3,
+        () => acceptRate(st.store, key, 'no Idempotency-Key'),
+        () => acceptRate(st.store, key, 'a new Idempotency-Key each', { idempotent: true }),
+      );
+      const costs = pairs.map((p) => 1 - p.b / p.a);
       report('  idempotency cost', { slower_by: `${(100 * median(costs)).toFixed(1)}%`, rounds: costs.map((c) => `${(100 * c).toFixed(1)}%`).join(' '), target: '< 10%', note: 'median of three pairs; both with the rate limit counted' });
     } finally {
       st.cleanup();
@@ -188,7 +186,7 @@ export const profile = () => [
 ];
 
 /** POST /api/v2/emails/s from the same client, same body, against bare-fastify.ts's route. */
-export async function bareAcceptRate(key: string): Promise<number> {
+async function bareAcceptRate(key: string): Promise<number> {
   const server = await startServer(['--import', 'tsx', fileURLToPath(new URL('./bare-fastify.ts', import.meta.url))]);
   try {
     const url = `${server.url}/api/v2/emails`;
@@ -325,21 +323,14 @@ export async function send(): Promise<void> {
       try {
         const key = await prepare(empty.store, dns);
         // Issue 32 item 9: the same client and body against a bare fastify route that parses the
-        // JSON and answers 202, in this run: three pairs, each starting with the other, and the
-        // medians (one pair moved by a third from one run to the next on this machine).
-        const pairs: Array<{ svc: number; bare: number }> = [];
-        for (let round = 0; round < 3; round++) {
-          const pair = { svc: 0, bare: 0 };
-          for (const run of round % 2 ? (['bare', 'svc'] as const) : (['svc', 'bare'] as const)) {
-            pair[run] = run === 'svc' ? await acceptRate(empty.store, key, 'empty store') : await bareAcceptRate(key);
-          }
-          pairs.push(pair);
-        }
-        const base = median(pairs.map((p) => p.svc));
+        // JSON and answers 202, in this run: three alternated pairs and the medians (one pair moved
+        // by a third from one run to the next on this machine).
+        const pairs = await alternatedPairs(3, () => acceptRate(empty.store, key, 'empty store'), () => bareAcceptRate(key));
+        const base = median(pairs.map((p) => p.a));
         report('  accept vs a bare fastify route parsing the same body', {
-          bare_per_s: Math.round(median(pairs.map((p) => p.bare))),
-          of_bare: median(pairs.map((p) => p.svc / p.bare)),
-          rounds: pairs.map((p) => (p.svc / p.bare).toFixed(2)).join(' '),
+          bare_per_s: Math.round(median(pairs.map((p) => p.b))),
+          of_bare: median(pairs.map((p) => p.a / p.b)),
+          rounds: pairs.map((p) => (p.a / p.b).toFixed(2)).join(' '),
           target: b.name === 'file store' ? '>= 0.3' : '',
         });
         await fill(empty.store, 200_000);
