@@ -7,8 +7,10 @@ import type { Step } from './draft.js';
 
 // Compiled once: building html-to-text's selector tree costs more than converting a 10 KB page.
 // Its input limit (16 M characters, past which it truncates and says so on the console) is raised
-// above the largest message the relay takes (25 MB).
-const toText = compile({ wordwrap: 78, limits: { maxInputLength: 32 * 1024 * 1024 }, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+// above the largest message the relay takes (25 MB). Lines wrap at 76, not RFC 5322's 78: a text
+// with no longer line (and no character outside ASCII) goes out as 7bit, as written, where one
+// line of 77 made the whole part quoted-printable with soft breaks (mime.ts).
+const toText = compile({ wordwrap: 76, limits: { maxInputLength: 32 * 1024 * 1024 }, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
 
 export function textFromHtml(html: string): string {
   return toText(html);

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import PostalMime from 'postal-mime';
 import { compose, copiesOf } from '../../../src/send/compose/index.js';
+import { hasLineOver76 } from '../../../src/send/compose/mime.js';
+import { hasLongerLines } from 'nodemailer/lib/mime-funcs';
 import { wrapHtml } from '../../../src/send/compose/document.js';
 import { textFromHtml } from '../../../src/send/compose/text.js';
 import { addPixel, pixelUrl } from '../../../src/send/compose/tracking.js';
@@ -33,6 +35,10 @@ const cases: Array<[string, string | null, string | null]> = [
   ['long lines (quoted-printable)', `<p>${'word '.repeat(60)}</p>`, null],
   ['non-ASCII in both', '<p>Grüße, 世界 ✓</p>', 'Grüße, 世界 ✓\n'],
   ['LF and CRLF line ends, trailing spaces, leading dots', '<pre>a  \n.b\r\n c \t</pre>', 'x  \n.dot\r\ny \t\n'],
+  // 7bit up to 76 characters a line, quoted-printable from 77 (hasLineOver76 against MailComposer's own test).
+  ['a 76-character line', `<pre>${'x'.repeat(76)}</pre>`, `${'y'.repeat(76)}\r\nz`],
+  ['a 77-character line', `<pre>${'x'.repeat(77)}</pre>`, `${'y'.repeat(77)}`],
+  ['lines ended by a lone CR', `<pre>${'x'.repeat(70)}\r${'x'.repeat(70)}</pre>`, `${'y'.repeat(70)}\r${'y'.repeat(70)}`],
   ['text only', null, 'only text ü'],
   ['html only, given text empty', '<p>x</p>', ''],
 ];
@@ -44,6 +50,29 @@ for (const [name, html, text] of cases) {
     assert.equal(norm(ours.raw), norm(await reference(c)));
   });
 }
+
+// Written by the unpatched html-to-text: our patch of its element picker (patches/@selderee+...)
+// must pick the same format for every element (headings upper-cased, a link's address once,
+// images skipped, lists, quotes, rules of the wrap width, preformatted text kept).
+test('textFromHtml: every element gets the format html-to-text picks for it, lines wrapped at 76', () => {
+  const html = '<h1>Title</h1><h2>Sub</h2><p>Hello <b>there</b>, <a href="https://example.com/">https://example.com/</a> and <a href="https://example.com/x">a link</a>.</p><img src="https://example.com/i.png" alt="pic"><ul><li>one</li><li>two</li></ul><ol><li>first</li></ol><blockquote>quoted</blockquote><table><tr><th>A</th><th>B</th></tr><tr><td>1</td><td>2</td></tr></table><hr><pre>  pre  kept</pre><div>div<br>break</div><p class="x" id="y">classed <a name="n">anchor without href</a></p>';
+  assert.equal(textFromHtml(html), "TITLE\n\n\nSUB\n\nHello there, https://example.com/ and a link [https://example.com/x].\n\n * one\n * two\n\n 1. first\n\n> quoted\n\nAB12\n\n----------------------------------------------------------------------------\n\n  pre  kept\n\ndiv\nbreak\n\nclassed anchor without href");
+  // 77 characters in all: one line at RFC 5322's 78, two at 76.
+  assert.equal(textFromHtml(`<p>${'x'.repeat(72)} bcde</p>`), `${'x'.repeat(72)}\nbcde`);
+});
+
+test('compose: hasLineOver76 answers as nodemailer\'s hasLongerLines(s, 76) on 20,000 random texts', () => {
+  // Seeded, so a failure reproduces: lines of 60 to 90 characters ended by CR, LF, CRLF or U+2028.
+  let seed = 7;
+  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  const ends = ['\n', '\r', '\r\n', '\u2028', ' '];
+  for (let i = 0; i < 20_000; i++) {
+    let s = '';
+    for (let lines = rand(4); lines >= 0; lines--) s += 'a'.repeat(60 + rand(31)) + ends[rand(ends.length)];
+    assert.equal(hasLineOver76(s), hasLongerLines(s, 76), JSON.stringify(s));
+  }
+  assert.equal(hasLineOver76('a'.repeat(129 * 1024)), true, 'over 128 KB counts as long, as MailComposer has it');
+});
 
 test('compose: past 64 KB the parts decode to what MailComposer encodes, in lines of at most 76', async () => {
   const c = content(`<p>${'a=b&c=d ü '.repeat(20_000)}</p>`, null);
