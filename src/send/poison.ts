@@ -80,9 +80,19 @@ export function htmlDepth(html: string): number {
   return max;
 }
 
+/**
+ * Whether `html` holds fewer than `n` '<': every element opens with one, so it cannot nest `n`
+ * deep. Counting them is a tenth of reading the tags (a 10 KB newsletter has a few hundred).
+ */
+function fewerTagsThan(html: string, n: number): boolean {
+  let count = 0;
+  for (let i = html.indexOf('<'); i !== -1; i = html.indexOf('<', i + 1)) if (++count >= n) return false;
+  return true;
+}
+
 /** Throws PoisonMessage when the HTML nests deeper than composing can go. */
 export function checkHtmlDepth(html: string | null): void {
-  if (html === null || html.length < MAX_HTML_DEPTH * 3) return;
+  if (html === null || html.length < MAX_HTML_DEPTH * 3 || fewerTagsThan(html, MAX_HTML_DEPTH + 1)) return;
   const depth = htmlDepth(html);
   if (depth > MAX_HTML_DEPTH) throw new PoisonMessage(`its HTML is nested ${depth} levels deep (at most ${MAX_HTML_DEPTH})`);
 }

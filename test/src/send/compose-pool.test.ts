@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ComposeAborted, ComposePool } from '../../../src/send/compose-pool.js';
-import { htmlDepth, PoisonMessage } from '../../../src/send/poison.js';
+import { checkHtmlDepth, htmlDepth, PoisonMessage } from '../../../src/send/poison.js';
 import type { SendContent } from '../../../src/model/message.js';
 
 const content = (html: string): SendContent => ({
@@ -39,6 +39,10 @@ const nested = (levels: number) => '<div>'.repeat(levels) + 'deep' + '</div>'.re
 test('poison: HTML nested deeper than composing can go is refused as poison, in a thread, inline and alone', async (t) => {
   assert.equal(htmlDepth('<p>a<p>b<br><img src=x><div><b>x</b></div>'), 2, 'implied ends and void elements as a browser has them');
   assert.equal(htmlDepth('<b>'.repeat(5000)), 5000, 'unclosed tags nest');
+  // At the limit: 1,000 tags pass without being read (none more can nest), one more is read and refused.
+  assert.doesNotThrow(() => checkHtmlDepth('<b>'.repeat(1000) + ' '.repeat(100)));
+  assert.throws(() => checkHtmlDepth('<b>'.repeat(1001)), /nested 1001 levels deep/);
+  assert.doesNotThrow(() => checkHtmlDepth('<p>x</p>'.repeat(2000)), 'many tags, shallow');
   // About 500 KB of nesting (the case that overflowed the stack and was retried for 4 hours).
   const html = nested(50_000);
   for (const opts of [{ threads: 1 }, { threads: 0 }, { threads: 1, aloneAbove: 1000 }]) {
