@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { byTo, full, handOffByHand, mail, sending } from '../helpers/sending.js';
 import { sink } from '../helpers/sink.js';
+import { CONNECTIONS_PER_HOST } from '../../daemon/workers/delivery.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import type { StoreLocation } from '../../src/config.js';
 
@@ -40,6 +41,17 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) test
   await deliver();
   assert.equal(s.sink.received.length, before);
   assert.equal(await s.daemon.service.store.queue.depth(), 0);
+});
+
+test('one busy host gets up to 20 SMTP sessions at once (Postfix\'s default per destination), never more', async (t) => {
+  const { s, deliver } = await setup(t);
+  // Each DATA answered after 300 ms, so that every hand-off is in flight together (30 jobs, 32 slots).
+  s.sink.dataDelayMs = 300;
+  for (let i = 0; i < 30; i++) assert.equal((await s.post(mail([`r${i}@rcpt.test`]))).status, 202);
+  await deliver();
+  assert.equal(s.sink.received.length, 30);
+  assert.equal(CONNECTIONS_PER_HOST, 20);
+  assert.equal(s.sink.connections, CONNECTIONS_PER_HOST, 'twenty opened, the ten others waited for one and reused it');
 });
 
 test('451 then 250: retried with backoff once the clock has moved, then sent', async (t) => {
