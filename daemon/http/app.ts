@@ -34,7 +34,8 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   const app = Fastify({
     bodyLimit: config.bodyLimit,
     logger: false,
-    // Unknown body fields are dropped by route schemas (additionalProperties: false), never stored.
+    // For route schemas: none declares one yet (bodies are checked by hand in src/, e.g.
+    // send/validate.ts, which keeps only the fields it knows); a schema would drop unknown fields.
     ajv: { customOptions: { removeAdditional: 'all', coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
     // The router's own refusals (a path parameter over 100 characters, a malformed URL) answer in
