@@ -33,9 +33,22 @@ const PER_THREAD = 4;
 /** A reply as mail clients send it: text and HTML alternatives, about 2 KB. */
 const RAW = Buffer.from(
   [
-    'From: Jane <jane@elsewhere.test>', 'To: hello@acme.test', 'Subject: Re: Your order', 'MIME-Version: 1.0', 'Content-Type: multipart/alternative; boundary="b"', '',
-    '--b', 'Content-Type: text/plain; charset=utf-8', '', 'Thanks, that helps. '.repeat(40), '--b', 'Content-Type: text/html; charset=utf-8', '',
-    `<div><p>${'Thanks, that <b>helps</b>. '.repeat(40)}</p><img src="https://tracker.test/p.gif"></div>`, '--b--', '',
+    'From: Jane <jane@elsewhere.test>',
+    'To: hello@acme.test',
+    'Subject: Re: Your order',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/alternative; boundary="b"',
+    '',
+    '--b',
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    'Thanks, that helps. '.repeat(40),
+    '--b',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    `<div><p>${'Thanks, that <b>helps</b>. '.repeat(40)}</p><img src="https://tracker.test/p.gif"></div>`,
+    '--b--',
+    '',
   ].join('\r\n'),
 );
 
@@ -62,33 +75,72 @@ async function fill(storeUrl: string, sessions: number): Promise<{ thread: strin
           const thread = threads[Math.floor(i / PER_THREAD)]!;
           some ||= thread;
           const item: InboxItem = {
-            id: randomUUID(), workspace_id: ws.id, folder: 'inbox', kind: i % PER_THREAD ? 'reply' : 'mail', thread_id: thread, from: `user${i % 500}@elsewhere.test`, to: ['hello@acme.test'], cc: [],
-            subject: `Re: Your order ${Math.floor(i / PER_THREAD)}`, message_id: `${i}.${randomUUID()}@elsewhere.test`, size: RAW.length, message_ref: null, note: null,
-            created_at: new Date(start + i * 1000).toISOString(), in_reply_to: null, references: [], headers: 'From: Jane <jane@elsewhere.test>', text: null, html: null,
-            envelope: { mail_from: 'jane@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' }, raw: null,
+            id: randomUUID(),
+            workspace_id: ws.id,
+            folder: 'inbox',
+            kind: i % PER_THREAD ? 'reply' : 'mail',
+            thread_id: thread,
+            from: `user${i % 500}@elsewhere.test`,
+            to: ['hello@acme.test'],
+            cc: [],
+            subject: `Re: Your order ${Math.floor(i / PER_THREAD)}`,
+            message_id: `${i}.${randomUUID()}@elsewhere.test`,
+            size: RAW.length,
+            message_ref: null,
+            note: null,
+            created_at: new Date(start + i * 1000).toISOString(),
+            in_reply_to: null,
+            references: [],
+            headers: 'From: Jane <jane@elsewhere.test>',
+            text: null,
+            html: null,
+            envelope: { mail_from: 'jane@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
+            raw: null,
           };
           await store.inbox.receive({ raw: RAW, items: [item], updates: [], outbox: [], events: [], suppressions: [] });
         }
       }),
     );
     // The sends go through the one pipeline (accepted, not handed off: the daemon runs --no-delivery).
-    const service = createService({ store, config: { ...loadConfig({}, {}), store: loc }, clock: systemClock, random: systemRandom, log: silentLog });
+    const service = createService({
+      store,
+      config: { ...loadConfig({}, {}), store: loc },
+      clock: systemClock,
+      random: systemRandom,
+      log: silentLog,
+    });
     let sent = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
         while (sent < SENT) {
           const i = sent++;
-          await service.sendJson(ws, { from: 'hello@acme.test', to: [`user${i}@example.test`], subject: `Your receipt ${i}`, body_text: 'Thanks for your order.' });
+          await service.sendJson(ws, {
+            from: 'hello@acme.test',
+            to: [`user${i}@example.test`],
+            subject: `Your receipt ${i}`,
+            body_text: 'Thanks for your order.',
+          });
         }
       }),
     );
     const now = new Date();
-    const owner = await store.people.addMember(ws.id, { id: randomUUID(), email: 'ann@acme.test', name: null, password_hash: null, created_at: now.toISOString(), last_sign_in_at: null }, 'owner', null, now.toISOString());
+    const owner = await store.people.addMember(
+      ws.id,
+      { id: randomUUID(), email: 'ann@acme.test', name: null, password_hash: null, created_at: now.toISOString(), last_sign_in_at: null },
+      'owner',
+      null,
+      now.toISOString(),
+    );
     if (!('id' in owner)) throw new Error('no owner');
     const cookies: string[] = [];
     for (let i = 0; i < sessions; i++) {
       const token = randomBytes(32).toString('base64url');
-      await store.people.createSession({ token_hash: tokenHash(token), account_id: owner.id, created_at: now.toISOString(), expires_at: new Date(now.getTime() + 86_400_000).toISOString() });
+      await store.people.createSession({
+        token_hash: tokenHash(token),
+        account_id: owner.id,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + 86_400_000).toISOString(),
+      });
       cookies.push(`${SESSION_COOKIE}=${token}`);
     }
     return { thread: some, cookies };
@@ -116,8 +168,12 @@ async function pageFigures(name: string, url: string, cookie: string): Promise<v
   }
   const f = (x: number) => Math.round(x * 100) / 100;
   report(`  ${name} ms`, {
-    html_p50: f(percentile(html, 50)), html_p99: f(percentile(html, 99)), json_p50: f(percentile(json, 50)), json_p99: f(percentile(json, 99)),
-    p50_ratio: percentile(html, 50) / percentile(json, 50), p99_ratio: percentile(html, 99) / percentile(json, 99),
+    html_p50: f(percentile(html, 50)),
+    html_p99: f(percentile(html, 99)),
+    json_p50: f(percentile(json, 50)),
+    json_p99: f(percentile(json, 99)),
+    p50_ratio: percentile(html, 50) / percentile(json, 50),
+    p99_ratio: percentile(html, 99) / percentile(json, 99),
   });
 }
 
@@ -132,7 +188,10 @@ async function streamFigures(api: string, mx: string, pid: number, cookies: stri
   let allOpen: () => void = () => {};
   const open = new Promise<void>((r) => (allOpen = r));
   const streams = Array.from({ length: STREAMS }, async (_, i) => {
-    const r = await fetch(`${api}/app/w/bench/inbox/events`, { headers: { cookie: cookies[Math.floor(i / STREAMS_PER_SESSION)]!, accept: 'text/event-stream' }, signal: ac.signal });
+    const r = await fetch(`${api}/app/w/bench/inbox/events`, {
+      headers: { cookie: cookies[Math.floor(i / STREAMS_PER_SESSION)]!, accept: 'text/event-stream' },
+      signal: ac.signal,
+    });
     if (r.status !== 200) throw new Error(`stream ${i}: ${r.status}`);
     const reader = r.body!.getReader();
     let seen = '';
@@ -151,19 +210,33 @@ async function streamFigures(api: string, mx: string, pid: number, cookies: stri
       }
     }
   });
-  const deadline = (p: Promise<void>, what: string) => Promise.race([p, new Promise<void>((_, no) => setTimeout(() => no(new Error(`${what} took over 60 s`)), 60_000).unref())]);
+  const deadline = (p: Promise<void>, what: string) =>
+    Promise.race([p, new Promise<void>((_, no) => setTimeout(() => no(new Error(`${what} took over 60 s`)), 60_000).unref())]);
   await deadline(open, `${STREAMS} streams opening`);
   await new Promise((r) => setTimeout(r, 1000));
   const after = rssMb(pid);
   const t0 = performance.now();
-  const mail = ['From: sam@elsewhere.test', 'To: hello@acme.test', 'Subject: Live', `Message-ID: <${randomUUID()}@elsewhere.test>`, '', 'Hello.', ''].join('\r\n');
+  const mail = [
+    'From: sam@elsewhere.test',
+    'To: hello@acme.test',
+    'Subject: Live',
+    `Message-ID: <${randomUUID()}@elsewhere.test>`,
+    '',
+    'Hello.',
+    '',
+  ].join('\r\n');
   const r = await transact(mx, 'sam@elsewhere.test', ['hello@acme.test'], mail);
   if (!r.end.startsWith('250')) throw new Error(`the MX answered ${r.end}`);
   await deadline(everyone, 'the event reaching every stream');
   const fan = performance.now() - t0;
   ac.abort();
   await Promise.allSettled(streams);
-  report(`  ${STREAMS} event streams`, { rss_before_mb: Math.round(before), rss_open_mb: Math.round(after), kb_per_stream: ((after - before) * 1024) / STREAMS, mail_to_every_stream_ms: Math.round(fan) });
+  report(`  ${STREAMS} event streams`, {
+    rss_before_mb: Math.round(before),
+    rss_open_mb: Math.round(after),
+    kb_per_stream: ((after - before) * 1024) / STREAMS,
+    mail_to_every_stream_ms: Math.round(fan),
+  });
 }
 
 export async function app(): Promise<void> {
@@ -175,7 +248,10 @@ export async function app(): Promise<void> {
       await prepare(st.store, dns);
       const { thread, cookies } = await fill(st.store, Math.ceil(STREAMS / STREAMS_PER_SESSION));
       const cookie = cookies[0]!;
-      const server = await startServer([SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'], {});
+      const server = await startServer(
+        [SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'],
+        {},
+      );
       try {
         const mx = /mx listening on (\S+)/.exec(server.lines.join('\n'))![1]!;
         report(`  workspace`, { received_items: ITEMS, threads_with_mail: Math.ceil(ITEMS / PER_THREAD), sent_only_threads: SENT });

@@ -12,7 +12,9 @@ app.get('/t/o/:file', async (_req, reply) => sendPixel(reply));
 app.post('/api/v2/emails', async (req, reply) => {
   const body = req.body as { to?: unknown[] };
   const id = randomUUID();
-  return reply.code(202).send({ id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${id}`, recipient_count: body.to?.length ?? 0 });
+  return reply
+    .code(202)
+    .send({ id, status: 'queued', queued: true, tracking_url: `/api/v2/messages/${id}`, recipient_count: body.to?.length ?? 0 });
 });
 await app.listen({ host: '127.0.0.1', port: 0 });
 const addr = app.server.address() as { port: number };

@@ -54,7 +54,9 @@ async function handOffMs(url: string, key: string, i: number): Promise<number> {
   });
   const { id } = (await r.json()) as { id: string };
   for (;;) {
-    const m = (await fetch(`${url}/api/v2/messages/${id}`, { headers: { authorization: `Bearer ${key}` } }).then((x) => x.json())) as { status: string };
+    const m = (await fetch(`${url}/api/v2/messages/${id}`, { headers: { authorization: `Bearer ${key}` } }).then((x) => x.json())) as {
+      status: string;
+    };
     if (m.status !== 'queued') return performance.now() - t0;
     if (performance.now() - t0 > 60_000) throw new Error('a transactional send waited over 60 s');
     await new Promise((res) => setTimeout(res, 5));
@@ -81,12 +83,35 @@ export async function broadcast(): Promise<void> {
     try {
       const store = st.store;
       await prepare(store, dns);
-      const key = JSON.parse(svcSync(['--store', store, 'keys', 'create', '--workspace', 'bench', '--scopes', 'send,read,newsletter', '--json'])).key as string;
-      const list = JSON.parse(svcSync(['--store', store, 'lists', 'create', 'Bench', '--workspace', 'bench', '--from-address', 'hello@acme.test', '--json'])).id as string;
+      const key = JSON.parse(
+        svcSync(['--store', store, 'keys', 'create', '--workspace', 'bench', '--scopes', 'send,read,newsletter', '--json']),
+      ).key as string;
+      const list = JSON.parse(
+        svcSync(['--store', store, 'lists', 'create', 'Bench', '--workspace', 'bench', '--from-address', 'hello@acme.test', '--json']),
+      ).id as string;
       const csv = join(dir, 'subs.csv');
-      writeFileSync(csv, ['email,name', ...Array.from({ length: N }, (_, i) => `user${i}@example${i % 50}.test,Name ${i}`)].join('\n') + '\n');
+      writeFileSync(
+        csv,
+        ['email,name', ...Array.from({ length: N }, (_, i) => `user${i}@example${i % 50}.test,Name ${i}`)].join('\n') + '\n',
+      );
       svcSync(['--store', store, 'subscribers', 'import', list, csv, '--workspace', 'bench', '--json']);
-      const serveArgs = [...profile(), SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${sink.port}`, '--delivery-concurrency', process.env.SVC_BENCH_CONCURRENCY ?? '64'];
+      const serveArgs = [
+        ...profile(),
+        SVC,
+        'serve',
+        '--store',
+        store,
+        '--api-port',
+        '0',
+        '--relay-port',
+        '0',
+        '--mx-port',
+        '0',
+        '--outbound',
+        `smtp://127.0.0.1:${sink.port}`,
+        '--delivery-concurrency',
+        process.env.SVC_BENCH_CONCURRENCY ?? '64',
+      ];
 
       // Idle: transactional hand-off latency with nothing else to do.
       const idle = await startServer(serveArgs);
@@ -100,19 +125,27 @@ export async function broadcast(): Promise<void> {
       const queue = await startServer([...serveArgs, '--no-delivery']);
       rss = peakRss(queue.child.pid!);
       const t0 = performance.now();
-      const r = await fetch(`${queue.url}/api/v2/lists/${list}/broadcast`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'Monthly news', body_html: HTML, preheader: 'This month' }) });
+      const r = await fetch(`${queue.url}/api/v2/lists/${list}/broadcast`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ subject: 'Monthly news', body_html: HTML, preheader: 'This month' }),
+      });
       const { campaign_id } = (await r.json()) as { campaign_id: string };
       const answered = performance.now() - t0;
       // Watched through the API (every copy is a message record): a CLI process per look would take
       // a core from the daemon.
       for (;;) {
-        const page = (await fetch(`${queue.url}/api/v2/messages?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((x) => x.json())) as { total: number };
+        const page = (await fetch(`${queue.url}/api/v2/messages?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((x) =>
+          x.json(),
+        )) as { total: number };
         if (page.total >= N) break;
         if (performance.now() - t0 > 300_000) throw new Error('fan-out took over 5 minutes');
         await new Promise((res) => setTimeout(res, 100));
       }
       const queued = (performance.now() - t0) / 1000;
-      const c = JSON.parse(svcSync(['--store', store, 'broadcasts', 'show', campaign_id, '--workspace', 'bench', '--json'])) as { copies: number };
+      const c = JSON.parse(svcSync(['--store', store, 'broadcasts', 'show', campaign_id, '--workspace', 'bench', '--json'])) as {
+        copies: number;
+      };
       if (c.copies !== N) throw new Error(`${c.copies} copies of ${N}`);
       peak = Math.max(peak, rss.stop());
       await queue.stop();
@@ -131,8 +164,21 @@ export async function broadcast(): Promise<void> {
       const during = await busy;
       peak = Math.max(peak, rss.stop());
       await send.stop();
-      report('  copies handed off', { per_s: Math.round(rate), compose_ceiling_per_s: Math.round(compose), of_ceiling: rate / compose, target: '>= 0.5' });
-      report('  transactional hand-off ms', { idle_p50: percentile(calm, 50), idle_p99: percentile(calm, 99), during_p50: percentile(during, 50), during_p99: percentile(during, 99), during_max: Math.round(Math.max(...during)), p99_ratio: percentile(during, 99) / percentile(calm, 99), target: '<= 2' });
+      report('  copies handed off', {
+        per_s: Math.round(rate),
+        compose_ceiling_per_s: Math.round(compose),
+        of_ceiling: rate / compose,
+        target: '>= 0.5',
+      });
+      report('  transactional hand-off ms', {
+        idle_p50: percentile(calm, 50),
+        idle_p99: percentile(calm, 99),
+        during_p50: percentile(during, 50),
+        during_p99: percentile(during, 99),
+        during_max: Math.round(Math.max(...during)),
+        p99_ratio: percentile(during, 99) / percentile(calm, 99),
+        target: '<= 2',
+      });
       report('  daemon peak rss', { mb: Math.round(peak), target_mb: 400 });
     } finally {
       sink.child.kill();

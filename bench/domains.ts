@@ -54,7 +54,17 @@ export async function domains(): Promise<void> {
     for (let i = 0; i < 7; i++) {
       const c0 = performance.now();
       // Asynchronously: the fixture DNS server answers from this process's event loop.
-      await promisify(execFile)(process.execPath, [SVC, '--store', `file:${dir}`, '--dns-server', dns.server, 'domains', 'verify', 'd1.bench', '--json']);
+      await promisify(execFile)(process.execPath, [
+        SVC,
+        '--store',
+        `file:${dir}`,
+        '--dns-server',
+        dns.server,
+        'domains',
+        'verify',
+        'd1.bench',
+        '--json',
+      ]);
       cli.push(performance.now() - c0);
     }
     report('svc domains verify (whole command)', { median_ms: median(cli) });

@@ -22,7 +22,12 @@ export async function coldStart(runs = 21): Promise<void> {
     spawnSync(process.execPath, ['-e', '0']);
     bare.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
-  report('svc --version cold start', { median_ms: median(times), p90_ms: percentile(times, 90), node_e0_median_ms: median(bare), target_ms: 250 });
+  report('svc --version cold start', {
+    median_ms: median(times),
+    p90_ms: percentile(times, 90),
+    node_e0_median_ms: median(bare),
+    target_ms: 250,
+  });
 }
 
 export async function meThroughput(store: string, label: string): Promise<number> {

@@ -26,7 +26,11 @@ const RAW = Buffer.from('From: a@elsewhere.test\r\nTo: hello@acme.test\r\nSubjec
 
 function opened(dir: string): Promise<{ openMs: number; heap: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', new URL('./inbox-open-process.ts', import.meta.url).pathname, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', new URL('./inbox-open-process.ts', import.meta.url).pathname, dir],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
@@ -49,9 +53,27 @@ async function fill(dir: string, n: number): Promise<string> {
         while (next < n) {
           const i = next++;
           const item: InboxItem = {
-            id: randomUUID(), workspace_id: ws.id, folder: 'inbox', kind: 'mail', thread_id: randomUUID(), from: 'a@elsewhere.test', to: ['hello@acme.test'], cc: [], subject: `Hi ${i}`,
-            message_id: `${i}@elsewhere.test`, size: RAW.length, message_ref: null, note: null, created_at: new Date(day + i).toISOString(), in_reply_to: null, references: [],
-            headers: '', text: null, html: null, envelope: { mail_from: 'a@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' }, raw: null,
+            id: randomUUID(),
+            workspace_id: ws.id,
+            folder: 'inbox',
+            kind: 'mail',
+            thread_id: randomUUID(),
+            from: 'a@elsewhere.test',
+            to: ['hello@acme.test'],
+            cc: [],
+            subject: `Hi ${i}`,
+            message_id: `${i}@elsewhere.test`,
+            size: RAW.length,
+            message_ref: null,
+            note: null,
+            created_at: new Date(day + i).toISOString(),
+            in_reply_to: null,
+            references: [],
+            headers: '',
+            text: null,
+            html: null,
+            envelope: { mail_from: 'a@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
+            raw: null,
           };
           await store.inbox.receive({ raw: RAW, items: [item], updates: [], outbox: [], events: [], suppressions: [] });
         }
@@ -103,9 +125,27 @@ async function compaction(): Promise<void> {
     // About 240 KB of lines each (the message in base64, then its text): 1,080 fill one segment.
     for (let i = 0; i < 1080; i++) {
       const item: InboxItem = {
-        id: randomUUID(), workspace_id: ws.id, folder: 'inbox', kind: 'mail', thread_id: randomUUID(), from: 'a@elsewhere.test', to: ['hello@acme.test'], cc: [], subject: `Big ${i}`,
-        message_id: null, size: raw.length, message_ref: null, note: null, created_at: new Date().toISOString(), in_reply_to: null, references: [],
-        headers: 'Subject: big', text: 'y'.repeat(100 * 1024), html: null, envelope: { mail_from: 'a@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' }, raw: null,
+        id: randomUUID(),
+        workspace_id: ws.id,
+        folder: 'inbox',
+        kind: 'mail',
+        thread_id: randomUUID(),
+        from: 'a@elsewhere.test',
+        to: ['hello@acme.test'],
+        cc: [],
+        subject: `Big ${i}`,
+        message_id: null,
+        size: raw.length,
+        message_ref: null,
+        note: null,
+        created_at: new Date().toISOString(),
+        in_reply_to: null,
+        references: [],
+        headers: 'Subject: big',
+        text: 'y'.repeat(100 * 1024),
+        html: null,
+        envelope: { mail_from: 'a@elsewhere.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
+        raw: null,
       };
       ids.push(item.id);
       await store.inbox.receive({ raw, items: [item], updates: [], outbox: [], events: [], suppressions: [] });
@@ -113,7 +153,10 @@ async function compaction(): Promise<void> {
     for (const [i, id] of ids.entries()) if (i % 3 !== 0) await store.inbox.remove(ws.id, id);
     const t0 = performance.now();
     const freed = await store.inbox.compact();
-    report('compacting a 256 MB inbox segment, two thirds of it deleted', { ms: Math.round(performance.now() - t0), freed_mb: Math.round(freed / 1048576) });
+    report('compacting a 256 MB inbox segment, two thirds of it deleted', {
+      ms: Math.round(performance.now() - t0),
+      freed_mb: Math.round(freed / 1048576),
+    });
     await store.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -141,7 +184,11 @@ async function tinyMessages(): Promise<void> {
       const ratios: number[] = [];
       for (const [i, rate] of (await inTurns(servers, 3, 10_000, args)).entries()) {
         ratios.push(rate.mx! / rate.bare!);
-        report(`  round ${i + 1}`, { bare_per_s: Math.round(rate.bare!), svc_mx_per_s: Math.round(rate.mx!), ratio: rate.mx! / rate.bare! });
+        report(`  round ${i + 1}`, {
+          bare_per_s: Math.round(rate.bare!),
+          svc_mx_per_s: Math.round(rate.mx!),
+          ratio: rate.mx! / rate.bare!,
+        });
       }
       report('svc MX, 31-byte messages stored, vs a bare smtp-server', { of_bare: median(ratios), connections: 20 });
     } finally {

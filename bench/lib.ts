@@ -18,7 +18,9 @@ export interface BenchChild {
 
 /** Starts bench/FILE (a .ts run with tsx) with `args`; resolves once it printed its port. */
 export function benchChild(file: string, args: string[] = []): Promise<BenchChild> {
-  const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url)), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const c = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url)), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let count = 0;
   const hits: Array<[string, number]> = [];
   return new Promise((resolve, reject) => {
@@ -65,7 +67,13 @@ export function percentile(xs: number[], p: number): number {
 /** CPU seconds (user + system) in a /proc stat file, of a process or of one of its threads. */
 export function statCpu(path: string): number {
   const stat = readFileSync(path, 'utf8');
-  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 13).reduce((a, b) => a + Number(b), 0) / 100;
+  return (
+    stat
+      .slice(stat.lastIndexOf(') ') + 2)
+      .split(' ')
+      .slice(11, 13)
+      .reduce((a, b) => a + Number(b), 0) / 100
+  );
 }
 
 /**
@@ -74,7 +82,13 @@ export function statCpu(path: string): number {
  */
 export function exitedChildrenCpu(): number {
   const stat = readFileSync('/proc/self/stat', 'utf8');
-  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(13, 15).reduce((a, b) => a + Number(b), 0) / 100;
+  return (
+    stat
+      .slice(stat.lastIndexOf(') ') + 2)
+      .split(' ')
+      .slice(13, 15)
+      .reduce((a, b) => a + Number(b), 0) / 100
+  );
 }
 
 export function svcSync(args: string[], env: Record<string, string> = {}): string {
@@ -84,9 +98,15 @@ export function svcSync(args: string[], env: Record<string, string> = {}): strin
 }
 
 /** Starts a server process and resolves with its API URL once it printed its ready line. */
-export function startServer(args: string[], env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess; lines: string[]; stop(): Promise<void> }> {
+export function startServer(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; child: ChildProcess; lines: string[]; stop(): Promise<void> }> {
   // Benchmarks measure throughput: the per-key rate limit is out of the way.
-  const child = spawn(process.execPath, args, { env: { ...process.env, SVC_RATE_LIMIT: '1000000', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, SVC_RATE_LIMIT: '1000000', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`server exited ${code}`)));

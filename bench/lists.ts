@@ -39,12 +39,15 @@ function prepare(store: string): string {
 }
 
 async function pages(store: string, listId: string): Promise<void> {
-  const key = JSON.parse(svcSync(['--store', store, 'keys', 'create', '--workspace', 'bench', '--scopes', 'newsletter', '--json'])).key as string;
+  const key = JSON.parse(svcSync(['--store', store, 'keys', 'create', '--workspace', 'bench', '--scopes', 'newsletter', '--json']))
+    .key as string;
   const d = await startServer([SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0']);
   try {
     const page = async (offset: number) => {
       const t0 = performance.now();
-      const r = await fetch(`${d.url}/api/v2/lists/${listId}/subscribers?limit=100&offset=${offset}`, { headers: { authorization: `Bearer ${key}` } });
+      const r = await fetch(`${d.url}/api/v2/lists/${listId}/subscribers?limit=100&offset=${offset}`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       if (r.status !== 200) throw new Error(`GET subscribers: ${r.status}`);
       await r.json();
       return performance.now() - t0;
@@ -56,11 +59,20 @@ async function pages(store: string, listId: string): Promise<void> {
       first.push(await page(0));
       deep.push(await page(90_000));
     }
-    report(`  ${store.split(':')[0]}: GET subscribers`, { offset0_ms: median(first), offset90k_ms: median(deep), ratio: median(deep) / median(first), target: 'ratio < 2' });
+    report(`  ${store.split(':')[0]}: GET subscribers`, {
+      offset0_ms: median(first),
+      offset90k_ms: median(deep),
+      ratio: median(deep) / median(first),
+      target: 'ratio < 2',
+    });
     // One-click unsubscribes, each to another subscriber's URL.
     const tokens: string[] = [];
     for (let offset = 0; tokens.length < 20_000; offset += 1000) {
-      const r = (await (await fetch(`${d.url}/api/v2/lists/${listId}/subscribers?limit=1000&offset=${offset}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ unsubscribe_token: string }> };
+      const r = (await (
+        await fetch(`${d.url}/api/v2/lists/${listId}/subscribers?limit=1000&offset=${offset}`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).json()) as { data: Array<{ unsubscribe_token: string }> };
       tokens.push(...r.data.map((s) => s.unsubscribe_token));
     }
     let next = 0;
@@ -68,9 +80,20 @@ async function pages(store: string, listId: string): Promise<void> {
       url: d.url,
       connections: 20,
       amount: tokens.length,
-      requests: [{ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click', setupRequest: (req) => ({ ...req, path: `/u/${tokens[next++ % tokens.length]}` }) }],
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'List-Unsubscribe=One-Click',
+          setupRequest: (req) => ({ ...req, path: `/u/${tokens[next++ % tokens.length]}` }),
+        },
+      ],
     });
-    report(`  ${store.split(':')[0]}: one-click unsubscribe POSTs`, { per_s: Math.round(result.requests.average), non2xx: result.non2xx, p99_ms: result.latency.p99 });
+    report(`  ${store.split(':')[0]}: one-click unsubscribe POSTs`, {
+      per_s: Math.round(result.requests.average),
+      non2xx: result.non2xx,
+      p99_ms: result.latency.p99,
+    });
   } finally {
     await d.stop();
   }
@@ -86,10 +109,16 @@ export async function lists(): Promise<void> {
     const csv = csvFile(dir, ROWS);
     const fileStore = `file:${join(dir, 'store')}`;
     const fileList = prepare(fileStore);
-    report(`import ${ROWS.toLocaleString('en')} rows through the CLI`, { file_s: importSeconds(fileStore, fileList, csv), target: '< 10 s' });
+    report(`import ${ROWS.toLocaleString('en')} rows through the CLI`, {
+      file_s: importSeconds(fileStore, fileList, csv),
+      target: '< 10 s',
+    });
     svcSync(['--store', pgStore, 'migrate']);
     const pgList = prepare(pgStore);
-    report(`import ${ROWS.toLocaleString('en')} rows through the CLI`, { postgres_s: importSeconds(pgStore, pgList, csv), target: '< 15 s' });
+    report(`import ${ROWS.toLocaleString('en')} rows through the CLI`, {
+      postgres_s: importSeconds(pgStore, pgList, csv),
+      target: '< 15 s',
+    });
     await pages(fileStore, fileList);
     await pages(pgStore, pgList);
 
@@ -99,15 +128,24 @@ export async function lists(): Promise<void> {
     const t0 = performance.now();
     for (let from = 0; from < MILLION; from += 250_000) importSeconds(big, bigList, csvFile(dir, Math.min(250_000, MILLION - from), from));
     const fillS = (performance.now() - t0) / 1000;
-    const key = JSON.parse(svcSync(['--store', big, 'keys', 'create', '--workspace', 'bench', '--scopes', 'newsletter', '--json'])).key as string;
+    const key = JSON.parse(svcSync(['--store', big, 'keys', 'create', '--workspace', 'bench', '--scopes', 'newsletter', '--json']))
+      .key as string;
     const t1 = performance.now();
     const d = await startServer([SVC, 'serve', '--store', big, '--api-port', '0', '--relay-port', '0', '--mx-port', '0']);
     const startS = (performance.now() - t1) / 1000;
     try {
-      const r = await fetch(`${d.url}/api/v2/lists/${bigList}/subscribers?limit=100&offset=500000`, { headers: { authorization: `Bearer ${key}` } });
+      const r = await fetch(`${d.url}/api/v2/lists/${bigList}/subscribers?limit=100&offset=500000`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       const body = (await r.json()) as { total: number };
       const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.child.pid}/status`, 'utf8'))![1]) * 1024;
-      report(`file store, ${MILLION.toLocaleString('en')} subscribers`, { daemon_rss_mb: Math.round(rss / 1048576), daemon_start_s: startS, imported_in_s: fillS, total: body.total, target: 'rss < 400 MB' });
+      report(`file store, ${MILLION.toLocaleString('en')} subscribers`, {
+        daemon_rss_mb: Math.round(rss / 1048576),
+        daemon_start_s: startS,
+        imported_in_s: fillS,
+        total: body.total,
+        target: 'rss < 400 MB',
+      });
       // Deleting that list: answered at once, its subscribers let go of in the background.
       const t2 = performance.now();
       const del = await fetch(`${d.url}/api/v2/lists/${bigList}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });

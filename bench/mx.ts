@@ -29,7 +29,24 @@ const MX_ARGS = ['--from', 'someone@elsewhere.test', '--to', 'hello@acme.test'];
 /** A store ready to receive at hello@acme.test and `svc serve` on it, MX rates off (one sender sends it all): the daemon and its MX port. */
 export async function mxDaemon(dir: string, dns: FixtureDns): Promise<{ daemon: Awaited<ReturnType<typeof startServer>>; port: number }> {
   await prepare(`file:${dir}`, dns);
-  const daemon = await startServer([...profile(), SVC, 'serve', '--store', `file:${dir}`, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery', '--mx-rate-per-sender', '0', '--mx-rate-per-workspace', '0']);
+  const daemon = await startServer([
+    ...profile(),
+    SVC,
+    'serve',
+    '--store',
+    `file:${dir}`,
+    '--api-port',
+    '0',
+    '--relay-port',
+    '0',
+    '--mx-port',
+    '0',
+    '--no-delivery',
+    '--mx-rate-per-sender',
+    '0',
+    '--mx-rate-per-workspace',
+    '0',
+  ]);
   return { daemon, port: Number(/mx listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))![1]) };
 }
 const DSNS = 5_000;
@@ -64,9 +81,18 @@ export async function mx(): Promise<void> {
       for (const [i, rate] of (await inTurns(servers, 5, 5000, MX_ARGS)).entries()) {
         ratios.push(rate.mx! / rate.bare!);
         ofDurable.push(rate.mx! / rate.durable!);
-        report(`  round ${i + 1}`, { bare_per_s: Math.round(rate.bare!), durable_bare_per_s: Math.round(rate.durable!), svc_mx_per_s: Math.round(rate.mx!), ratio: rate.mx! / rate.bare! });
+        report(`  round ${i + 1}`, {
+          bare_per_s: Math.round(rate.bare!),
+          durable_bare_per_s: Math.round(rate.durable!),
+          svc_mx_per_s: Math.round(rate.mx!),
+          ratio: rate.mx! / rate.bare!,
+        });
       }
-      report('svc MX stored in the team inbox (file store) vs a bare smtp-server, same client', { of_bare: median(ratios), connections: 20, target: '>= 0.5' });
+      report('svc MX stored in the team inbox (file store) vs a bare smtp-server, same client', {
+        of_bare: median(ratios),
+        connections: 20,
+        target: '>= 0.5',
+      });
       report('svc MX vs a bare smtp-server that fdatasyncs each message before its 250', { of_durable_bare: median(ofDurable) });
     } finally {
       await daemon.stop();
@@ -86,7 +112,13 @@ async function dsnRate(storeUrl: string, dns: FixtureDns): Promise<void> {
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
   const store = await openStore(loc, { role: 'admin', log: silentLog });
   try {
-    const service = createService({ store, config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc }, clock: systemClock, random: systemRandom, log: silentLog });
+    const service = createService({
+      store,
+      config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc },
+      clock: systemClock,
+      random: systemRandom,
+      log: silentLog,
+    });
     const ws = (await store.workspaces.getByName('bench'))!;
     const domain = (await store.domains.listByWorkspace(ws.id))[0]!;
     const at = new Date(Date.now() - 3_600_000).toISOString();
@@ -96,11 +128,51 @@ async function dsnRate(storeUrl: string, dns: FixtureDns): Promise<void> {
         Array.from({ length: 500 }, async (_, k) => {
           const content_id = randomUUID();
           const m: Message = {
-            id: randomUUID(), workspace_id: ws.id, content_id, source: 'api', from: 'hello@acme.test', to: `r${i + k}@rcpt.test`, kind: 'to', subject: 'bench', status: 'sent', open_count: 0, click_count: 0, reply_count: 0,
-            first_open_after_seconds: null, message_id: `${content_id}@acme.test`, error: null, notes: [], created_at: at, sent_at: at, opened_at: null, clicked_at: null, replied_at: null, bounced_at: null,
+            id: randomUUID(),
+            workspace_id: ws.id,
+            content_id,
+            source: 'api',
+            from: 'hello@acme.test',
+            to: `r${i + k}@rcpt.test`,
+            kind: 'to',
+            subject: 'bench',
+            status: 'sent',
+            open_count: 0,
+            click_count: 0,
+            reply_count: 0,
+            first_open_after_seconds: null,
+            message_id: `${content_id}@acme.test`,
+            error: null,
+            notes: [],
+            created_at: at,
+            sent_at: at,
+            opened_at: null,
+            clicked_at: null,
+            replied_at: null,
+            bounced_at: null,
           };
           sent.push(m);
-          await store.messages.accept({ content: { id: content_id, workspace_id: ws.id, source: 'api', from: 'hello@acme.test', from_name: null, domain_id: domain.id, to: [{ name: null, address: m.to }], cc: [], subject: 'bench', html: null, text: 'x', message_id: m.message_id, notes: [], created_at: at }, messages: [m], jobs: [], events: [] });
+          await store.messages.accept({
+            content: {
+              id: content_id,
+              workspace_id: ws.id,
+              source: 'api',
+              from: 'hello@acme.test',
+              from_name: null,
+              domain_id: domain.id,
+              to: [{ name: null, address: m.to }],
+              cc: [],
+              subject: 'bench',
+              html: null,
+              text: 'x',
+              message_id: m.message_id,
+              notes: [],
+              created_at: at,
+            },
+            messages: [m],
+            jobs: [],
+            events: [],
+          });
         }),
       );
     }
@@ -120,7 +192,12 @@ async function dsnRate(storeUrl: string, dns: FixtureDns): Promise<void> {
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const bounced = (await store.messages.list(ws.id, { status: 'bounced', limit: 1, offset: 0 })).total;
     const suppressed = (await store.suppressions.list(ws.id)).length;
-    report('bounce reports matched and applied (file store)', { dsns_per_s: Math.round(DSNS / seconds), bounced: `${bounced}/${DSNS}`, suppressed, target: '>= 1,000/s' });
+    report('bounce reports matched and applied (file store)', {
+      dsns_per_s: Math.round(DSNS / seconds),
+      bounced: `${bounced}/${DSNS}`,
+      suppressed,
+      target: '>= 1,000/s',
+    });
   } finally {
     await store.close();
   }

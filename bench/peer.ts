@@ -24,7 +24,13 @@ const N = Number(process.env.SVC_BENCH_PEER_N ?? 3000);
 /** CPU seconds of a process and its exited children (utime, stime, cutime, cstime). */
 function cpuWithChildren(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(') ') + 2).split(' ').slice(11, 15).reduce((a, b) => a + Number(b), 0) / 100;
+  return (
+    stat
+      .slice(stat.lastIndexOf(') ') + 2)
+      .split(' ')
+      .slice(11, 15)
+      .reduce((a, b) => a + Number(b), 0) / 100
+  );
 }
 
 /** Pids whose parent is `pid`. */
@@ -81,11 +87,13 @@ async function startOpenDkim(dir: string): Promise<{ port: number; child: ChildP
   );
   const child = spawn(OPENDKIM, ['-f', '-x', join(dir, 'opendkim.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; i < 100; i++) {
-    if (await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => (s.destroy(), resolve(true)));
-      s.once('error', () => resolve(false));
-    }))
+    if (
+      await new Promise<boolean>((resolve) => {
+        const s = connect(port, '127.0.0.1');
+        s.once('connect', () => (s.destroy(), resolve(true)));
+        s.once('error', () => resolve(false));
+      })
+    )
       return { port, child };
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -94,7 +102,10 @@ async function startOpenDkim(dir: string): Promise<{ port: number; child: ChildP
 }
 
 export async function peer(): Promise<void> {
-  const why = postfixUnavailable() ?? (existsSync(OPENDKIM) ? null : 'OpenDKIM is not installed (apt-get install opendkim)') ?? (existsSync(LOAD) ? null : `the load client ${LOAD} is not there`);
+  const why =
+    postfixUnavailable() ??
+    (existsSync(OPENDKIM) ? null : 'OpenDKIM is not installed (apt-get install opendkim)') ??
+    (existsSync(LOAD) ? null : `the load client ${LOAD} is not there`);
   if (why) {
     process.stdout.write(`peer: skipped, ${why}\n`);
     return;
@@ -107,21 +118,55 @@ export async function peer(): Promise<void> {
   try {
     const dkim = await startOpenDkim(dir);
     cleanups.push(() => dkim.child.kill());
-    const postfix = await startPostfix({ after: (fn) => void cleanups.push(fn) }, {
-      port: await freePort(),
-      relay: sink.port,
-      milter: dkim.port,
-      extra: ['smtp_tls_security_level = none', 'delay_warning_time = 0', 'default_destination_concurrency_limit = 20', 'smtpd_client_connection_count_limit = 0', 'smtpd_client_connection_rate_limit = 0'],
-    });
+    const postfix = await startPostfix(
+      { after: (fn) => void cleanups.push(fn) },
+      {
+        port: await freePort(),
+        relay: sink.port,
+        milter: dkim.port,
+        extra: [
+          'smtp_tls_security_level = none',
+          'delay_warning_time = 0',
+          'default_destination_concurrency_limit = 20',
+          'smtpd_client_connection_count_limit = 0',
+          'smtpd_client_connection_rate_limit = 0',
+        ],
+      },
+    );
     const key = await prepare(st.store, dns);
-    const daemon = await startServer([...profile(), SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${sink.port}`]);
+    const daemon = await startServer([
+      ...profile(),
+      SVC,
+      'serve',
+      '--store',
+      st.store,
+      '--api-port',
+      '0',
+      '--relay-port',
+      '0',
+      '--mx-port',
+      '0',
+      '--outbound',
+      `smtp://127.0.0.1:${sink.port}`,
+    ]);
     cleanups.push(() => daemon.stop());
     const relayPort = Number(/relay listening on smtp:\/\/[^:]+:(\d+)/.exec(daemon.lines.join('\n'))?.[1]);
     const pid = daemon.child.pid!;
     const live = new Map<number, number>();
     const sides: Array<Target & { cpu(): number; main?(): number }> = [
-      { name: 'svc', port: relayPort, auth: key, cpu: () => statCpu(`/proc/${pid}/stat`), main: () => statCpu(`/proc/${pid}/task/${pid}/stat`) },
-      { name: 'postfix', port: postfix.port, auth: null, cpu: () => postfixCpu(postfix.pid()!, live) + statCpu(`/proc/${dkim.child.pid}/stat`) },
+      {
+        name: 'svc',
+        port: relayPort,
+        auth: key,
+        cpu: () => statCpu(`/proc/${pid}/stat`),
+        main: () => statCpu(`/proc/${pid}/task/${pid}/stat`),
+      },
+      {
+        name: 'postfix',
+        port: postfix.port,
+        auth: null,
+        cpu: () => postfixCpu(postfix.pid()!, live) + statCpu(`/proc/${dkim.child.pid}/stat`),
+      },
     ];
     /** One run: N messages through `side`, timed to the sink's receipt of the last. */
     const run = async (side: (typeof sides)[number], n: number) => {
@@ -132,7 +177,8 @@ export async function peer(): Promise<void> {
       await drive(side, n);
       const deadline = Date.now() + 300_000;
       while (sink.count() < before + n) {
-        if (Date.now() > deadline) throw new Error(`${side.name}: ${sink.count() - before} of ${n} reached the sink in 5 minutes\n${postfix.log().slice(-2000)}`);
+        if (Date.now() > deadline)
+          throw new Error(`${side.name}: ${sink.count() - before} of ${n} reached the sink in 5 minutes\n${postfix.log().slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 20));
       }
       const seconds = (performance.now() - t0) / 1000;

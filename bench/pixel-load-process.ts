@@ -17,4 +17,6 @@ const r = await autocannon({
   headers: { 'user-agent': userAgent ?? 'bench' },
   requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/t/o/${tokens[i++ % tokens.length]}.gif` }) }],
 });
-process.stdout.write(`${JSON.stringify({ average: r.requests.average, answered: r.requests.total, p99: r.latency.p99, errors: r.errors + r.non2xx })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ average: r.requests.average, answered: r.requests.total, p99: r.latency.p99, errors: r.errors + r.non2xx })}\n`,
+);

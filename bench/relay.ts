@@ -35,7 +35,11 @@ export async function relay(): Promise<void> {
   const postfix = await postfixSink();
   if ('skipped' in postfix) process.stdout.write(`relay: Postfix yardstick skipped: ${postfix.skipped}\n`);
   const sink: Target[] = 'port' in postfix ? [{ name: 'postfix', port: postfix.port, auth: null }] : [];
-  const yardsticks: Target[] = [{ name: 'bare', port: bare.port, auth: 'any' }, { name: 'durable', port: durable.port, auth: 'any' }, ...sink];
+  const yardsticks: Target[] = [
+    { name: 'bare', port: bare.port, auth: 'any' },
+    { name: 'durable', port: durable.port, auth: 'any' },
+    ...sink,
+  ];
   const perConnYardsticks: Target[] = [{ name: 'bare', port: noPause.port, auth: 'any' }, ...sink];
   try {
     for (const b of chosen()) {
@@ -46,10 +50,14 @@ export async function relay(): Promise<void> {
           // The daemon's CPU (all its threads) and its main thread's, per relayed message: the daemon
           // is idle while the yardsticks take their turns, so what it spends in a run is the relay's.
           const cpu = () => ({ all: statCpu(`/proc/${pid}/stat`), main: statCpu(`/proc/${pid}/task/${pid}/stat`) });
-          const perMessage = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>, n: number) => ({ daemon_cpu_ms_per_msg: Number((((b.all - a.all) * 1000) / n).toFixed(3)), main_thread_ms_per_msg: Number((((b.main - a.main) * 1000) / n).toFixed(3)) });
+          const perMessage = (a: ReturnType<typeof cpu>, b: ReturnType<typeof cpu>, n: number) => ({
+            daemon_cpu_ms_per_msg: Number((((b.all - a.all) * 1000) / n).toFixed(3)),
+            main_thread_ms_per_msg: Number((((b.main - a.main) * 1000) / n).toFixed(3)),
+          });
           // All warmed alike (JIT, connections, the store's first writes) before anything is measured.
           for (const t of targets) await drive(t, 1000);
-          const line = (rate: Record<string, number>) => Object.fromEntries(Object.entries(rate).map(([k, v]) => [`${k}_per_s`, Math.round(v)]));
+          const line = (rate: Record<string, number>) =>
+            Object.fromEntries(Object.entries(rate).map(([k, v]) => [`${k}_per_s`, Math.round(v)]));
           const c0 = cpu();
           const client0 = exitedChildrenCpu();
           const reused = await inTurns(targets, 3, 5000);
@@ -75,14 +83,25 @@ export async function relay(): Promise<void> {
           const c2 = cpu();
           single.forEach((rate, i) => report(`  ${b.name}, one connection per message, round ${i + 1}`, line(rate)));
           report(`svc relay, one connection per message (${b.name}) vs Postfix smtp-sink`, {
-            ...('port' in postfix ? { of_postfix_sink: median(single.map((r) => r.relay! / r.postfix!)), bare_no_pause_of_postfix_sink: median(single.map((r) => r.bare! / r.postfix!)) } : { of_postfix_sink: 'skipped' }),
+            ...('port' in postfix
+              ? {
+                  of_postfix_sink: median(single.map((r) => r.relay! / r.postfix!)),
+                  bare_no_pause_of_postfix_sink: median(single.map((r) => r.bare! / r.postfix!)),
+                }
+              : { of_postfix_sink: 'skipped' }),
             of_bare_no_pause: median(single.map((r) => r.relay! / r.bare!)),
             target: '>= 0.5 of smtp-sink',
             ...perMessage(c1, c2, 3 * 2000),
           });
           if (!file) return;
           const greet: Record<string, number> = {};
-          for (const [name, port] of [['relay', relayPort], ['mx', mxPort], ['bare', bare.port], ...('port' in postfix ? [['postfix', postfix.port] as const] : [])] as const) greet[`${name}_ms`] = Number((await greetingMs(port)).toFixed(2));
+          for (const [name, port] of [
+            ['relay', relayPort],
+            ['mx', mxPort],
+            ['bare', bare.port],
+            ...('port' in postfix ? [['postfix', postfix.port] as const] : []),
+          ] as const)
+            greet[`${name}_ms`] = Number((await greetingMs(port)).toFixed(2));
           report('median connect-to-greeting, 100 connections one after another', greet);
         },
         b,
@@ -97,12 +116,29 @@ export async function relay(): Promise<void> {
 }
 
 /** A daemon (by default one that only accepts: --no-delivery) on a fresh store of `backend` with a verified sender. */
-export async function withRelay(fn: (d: { relayPort: number; mxPort: number; key: string; pid: number }) => Promise<void>, backend = backends[0]!, serveArgs: string[] = ['--no-delivery']): Promise<void> {
+export async function withRelay(
+  fn: (d: { relayPort: number; mxPort: number; key: string; pid: number }) => Promise<void>,
+  backend = backends[0]!,
+  serveArgs: string[] = ['--no-delivery'],
+): Promise<void> {
   const st = await backend.fresh();
   const dns = await new FixtureDns().load(['sending.zone']).start();
   try {
     const key = await prepare(st.store, dns);
-    const daemon = await startServer([...profile(), SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...serveArgs]);
+    const daemon = await startServer([
+      ...profile(),
+      SVC,
+      'serve',
+      '--store',
+      st.store,
+      '--api-port',
+      '0',
+      '--relay-port',
+      '0',
+      '--mx-port',
+      '0',
+      ...serveArgs,
+    ]);
     try {
       const port = (name: string) => Number(new RegExp(`${name} listening on smtp://[^:]+:(\\d+)`).exec(daemon.lines.join('\n'))?.[1]);
       await fn({ relayPort: port('relay'), mxPort: port('mx'), key, pid: daemon.child.pid! });
@@ -125,17 +161,33 @@ const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/p
 export async function relayMemory(): Promise<void> {
   const big = 'Subject: big\r\nTo: jane@rcpt.test\r\n\r\n' + ('x'.repeat(998) + '\r\n').repeat(24_800);
   const send = async (relayPort: number, key: string, n: number) => {
-    const t = nodemailer.createTransport({ host: '127.0.0.1', port: relayPort, secure: false, ignoreTLS: true, auth: { user: 'bench', pass: key } });
-    const results = await Promise.allSettled(Array.from({ length: n }, () => t.sendMail({ envelope: { from: 'hello@acme.test', to: ['jane@rcpt.test'] }, raw: big })));
+    const t = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: relayPort,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: 'bench', pass: key },
+    });
+    const results = await Promise.allSettled(
+      Array.from({ length: n }, () => t.sendMail({ envelope: { from: 'hello@acme.test', to: ['jane@rcpt.test'] }, raw: big })),
+    );
     t.close();
-    return { accepted: results.filter((r) => r.status === 'fulfilled').length, deferred_451: results.filter((r) => r.status === 'rejected' && /451 4\.3\.1/.test(String(r.reason))).length };
+    return {
+      accepted: results.filter((r) => r.status === 'fulfilled').length,
+      deferred_451: results.filter((r) => r.status === 'rejected' && /451 4\.3\.1/.test(String(r.reason))).length,
+    };
   };
   for (const concurrent of [1, 3]) {
     await withRelay(async ({ relayPort, key, pid }) => {
       const before = peakRssMb(pid);
       const t0 = performance.now();
       const r = await send(relayPort, key, concurrent);
-      report(`relay, ${concurrent} x 24.8 MB at once, accepted only`, { ...r, seconds: ((performance.now() - t0) / 1000).toFixed(1), daemon_rss_before_mb: Math.round(before), daemon_peak_rss_mb: Math.round(peakRssMb(pid)) });
+      report(`relay, ${concurrent} x 24.8 MB at once, accepted only`, {
+        ...r,
+        seconds: ((performance.now() - t0) / 1000).toFixed(1),
+        daemon_rss_before_mb: Math.round(before),
+        daemon_peak_rss_mb: Math.round(peakRssMb(pid)),
+      });
     });
   }
   // The same three, accepted and then composed, signed and handed to a loopback smarthost.
@@ -147,7 +199,13 @@ export async function relayMemory(): Promise<void> {
         const t0 = performance.now();
         const r = await send(relayPort, key, 3);
         while (count() < r.accepted && performance.now() - t0 < 300_000) await new Promise((res) => setTimeout(res, 50));
-        report('relay, 3 x 24.8 MB at once, accepted and delivered', { ...r, delivered: count(), seconds: ((performance.now() - t0) / 1000).toFixed(1), daemon_rss_before_mb: Math.round(before), daemon_peak_rss_mb: Math.round(peakRssMb(pid)) });
+        report('relay, 3 x 24.8 MB at once, accepted and delivered', {
+          ...r,
+          delivered: count(),
+          seconds: ((performance.now() - t0) / 1000).toFixed(1),
+          daemon_rss_before_mb: Math.round(before),
+          daemon_peak_rss_mb: Math.round(peakRssMb(pid)),
+        });
       },
       backends[0],
       ['--outbound', `smtp://127.0.0.1:${port}`],

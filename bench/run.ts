@@ -13,7 +13,24 @@ import { lists } from './lists.js';
 import { broadcast } from './broadcast.js';
 import { app } from './app.js';
 
-const sections: Record<string, () => Promise<void>> = { foundation, postgres, domains, send, relay, peer, 'relay-memory': relayMemory, idempotency: idempotencyCost, webhooks, tracking, mx, inbox, lists, broadcast, app, e2e: sendE2E };
+const sections: Record<string, () => Promise<void>> = {
+  foundation,
+  postgres,
+  domains,
+  send,
+  relay,
+  peer,
+  'relay-memory': relayMemory,
+  idempotency: idempotencyCost,
+  webhooks,
+  tracking,
+  mx,
+  inbox,
+  lists,
+  broadcast,
+  app,
+  e2e: sendE2E,
+};
 const wanted = process.argv.slice(2);
 // e2e is the end-to-end part of `send` alone, for quick runs; the default runs everything once.
 for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e')) {

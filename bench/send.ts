@@ -25,7 +25,11 @@ import { DkimSigner } from '../src/send/dkim.js';
 import { SVC, alternatedPairs, benchChild, load, median, report, startServer, statCpu, svcSync } from './lib.js';
 
 const databaseUrl = process.env.DATABASE_URL || 'postgres://localhost:5432/test';
-const HTML = `<h1>Newsletter</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. <a href="https://example.com">Read more</a></p>'.repeat(80)}`.slice(0, 10_240);
+const HTML =
+  `<h1>Newsletter</h1>${'<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor. <a href="https://example.com">Read more</a></p>'.repeat(80)}`.slice(
+    0,
+    10_240,
+  );
 
 /** RSA-2048 signatures per second on two threads with a cached KeyObject. */
 async function rsaRate(seconds = 2): Promise<number> {
@@ -37,7 +41,9 @@ async function rsaRate(seconds = 2): Promise<number> {
     const end = Date.now() + workerData * 1000; let n = 0;
     while (Date.now() < end) { sign('sha256', data, privateKey); n++; }
     parentPort.postMessage(n);`;
-  const counts = await Promise.all([0, 1].map(() => new Promise<number>((res) => new Worker(code, { eval: true, workerData: seconds }).once('message', res))));
+  const counts = await Promise.all(
+    [0, 1].map(() => new Promise<number>((res) => new Worker(code, { eval: true, workerData: seconds }).once('message', res))),
+  );
   return counts.reduce((a, b) => a + b, 0) / seconds;
 }
 
@@ -47,9 +53,28 @@ async function rsaRate(seconds = 2): Promise<number> {
  * hand off if they did nothing else (no HTTP, store, SMTP, sink or load generator).
  */
 async function composeRate(seconds = 2): Promise<{ perMessageMs: number; textMs: number }> {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const domain = { id: 'bench', domain: 'acme.test', dkim_private_key: privateKey, legacy: false, dkim_verified: true } as Domain;
-  const content: SendContent = { id: 'c', workspace_id: 'w', source: 'api', from: 'hello@acme.test', from_name: 'Acme', domain_id: 'bench', to: [{ name: null, address: 'jane@rcpt.test' }], cc: [], subject: 'Bench', html: HTML, text: null, message_id: 'c@acme.test', notes: [], created_at: new Date().toISOString() };
+  const content: SendContent = {
+    id: 'c',
+    workspace_id: 'w',
+    source: 'api',
+    from: 'hello@acme.test',
+    from_name: 'Acme',
+    domain_id: 'bench',
+    to: [{ name: null, address: 'jane@rcpt.test' }],
+    cc: [],
+    subject: 'Bench',
+    html: HTML,
+    text: null,
+    message_id: 'c@acme.test',
+    notes: [],
+    created_at: new Date().toISOString(),
+  };
   const copy = { recipients: ['jane@rcpt.test'], token: randomBytes(18).toString('base64url') };
   const signer = new DkimSigner();
   const timed = async (fn: () => unknown): Promise<number> => {
@@ -106,7 +131,13 @@ export async function prepare(storeUrl: string, dns: FixtureDns): Promise<string
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
   const store = await openStore(loc, { role: 'admin', log: silentLog });
   try {
-    const service = createService({ store, config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc }, clock: systemClock, random: systemRandom, log: silentLog });
+    const service = createService({
+      store,
+      config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc },
+      clock: systemClock,
+      random: systemRandom,
+      log: silentLog,
+    });
     const ws = await service.workspaces.create('bench', 'scale');
     const d = await service.domains.add(ws, 'acme.test');
     publish(dns, 'acme.test', d.records);
@@ -134,7 +165,12 @@ export async function idempotencyCost(): Promise<void> {
         () => acceptRate(st.store, key, 'a new Idempotency-Key each', { idempotent: true }),
       );
       const costs = pairs.map((p) => 1 - p.b / p.a);
-      report('  idempotency cost', { slower_by: `${(100 * median(costs)).toFixed(1)}%`, rounds: costs.map((c) => `${(100 * c).toFixed(1)}%`).join(' '), target: '< 10%', note: 'median of three pairs; both with the rate limit counted' });
+      report('  idempotency cost', {
+        slower_by: `${(100 * median(costs)).toFixed(1)}%`,
+        rounds: costs.map((c) => `${(100 * c).toFixed(1)}%`).join(' '),
+        target: '< 10%',
+        note: 'median of three pairs; both with the rate limit counted',
+      });
     } finally {
       st.cleanup();
       await dns.stop();
@@ -153,12 +189,46 @@ async function fill(storeUrl: string, n: number): Promise<void> {
     for (let done = 0; done < n; done += 1000) {
       const content_id = randomUUID();
       const messages: Message[] = Array.from({ length: 1000 }, (_, i) => ({
-        id: randomUUID(), workspace_id: ws.id, content_id, source: 'api', from: 'hello@acme.test', to: `old${done + i}@rcpt.test`, kind: 'bcc', subject: 'old',
-        status: 'sent', open_count: 0, click_count: 0, reply_count: 0, first_open_after_seconds: null, message_id: `${content_id}@acme.test`, error: null, notes: [],
-        created_at: at, sent_at: at, opened_at: null, clicked_at: null, replied_at: null, bounced_at: null,
+        id: randomUUID(),
+        workspace_id: ws.id,
+        content_id,
+        source: 'api',
+        from: 'hello@acme.test',
+        to: `old${done + i}@rcpt.test`,
+        kind: 'bcc',
+        subject: 'old',
+        status: 'sent',
+        open_count: 0,
+        click_count: 0,
+        reply_count: 0,
+        first_open_after_seconds: null,
+        message_id: `${content_id}@acme.test`,
+        error: null,
+        notes: [],
+        created_at: at,
+        sent_at: at,
+        opened_at: null,
+        clicked_at: null,
+        replied_at: null,
+        bounced_at: null,
       }));
       await store.messages.accept({
-        content: { id: content_id, workspace_id: ws.id, source: 'api', from: 'hello@acme.test', from_name: null, domain_id: domain.id, to: [], cc: [], subject: 'old', html: null, text: 'x', message_id: `${content_id}@acme.test`, notes: [], created_at: at },
+        content: {
+          id: content_id,
+          workspace_id: ws.id,
+          source: 'api',
+          from: 'hello@acme.test',
+          from_name: null,
+          domain_id: domain.id,
+          to: [],
+          cc: [],
+          subject: 'old',
+          html: null,
+          text: 'x',
+          message_id: `${content_id}@acme.test`,
+          notes: [],
+          created_at: at,
+        },
         messages,
         jobs: [],
         events: [],
@@ -202,14 +272,31 @@ async function bareAcceptRate(key: string): Promise<number> {
 }
 
 export async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
-  const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+  const daemon = await startServer([
+    ...profile(),
+    SVC,
+    'serve',
+    '--store',
+    storeUrl,
+    '--api-port',
+    '0',
+    '--relay-port',
+    '0',
+    '--mx-port',
+    '0',
+    '--no-delivery',
+  ]);
   try {
     const url = `${daemon.url}/api/v2/emails`;
     const req = post(key);
     // A fresh Idempotency-Key per request: autocannon puts a new id where [<id>] stands, building
     // each request anew. Without a key, the same id goes into a header the daemon ignores, so that
     // both runs cost the client the same and the difference is the daemon's.
-    const request = { ...req, headers: { ...req.headers, [opts.idempotent ? 'idempotency-key' : 'x-bench-request']: '[<id>]' }, idReplacement: true };
+    const request = {
+      ...req,
+      headers: { ...req.headers, [opts.idempotent ? 'idempotency-key' : 'x-bench-request']: '[<id>]' },
+      idReplacement: true,
+    };
     await load({ url, duration: 1, ...request });
     const r = await load({ url, ...request });
     if (r.non2xx || r.errors) throw new Error(`POST /emails: ${r.non2xx} non-2xx, ${r.errors} errors`);
@@ -222,7 +309,9 @@ export async function acceptRate(storeUrl: string, key: string, label: string, o
 
 /** CPU seconds of each thread of a process, by thread id; the main thread is `main`. */
 function threadCpu(pid: number): Map<string, number> {
-  return new Map(readdirSync(`/proc/${pid}/task`).map((tid) => [tid === String(pid) ? 'main' : tid, statCpu(`/proc/${pid}/task/${tid}/stat`)]));
+  return new Map(
+    readdirSync(`/proc/${pid}/task`).map((tid) => [tid === String(pid) ? 'main' : tid, statCpu(`/proc/${pid}/task/${tid}/stat`)]),
+  );
 }
 
 /**
@@ -232,14 +321,42 @@ function threadCpu(pid: number): Map<string, number> {
 function threadShares(before: Map<string, number>, after: Map<string, number>, n: number): Record<string, number> {
   const used = [...after].map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const);
   const main = used.find(([tid]) => tid === 'main')?.[1] ?? 0;
-  const others = used.filter(([tid]) => tid !== 'main').map(([, s]) => s).sort((x, y) => y - x);
+  const others = used
+    .filter(([tid]) => tid !== 'main')
+    .map(([, s]) => s)
+    .sort((x, y) => y - x);
   const ms = (s: number) => Math.round((s * 1000 * 100) / n) / 100;
-  return { main: ms(main), compose_threads: ms((others[0] ?? 0) + (others[1] ?? 0)), other_threads: ms(others.slice(2).reduce((x, y) => x + y, 0)) };
+  return {
+    main: ms(main),
+    compose_threads: ms((others[0] ?? 0) + (others[1] ?? 0)),
+    other_threads: ms(others.slice(2).reduce((x, y) => x + y, 0)),
+  };
 }
 
-async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rate: number; rssMb: number; cpuMsPerMessage: Record<string, number>; threads: Record<string, number> }> {
+async function endToEnd(
+  storeUrl: string,
+  key: string,
+  n: number,
+): Promise<{ rate: number; rssMb: number; cpuMsPerMessage: Record<string, number>; threads: Record<string, number> }> {
   const { child: sinkProc, port, count } = await benchChild('./sink-process.ts');
-  const daemon = await startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${port}`, '--delivery-concurrency', '64', ...(process.env.SVC_BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean)]);
+  const daemon = await startServer([
+    ...profile(),
+    SVC,
+    'serve',
+    '--store',
+    storeUrl,
+    '--api-port',
+    '0',
+    '--relay-port',
+    '0',
+    '--mx-port',
+    '0',
+    '--outbound',
+    `smtp://127.0.0.1:${port}`,
+    '--delivery-concurrency',
+    '64',
+    ...(process.env.SVC_BENCH_SERVE_ARGS ?? '').split(' ').filter(Boolean),
+  ]);
   const cpu = (pid: number) => statCpu(`/proc/${pid}/stat`);
   const arrived = async (total: number, since: number) => {
     while (count() < total && Date.now() - since < 120_000) await new Promise((res) => setTimeout(res, 20));
@@ -255,7 +372,12 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
     const w0 = Date.now();
     await load({ url: `${daemon.url}/api/v2/emails`, amount: warm, ...post(key) });
     await arrived(warm, w0);
-    const before = { daemon: cpu(daemon.child.pid!), sink: cpu(sinkProc.pid!), bench: process.cpuUsage(), threads: threadCpu(daemon.child.pid!) };
+    const before = {
+      daemon: cpu(daemon.child.pid!),
+      sink: cpu(sinkProc.pid!),
+      bench: process.cpuUsage(),
+      threads: threadCpu(daemon.child.pid!),
+    };
     const t0 = Date.now();
     const r = await load({ url: `${daemon.url}/api/v2/emails`, amount: n, ...post(key) });
     if (r.non2xx) throw new Error(`${r.non2xx} non-2xx`);
@@ -267,7 +389,11 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
     return {
       rate: n / seconds,
       rssMb: rss,
-      cpuMsPerMessage: { daemon: per(cpu(daemon.child.pid!) - before.daemon), sink: per(cpu(sinkProc.pid!) - before.sink), load: per((benchCpu.user + benchCpu.system) / 1e6) },
+      cpuMsPerMessage: {
+        daemon: per(cpu(daemon.child.pid!) - before.daemon),
+        sink: per(cpu(sinkProc.pid!) - before.sink),
+        load: per((benchCpu.user + benchCpu.system) / 1e6),
+      },
       threads: threadShares(before.threads, threadCpu(daemon.child.pid!), n),
     };
   } finally {
@@ -280,7 +406,13 @@ async function endToEnd(storeUrl: string, key: string, n: number): Promise<{ rat
 async function endToEndFigures(storeUrl: string, key: string, ceiling: { rsa: number; compose: number }, n = 3000): Promise<void> {
   const r = await endToEnd(storeUrl, key, n);
   // Issue 32 item 5: against the two-core composition ceiling of this run, and peak RSS.
-  report('  end-to-end, DKIM-signed', { messages_per_s: Math.round(r.rate), of_compose_ceiling: r.rate / ceiling.compose, target: '>= 0.5', daemon_peak_rss_mb: Math.round(r.rssMb), rss_target_mb: '< 250' });
+  report('  end-to-end, DKIM-signed', {
+    messages_per_s: Math.round(r.rate),
+    of_compose_ceiling: r.rate / ceiling.compose,
+    target: '>= 0.5',
+    daemon_peak_rss_mb: Math.round(r.rssMb),
+    rss_target_mb: '< 250',
+  });
   report('  cpu ms per message', r.cpuMsPerMessage);
   report('  daemon cpu ms per message', r.threads);
 }
@@ -290,12 +422,19 @@ export async function ceilingFigures(): Promise<{ rsa: number; compose: number }
   const rsa = await rsaRate();
   report('RSA-2048 signatures, 2 threads', { per_s: Math.round(rsa) });
   const c = await composeRate();
-  report('compose + DKIM alone, 1 thread', { ms_per_message: c.perMessageMs, target: '<= 1.2', of_which_html_to_text_ms: c.textMs, two_core_ceiling_per_s: Math.round(2000 / c.perMessageMs), of_rsa_rate: 2000 / c.perMessageMs / rsa });
+  report('compose + DKIM alone, 1 thread', {
+    ms_per_message: c.perMessageMs,
+    target: '<= 1.2',
+    of_which_html_to_text_ms: c.textMs,
+    two_core_ceiling_per_s: Math.round(2000 / c.perMessageMs),
+    of_rsa_rate: 2000 / c.perMessageMs / rsa,
+  });
   return { rsa, compose: 2000 / c.perMessageMs };
 }
 
 /** SVC_BENCH_BACKENDS=postgres (or file) runs one backend. */
-export const chosen = () => backends.filter((x) => !process.env.SVC_BENCH_BACKENDS || process.env.SVC_BENCH_BACKENDS.includes(x.name.split(' ')[0]!));
+export const chosen = () =>
+  backends.filter((x) => !process.env.SVC_BENCH_BACKENDS || process.env.SVC_BENCH_BACKENDS.includes(x.name.split(' ')[0]!));
 
 /** `npm run bench -- e2e`: the end-to-end part alone (SVC_BENCH_E2E_N messages, default 3,000). */
 export async function sendE2E(): Promise<void> {
@@ -325,7 +464,11 @@ export async function send(): Promise<void> {
         // Issue 32 item 9: the same client and body against a bare fastify route that parses the
         // JSON and answers 202, in this run: three alternated pairs and the medians (one pair moved
         // by a third from one run to the next on this machine).
-        const pairs = await alternatedPairs(3, () => acceptRate(empty.store, key, 'empty store'), () => bareAcceptRate(key));
+        const pairs = await alternatedPairs(
+          3,
+          () => acceptRate(empty.store, key, 'empty store'),
+          () => bareAcceptRate(key),
+        );
         const base = median(pairs.map((p) => p.a));
         report('  accept vs a bare fastify route parsing the same body', {
           bare_per_s: Math.round(median(pairs.map((p) => p.b))),
@@ -336,7 +479,11 @@ export async function send(): Promise<void> {
         await fill(empty.store, 200_000);
         // Three runs too, against the median of the three above: one run moved by a fifth from the
         // next on this machine, and the store cannot be emptied again to alternate.
-        const full = median([await acceptRate(empty.store, key, '200,000 messages stored'), await acceptRate(empty.store, key, '200,000 messages stored'), await acceptRate(empty.store, key, '200,000 messages stored')]);
+        const full = median([
+          await acceptRate(empty.store, key, '200,000 messages stored'),
+          await acceptRate(empty.store, key, '200,000 messages stored'),
+          await acceptRate(empty.store, key, '200,000 messages stored'),
+        ]);
         report('  accept ratio full/empty', { ratio: full / base, target: '>= 0.95; >= 2,000/s', note: 'medians of three runs each' });
       } finally {
         empty.cleanup();

@@ -25,7 +25,23 @@ export interface Target {
  */
 export function drive(target: Pick<Target, 'port' | 'auth'>, n: number, extra: string[] = []): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [LOAD, '--port', String(target.port), ...(target.auth ? ['--auth', target.auth] : []), '--conns', '20', '--messages', String(n), '--size', '10240', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        LOAD,
+        '--port',
+        String(target.port),
+        ...(target.auth ? ['--auth', target.auth] : []),
+        '--conns',
+        '20',
+        '--messages',
+        String(n),
+        '--size',
+        '10240',
+        ...extra,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('error', reject);
@@ -46,7 +62,12 @@ export function drive(target: Pick<Target, 'port' | 'auth'>, n: number, extra: s
  * them so that the machine's drift (its speed moves by a third from minute to minute) favours none:
  * each round's rates by server name.
  */
-export async function inTurns(targets: readonly Target[], rounds: number, n: number, extra: string[] = []): Promise<Array<Record<string, number>>> {
+export async function inTurns(
+  targets: readonly Target[],
+  rounds: number,
+  n: number,
+  extra: string[] = [],
+): Promise<Array<Record<string, number>>> {
   const out: Array<Record<string, number>> = [];
   for (let round = 1; round <= rounds; round++) {
     const rate: Record<string, number> = {};
@@ -116,7 +137,9 @@ export async function postfixSink(): Promise<{ port: number; stop(): void } | { 
     if (up) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
-      return { skipped: `smtp-sink did not start on port ${port} (${spawnSync(SMTP_SINK, []).stderr?.toString().trim().split('\n')[0] ?? 'no reason given'})` };
+      return {
+        skipped: `smtp-sink did not start on port ${port} (${spawnSync(SMTP_SINK, []).stderr?.toString().trim().split('\n')[0] ?? 'no reason given'})`,
+      };
     }
     await new Promise((r) => setTimeout(r, 50));
   }

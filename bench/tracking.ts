@@ -40,13 +40,48 @@ export async function seed(storeUrl: string): Promise<string[]> {
         const token = randomUUID().replace(/-/g, '');
         tokens.push(token);
         return {
-          id: randomUUID(), workspace_id: ws.id, content_id, source: 'api', from: 'hello@acme.test', to: `r${done + i}@rcpt.test`, kind: 'bcc', subject: 'bench',
-          status: 'sent', open_count: 0, click_count: 0, reply_count: 0, first_open_after_seconds: null, message_id: `${content_id}@acme.test`, error: null, notes: [],
-          created_at: at, sent_at: at, opened_at: null, clicked_at: null, replied_at: null, bounced_at: null, token,
+          id: randomUUID(),
+          workspace_id: ws.id,
+          content_id,
+          source: 'api',
+          from: 'hello@acme.test',
+          to: `r${done + i}@rcpt.test`,
+          kind: 'bcc',
+          subject: 'bench',
+          status: 'sent',
+          open_count: 0,
+          click_count: 0,
+          reply_count: 0,
+          first_open_after_seconds: null,
+          message_id: `${content_id}@acme.test`,
+          error: null,
+          notes: [],
+          created_at: at,
+          sent_at: at,
+          opened_at: null,
+          clicked_at: null,
+          replied_at: null,
+          bounced_at: null,
+          token,
         };
       });
       await store.messages.accept({
-        content: { id: content_id, workspace_id: ws.id, source: 'api', from: 'hello@acme.test', from_name: null, domain_id: domain.id, to: [], cc: [], subject: 'bench', html: '<p>x</p>', text: null, message_id: `${content_id}@acme.test`, notes: [], created_at: at },
+        content: {
+          id: content_id,
+          workspace_id: ws.id,
+          source: 'api',
+          from: 'hello@acme.test',
+          from_name: null,
+          domain_id: domain.id,
+          to: [],
+          cc: [],
+          subject: 'bench',
+          html: '<p>x</p>',
+          text: null,
+          message_id: `${content_id}@acme.test`,
+          notes: [],
+          created_at: at,
+        },
         messages,
         jobs: [],
         events: [],
@@ -100,7 +135,21 @@ interface PixelFigures {
 function pixelProcess(url: string, tokensFile: string, rate: number, seconds = 5): Promise<PixelFigures> {
   return new Promise((resolve, reject) => {
     let out = '';
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./pixel-load-process.ts', import.meta.url)), url, tokensFile, '10', String(rate), String(seconds), BROWSER], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        fileURLToPath(new URL('./pixel-load-process.ts', import.meta.url)),
+        url,
+        tokensFile,
+        '10',
+        String(rate),
+        String(seconds),
+        BROWSER,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     child.stdout.on('data', (d: Buffer) => (out += d));
     child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as PixelFigures) : reject(new Error(`pixel load exited ${code}`))));
   });
@@ -124,14 +173,20 @@ async function barePixel(tokens: string[], tokensFile: string): Promise<{ rate: 
   try {
     const r = await pixelLoad(server.url, tokens);
     const usPerOpen = (await cpuPerOpen(server, tokensFile)).us;
-    report('  bare fastify, same pixel', { hits_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99, connections: 50, cpu_us_per_hit_at_2000_per_s: Math.round(usPerOpen) });
+    report('  bare fastify, same pixel', {
+      hits_per_s: Math.round(r.requests.average),
+      p99_ms: r.latency.p99,
+      connections: 50,
+      cpu_us_per_hit_at_2000_per_s: Math.round(usPerOpen),
+    });
     return { rate: r.requests.average, usPerOpen };
   } finally {
     await server.stop();
   }
 }
 
-const serve = (store: string) => startServer([...profile(), SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+const serve = (store: string) =>
+  startServer([...profile(), SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
 
 /** POST /emails accepted/s on a fresh daemon, alone or beside 2,000 opens/s from another process. */
 async function acceptBeside(store: string, key: string, tokensFile: string | null): Promise<{ accepted: number; opens: number }> {
@@ -139,7 +194,10 @@ async function acceptBeside(store: string, key: string, tokensFile: string | nul
   try {
     const url = `${daemon.url}/api/v2/emails`;
     await load({ url, duration: 1, ...post(key) });
-    const [sending, opens] = await Promise.all([load({ url, ...post(key) }), tokensFile ? pixelProcess(daemon.url, tokensFile, 2000) : null]);
+    const [sending, opens] = await Promise.all([
+      load({ url, ...post(key) }),
+      tokensFile ? pixelProcess(daemon.url, tokensFile, 2000) : null,
+    ]);
     if (sending.non2xx || sending.errors) throw new Error(`POST /emails: ${sending.non2xx} non-2xx, ${sending.errors} errors`);
     return { accepted: sending.requests.average, opens: opens?.average ?? 0 };
   } finally {
@@ -171,7 +229,12 @@ export async function tracking(): Promise<void> {
           // Every request sent is answered and recorded, those still in flight when the clock ran out too.
           sent = r.requests.sent;
           rates.push(r.requests.average / bare.rate);
-          report(`  pixel, 50 connections, round ${round}`, { hits_per_s: Math.round(r.requests.average), p99_ms: r.latency.p99, errors: r.errors + r.non2xx, of_bare: r.requests.average / bare.rate });
+          report(`  pixel, 50 connections, round ${round}`, {
+            hits_per_s: Math.round(r.requests.average),
+            p99_ms: r.latency.p99,
+            errors: r.errors + r.non2xx,
+            of_bare: r.requests.average / bare.rate,
+          });
         } finally {
           // A stop writes what is held: then the counts are final.
           await daemon.stop();
@@ -184,7 +247,12 @@ export async function tracking(): Promise<void> {
         try {
           const us = (await cpuPerOpen(paced, tokensFile)).us;
           cpus.push(us / bare.usPerOpen);
-          report(`  cpu per open at 2,000/s, round ${round}`, { svc_us: Math.round(us), bare_us: Math.round(bare.usPerOpen), recording_us: Math.round(us - bare.usPerOpen), of_bare: us / bare.usPerOpen });
+          report(`  cpu per open at 2,000/s, round ${round}`, {
+            svc_us: Math.round(us),
+            bare_us: Math.round(bare.usPerOpen),
+            recording_us: Math.round(us - bare.usPerOpen),
+            of_bare: us / bare.usPerOpen,
+          });
         } finally {
           await paced.stop();
         }
@@ -199,7 +267,12 @@ export async function tracking(): Promise<void> {
         const alone = await acceptBeside(st.store, key, null);
         const both = await acceptBeside(st.store, key, tokensFile);
         ratios.push(both.accepted / alone.accepted);
-        report(`  accept, round ${round}`, { alone_per_s: Math.round(alone.accepted), beside_opens_per_s: Math.round(both.accepted), opens_per_s: Math.round(both.opens), ratio: both.accepted / alone.accepted });
+        report(`  accept, round ${round}`, {
+          alone_per_s: Math.round(alone.accepted),
+          beside_opens_per_s: Math.round(both.accepted),
+          opens_per_s: Math.round(both.opens),
+          ratio: both.accepted / alone.accepted,
+        });
       }
       report('  accept during 2,000 opens/s', { ratio: median(ratios), target: '>= 0.8' });
     } finally {

@@ -11,7 +11,8 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     count++;
-    if (log) process.stdout.write(`hit ${(JSON.parse(Buffer.concat(chunks).toString()) as { message_id: string }).message_id} ${Date.now()}\n`);
+    if (log)
+      process.stdout.write(`hit ${(JSON.parse(Buffer.concat(chunks).toString()) as { message_id: string }).message_id} ${Date.now()}\n`);
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');
   });

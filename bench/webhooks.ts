@@ -34,10 +34,32 @@ export async function fillOutbox(url: string, n: number): Promise<void> {
       const content_id = randomUUID();
       const events: OutboxEvent[] = Array.from({ length: 1000 }, () => {
         const id = randomUUID();
-        return { id: randomUUID(), workspace_id: ws.id, event: 'message.sent', message_id: id, payload: { message_id: id, from: 'hello@acme.test', subject: 'Bench' }, created_at: at };
+        return {
+          id: randomUUID(),
+          workspace_id: ws.id,
+          event: 'message.sent',
+          message_id: id,
+          payload: { message_id: id, from: 'hello@acme.test', subject: 'Bench' },
+          created_at: at,
+        };
       });
       await store.messages.accept({
-        content: { id: content_id, workspace_id: ws.id, source: 'api', from: 'hello@acme.test', from_name: null, domain_id: domain.id, to: [], cc: [], subject: 'Bench', html: null, text: 'x', message_id: `${content_id}@acme.test`, notes: [], created_at: at },
+        content: {
+          id: content_id,
+          workspace_id: ws.id,
+          source: 'api',
+          from: 'hello@acme.test',
+          from_name: null,
+          domain_id: domain.id,
+          to: [],
+          cc: [],
+          subject: 'Bench',
+          html: null,
+          text: 'x',
+          message_id: `${content_id}@acme.test`,
+          notes: [],
+          created_at: at,
+        },
         messages: [],
         jobs: [],
         events,
@@ -59,14 +81,25 @@ export async function webhooks(): Promise<void> {
         svcSync(['--store', st.store, '--workspace', 'bench', 'webhooks', 'add', `http://127.0.0.1:${recv.port}/hook`], INSECURE);
         const n = Number(process.env.SVC_BENCH_WEBHOOKS ?? 20_000);
         await fillOutbox(st.store, n);
-        const daemon = await startServer([...profile(), SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'], INSECURE);
+        const daemon = await startServer(
+          [...profile(), SVC, 'serve', '--store', st.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'],
+          INSECURE,
+        );
         // From the daemon's ready line: the backlog's fan-out, signing, POSTs and log writes.
         const t0 = Date.now();
         try {
           while (recv.count() < n && Date.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 50));
           const seconds = (Date.now() - t0) / 1000;
-          if (recv.count() < n) throw new Error(`only ${recv.count()} of ${n} webhooks arrived: ${svcSync(['--store', st.store, '--workspace', 'bench', 'webhooks', 'deliveries', '--limit', '3'])}`);
-          report('  webhook deliveries', { per_s: Math.round(n / seconds), events: n, target: '>= 2,000/s', note: 'from the ready line; fan-out included' });
+          if (recv.count() < n)
+            throw new Error(
+              `only ${recv.count()} of ${n} webhooks arrived: ${svcSync(['--store', st.store, '--workspace', 'bench', 'webhooks', 'deliveries', '--limit', '3'])}`,
+            );
+          report('  webhook deliveries', {
+            per_s: Math.round(n / seconds),
+            events: n,
+            target: '>= 2,000/s',
+            note: 'from the ready line; fan-out included',
+          });
         } finally {
           await daemon.stop();
         }
@@ -82,17 +115,50 @@ export async function webhooks(): Promise<void> {
       try {
         const key = await prepare(lat.store, dns);
         svcSync(['--store', lat.store, '--workspace', 'bench', 'webhooks', 'add', `http://127.0.0.1:${recv2.port}/hook`], INSECURE);
-        const daemon = await startServer([SVC, 'serve', '--store', lat.store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--outbound', `smtp://127.0.0.1:${sink.port}`], INSECURE);
+        const daemon = await startServer(
+          [
+            SVC,
+            'serve',
+            '--store',
+            lat.store,
+            '--api-port',
+            '0',
+            '--relay-port',
+            '0',
+            '--mx-port',
+            '0',
+            '--outbound',
+            `smtp://127.0.0.1:${sink.port}`,
+          ],
+          INSECURE,
+        );
         try {
           const m = 1000;
           const body = JSON.stringify({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Bench', body_html: '<p>Hello</p>' });
           // A steady trickle (a few connections), not a flood: the delay, not the queue, is measured.
-          await load({ url: `${daemon.url}/api/v2/emails`, method: 'POST', amount: m, connections: 4, overallRate: 200, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+          await load({
+            url: `${daemon.url}/api/v2/emails`,
+            method: 'POST',
+            amount: m,
+            connections: 4,
+            overallRate: 200,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body,
+          });
           const t0 = Date.now();
           while (recv2.hits.length < m && Date.now() - t0 < 60_000) await new Promise((r) => setTimeout(r, 50));
-          const sentAt = await sentTimes(daemon.url, key, recv2.hits.map(([id]) => id));
+          const sentAt = await sentTimes(
+            daemon.url,
+            key,
+            recv2.hits.map(([id]) => id),
+          );
           const delays = recv2.hits.flatMap(([id, at]) => (sentAt.has(id) ? [at - sentAt.get(id)!] : []));
-          report('  state change -> webhook', { median_ms: median(delays), p99_ms: percentile(delays, 99), max_ms: Math.max(...delays), webhooks: delays.length });
+          report('  state change -> webhook', {
+            median_ms: median(delays),
+            p99_ms: percentile(delays, 99),
+            max_ms: Math.max(...delays),
+            webhooks: delays.length,
+          });
         } finally {
           await daemon.stop();
         }
@@ -111,7 +177,9 @@ export async function webhooks(): Promise<void> {
 async function sentTimes(api: string, key: string, ids: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   await mapLimit(ids, 20, async (id) => {
-    const r = (await (await fetch(`${api}/api/v2/messages/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { sent_at: string | null };
+    const r = (await (await fetch(`${api}/api/v2/messages/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      sent_at: string | null;
+    };
     if (r.sent_at) out.set(id, Date.parse(r.sent_at));
   });
   return out;

@@ -14,6 +14,8 @@ export default {
     const out = isAbsolute(opts.out) ? opts.out : resolve(ctx.io.cwd, opts.out);
     const { store } = await ctx.service();
     const snap = await store.backup.snapshot(out);
-    ctx.out.result({ file: snap.file, bytes: snap.bytes }, () => ctx.out.line(`wrote ${snap.file}: ${snap.files} files, ${(snap.bytes / 1048576).toFixed(1)} MiB`));
+    ctx.out.result({ file: snap.file, bytes: snap.bytes }, () =>
+      ctx.out.line(`wrote ${snap.file}: ${snap.files} files, ${(snap.bytes / 1048576).toFixed(1)} MiB`),
+    );
   },
 } satisfies CommandSpec;

@@ -41,7 +41,9 @@ async function tree(): Promise<Tree> {
 }
 
 function bash(t: Tree): string {
-  const nounCases = [...t.verbs].map(([n, vs]) => `    ${n}) [ "$COMP_CWORD" -eq 2 ] && { COMPREPLY=($(compgen -W "${vs.join(' ')}" -- "$cur")); return; } ;;`).join('\n');
+  const nounCases = [...t.verbs]
+    .map(([n, vs]) => `    ${n}) [ "$COMP_CWORD" -eq 2 ] && { COMPREPLY=($(compgen -W "${vs.join(' ')}" -- "$cur")); return; } ;;`)
+    .join('\n');
   const optionCases = [...t.options].map(([k, os]) => `    "${k}") opts="${os.join(' ')}" ;;`).join('\n');
   return `# svc completion for bash (svc completion bash). Load it now with
 #   source <(svc completion bash)
@@ -60,7 +62,10 @@ ${nounCases}
 ${optionCases}
     esac
     case "$noun" in
-${[...t.options].filter(([k]) => !k.includes(' ')).map(([k, os]) => `      ${k}) opts="${os.join(' ')}" ;;`).join('\n')}
+${[...t.options]
+  .filter(([k]) => !k.includes(' '))
+  .map(([k, os]) => `      ${k}) opts="${os.join(' ')}" ;;`)
+  .join('\n')}
     esac
     COMPREPLY=($(compgen -W "$opts ${t.global.join(' ')}" -- "$cur"))
     return
@@ -75,16 +80,24 @@ function zsh(t: Tree): string {
   return `# svc completion for zsh (svc completion zsh): the bash completion through bashcompinit.
 #   source <(svc completion zsh)
 autoload -U +X bashcompinit && bashcompinit
-${bash(t).split('\n').filter((l) => !l.startsWith('#')).join('\n')}`;
+${bash(t)
+  .split('\n')
+  .filter((l) => !l.startsWith('#'))
+  .join('\n')}`;
 }
 
 function fish(t: Tree): string {
   const lines = ['# svc completion for fish (svc completion fish > ~/.config/fish/completions/svc.fish)', 'complete -c svc -f'];
   lines.push(`complete -c svc -n __fish_use_subcommand -a '${t.top.join(' ')}'`);
-  for (const [n, vs] of t.verbs) lines.push(`complete -c svc -n '__fish_seen_subcommand_from ${n}; and not __fish_seen_subcommand_from ${vs.join(' ')}' -a '${vs.join(' ')}'`);
+  for (const [n, vs] of t.verbs)
+    lines.push(
+      `complete -c svc -n '__fish_seen_subcommand_from ${n}; and not __fish_seen_subcommand_from ${vs.join(' ')}' -a '${vs.join(' ')}'`,
+    );
   for (const [k, os] of t.options) {
     const last = k.split(' ').at(-1)!;
-    const cond = k.includes(' ') ? `__fish_seen_subcommand_from ${k.split(' ')[0]}; and __fish_seen_subcommand_from ${last}` : `__fish_seen_subcommand_from ${last}`;
+    const cond = k.includes(' ')
+      ? `__fish_seen_subcommand_from ${k.split(' ')[0]}; and __fish_seen_subcommand_from ${last}`
+      : `__fish_seen_subcommand_from ${last}`;
     for (const o of os) lines.push(`complete -c svc -n '${cond}' -l ${o.slice(2)}`);
   }
   for (const o of t.global) lines.push(`complete -c svc -l ${o.slice(2)}`);

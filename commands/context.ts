@@ -35,7 +35,8 @@ export class Context {
     if (!this.#settings) {
       this.#settings = loadSettings(this.flags, this.io.env, this.io.cwd);
       // Said once: a misspelt variable would otherwise be ignored in silence.
-      for (const name of unknownEnv(this.io.env)) this.log.warn(`${name} is not a setting of svc and is ignored (svc config show lists them)`);
+      for (const name of unknownEnv(this.io.env))
+        this.log.warn(`${name} is not a setting of svc and is ignored (svc config show lists them)`);
     }
     return this.#settings;
   }
@@ -55,7 +56,12 @@ export class Context {
   service(opts: { check?: boolean; create?: boolean } = {}): Promise<Service> {
     this.#service ??= (async () => {
       const config = this.config();
-      const store = await openStore(config.store, { role: 'admin', log: this.log, check: opts.check ?? true, create: opts.create ?? this.createsStore });
+      const store = await openStore(config.store, {
+        role: 'admin',
+        log: this.log,
+        check: opts.check ?? true,
+        create: opts.create ?? this.createsStore,
+      });
       return createService({ store, config, clock: systemClock, random: systemRandom, log: this.log });
     })();
     return this.#service;

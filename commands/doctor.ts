@@ -11,8 +11,14 @@ const MARK: Record<Check['status'], string> = { pass: 'ok  ', warn: 'WARN', fail
 
 export default {
   verb: 'doctor',
-  summary: 'check the installation (store, public names, DNS, TLS, domains, clock, outbound) and explain each problem with its fix; exit 0 all good, 3 something needs attention',
-  options: [{ flags: '--probe-domain <domain>', description: 'with direct delivery: connect to one MX of this domain on port 25, to see whether outbound SMTP is open here' }],
+  summary:
+    'check the installation (store, public names, DNS, TLS, domains, clock, outbound) and explain each problem with its fix; exit 0 all good, 3 something needs attention',
+  options: [
+    {
+      flags: '--probe-domain <domain>',
+      description: 'with direct delivery: connect to one MX of this domain on port 25, to see whether outbound SMTP is open here',
+    },
+  ],
   async run(ctx, _args, opts) {
     const config = ctx.config();
     let store = null;
@@ -22,15 +28,30 @@ export default {
     } catch (e) {
       // A schema that is behind is a finding; anything else (no store, no database) is exit 1.
       if (!(isSvcError(e) && e.kind === 'schema_behind')) throw e;
-      storeProblem = { detail: e.message, fix: e.message.includes('newer') ? 'upgrade svc to the version that wrote this schema' : 'svc migrate (or svc serve --migrate)' };
+      storeProblem = {
+        detail: e.message,
+        fix: e.message.includes('newer') ? 'upgrade svc to the version that wrote this schema' : 'svc migrate (or svc serve --migrate)',
+      };
     }
     const checks = await runDoctor(
-      { config, clock: systemClock, store, dns: dnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }), storeDetail: `${describeStore(config.store)} opens${config.store.kind === 'postgres' ? ', schema current' : ''}`, ...(storeProblem ? { storeProblem } : {}) },
+      {
+        config,
+        clock: systemClock,
+        store,
+        dns: dnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
+        storeDetail: `${describeStore(config.store)} opens${config.store.kind === 'postgres' ? ', schema current' : ''}`,
+        ...(storeProblem ? { storeProblem } : {}),
+      },
       { ...(typeof opts.probeDomain === 'string' ? { probeDomain: opts.probeDomain } : {}) },
     );
     ctx.out.result({ checks }, () => {
       for (const c of checks) {
-        const mark = c.status === 'pass' ? ctx.out.color.green(MARK.pass) : c.status === 'skip' ? ctx.out.color.dim(MARK.skip) : ctx.out.color.red(MARK[c.status]);
+        const mark =
+          c.status === 'pass'
+            ? ctx.out.color.green(MARK.pass)
+            : c.status === 'skip'
+              ? ctx.out.color.dim(MARK.skip)
+              : ctx.out.color.red(MARK[c.status]);
         ctx.out.line(`${mark} ${c.name}: ${c.detail}`);
         if (c.fix) ctx.out.line(`     fix: ${c.fix}`);
       }

@@ -34,5 +34,7 @@ export async function follow<T>(ctx: Context, f: Follow<T>): Promise<void> {
     }
     return;
   }
-  await (await f.view())(f.poll, wait, stop.signal);
+  await (
+    await f.view()
+  )(f.poll, wait, stop.signal);
 }

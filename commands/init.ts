@@ -30,7 +30,10 @@ export default {
   summary: 'create the store and a commented config file (asks on a terminal; --yes takes the defaults)',
   options: [
     // The daemon's own settings that init asks for (the others are every command's flags already).
-    ...SETTINGS.filter((s) => s.scope === 'serve' && (ASKED as readonly string[]).includes(s.name)).map((s) => ({ flags: s.flag!, description: `${helpOf(s)}; written into the config file` })),
+    ...SETTINGS.filter((s) => s.scope === 'serve' && (ASKED as readonly string[]).includes(s.name)).map((s) => ({
+      flags: s.flag!,
+      description: `${helpOf(s)}; written into the config file`,
+    })),
     { flags: '--yes', description: 'ask nothing: what flags did not give takes its default' },
   ],
   async run(ctx, _args, opts) {
@@ -40,7 +43,11 @@ export default {
     const path = resolve(cwd, named ?? DEFAULT_CONFIG_FILE);
     // Checked before the store is touched, so a wrong path leaves nothing half made.
     if (!existsSync(dirname(path))) throw new SvcError('not_found', `cannot write ${path}: no such folder ${dirname(path)} (ENOENT)`);
-    if (existsSync(path)) throw new SvcError('conflict', `${path} exists already; svc init never overwrites a config file (edit it, or give another with --config)`);
+    if (existsSync(path))
+      throw new SvcError(
+        'conflict',
+        `${path} exists already; svc init never overwrites a config file (edit it, or give another with --config)`,
+      );
 
     // Given: flags (global ones and init's own), then the environment; the rest asked or defaulted.
     const flags: Record<string, unknown> = { ...ctx.flags };
@@ -88,10 +95,10 @@ export default {
     const existed = (await s.workspaces.list()).length > 0;
     await s.close();
 
-    const text = configFileText(
-      { store, ...chosen },
-      [`svc configuration, written by svc init on ${new Date().toISOString().slice(0, 10)}.`, 'svc serve and every svc command read it (from this directory, or with --config / SVC_CONFIG).'],
-    );
+    const text = configFileText({ store, ...chosen }, [
+      `svc configuration, written by svc init on ${new Date().toISOString().slice(0, 10)}.`,
+      'svc serve and every svc command read it (from this directory, or with --config / SVC_CONFIG).',
+    ]);
     await writeFile(path, text, { mode: 0o600, flag: 'wx' });
     ctx.out.result({ store: describeStore(location), config: path }, () => {
       ctx.out.line(`${existed ? 'using the store' : 'created the store'} ${describeStore(location)}`);

@@ -20,7 +20,10 @@ function version(): string {
   return 'unknown';
 }
 
-export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)[number], args: string[], opts: Record<string, unknown>) => Promise<void>): Command {
+export function buildProgram(
+  io: Io,
+  run: (ctx: Context, spec: (typeof commands)[number], args: string[], opts: Record<string, unknown>) => Promise<void>,
+): Command {
   const program = new Command('svc')
     .description('svc: self-hosted transactional email (REST API, SMTP relay, inbound MX, webhooks)')
     .version(version(), '-V, --version')
@@ -65,7 +68,10 @@ export function buildProgram(io: Io, run: (ctx: Context, spec: (typeof commands)
   return program;
 }
 
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() }): Promise<number> {
+export async function main(
+  argv: string[],
+  io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() },
+): Promise<number> {
   let code = 0;
   let debug = argv.includes('--debug');
   let json = argv.includes('--json');
@@ -80,7 +86,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     if (e instanceof CommanderError) {
       // commander has printed its one-line message already. Help asked for is success; help shown
       // because a noun came without its verb (`svc store`) is wrong usage.
-      return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(e.code) && e.exitCode === 0 ? 0 : 2;
+      return ['commander.helpDisplayed', 'commander.version', 'commander.help', 'commander.executeSubCommandAsync'].includes(e.code) &&
+        e.exitCode === 0
+        ? 0
+        : 2;
     }
     const message = e instanceof Error ? e.message : String(e);
     // With --json a refusal that has a body (a quota) prints it as the one document.

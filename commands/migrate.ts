@@ -7,7 +7,8 @@ export default {
   async run(ctx) {
     const { store } = await ctx.service({ check: false });
     const { PgStore } = await import('../src/store/postgres/pg-store.js');
-    if (!(store instanceof PgStore)) throw new SvcError('usage', `svc migrate is for postgres stores; ${store.describe} needs no migration`);
+    if (!(store instanceof PgStore))
+      throw new SvcError('usage', `svc migrate is for postgres stores; ${store.describe} needs no migration`);
     const r = await store.migrate();
     ctx.out.result(r, () => {
       for (const name of r.applied) ctx.out.line(`applied ${name}`);

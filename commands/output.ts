@@ -64,7 +64,10 @@ export class Output {
 
   /** One value on one line: a line break or tab in it is shown, not obeyed. */
   #cell(v: unknown): string {
-    return printable(v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v), { keepColour: this.#colour, inline: true });
+    return printable(v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v), {
+      keepColour: this.#colour,
+      inline: true,
+    });
   }
 
   table<T extends object>(rows: readonly T[], columns: string[]): void {
@@ -77,7 +80,11 @@ export class Output {
     // Colour codes take no room on screen.
     const width = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '').length;
     const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => width(cell(get(r, c))))));
-    const fmt = (vals: string[]) => vals.map((v, i) => v + ' '.repeat(Math.max(0, widths[i]! - width(v)))).join('  ').trimEnd();
+    const fmt = (vals: string[]) =>
+      vals
+        .map((v, i) => v + ' '.repeat(Math.max(0, widths[i]! - width(v))))
+        .join('  ')
+        .trimEnd();
     this.#write(this.color.bold(fmt(columns.map((c) => c.toUpperCase()))));
     for (const r of rows) this.#write(fmt(columns.map((c) => cell(get(r, c)))));
   }

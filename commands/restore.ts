@@ -14,14 +14,16 @@ export default {
   options: [{ flags: '--send-queued', description: 'let the restored queue go at once (only when the original no longer sends)' }],
   async run(ctx, [file], opts) {
     const location = ctx.config().store;
-    if (location.kind !== 'file') throw new SvcError('usage', `svc restore is for the file store; restore a Postgres store with pg_restore (README "Backups")`);
+    if (location.kind !== 'file')
+      throw new SvcError('usage', `svc restore is for the file store; restore a Postgres store with pg_restore (README "Backups")`);
     const { restoreSnapshot } = await import('../src/store/file/snapshot.js');
     await restoreSnapshot(isAbsolute(file!) ? file! : resolve(ctx.io.cwd, file!), location.dir);
     const service = await ctx.service();
     const held = opts.sendQueued === true ? { held: 0 } : await service.queue.hold();
     ctx.out.result({ store: describeStore(location), held: held.held }, () => {
       ctx.out.line(`restored ${describeStore(location)}`);
-      if (held.held) ctx.out.note(`${held.held} queued message(s) held: svc queue retry --all sends them (once the original store no longer does)`);
+      if (held.held)
+        ctx.out.note(`${held.held} queued message(s) held: svc queue retry --all sends them (once the original store no longer does)`);
     });
   },
 } satisfies CommandSpec;

@@ -35,7 +35,11 @@ export default {
     hidePassword(config.outbound);
     const [{ startDaemon }, { daemonLog }] = await Promise.all([import('../daemon/serve.js'), import('../daemon/log.js')]);
     // The daemon's log: text for a person at a terminal, JSON lines for journald, files and pipes.
-    const log = daemonLog({ format: config.logFormat ?? (!config.logFile && ctx.io.stderr.isTTY ? 'text' : 'json'), level: config.logLevel, file: config.logFile });
+    const log = daemonLog({
+      format: config.logFormat ?? (!config.logFile && ctx.io.stderr.isTTY ? 'text' : 'json'),
+      level: config.logLevel,
+      file: config.logFile,
+    });
     // One peer's broken socket (EPIPE, ECONNRESET) must never take the daemon and every other
     // connection down with it; anything else thrown outside a handler still stops the process.
     process.removeAllListeners('uncaughtException');

@@ -8,7 +8,8 @@ export function parseSince(raw: string, now: Date = new Date(), flag = '--since'
   const rel = /^(\d+)([smhd])$/.exec(raw.trim());
   if (rel) return new Date(now.getTime() - Number(rel[1]) * UNIT[rel[2]!]!).toISOString();
   const t = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(t)) throw new SvcError('usage', `invalid ${flag} '${raw}': an ISO time (2026-11-22T10:00:00Z) or an age (30m, 2h, 7d)`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(t))
+    throw new SvcError('usage', `invalid ${flag} '${raw}': an ISO time (2026-11-22T10:00:00Z) or an age (30m, 2h, 7d)`);
   return new Date(t).toISOString();
 }
 

@@ -19,7 +19,13 @@ export const newRegistry = (): Registry => new Registry();
 
 /** Times every operation of every store group (svc_store_call_seconds); done in place, before the service is built. */
 export function timeStoreCalls(store: Store, registry: Registry): void {
-  const calls = new Histogram({ name: 'svc_store_call_seconds', help: 'Time of each store operation, by group and operation.', labelNames: ['group', 'op', 'outcome'], buckets: CALL_BUCKETS, registers: [registry] });
+  const calls = new Histogram({
+    name: 'svc_store_call_seconds',
+    help: 'Time of each store operation, by group and operation.',
+    labelNames: ['group', 'op', 'outcome'],
+    buckets: CALL_BUCKETS,
+    registers: [registry],
+  });
   const groups = store as unknown as Record<string, Record<string, unknown>>;
   for (const [group, ops] of Object.entries(storeOperations)) {
     const g = groups[group];
@@ -59,22 +65,70 @@ export interface MetricsListener {
 }
 
 /** The daemon's metrics on `registry`: counters fed by the service's events, gauges read at scrape. */
-export function serviceMetrics(service: Service, registry: Registry, listeners: () => Array<{ name: string; stats?: () => Record<string, number> }>): () => void {
+export function serviceMetrics(
+  service: Service,
+  registry: Registry,
+  listeners: () => Array<{ name: string; stats?: () => Record<string, number> }>,
+): () => void {
   const r = [registry];
   collectDefaultMetrics({ register: registry });
-  const accepted = new Counter({ name: 'svc_messages_accepted_total', help: 'Recipient records queued by the pipeline, by source (api, relay, broadcast, sequence, inbox, system).', labelNames: ['source'], registers: r });
-  const suppressed = new Counter({ name: 'svc_messages_suppressed_total', help: 'Recipients not sent to because they are on the suppression list.', registers: r });
-  const deliveries = new Counter({ name: 'svc_deliveries_total', help: 'Delivery attempts per recipient, by status (sent, deferred, bounced).', labelNames: ['status'], registers: r });
-  const bounces = new Counter({ name: 'svc_bounces_total', help: 'Bounces at hand-off, by bounce class.', labelNames: ['class'], registers: r });
-  const delay = new Histogram({ name: 'svc_delivery_delay_seconds', help: 'From acceptance to the hand-off that sent it.', buckets: DELAY_BUCKETS, registers: r });
-  const webhookAttempts = new Counter({ name: 'svc_webhook_attempts_total', help: 'Webhook attempts, by outcome (delivered, failed, gone).', labelNames: ['outcome'], registers: r });
-  const webhookTime = new Histogram({ name: 'svc_webhook_duration_seconds', help: 'Time a webhook endpoint took to answer.', buckets: CALL_BUCKETS, registers: r });
+  const accepted = new Counter({
+    name: 'svc_messages_accepted_total',
+    help: 'Recipient records queued by the pipeline, by source (api, relay, broadcast, sequence, inbox, system).',
+    labelNames: ['source'],
+    registers: r,
+  });
+  const suppressed = new Counter({
+    name: 'svc_messages_suppressed_total',
+    help: 'Recipients not sent to because they are on the suppression list.',
+    registers: r,
+  });
+  const deliveries = new Counter({
+    name: 'svc_deliveries_total',
+    help: 'Delivery attempts per recipient, by status (sent, deferred, bounced).',
+    labelNames: ['status'],
+    registers: r,
+  });
+  const bounces = new Counter({
+    name: 'svc_bounces_total',
+    help: 'Bounces at hand-off, by bounce class.',
+    labelNames: ['class'],
+    registers: r,
+  });
+  const delay = new Histogram({
+    name: 'svc_delivery_delay_seconds',
+    help: 'From acceptance to the hand-off that sent it.',
+    buckets: DELAY_BUCKETS,
+    registers: r,
+  });
+  const webhookAttempts = new Counter({
+    name: 'svc_webhook_attempts_total',
+    help: 'Webhook attempts, by outcome (delivered, failed, gone).',
+    labelNames: ['outcome'],
+    registers: r,
+  });
+  const webhookTime = new Histogram({
+    name: 'svc_webhook_duration_seconds',
+    help: 'Time a webhook endpoint took to answer.',
+    buckets: CALL_BUCKETS,
+    registers: r,
+  });
   const relaySessions = new Counter({ name: 'svc_relay_sessions_total', help: 'Relay connections ended.', registers: r });
   const relayMessages = new Counter({ name: 'svc_relay_messages_total', help: 'Messages the relay queued.', registers: r });
-  const relayRefusals = new Counter({ name: 'svc_relay_refusals_total', help: 'Relay logins refused.', labelNames: ['reason'], registers: r });
+  const relayRefusals = new Counter({
+    name: 'svc_relay_refusals_total',
+    help: 'Relay logins refused.',
+    labelNames: ['reason'],
+    registers: r,
+  });
   const mxSessions = new Counter({ name: 'svc_mx_sessions_total', help: 'MX connections ended.', registers: r });
   const mxMessages = new Counter({ name: 'svc_mx_messages_total', help: 'Messages the MX accepted.', registers: r });
-  const mxRefusals = new Counter({ name: 'svc_mx_refusals_total', help: 'MX refusals, by stage (mail, rcpt, data).', labelNames: ['stage'], registers: r });
+  const mxRefusals = new Counter({
+    name: 'svc_mx_refusals_total',
+    help: 'MX refusals, by stage (mail, rcpt, data).',
+    labelNames: ['stage'],
+    registers: r,
+  });
   // Zero from the start, so a rate() has a series before the first event.
   for (const s of ['sent', 'deferred', 'bounced']) deliveries.inc({ status: s }, 0);
 

@@ -33,7 +33,10 @@ interface State {
   releaseData: (() => void) | null;
 }
 
-export async function startMx(service: Service, opts: MxOptions): Promise<{ url: string; close(): Promise<void>; stats(): Record<string, number>; setTls(tls: { cert: string; key: string }): void }> {
+export async function startMx(
+  service: Service,
+  opts: MxOptions,
+): Promise<{ url: string; close(): Promise<void>; stats(): Record<string, number>; setTls(tls: { cert: string; key: string }): void }> {
   const { log } = service.deps;
   const { config } = service.deps;
   // SPF, DKIM, DMARC and ARC of every message, through the configured resolvers (answers kept a minute).
@@ -61,7 +64,12 @@ export async function startMx(service: Service, opts: MxOptions): Promise<{ url:
    * message taken, with the client, its HELO and the envelope. Info: this is what happened to mail.
    */
   type Session = Parameters<NonNullable<Parameters<typeof listenSmtp>[0]['server']['onMailFrom']>>[1];
-  const verdict = (session: Session, stage: 'mail' | 'rcpt' | 'data', fields: Record<string, unknown>, refused?: Error & { responseCode?: number }) => {
+  const verdict = (
+    session: Session,
+    stage: 'mail' | 'rcpt' | 'data',
+    fields: Record<string, unknown>,
+    refused?: Error & { responseCode?: number },
+  ) => {
     service.deps.events?.event('info', refused ? 'mx refused' : 'mx accepted', {
       session: session.id,
       client: session.remoteAddress,

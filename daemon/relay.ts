@@ -63,7 +63,10 @@ interface State {
   recipients: number;
 }
 
-export async function startRelay(service: Service, opts: RelayOptions): Promise<{ url: string; close(): Promise<void>; stats(): RelayStats; setTls(tls: { cert: string; key: string }): void }> {
+export async function startRelay(
+  service: Service,
+  opts: RelayOptions,
+): Promise<{ url: string; close(): Promise<void>; stats(): RelayStats; setTls(tls: { cert: string; key: string }): void }> {
   const { log, clock } = service.deps;
   const relay = relayService(service.deps, service.send);
   const states = new Map<string, State>();
@@ -84,9 +87,12 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     failuresByAddress.set(ip, list);
     while (failuresByAddress.size > opts.maxTrackedAddresses) failuresByAddress.delete(failuresByAddress.keys().next().value!);
   };
-  const sweep = setInterval(() => {
-    for (const ip of [...failuresByAddress.keys()]) recentFailures(ip);
-  }, Math.max(1000, Math.min(opts.authThrottleMs, 60_000)));
+  const sweep = setInterval(
+    () => {
+      for (const ip of [...failuresByAddress.keys()]) recentFailures(ip);
+    },
+    Math.max(1000, Math.min(opts.authThrottleMs, 60_000)),
+  );
   sweep.unref();
   /** Any failure as a registry kind; an unexpected one is logged and is the spec's 451. */
   const replyFor = (e: unknown): SvcError => {
@@ -104,7 +110,19 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
     port: opts.port,
     limits: opts,
     log,
-    onConnection: (c) => states.set(c.id, { principal: null, keyHash: null, authFailures: 0, rcpts: 0, quotaLeft: null, releaseData: null, openedAt: clock.now().getTime(), workspace: null, messages: 0, recipients: 0 }),
+    onConnection: (c) =>
+      states.set(c.id, {
+        principal: null,
+        keyHash: null,
+        authFailures: 0,
+        rcpts: 0,
+        quotaLeft: null,
+        releaseData: null,
+        openedAt: clock.now().getTime(),
+        workspace: null,
+        messages: 0,
+        recipients: 0,
+      }),
     server: {
       ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
       authMethods: ['PLAIN', 'LOGIN'],
@@ -190,7 +208,8 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
         state.quotaLeft ??= relay.remainingQuota(state.principal!.workspace);
         state.quotaLeft.then(
           (left) => {
-            if (state.rcpts + 1 > left) return refuse('quota_exceeded', callback, 'Sending limit reached for this workspace; try again after the quota resets');
+            if (state.rcpts + 1 > left)
+              return refuse('quota_exceeded', callback, 'Sending limit reached for this workspace; try again after the quota resets');
             state.rcpts++;
             callback();
           },
@@ -207,7 +226,10 @@ export async function startRelay(service: Service, opts: RelayOptions): Promise<
         if (state) state.releaseData = data.release;
         void data.done.then((got) => {
           if ('refused' in got) {
-            if (got.refused === 'relay_memory_full') log.warn(`relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(got.size / 1024)} KB message was deferred with 451 4.3.1`);
+            if (got.refused === 'relay_memory_full')
+              log.warn(
+                `relay: ${Math.round(opts.dataMemory / 1048576)} MB of message data in memory already; a ${Math.round(got.size / 1024)} KB message was deferred with 451 4.3.1`,
+              );
             return refuse(got.refused, callback);
           }
           if (!state?.principal || !session.envelope.mailFrom) {

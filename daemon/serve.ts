@@ -89,7 +89,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   const { log } = opts;
   // Stopped in this order: listeners stop accepting, workers drain, then the admin socket and the
   // store close (each list in reverse order of starting).
-  const stops = { listeners: [] as Array<() => Promise<void>>, workers: [] as Array<() => Promise<void>>, base: [] as Array<() => Promise<void>> };
+  const stops = {
+    listeners: [] as Array<() => Promise<void>>,
+    workers: [] as Array<() => Promise<void>>,
+    base: [] as Array<() => Promise<void>>,
+  };
   const listeners: Listener[] = [];
   let ready = false;
   const close = async () => {
@@ -134,8 +138,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
 
     const fileLimit = openFileLimit();
     const caps = smtpConnectionCaps(smtpConnectionCeiling(fileLimit), { relay: config.relayMaxConnections, mx: config.mxMaxConnections });
-    for (const [name, asked, got] of [['relay', config.relayMaxConnections, caps.relay], ['mx', config.mxMaxConnections, caps.mx]] as const) {
-      if (got < asked) log.warn(`${name}: at most ${got} connections (not ${asked}): the open-file limit is ${fileLimit} and the API, the store and delivery need a quarter of it; raise it with ulimit -n`);
+    for (const [name, asked, got] of [
+      ['relay', config.relayMaxConnections, caps.relay],
+      ['mx', config.mxMaxConnections, caps.mx],
+    ] as const) {
+      if (got < asked)
+        log.warn(
+          `${name}: at most ${got} connections (not ${asked}): the open-file limit is ${fileLimit} and the API, the store and delivery need a quarter of it; raise it with ulimit -n`,
+        );
     }
     const relayMax = caps.relay;
     const relay = await startRelay(service, {
@@ -177,12 +187,20 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     const scheduler = schedulerWorker(service, { start: opts.schedule ?? true });
     const retention = retentionWorker(service);
     const trial = trialWorker(service);
-    const workers: Worker[] = [delivery, webhooks, fanOutWorker(service, { start: opts.fanOut ?? true }), scheduler, domainRecheck(service, config.domainRecheckSeconds, log), retention, trial];
+    const workers: Worker[] = [
+      delivery,
+      webhooks,
+      fanOutWorker(service, { start: opts.fanOut ?? true }),
+      scheduler,
+      domainRecheck(service, config.domainRecheckSeconds, log),
+      retention,
+      trial,
+    ];
     for (const w of workers) stops.workers.push(() => w.stop());
     // The periodic ticks, in one place (ticks.ts); they stop first.
     const ticks = startTicks(
       [
-        { name: 'due sequence steps', cron: '*/10 * * * * *', run: () => (opts.schedule ?? true ? scheduler.poke() : undefined) },
+        { name: 'due sequence steps', cron: '*/10 * * * * *', run: () => ((opts.schedule ?? true) ? scheduler.poke() : undefined) },
         { name: 'retention', cron: '0 7 * * * *', run: () => retention.tick() },
         { name: 'trial warnings', cron: '0 37 * * * *', run: () => trial.tick() },
       ],
@@ -203,8 +221,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       (all) => {
         if (all.length) return;
         const at = (name: string) => listeners.find((l) => l.name === name)?.url ?? '?';
-        log.info(`first run: the REST API and web app are at ${at('api')} (/api/v2, /app/), the SMTP relay at ${at('relay')}, the inbound MX at ${at('mx')}`);
-        log.info('next: svc workspaces create NAME; svc keys create --workspace NAME; svc users create YOU@EXAMPLE --role owner --workspace NAME (README "Five minutes with svc"; svc doctor checks the set-up)');
+        log.info(
+          `first run: the REST API and web app are at ${at('api')} (/api/v2, /app/), the SMTP relay at ${at('relay')}, the inbound MX at ${at('mx')}`,
+        );
+        log.info(
+          'next: svc workspaces create NAME; svc keys create --workspace NAME; svc users create YOU@EXAMPLE --role owner --workspace NAME (README "Five minutes with svc"; svc doctor checks the set-up)',
+        );
       },
       () => {},
     );

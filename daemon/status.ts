@@ -25,7 +25,11 @@ const zero = (): Rates => ({ accepted: 0, sent: 0, deferred: 0, bounced: 0 });
 
 export function statusReporter(
   service: Service,
-  opts: { listeners: () => Array<{ name: string; url: string; stats?: () => Record<string, number> }>; ticks: ReadonlyArray<{ name: string; cron: string }>; everyMs?: number },
+  opts: {
+    listeners: () => Array<{ name: string; url: string; stats?: () => Record<string, number> }>;
+    ticks: ReadonlyArray<{ name: string; cron: string }>;
+    everyMs?: number;
+  },
 ): StatusReporter {
   const { store, clock, random, log } = service.deps;
   const id = `${hostname()}:${process.pid}:${random.bytes(3).toString('hex')}`;
@@ -73,7 +77,10 @@ export function statusReporter(
     ticks: opts.ticks.map((t) => ({ name: t.name, cron: t.cron })),
   });
   const beat = () => store.daemons.beat(report());
-  const timer = setInterval(() => void beat().catch((e: Error) => log.warn(`status: cannot write this daemon's report: ${e.message}`)), opts.everyMs ?? BEAT_MS);
+  const timer = setInterval(
+    () => void beat().catch((e: Error) => log.warn(`status: cannot write this daemon's report: ${e.message}`)),
+    opts.everyMs ?? BEAT_MS,
+  );
   timer.unref();
   void beat().catch(() => {});
   return {

@@ -5,7 +5,10 @@ import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const walk = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
-const copied = [...walk(join(root, 'src')).filter((f) => f.endsWith('.sql') || f.endsWith('.json')), ...walk(join(root, 'daemon/http/assets'))];
+const copied = [
+  ...walk(join(root, 'src')).filter((f) => f.endsWith('.sql') || f.endsWith('.json')),
+  ...walk(join(root, 'daemon/http/assets')),
+];
 for (const file of copied) cpSync(file, join(root, 'dist', relative(root, file)));
 
 // What `svc version` says of this build: the commit it was built from (when built in a git
@@ -14,7 +17,10 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 let commit = null;
 try {
-  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+  commit =
+    execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim() || null;
 } catch {
   /* not a git checkout (an unpacked package): no commit to name */
 }

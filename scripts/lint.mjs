@@ -19,12 +19,14 @@ const rules = [
 let bad = 0;
 for (const { dirs, re, why } of rules) {
   for (const file of dirs.flatMap(walk)) {
-    readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
-      if (re.test(line)) {
-        console.error(`${file}:${i + 1}: ${why}: ${line.trim()}`);
-        bad++;
-      }
-    });
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (re.test(line)) {
+          console.error(`${file}:${i + 1}: ${why}: ${line.trim()}`);
+          bad++;
+        }
+      });
   }
 }
 // The layers: src/model/ is the bottom (it may use the error registry); src/store/ builds on the
@@ -35,15 +37,17 @@ const layers = [
 ];
 for (const { dir, may } of layers) {
   for (const file of walk(dir)) {
-    readFileSync(join(root, file), 'utf8').split('\n').forEach((line, i) => {
-      const m = /^(?:import|export)\b.*from '(\.[^']+)'/.exec(line);
-      if (!m) return;
-      const target = relative(root, resolve(dirname(join(root, file)), m[1])).replace(/\.js$/, '.ts');
-      if (!may.some((p) => target.startsWith(p))) {
-        console.error(`${file}:${i + 1}: ${dir}/ imports ${target}, above its layer (allowed: ${may.join(', ')})`);
-        bad++;
-      }
-    });
+    readFileSync(join(root, file), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const m = /^(?:import|export)\b.*from '(\.[^']+)'/.exec(line);
+        if (!m) return;
+        const target = relative(root, resolve(dirname(join(root, file)), m[1])).replace(/\.js$/, '.ts');
+        if (!may.some((p) => target.startsWith(p))) {
+          console.error(`${file}:${i + 1}: ${dir}/ imports ${target}, above its layer (allowed: ${may.join(', ')})`);
+          bad++;
+        }
+      });
   }
 }
 

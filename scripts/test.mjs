@@ -49,5 +49,9 @@ if (await answers(candidate)) {
 
 const only = process.argv.slice(2);
 const files = (only.length ? only : findTests(join(root, 'test'))).map((f) => relative(root, f)).sort();
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { cwd: root, env, stdio: 'inherit' });
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

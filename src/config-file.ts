@@ -63,11 +63,14 @@ export function readConfigFile(path: string): ConfigFile {
     const s = byKey.get(key);
     if (!s) {
       const near = [...byKey.keys()].find((k) => k.replace(/-/g, '') === key.replace(/[-_]/g, '').toLowerCase());
-      throw usage(`${path}: unknown setting '${key}'${near ? ` (did you mean ${near}?)` : ''}; the keys are the flags without their dashes (svc config show lists them)`);
+      throw usage(
+        `${path}: unknown setting '${key}'${near ? ` (did you mean ${near}?)` : ''}; the keys are the flags without their dashes (svc config show lists them)`,
+      );
     }
     let raw = asText(key, v, path);
     if (PATHS.has(s.name) && raw && !isAbsolute(raw)) raw = resolve(dir, raw);
-    if (s.name === 'store' && raw.startsWith('file:') && !raw.startsWith('file://') && !isAbsolute(raw.slice(5))) raw = `file:${resolve(dir, raw.slice(5))}`;
+    if (s.name === 'store' && raw.startsWith('file:') && !raw.startsWith('file://') && !isAbsolute(raw.slice(5)))
+      raw = `file:${resolve(dir, raw.slice(5))}`;
     values[s.name] = raw;
   }
   return { path, values };
@@ -80,7 +83,13 @@ const tomlString = (s: string) => JSON.stringify(s);
  * those in `chosen` set, the others commented out with their default (`svc init`).
  */
 export function configFileText(chosen: Record<string, string>, header: string[]): string {
-  const lines = [...header.map((h) => `# ${h}`), '#', '# Each key is a flag of svc without its dashes. Precedence: a flag, then the SVC_* environment,', '# then this file, then the default. Relative paths are relative to this file.', ''];
+  const lines = [
+    ...header.map((h) => `# ${h}`),
+    '#',
+    '# Each key is a flag of svc without its dashes. Precedence: a flag, then the SVC_* environment,',
+    '# then this file, then the default. Relative paths are relative to this file.',
+    '',
+  ];
   for (const s of SETTINGS.filter(inFile)) {
     if (s.secret === 'value') continue;
     lines.push(`# ${s.description.replace(/`/g, '')}${s.scope === 'serve' ? ' (svc serve)' : ''}`);

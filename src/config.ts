@@ -190,16 +190,27 @@ export function loadSettings(flags: ConfigFlags, env: NodeJS.ProcessEnv = proces
 /** SVC_* variables that are no setting (a misspelt one would be ignored in silence); tests' own aside. */
 export function unknownEnv(env: NodeJS.ProcessEnv): string[] {
   const known = new Set(SETTINGS.flatMap((s) => (s.env ? [s.env] : [])));
-  return Object.keys(env).filter((k) => k.startsWith('SVC_') && !known.has(k) && !k.startsWith('SVC_TEST_') && !k.startsWith('SVC_BENCH_')).sort();
+  return Object.keys(env)
+    .filter((k) => k.startsWith('SVC_') && !known.has(k) && !k.startsWith('SVC_TEST_') && !k.startsWith('SVC_BENCH_'))
+    .sort();
 }
 
-export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd(), loaded: LoadedSettings = loadSettings(flags, env, cwd)): Config {
+export function loadConfig(
+  flags: ConfigFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+  loaded: LoadedSettings = loadSettings(flags, env, cwd),
+): Config {
   // Every setting read once, in the table's order (settings.ts); what follows only assembles them.
   const v = Object.fromEntries(loaded.resolved.map((r) => [r.setting.name, r.value])) as Record<SettingName, unknown>;
   const num = (name: SettingName) => v[name] as number;
   const str = (name: SettingName) => v[name] as string | undefined;
   if ((str('tlsCert') === undefined) !== (str('tlsKey') === undefined)) throw usage('--tls-cert and --tls-key go together');
-  const pool: PoolSettings = { poolSize: num('pgPoolSize'), statementTimeoutMs: num('pgStatementTimeout'), connectTimeoutMs: num('pgConnectTimeout') };
+  const pool: PoolSettings = {
+    poolSize: num('pgPoolSize'),
+    statementTimeoutMs: num('pgStatementTimeout'),
+    connectTimeoutMs: num('pgConnectTimeout'),
+  };
   const encryptionKey = readEncryptionKey(str('encryptionKeyFile'), str('encryptionKey'), cwd);
   return {
     store: withKey(parseStore(str('store')!, cwd, pool), encryptionKey),
@@ -275,7 +286,13 @@ export function publicSettingsWarnings(c: Pick<Config, 'host' | 'baseUrl' | 'ser
   if (LOOPBACK_HOST.test(c.host)) return [];
   const out: string[] = [];
   const baseHost = new URL(c.baseUrl).hostname;
-  if (LOOPBACK_HOST.test(baseHost) || /^(0\.0\.0\.0|\[::\])$/.test(baseHost)) out.push(`the base URL ${c.baseUrl} is not a public URL while svc listens on ${c.host}: tracking, unsubscribe and sign-in links will reach nobody; set --base-url (or base-url in the config file) to the public URL`);
-  if (c.serviceDomain === 'svc.localhost') out.push(`the service domain is svc.localhost while svc listens on ${c.host}: your users cannot publish an SPF include for it; set --service-domain (or service-domain in the config file)`);
+  if (LOOPBACK_HOST.test(baseHost) || /^(0\.0\.0\.0|\[::\])$/.test(baseHost))
+    out.push(
+      `the base URL ${c.baseUrl} is not a public URL while svc listens on ${c.host}: tracking, unsubscribe and sign-in links will reach nobody; set --base-url (or base-url in the config file) to the public URL`,
+    );
+  if (c.serviceDomain === 'svc.localhost')
+    out.push(
+      `the service domain is svc.localhost while svc listens on ${c.host}: your users cannot publish an SPF include for it; set --service-domain (or service-domain in the config file)`,
+    );
   return out;
 }

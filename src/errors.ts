@@ -39,26 +39,76 @@ export const errorKinds = {
   },
   /** The relay's own refusals (spec.md "SMTP relay", reply codes), each with the reply it gives. */
   auth_required: { message: 'authentication required', http: 401, smtp: '530 5.7.0 Authentication required', exit: 1 },
-  auth_throttled: { message: 'too many failed logins from this address', http: 429, smtp: '421 4.7.0 Too many failed logins from your address, try again later', exit: 1 },
-  auth_failures: { message: 'too many failed authentication attempts', http: 429, smtp: '421 4.7.0 Too many failed authentication attempts, closing connection', exit: 1 },
+  auth_throttled: {
+    message: 'too many failed logins from this address',
+    http: 429,
+    smtp: '421 4.7.0 Too many failed logins from your address, try again later',
+    exit: 1,
+  },
+  auth_failures: {
+    message: 'too many failed authentication attempts',
+    http: 429,
+    smtp: '421 4.7.0 Too many failed authentication attempts, closing connection',
+    exit: 1,
+  },
   invalid_sender: { message: 'invalid sender address', http: 400, smtp: '501 5.5.4 Invalid sender address', exit: 2 },
   invalid_recipient: { message: 'invalid recipient address', http: 400, smtp: '501 5.5.4 Invalid recipient address', exit: 2 },
   too_many_recipients: { message: 'too many recipients', http: 400, smtp: '452 4.5.3 Too many recipients', exit: 2 },
   message_too_big: { message: 'message too big', http: 413, smtp: '552 5.3.4 Message too big: 25 MB at most', exit: 1 },
   bad_sequence: { message: 'commands out of order', http: 400, smtp: '503 5.5.1 Bad sequence of commands', exit: 2 },
   too_many_connections: { message: 'too many connections', http: 503, smtp: '421 4.7.0 Too many connections, try again later', exit: 1 },
-  too_many_connections_from_address: { message: 'too many connections from this address', http: 503, smtp: '421 4.7.0 Too many connections from your address, try again later', exit: 1 },
-  relay_memory_full: { message: 'too much mail in progress', http: 503, smtp: '451 4.3.1 Insufficient system resources: too much mail in progress, try again later', exit: 1 },
-  connection_time_limit: { message: 'connection time limit reached', http: 408, smtp: '421 4.4.2 Connection time limit reached, closing', exit: 1 },
+  too_many_connections_from_address: {
+    message: 'too many connections from this address',
+    http: 503,
+    smtp: '421 4.7.0 Too many connections from your address, try again later',
+    exit: 1,
+  },
+  relay_memory_full: {
+    message: 'too much mail in progress',
+    http: 503,
+    smtp: '451 4.3.1 Insufficient system resources: too much mail in progress, try again later',
+    exit: 1,
+  },
+  connection_time_limit: {
+    message: 'connection time limit reached',
+    http: 408,
+    smtp: '421 4.4.2 Connection time limit reached, closing',
+    exit: 1,
+  },
   /** The inbound MX's refusals (CONTRACT.md "The MX"): never an open relay, never a lost message. */
   unknown_mailbox: { message: 'no such mailbox', http: 404, smtp: '550 5.1.1 No such mailbox here', exit: 1 },
-  relay_denied: { message: 'this server does not take mail for that domain', http: 403, smtp: '550 5.7.1 Relaying denied: we do not take mail for that domain', exit: 1 },
+  relay_denied: {
+    message: 'this server does not take mail for that domain',
+    http: 403,
+    smtp: '550 5.7.1 Relaying denied: we do not take mail for that domain',
+    exit: 1,
+  },
   /** The From domain's DMARC policy is reject and the message fails it (src/inbox/authenticate.ts). */
-  dmarc_reject: { message: 'the sender domain\'s DMARC policy rejects this message', http: 403, smtp: '550 5.7.1 Message rejected: it fails the DMARC policy (p=reject) of its From domain', exit: 1 },
-  storage_quota: { message: 'storage quota reached', http: 429, smtp: '452 4.2.2 Mailbox storage quota reached for this workspace; try again later', exit: 1 },
+  dmarc_reject: {
+    message: "the sender domain's DMARC policy rejects this message",
+    http: 403,
+    smtp: '550 5.7.1 Message rejected: it fails the DMARC policy (p=reject) of its From domain',
+    exit: 1,
+  },
+  storage_quota: {
+    message: 'storage quota reached',
+    http: 429,
+    smtp: '452 4.2.2 Mailbox storage quota reached for this workspace; try again later',
+    exit: 1,
+  },
   /** The MX's rates (src/inbox/mx-rate.ts): deferred, so the sending server keeps the mail and retries. */
-  mx_sender_rate: { message: 'too much mail from this sender', http: 429, smtp: '451 4.7.1 Too much mail from this sender in the last minute; try again later', exit: 1 },
-  mx_workspace_rate: { message: 'too much mail for this workspace', http: 429, smtp: '451 4.7.1 Too much mail for this recipient\'s workspace in the last minute; try again later', exit: 1 },
+  mx_sender_rate: {
+    message: 'too much mail from this sender',
+    http: 429,
+    smtp: '451 4.7.1 Too much mail from this sender in the last minute; try again later',
+    exit: 1,
+  },
+  mx_workspace_rate: {
+    message: 'too much mail for this workspace',
+    http: 429,
+    smtp: "451 4.7.1 Too much mail for this recipient's workspace in the last minute; try again later",
+    exit: 1,
+  },
   /** A request the spec refuses with a 400 and its own text (POST /emails rules). */
   invalid_request: { message: 'invalid request', http: 400, smtp: '550 5.6.0 Message refused', exit: 2 },
   /** From is not an active registered address on a verified domain of the workspace. */
@@ -85,7 +135,12 @@ export const errorKinds = {
   body_too_large: { message: 'request body too large', http: 413, smtp: null, exit: 1 },
   store_locked: { message: 'store is locked by another process', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   store_corrupt: { message: 'store data file cannot be read', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
-  schema_behind: { message: 'postgres schema is behind: run svc migrate', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
+  schema_behind: {
+    message: 'postgres schema is behind: run svc migrate',
+    http: 503,
+    smtp: '451 4.3.0 Queue failure, retry later',
+    exit: 1,
+  },
   store_unavailable: { message: 'store unavailable', http: 503, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
   internal: { message: 'internal error', http: 500, smtp: '451 4.3.0 Queue failure, retry later', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;
@@ -98,7 +153,11 @@ export class SvcError extends Error {
   readonly details: Record<string, unknown> | undefined;
   /** Response headers that go with it over HTTP (Retry-After of a rate limit). */
   readonly headers: Record<string, string> | undefined;
-  constructor(kind: ErrorKindName, message?: string, options?: { cause?: unknown; details?: Record<string, unknown>; headers?: Record<string, string> }) {
+  constructor(
+    kind: ErrorKindName,
+    message?: string,
+    options?: { cause?: unknown; details?: Record<string, unknown>; headers?: Record<string, string> },
+  ) {
     super(message ?? errorKinds[kind].message, options);
     this.kind = kind;
     this.name = 'SvcError';

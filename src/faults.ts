@@ -37,7 +37,11 @@ export class Faults {
     }
     const held = this.#throttle.pass(kind, now.getTime());
     if (held === null) return;
-    this.log.error(cur.count === 1 ? `${kind}: ${detail}` : `${kind}: ${detail} (${held + 1} more time(s) since the last line, ${cur.count} since ${cur.since})`);
+    this.log.error(
+      cur.count === 1
+        ? `${kind}: ${detail}`
+        : `${kind}: ${detail} (${held + 1} more time(s) since the last line, ${cur.count} since ${cur.since})`,
+    );
   }
 
   clear(kind: string): void {

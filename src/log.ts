@@ -19,7 +19,9 @@ export interface Log {
 
 /** A field as text in a line: quoted when it holds spaces, quotes or `=`, line breaks flattened. */
 const asText = (v: unknown) => {
-  const s = String(v ?? '').replace(/[\r\n]+/g, ' ').slice(0, 300);
+  const s = String(v ?? '')
+    .replace(/[\r\n]+/g, ' ')
+    .slice(0, 300);
   return /[\s"=]/.test(s) || s === '' ? JSON.stringify(s) : s;
 };
 
@@ -33,7 +35,8 @@ export function textLine(msg: string, fields?: Record<string, unknown>): string 
 }
 
 export function lineLog(write: (line: string) => void, prefix = 'svc'): Log {
-  const emit = (level: string, msg: string, fields?: Record<string, unknown>) => write(`${prefix}: ${level === 'info' ? '' : level + ': '}${textLine(msg, fields)}\n`);
+  const emit = (level: string, msg: string, fields?: Record<string, unknown>) =>
+    write(`${prefix}: ${level === 'info' ? '' : level + ': '}${textLine(msg, fields)}\n`);
   return {
     debug: () => {},
     info: (m, f) => emit('info', m, f),

@@ -74,7 +74,9 @@ export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: 
     send,
     /** POST /api/v2/emails: the body's rules, then the send, once per Idempotency-Key. */
     sendJson: (ws: Workspace, body: unknown, idempotencyKey?: string, key?: { id: string; prefix: string }) =>
-      idempotent(ws, idempotencyKey, body, (claim) => send(ws, parseSendRequest(body), { source: 'api', idempotency: claim, key: key ?? null })),
+      idempotent(ws, idempotencyKey, body, (claim) =>
+        send(ws, parseSendRequest(body), { source: 'api', idempotency: claim, key: key ?? null }),
+      ),
     rateLimit: rateLimiter(deps),
     messages: messageLog(deps),
     suppressions: suppressionService(deps),

@@ -87,7 +87,10 @@ function parseOutbound(raw: string): string {
 }
 
 function parseDnsServers(raw: string): string[] {
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of list) {
     const m = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(s);
     const host = m?.[1] ?? m?.[2];
@@ -99,7 +102,8 @@ function parseDnsServers(raw: string): string[] {
 }
 
 function parseCount(name: string, raw: string, min: number, max: number): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw usage(`invalid ${name} '${raw}': a whole number from ${min} to ${max}`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw usage(`invalid ${name} '${raw}': a whole number from ${min} to ${max}`);
   return Number(raw);
 }
 
@@ -124,18 +128,109 @@ const count = (flag: string, min: number, max: number) => (raw: string) => parse
 // The table ----------------------------------------------------------------------------------------
 
 const TABLE = [
-  { name: 'config', flag: '--config <file>', env: 'SVC_CONFIG', defaultText: '`svc.toml` in the working directory, if there is one', scope: 'global', description: 'the config file (TOML, written by `svc init`): instance settings for the daemon and every command' },
-  { name: 'store', flag: '--store <url>', env: 'SVC_STORE', default: 'file:./svc-data', scope: 'global', secret: 'url', description: '`file:DIR` (embedded store in DIR) or `postgres://` / `postgresql://` (`?schema=NAME` for a schema of its own)' },
-  { name: 'workspace', flag: '--workspace <name>', env: 'SVC_WORKSPACE', defaultText: 'the only workspace, if there is exactly one', scope: 'global', description: 'workspace of workspace-scoped commands' },
-  { name: 'pgPoolSize', flag: '--pg-pool-size <n>', env: 'SVC_PG_POOL_SIZE', default: '10', scope: 'global', description: 'Postgres connections per process', parse: count('--pg-pool-size', 1, 1000) },
-  { name: 'pgStatementTimeout', flag: '--pg-statement-timeout <ms>', env: 'SVC_PG_STATEMENT_TIMEOUT', default: '10000', scope: 'global', description: 'ms before a Postgres statement is cancelled (503)', parse: count('--pg-statement-timeout', 1, 3_600_000) },
-  { name: 'pgConnectTimeout', flag: '--pg-connect-timeout <ms>', env: 'SVC_PG_CONNECT_TIMEOUT', default: '3000', scope: 'global', description: 'ms to wait for a Postgres connection (503 past it)', parse: count('--pg-connect-timeout', 1, 600_000) },
-  { name: 'encryptionKeyFile', flag: '--encryption-key-file <file>', env: 'SVC_ENCRYPTION_KEY_FILE', scope: 'global', description: 'file holding the key (32 bytes, hex or base64) that encrypts DKIM private keys at rest, in Postgres and in the file store; or the key itself in `SVC_ENCRYPTION_KEY` (never a flag: flags show in /proc)' },
-  { name: 'encryptionKey', env: 'SVC_ENCRYPTION_KEY', scope: 'global', secret: 'value', description: 'the key itself, instead of `--encryption-key-file`' },
-  { name: 'host', flag: '--host <address>', env: 'SVC_HOST', default: '127.0.0.1', scope: 'serve', description: 'address every listener binds', parse: parseHost },
-  { name: 'apiPort', flag: '--api-port <port>', env: 'SVC_API_PORT', default: '8080', scope: 'serve', description: 'REST API, tracking and unsubscribe; `0` picks a free port', parse: (r) => parsePort('--api-port', r) },
-  { name: 'relayPort', flag: '--relay-port <port>', env: 'SVC_RELAY_PORT', default: '2525', scope: 'serve', description: 'SMTP relay; `0` picks a free port', parse: (r) => parsePort('--relay-port', r) },
-  { name: 'mxPort', flag: '--mx-port <port>', env: 'SVC_MX_PORT', default: '2526', scope: 'serve', description: 'inbound MX; `0` picks a free port', parse: (r) => parsePort('--mx-port', r) },
+  {
+    name: 'config',
+    flag: '--config <file>',
+    env: 'SVC_CONFIG',
+    defaultText: '`svc.toml` in the working directory, if there is one',
+    scope: 'global',
+    description: 'the config file (TOML, written by `svc init`): instance settings for the daemon and every command',
+  },
+  {
+    name: 'store',
+    flag: '--store <url>',
+    env: 'SVC_STORE',
+    default: 'file:./svc-data',
+    scope: 'global',
+    secret: 'url',
+    description: '`file:DIR` (embedded store in DIR) or `postgres://` / `postgresql://` (`?schema=NAME` for a schema of its own)',
+  },
+  {
+    name: 'workspace',
+    flag: '--workspace <name>',
+    env: 'SVC_WORKSPACE',
+    defaultText: 'the only workspace, if there is exactly one',
+    scope: 'global',
+    description: 'workspace of workspace-scoped commands',
+  },
+  {
+    name: 'pgPoolSize',
+    flag: '--pg-pool-size <n>',
+    env: 'SVC_PG_POOL_SIZE',
+    default: '10',
+    scope: 'global',
+    description: 'Postgres connections per process',
+    parse: count('--pg-pool-size', 1, 1000),
+  },
+  {
+    name: 'pgStatementTimeout',
+    flag: '--pg-statement-timeout <ms>',
+    env: 'SVC_PG_STATEMENT_TIMEOUT',
+    default: '10000',
+    scope: 'global',
+    description: 'ms before a Postgres statement is cancelled (503)',
+    parse: count('--pg-statement-timeout', 1, 3_600_000),
+  },
+  {
+    name: 'pgConnectTimeout',
+    flag: '--pg-connect-timeout <ms>',
+    env: 'SVC_PG_CONNECT_TIMEOUT',
+    default: '3000',
+    scope: 'global',
+    description: 'ms to wait for a Postgres connection (503 past it)',
+    parse: count('--pg-connect-timeout', 1, 600_000),
+  },
+  {
+    name: 'encryptionKeyFile',
+    flag: '--encryption-key-file <file>',
+    env: 'SVC_ENCRYPTION_KEY_FILE',
+    scope: 'global',
+    description:
+      'file holding the key (32 bytes, hex or base64) that encrypts DKIM private keys at rest, in Postgres and in the file store; or the key itself in `SVC_ENCRYPTION_KEY` (never a flag: flags show in /proc)',
+  },
+  {
+    name: 'encryptionKey',
+    env: 'SVC_ENCRYPTION_KEY',
+    scope: 'global',
+    secret: 'value',
+    description: 'the key itself, instead of `--encryption-key-file`',
+  },
+  {
+    name: 'host',
+    flag: '--host <address>',
+    env: 'SVC_HOST',
+    default: '127.0.0.1',
+    scope: 'serve',
+    description: 'address every listener binds',
+    parse: parseHost,
+  },
+  {
+    name: 'apiPort',
+    flag: '--api-port <port>',
+    env: 'SVC_API_PORT',
+    default: '8080',
+    scope: 'serve',
+    description: 'REST API, tracking and unsubscribe; `0` picks a free port',
+    parse: (r) => parsePort('--api-port', r),
+  },
+  {
+    name: 'relayPort',
+    flag: '--relay-port <port>',
+    env: 'SVC_RELAY_PORT',
+    default: '2525',
+    scope: 'serve',
+    description: 'SMTP relay; `0` picks a free port',
+    parse: (r) => parsePort('--relay-port', r),
+  },
+  {
+    name: 'mxPort',
+    flag: '--mx-port <port>',
+    env: 'SVC_MX_PORT',
+    default: '2526',
+    scope: 'serve',
+    description: 'inbound MX; `0` picks a free port',
+    parse: (r) => parsePort('--mx-port', r),
+  },
   {
     name: 'baseUrl',
     flag: '--base-url <url>',
@@ -146,9 +241,35 @@ const TABLE = [
     description: 'public URL in tracking and unsubscribe links',
     parse: (r) => parseHttpUrl('--base-url', r),
   },
-  { name: 'serviceDomain', flag: '--service-domain <domain>', env: 'SVC_SERVICE_DOMAIN', default: 'svc.localhost', scope: 'global', description: 'the `{service_domain}` of the SPF include', parse: (r) => parseHostname('--service-domain', r) },
-  { name: 'mxHost', flag: '--mx-host <host>', env: 'SVC_MX_HOST', default: (v) => `mx.${v.serviceDomain as string}`, defaultText: 'mx. + service domain', scope: 'global', description: 'the `{mx_host}` domains point MX at', parse: (r) => parseHostname('--mx-host', r) },
-  { name: 'heloName', flag: '--helo-name <host>', env: 'SVC_HELO_NAME', default: (v) => v.mxHost as string, defaultText: 'the --mx-host', scope: 'serve', description: 'the name outbound SMTP gives in EHLO (it should resolve to the sending IP and back)', parse: (r) => parseHostname('--helo-name', r) },
+  {
+    name: 'serviceDomain',
+    flag: '--service-domain <domain>',
+    env: 'SVC_SERVICE_DOMAIN',
+    default: 'svc.localhost',
+    scope: 'global',
+    description: 'the `{service_domain}` of the SPF include',
+    parse: (r) => parseHostname('--service-domain', r),
+  },
+  {
+    name: 'mxHost',
+    flag: '--mx-host <host>',
+    env: 'SVC_MX_HOST',
+    default: (v) => `mx.${v.serviceDomain as string}`,
+    defaultText: 'mx. + service domain',
+    scope: 'global',
+    description: 'the `{mx_host}` domains point MX at',
+    parse: (r) => parseHostname('--mx-host', r),
+  },
+  {
+    name: 'heloName',
+    flag: '--helo-name <host>',
+    env: 'SVC_HELO_NAME',
+    default: (v) => v.mxHost as string,
+    defaultText: 'the --mx-host',
+    scope: 'serve',
+    description: 'the name outbound SMTP gives in EHLO (it should resolve to the sending IP and back)',
+    parse: (r) => parseHostname('--helo-name', r),
+  },
   {
     name: 'outbound',
     flag: '--outbound <mode>',
@@ -156,7 +277,8 @@ const TABLE = [
     default: 'direct',
     scope: 'serve',
     secret: 'url',
-    description: '`direct`, or a smarthost `smtp://[user:pass@]host:port` / `smtps://...`; a password is better given in `SVC_OUTBOUND` (in the flag it shows in /proc/PID/cmdline until the daemon rewrites its process title)',
+    description:
+      '`direct`, or a smarthost `smtp://[user:pass@]host:port` / `smtps://...`; a password is better given in `SVC_OUTBOUND` (in the flag it shows in /proc/PID/cmdline until the daemon rewrites its process title)',
     parse: parseOutbound,
   },
   {
@@ -165,7 +287,8 @@ const TABLE = [
     env: 'SVC_RETURN_PATH',
     default: 'verp',
     scope: 'serve',
-    description: "envelope sender of outbound mail: `verp`, a return path per recipient (`bounces+TOKEN@DOMAIN`, so a bounce or complaint can only speak for its own recipient); or `from`, the From address, for a smarthost that takes only its users' own addresses (Postfix `reject_sender_login_mismatch`, Office 365, Gmail); with `from`, later bounce reports reach the team inbox and change nothing",
+    description:
+      "envelope sender of outbound mail: `verp`, a return path per recipient (`bounces+TOKEN@DOMAIN`, so a bounce or complaint can only speak for its own recipient); or `from`, the From address, for a smarthost that takes only its users' own addresses (Postfix `reject_sender_login_mismatch`, Office 365, Gmail); with `from`, later bounce reports reach the team inbox and change nothing",
     parse: oneOf('--return-path', RETURN_PATH_MODES, ' or '),
   },
   {
@@ -174,36 +297,186 @@ const TABLE = [
     env: 'SVC_FEEDBACK_LOOPS',
     defaultText: 'none',
     scope: 'serve',
-    description: 'comma-separated domains of feedback loops (e.g. `fbl.example.net`) whose complaint reports are acted on when they arrive at a team-inbox address, authenticated (DMARC, or SPF or DKIM aligned with their From); complaints at a return path are always acted on, others are kept as mail',
-    parse: (r) => r.split(',').map((d) => d.trim()).filter(Boolean).map((d) => parseHostname('--feedback-loops', d)),
+    description:
+      'comma-separated domains of feedback loops (e.g. `fbl.example.net`) whose complaint reports are acted on when they arrive at a team-inbox address, authenticated (DMARC, or SPF or DKIM aligned with their From); complaints at a return path are always acted on, others are kept as mail',
+    parse: (r) =>
+      r
+        .split(',')
+        .map((d) => d.trim())
+        .filter(Boolean)
+        .map((d) => parseHostname('--feedback-loops', d)),
   },
-  { name: 'outboundCa', flag: '--outbound-ca <file>', env: 'SVC_OUTBOUND_CA', scope: 'serve', description: "PEM file of the private CA that signed the smarthost's certificate (instead of `?tls=insecure`)" },
-  { name: 'dnsServer', flag: '--dns-server <list>', env: 'SVC_DNS_SERVERS', defaultText: 'the system resolvers', scope: 'global', description: '`IP[:port]` list for DNS checks and MX look-ups', parse: parseDnsServers },
-  { name: 'dnsTimeout', flag: '--dns-timeout <ms>', env: 'SVC_DNS_TIMEOUT', default: '2000', scope: 'global', description: 'per-try DNS timeout in ms; each query is tried twice', parse: count('--dns-timeout', 1, 60_000) },
-  { name: 'tlsCert', flag: '--tls-cert <file>', env: 'SVC_TLS_CERT', defaultText: 'self-signed, kept in the store', scope: 'serve', description: 'STARTTLS certificate of relay and MX (with --tls-key)' },
-  { name: 'tlsKey', flag: '--tls-key <file>', env: 'SVC_TLS_KEY', defaultText: 'self-signed, kept in the store', scope: 'serve', secret: 'value', description: 'STARTTLS key of relay and MX (with --tls-cert)' },
-  { name: 'allowInsecureWebhooks', flag: '--allow-insecure-webhooks', env: 'SVC_ALLOW_INSECURE_WEBHOOKS', default: 'false', defaultText: 'off', scope: 'global', description: 'allow `http://` and private webhook targets (development only; `webhooks add`, `test` and `replay` honour it too)', parse: truthy },
-  { name: 'webhookTimeout', flag: '--webhook-timeout <ms>', env: 'SVC_WEBHOOK_TIMEOUT', default: '8000', scope: 'global', description: 'ms a webhook attempt waits for its answer (spec: 8 s)', parse: count('--webhook-timeout', 1, 600_000) },
-  { name: 'webhookConcurrency', flag: '--webhook-concurrency <n>', env: 'SVC_WEBHOOK_CONCURRENCY', default: '64', scope: 'serve', description: 'webhook attempts in flight per daemon', parse: count('--webhook-concurrency', 1, 10_000) },
-  { name: 'bodyLimit', flag: '--body-limit <size>', env: 'SVC_BODY_LIMIT', default: '1mb', scope: 'serve', description: 'largest REST request body (e.g. `1mb`); larger is 413', parse: (r) => parseSize('--body-limit', r) },
-  { name: 'rateLimit', flag: '--rate-limit <n>', env: 'SVC_RATE_LIMIT', default: '60', scope: 'global', description: 'requests per minute per API key on `/api/v2` (sliding window)', parse: count('--rate-limit', 1, 1_000_000) },
+  {
+    name: 'outboundCa',
+    flag: '--outbound-ca <file>',
+    env: 'SVC_OUTBOUND_CA',
+    scope: 'serve',
+    description: "PEM file of the private CA that signed the smarthost's certificate (instead of `?tls=insecure`)",
+  },
+  {
+    name: 'dnsServer',
+    flag: '--dns-server <list>',
+    env: 'SVC_DNS_SERVERS',
+    defaultText: 'the system resolvers',
+    scope: 'global',
+    description: '`IP[:port]` list for DNS checks and MX look-ups',
+    parse: parseDnsServers,
+  },
+  {
+    name: 'dnsTimeout',
+    flag: '--dns-timeout <ms>',
+    env: 'SVC_DNS_TIMEOUT',
+    default: '2000',
+    scope: 'global',
+    description: 'per-try DNS timeout in ms; each query is tried twice',
+    parse: count('--dns-timeout', 1, 60_000),
+  },
+  {
+    name: 'tlsCert',
+    flag: '--tls-cert <file>',
+    env: 'SVC_TLS_CERT',
+    defaultText: 'self-signed, kept in the store',
+    scope: 'serve',
+    description: 'STARTTLS certificate of relay and MX (with --tls-key)',
+  },
+  {
+    name: 'tlsKey',
+    flag: '--tls-key <file>',
+    env: 'SVC_TLS_KEY',
+    defaultText: 'self-signed, kept in the store',
+    scope: 'serve',
+    secret: 'value',
+    description: 'STARTTLS key of relay and MX (with --tls-cert)',
+  },
+  {
+    name: 'allowInsecureWebhooks',
+    flag: '--allow-insecure-webhooks',
+    env: 'SVC_ALLOW_INSECURE_WEBHOOKS',
+    default: 'false',
+    defaultText: 'off',
+    scope: 'global',
+    description: 'allow `http://` and private webhook targets (development only; `webhooks add`, `test` and `replay` honour it too)',
+    parse: truthy,
+  },
+  {
+    name: 'webhookTimeout',
+    flag: '--webhook-timeout <ms>',
+    env: 'SVC_WEBHOOK_TIMEOUT',
+    default: '8000',
+    scope: 'global',
+    description: 'ms a webhook attempt waits for its answer (spec: 8 s)',
+    parse: count('--webhook-timeout', 1, 600_000),
+  },
+  {
+    name: 'webhookConcurrency',
+    flag: '--webhook-concurrency <n>',
+    env: 'SVC_WEBHOOK_CONCURRENCY',
+    default: '64',
+    scope: 'serve',
+    description: 'webhook attempts in flight per daemon',
+    parse: count('--webhook-concurrency', 1, 10_000),
+  },
+  {
+    name: 'bodyLimit',
+    flag: '--body-limit <size>',
+    env: 'SVC_BODY_LIMIT',
+    default: '1mb',
+    scope: 'serve',
+    description: 'largest REST request body (e.g. `1mb`); larger is 413',
+    parse: (r) => parseSize('--body-limit', r),
+  },
+  {
+    name: 'rateLimit',
+    flag: '--rate-limit <n>',
+    env: 'SVC_RATE_LIMIT',
+    default: '60',
+    scope: 'global',
+    description: 'requests per minute per API key on `/api/v2` (sliding window)',
+    parse: count('--rate-limit', 1, 1_000_000),
+  },
   {
     name: 'systemSender',
     flag: '--system-sender <address>',
     env: 'SVC_SYSTEM_SENDER',
     defaultText: 'none',
     scope: 'global',
-    description: "the address svc's own mail (invitations, confirmations of lists without a sender, trial warnings) comes from, e.g. `svc@{service_domain}`: an active address on a verified domain of the operator's workspace; without it invitation links are shown instead and no trial warning is sent",
+    description:
+      "the address svc's own mail (invitations, confirmations of lists without a sender, trial warnings) comes from, e.g. `svc@{service_domain}`: an active address on a verified domain of the operator's workspace; without it invitation links are shown instead and no trial warning is sent",
     parse: parseSystemSender,
   },
-  { name: 'upgradeUrl', flag: '--upgrade-url <url>', env: 'SVC_UPGRADE_URL', defaultText: 'BASE_URL/upgrade', scope: 'global', description: '`upgrade_url` of quota refusals', parse: (r) => parseHttpUrl('--upgrade-url', r) },
-  { name: 'prefetchWindow', flag: '--prefetch-window <seconds>', env: 'SVC_PREFETCH_WINDOW', default: '5', scope: 'serve', description: 'seconds after `sent_at` within which an open is taken for automatic image fetching (`prefetch: true`, not counted), and a click for a link scanner', parse: count('--prefetch-window', 0, 3600) },
-  { name: 'domainRecheck', flag: '--domain-recheck <seconds>', env: 'SVC_DOMAIN_RECHECK', default: '3600', scope: 'serve', description: "seconds between the daemon's re-checks of every domain; `0` = off", parse: count('--domain-recheck', 0, 7 * 86_400) },
-  { name: 'directPort', flag: '--direct-port <port>', env: 'SVC_DIRECT_PORT', default: '25', scope: 'serve', description: 'port of direct MX delivery (tests point it at a local sink)', parse: count('--direct-port', 1, 65535) },
-  { name: 'smtpTimeout', flag: '--smtp-timeout <ms>', env: 'SVC_SMTP_TIMEOUT', default: '60000', scope: 'serve', description: 'ms to connect, greet and answer before a temporary failure', parse: count('--smtp-timeout', 100, 600_000) },
-  { name: 'retryWindow', flag: '--retry-window <seconds>', env: 'SVC_RETRY_WINDOW', default: '14400', scope: 'serve', description: 'seconds temporary failures are retried before a bounce', parse: count('--retry-window', 0, 30 * 86_400) },
-  { name: 'recipientsPerTransaction', flag: '--recipients-per-transaction <n>', env: 'SVC_RECIPIENTS_PER_TRANSACTION', default: '100', scope: 'serve', description: 'recipients in one outbound SMTP transaction at most; more go in further ones', parse: count('--recipients-per-transaction', 1, 1000) },
-  { name: 'deliveryConcurrency', flag: '--delivery-concurrency <n>', env: 'SVC_DELIVERY_CONCURRENCY', default: '32', scope: 'serve', description: 'hand-offs in flight per daemon', parse: count('--delivery-concurrency', 1, 1000) },
+  {
+    name: 'upgradeUrl',
+    flag: '--upgrade-url <url>',
+    env: 'SVC_UPGRADE_URL',
+    defaultText: 'BASE_URL/upgrade',
+    scope: 'global',
+    description: '`upgrade_url` of quota refusals',
+    parse: (r) => parseHttpUrl('--upgrade-url', r),
+  },
+  {
+    name: 'prefetchWindow',
+    flag: '--prefetch-window <seconds>',
+    env: 'SVC_PREFETCH_WINDOW',
+    default: '5',
+    scope: 'serve',
+    description:
+      'seconds after `sent_at` within which an open is taken for automatic image fetching (`prefetch: true`, not counted), and a click for a link scanner',
+    parse: count('--prefetch-window', 0, 3600),
+  },
+  {
+    name: 'domainRecheck',
+    flag: '--domain-recheck <seconds>',
+    env: 'SVC_DOMAIN_RECHECK',
+    default: '3600',
+    scope: 'serve',
+    description: "seconds between the daemon's re-checks of every domain; `0` = off",
+    parse: count('--domain-recheck', 0, 7 * 86_400),
+  },
+  {
+    name: 'directPort',
+    flag: '--direct-port <port>',
+    env: 'SVC_DIRECT_PORT',
+    default: '25',
+    scope: 'serve',
+    description: 'port of direct MX delivery (tests point it at a local sink)',
+    parse: count('--direct-port', 1, 65535),
+  },
+  {
+    name: 'smtpTimeout',
+    flag: '--smtp-timeout <ms>',
+    env: 'SVC_SMTP_TIMEOUT',
+    default: '60000',
+    scope: 'serve',
+    description: 'ms to connect, greet and answer before a temporary failure',
+    parse: count('--smtp-timeout', 100, 600_000),
+  },
+  {
+    name: 'retryWindow',
+    flag: '--retry-window <seconds>',
+    env: 'SVC_RETRY_WINDOW',
+    default: '14400',
+    scope: 'serve',
+    description: 'seconds temporary failures are retried before a bounce',
+    parse: count('--retry-window', 0, 30 * 86_400),
+  },
+  {
+    name: 'recipientsPerTransaction',
+    flag: '--recipients-per-transaction <n>',
+    env: 'SVC_RECIPIENTS_PER_TRANSACTION',
+    default: '100',
+    scope: 'serve',
+    description: 'recipients in one outbound SMTP transaction at most; more go in further ones',
+    parse: count('--recipients-per-transaction', 1, 1000),
+  },
+  {
+    name: 'deliveryConcurrency',
+    flag: '--delivery-concurrency <n>',
+    env: 'SVC_DELIVERY_CONCURRENCY',
+    default: '32',
+    scope: 'serve',
+    description: 'hand-offs in flight per daemon',
+    parse: count('--delivery-concurrency', 1, 1000),
+  },
   {
     name: 'composeThreads',
     flag: '--compose-threads <n>',
@@ -214,42 +487,137 @@ const TABLE = [
     description: 'threads that compose and DKIM-sign; `0` = on the event loop',
     parse: count('--compose-threads', 0, 64),
   },
-  { name: 'retentionDays', flag: '--retention-days <days>', env: 'SVC_RETENTION_DAYS', default: '30', scope: 'serve', description: 'messages older than this are removed', parse: count('--retention-days', 1, 3650) },
-  { name: 'inboxRetentionDays', flag: '--inbox-retention-days <days>', env: 'SVC_INBOX_RETENTION_DAYS', default: '365', scope: 'serve', description: 'mail the MX received is removed from the team inbox after this many days (Sent copies leave with the message log, `--retention-days`)', parse: count('--inbox-retention-days', 1, 36_500) },
-  { name: 'storageLimit', flag: '--storage-limit <size>', env: 'SVC_STORAGE_LIMIT', scope: 'serve', defaultText: "the plan's", description: "received mail a workspace may keep (e.g. `500mb`), below its plan's storage quota; past it the MX defers with `452 4.2.2`", parse: (r) => parseSize('--storage-limit', r) },
-  { name: 'relayConnectionLimit', flag: '--relay-connection-limit <seconds>', env: 'SVC_RELAY_CONNECTION_LIMIT', default: '300', scope: 'serve', description: 'seconds before a relay connection is closed', parse: count('--relay-connection-limit', 1, 86_400) },
+  {
+    name: 'retentionDays',
+    flag: '--retention-days <days>',
+    env: 'SVC_RETENTION_DAYS',
+    default: '30',
+    scope: 'serve',
+    description: 'messages older than this are removed',
+    parse: count('--retention-days', 1, 3650),
+  },
+  {
+    name: 'inboxRetentionDays',
+    flag: '--inbox-retention-days <days>',
+    env: 'SVC_INBOX_RETENTION_DAYS',
+    default: '365',
+    scope: 'serve',
+    description:
+      'mail the MX received is removed from the team inbox after this many days (Sent copies leave with the message log, `--retention-days`)',
+    parse: count('--inbox-retention-days', 1, 36_500),
+  },
+  {
+    name: 'storageLimit',
+    flag: '--storage-limit <size>',
+    env: 'SVC_STORAGE_LIMIT',
+    scope: 'serve',
+    defaultText: "the plan's",
+    description:
+      "received mail a workspace may keep (e.g. `500mb`), below its plan's storage quota; past it the MX defers with `452 4.2.2`",
+    parse: (r) => parseSize('--storage-limit', r),
+  },
+  {
+    name: 'relayConnectionLimit',
+    flag: '--relay-connection-limit <seconds>',
+    env: 'SVC_RELAY_CONNECTION_LIMIT',
+    default: '300',
+    scope: 'serve',
+    description: 'seconds before a relay connection is closed',
+    parse: count('--relay-connection-limit', 1, 86_400),
+  },
   {
     name: 'relayMaxConnections',
     flag: '--relay-max-connections <n>',
     env: 'SVC_RELAY_MAX_CONNECTIONS',
     default: '500',
     scope: 'serve',
-    description: 'relay connections open at once; more get `421 4.7.0` at connect (lowered, with a warning, to leave a quarter of the open-file limit, at least 128, to the rest of the daemon)',
+    description:
+      'relay connections open at once; more get `421 4.7.0` at connect (lowered, with a warning, to leave a quarter of the open-file limit, at least 128, to the rest of the daemon)',
     parse: count('--relay-max-connections', 1, 100_000),
   },
-  { name: 'relayMaxConnectionsPerAddress', flag: '--relay-max-connections-per-address <n>', env: 'SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS', default: '20', scope: 'serve', description: "relay connections open at once from one address (as Postfix's `smtpd_client_connection_count_limit`)", parse: count('--relay-max-connections-per-address', 1, 100_000) },
+  {
+    name: 'relayMaxConnectionsPerAddress',
+    flag: '--relay-max-connections-per-address <n>',
+    env: 'SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS',
+    default: '20',
+    scope: 'serve',
+    description: "relay connections open at once from one address (as Postfix's `smtpd_client_connection_count_limit`)",
+    parse: count('--relay-max-connections-per-address', 1, 100_000),
+  },
   {
     name: 'mxMaxConnections',
     flag: '--mx-max-connections <n>',
     env: 'SVC_MX_MAX_CONNECTIONS',
     default: '500',
     scope: 'serve',
-    description: 'MX connections open at once; more get `421 4.7.0` at connect (with the relay\'s, lowered to leave a quarter of the open-file limit to the rest of the daemon)',
+    description:
+      "MX connections open at once; more get `421 4.7.0` at connect (with the relay's, lowered to leave a quarter of the open-file limit to the rest of the daemon)",
     parse: count('--mx-max-connections', 1, 100_000),
   },
-  { name: 'mxMaxConnectionsPerAddress', flag: '--mx-max-connections-per-address <n>', env: 'SVC_MX_MAX_CONNECTIONS_PER_ADDRESS', default: '20', scope: 'serve', description: 'MX connections open at once from one address', parse: count('--mx-max-connections-per-address', 1, 100_000) },
-  { name: 'mxRatePerSender', flag: '--mx-rate-per-sender <n>', env: 'SVC_MX_RATE_PER_SENDER', default: '120', scope: 'serve', description: 'messages a minute the MX takes from one sender (MAIL FROM; the null sender counted per client IP); past it `451 4.7.1` at MAIL FROM; 0 = no limit', parse: count('--mx-rate-per-sender', 0, 10_000_000) },
-  { name: 'mxRatePerWorkspace', flag: '--mx-rate-per-workspace <n>', env: 'SVC_MX_RATE_PER_WORKSPACE', default: '3000', scope: 'serve', description: 'messages a minute the MX takes into one workspace; past it `451 4.7.1` at RCPT; 0 = no limit', parse: count('--mx-rate-per-workspace', 0, 10_000_000) },
-  { name: 'mxDataMemory', flag: '--mx-data-memory <size>', env: 'SVC_MX_DATA_MEMORY', default: '128mb', scope: 'serve', description: 'message data the MX holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--mx-data-memory', r) },
-  { name: 'metricsPort', flag: '--metrics-port <port>', env: 'SVC_METRICS_PORT', defaultText: 'off', scope: 'serve', description: 'Prometheus `/metrics` on a listener of its own (`0` picks a free port); off unless given', parse: (r) => parsePort('--metrics-port', r) },
-  { name: 'metricsHost', flag: '--metrics-host <address>', env: 'SVC_METRICS_HOST', default: '127.0.0.1', scope: 'serve', description: 'address the metrics listener binds: loopback unless you say otherwise, whatever `--host` is, so metrics are never open to the world by accident', parse: parseHost },
+  {
+    name: 'mxMaxConnectionsPerAddress',
+    flag: '--mx-max-connections-per-address <n>',
+    env: 'SVC_MX_MAX_CONNECTIONS_PER_ADDRESS',
+    default: '20',
+    scope: 'serve',
+    description: 'MX connections open at once from one address',
+    parse: count('--mx-max-connections-per-address', 1, 100_000),
+  },
+  {
+    name: 'mxRatePerSender',
+    flag: '--mx-rate-per-sender <n>',
+    env: 'SVC_MX_RATE_PER_SENDER',
+    default: '120',
+    scope: 'serve',
+    description:
+      'messages a minute the MX takes from one sender (MAIL FROM; the null sender counted per client IP); past it `451 4.7.1` at MAIL FROM; 0 = no limit',
+    parse: count('--mx-rate-per-sender', 0, 10_000_000),
+  },
+  {
+    name: 'mxRatePerWorkspace',
+    flag: '--mx-rate-per-workspace <n>',
+    env: 'SVC_MX_RATE_PER_WORKSPACE',
+    default: '3000',
+    scope: 'serve',
+    description: 'messages a minute the MX takes into one workspace; past it `451 4.7.1` at RCPT; 0 = no limit',
+    parse: count('--mx-rate-per-workspace', 0, 10_000_000),
+  },
+  {
+    name: 'mxDataMemory',
+    flag: '--mx-data-memory <size>',
+    env: 'SVC_MX_DATA_MEMORY',
+    default: '128mb',
+    scope: 'serve',
+    description: 'message data the MX holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`',
+    parse: (r) => parseSize('--mx-data-memory', r),
+  },
+  {
+    name: 'metricsPort',
+    flag: '--metrics-port <port>',
+    env: 'SVC_METRICS_PORT',
+    defaultText: 'off',
+    scope: 'serve',
+    description: 'Prometheus `/metrics` on a listener of its own (`0` picks a free port); off unless given',
+    parse: (r) => parsePort('--metrics-port', r),
+  },
+  {
+    name: 'metricsHost',
+    flag: '--metrics-host <address>',
+    env: 'SVC_METRICS_HOST',
+    default: '127.0.0.1',
+    scope: 'serve',
+    description:
+      'address the metrics listener binds: loopback unless you say otherwise, whatever `--host` is, so metrics are never open to the world by accident',
+    parse: parseHost,
+  },
   {
     name: 'logFormat',
     flag: '--log-format <format>',
     env: 'SVC_LOG_FORMAT',
     defaultText: '`text` when the log goes to a terminal, else `json`',
     scope: 'serve',
-    description: "the daemon's log: `json`, one JSON object per line (`time`, `level`, `msg` and the event's fields), or `text`, one readable line; timestamps always",
+    description:
+      "the daemon's log: `json`, one JSON object per line (`time`, `level`, `msg` and the event's fields), or `text`, one readable line; timestamps always",
     parse: oneOf('--log-format', ['json', 'text'], ' or '),
   },
   {
@@ -258,11 +626,27 @@ const TABLE = [
     env: 'SVC_LOG_LEVEL',
     default: 'info',
     scope: 'serve',
-    description: "the daemon's least level logged: `debug`, `info` (every delivery attempt, MX verdict, relay session and webhook attempt), `warn` (our own faults) or `error`; SIGHUP re-reads it",
+    description:
+      "the daemon's least level logged: `debug`, `info` (every delivery attempt, MX verdict, relay session and webhook attempt), `warn` (our own faults) or `error`; SIGHUP re-reads it",
     parse: oneOf('--log-level', LOG_LEVELS, ', '),
   },
-  { name: 'logFile', flag: '--log-file <file>', env: 'SVC_LOG_FILE', defaultText: 'standard error', scope: 'serve', description: "file the daemon's log is appended to (made if missing); SIGHUP reopens it, for logrotate" },
-  { name: 'relayDataMemory', flag: '--relay-data-memory <size>', env: 'SVC_RELAY_DATA_MEMORY', default: '64mb', scope: 'serve', description: 'message data the relay holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`', parse: (r) => parseSize('--relay-data-memory', r) },
+  {
+    name: 'logFile',
+    flag: '--log-file <file>',
+    env: 'SVC_LOG_FILE',
+    defaultText: 'standard error',
+    scope: 'serve',
+    description: "file the daemon's log is appended to (made if missing); SIGHUP reopens it, for logrotate",
+  },
+  {
+    name: 'relayDataMemory',
+    flag: '--relay-data-memory <size>',
+    env: 'SVC_RELAY_DATA_MEMORY',
+    default: '64mb',
+    scope: 'serve',
+    description: 'message data the relay holds in memory at once, over all sessions; a DATA that would pass it gets `451 4.3.1`',
+    parse: (r) => parseSize('--relay-data-memory', r),
+  },
 ] as const satisfies readonly Setting[];
 
 export const SETTINGS: readonly Setting[] = TABLE;
@@ -277,7 +661,8 @@ export const flagName = (s: Setting): string | undefined => s.flag?.split(' ')[0
 export const defaultShown = (s: Setting): string => s.defaultText ?? (typeof s.default === 'string' ? s.default : 'none');
 
 /** Commander's help text: the meaning, then where else it can come from and its default. */
-export const helpOf = (s: Setting): string => `${s.description.replace(/`/g, '')} (${[s.env, `default ${defaultShown(s).replace(/`/g, '')}`].filter(Boolean).join(', ')})`;
+export const helpOf = (s: Setting): string =>
+  `${s.description.replace(/`/g, '')} (${[s.env, `default ${defaultShown(s).replace(/`/g, '')}`].filter(Boolean).join(', ')})`;
 
 export interface Resolved {
   setting: Setting;
@@ -335,15 +720,25 @@ export function shown(r: Resolved): string | null {
 
 /** The README's configuration table (every setting, in table order). */
 export function markdownTable(): string {
-  const rows = SETTINGS.map((s) => `| ${s.flag ? `\`${flagName(s)}\`${s.scope === 'serve' ? ' (serve)' : ''}` : ''} | ${s.env ? `\`${s.env}\`` : ''} | ${s.defaultText ?? (typeof s.default === 'string' ? `\`${s.default}\`` : 'none')} | ${s.description} |`);
+  const rows = SETTINGS.map(
+    (s) =>
+      `| ${s.flag ? `\`${flagName(s)}\`${s.scope === 'serve' ? ' (serve)' : ''}` : ''} | ${s.env ? `\`${s.env}\`` : ''} | ${s.defaultText ?? (typeof s.default === 'string' ? `\`${s.default}\`` : 'none')} | ${s.description} |`,
+  );
   return ['| Flag | Env | Default | Meaning |', '| - | - | - | - |', ...rows].join('\n');
 }
 
-const roff = (s: string) => s.replace(/\\/g, '\\e').replace(/-/g, '\\-').replace(/`([^`]*)`/g, '\\fB$1\\fR');
+const roff = (s: string) =>
+  s
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/`([^`]*)`/g, '\\fB$1\\fR');
 
 /** The man page's ENVIRONMENT entries: every variable, the flag it stands for, its default. */
 export function manEnvironment(): string {
   return SETTINGS.filter((s) => s.env)
-    .map((s) => `.TP\n.B ${s.env}\n${s.flag ? `As \\fB${roff(flagName(s)!)}\\fR${s.scope === 'serve' ? ' (serve)' : ''}` : roff(s.description.replace(/^./, (c) => c.toUpperCase()))}; default ${roff(defaultShown(s))}.`)
+    .map(
+      (s) =>
+        `.TP\n.B ${s.env}\n${s.flag ? `As \\fB${roff(flagName(s)!)}\\fR${s.scope === 'serve' ? ' (serve)' : ''}` : roff(s.description.replace(/^./, (c) => c.toUpperCase()))}; default ${roff(defaultShown(s))}.`,
+    )
     .join('\n');
 }

@@ -36,7 +36,7 @@ test('every global option is in the man page and the README', () => {
   }
 });
 
-test('every error kind of the registry is in the man page\'s ERRORS section, with its SMTP reply', () => {
+test("every error kind of the registry is in the man page's ERRORS section, with its SMTP reply", () => {
   const section = man.slice(man.indexOf('.SH ERRORS'), man.indexOf('.SH', man.indexOf('.SH ERRORS') + 1));
   for (const [name, k] of Object.entries(errorKinds)) {
     assert.ok(section.includes(`.B ${name}\n`), `man page ERRORS lacks ${name}`);
@@ -52,7 +52,8 @@ test('the README lists the REST errors of the spec that exist so far', () => {
 });
 
 test('the README configuration table and the man page ENVIRONMENT list are the settings table (npm run docs)', () => {
-  const block = (text: string, [begin, end]: readonly [string, string]) => text.slice(text.indexOf(begin) + begin.length + 1, text.indexOf(end) - 1);
+  const block = (text: string, [begin, end]: readonly [string, string]) =>
+    text.slice(text.indexOf(begin) + begin.length + 1, text.indexOf(end) - 1);
   assert.equal(block(readme, README_BLOCK), markdownTable());
   assert.equal(block(man, MAN_BLOCK), manEnvironment());
 });

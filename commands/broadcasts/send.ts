@@ -10,7 +10,10 @@ export default {
   args: ['<list_id>'],
   options: [
     { flags: '--subject <subject>', description: 'the subject, sent as written (required)' },
-    { flags: '--html <file>', description: 'the HTML body, with merge variables such as {{first_name|there}} and {{unsubscribe_url}} (required)' },
+    {
+      flags: '--html <file>',
+      description: 'the HTML body, with merge variables such as {{first_name|there}} and {{unsubscribe_url}} (required)',
+    },
     { flags: '--text <file>', description: 'the text body (default: made from the HTML)' },
     { flags: '--preheader <text>', description: 'hidden preview text shown beside the subject' },
     { flags: '--from-address <address>', description: "sender (default: the list's)" },

@@ -48,9 +48,14 @@ function Watch({ next, signal }: { next: () => Promise<Progress>; signal: AbortS
         {p.eta !== null && !p.finished ? ` · about ${p.eta} s left` : ''}
       </Text>
       <Text>
-        <Text color="green">sent {c.sent}</Text> · <Text color="red">bounced {c.bounced}</Text> · queued {c.queued} · opened {c.opened} · clicked {c.clicked} · <Text color="yellow">unsubscribed {c.unsubscribed}</Text>
+        <Text color="green">sent {c.sent}</Text> · <Text color="red">bounced {c.bounced}</Text> · queued {c.queued} · opened {c.opened} ·
+        clicked {c.clicked} · <Text color="yellow">unsubscribed {c.unsubscribed}</Text>
       </Text>
-      {error ? <Text color="red">{printable(error, { inline: true })}</Text> : <Text dimColor>{p.finished ? 'done' : 'Ctrl-C to stop watching (the campaign goes on)'}</Text>}
+      {error ? (
+        <Text color="red">{printable(error, { inline: true })}</Text>
+      ) : (
+        <Text dimColor>{p.finished ? 'done' : 'Ctrl-C to stop watching (the campaign goes on)'}</Text>
+      )}
     </Box>
   );
 }

@@ -7,7 +7,8 @@ const EVERY_MS = 500;
 export default {
   noun: 'broadcasts',
   verb: 'watch',
-  summary: "a campaign's progress until it is sent or cancelled: a live view on a terminal (progress bar, rate, counts, time left), a line per change otherwise, NDJSON with --json",
+  summary:
+    "a campaign's progress until it is sent or cancelled: a live view on a terminal (progress bar, rate, counts, time left), a line per change otherwise, NDJSON with --json",
   args: ['<id>'],
   async run(ctx, [id]) {
     const service = await ctx.service();

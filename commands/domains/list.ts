@@ -9,7 +9,13 @@ export default {
     const all = await service.domains.list(await ctx.workspace());
     ctx.out.result(all, () =>
       ctx.out.table(
-        all.map((d) => ({ domain: d.domain, status: d.status, checks: d.records.map((r) => `${r.purpose}:${r.status ?? '-'}`).join(' '), checked_at: d.checked_at, id: d.id })),
+        all.map((d) => ({
+          domain: d.domain,
+          status: d.status,
+          checks: d.records.map((r) => `${r.purpose}:${r.status ?? '-'}`).join(' '),
+          checked_at: d.checked_at,
+          id: d.id,
+        })),
         ['domain', 'status', 'checks', 'checked_at', 'id'],
       ),
     );

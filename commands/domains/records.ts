@@ -12,7 +12,8 @@ export default {
   options: [{ flags: '--format <format>', description: 'table (default), zone or json' }],
   async run(ctx, [domain], opts) {
     const format = (opts.format as string | undefined) ?? (ctx.out.json ? 'json' : 'table');
-    if (!(FORMATS as readonly string[]).includes(format)) throw new SvcError('usage', `invalid --format '${format}': use ${FORMATS.join(', ')}`);
+    if (!(FORMATS as readonly string[]).includes(format))
+      throw new SvcError('usage', `invalid --format '${format}': use ${FORMATS.join(', ')}`);
     const service = await ctx.service();
     const v = await service.domains.show(await ctx.workspace(), domain!);
     const records = v.records.map((r) => ({ purpose: r.purpose, type: r.type, name: r.name, fqdn: r.fqdn, value: r.value }));

@@ -5,8 +5,18 @@ import type { Output } from '../output.js';
 export function printDomain(out: Output, v: DomainView, opts: { history?: boolean } = {}): void {
   const c = out.color;
   const paint = (s: string | null) =>
-    s === 'Verified' ? c.green(s) : s === 'Recommended' ? c.cyan(s) : s === 'Problem' ? c.red(s) : s === 'Waiting' ? c.yellow(s) : c.dim('not checked');
-  out.line(`${c.bold(v.domain)}  ${v.status === 'verified' ? c.green('verified') : c.yellow('pending')}${v.legacy ? c.dim('  (legacy)') : ''}${v.checked_at ? c.dim(`  checked ${v.checked_at}`) : ''}`);
+    s === 'Verified'
+      ? c.green(s)
+      : s === 'Recommended'
+        ? c.cyan(s)
+        : s === 'Problem'
+          ? c.red(s)
+          : s === 'Waiting'
+            ? c.yellow(s)
+            : c.dim('not checked');
+  out.line(
+    `${c.bold(v.domain)}  ${v.status === 'verified' ? c.green('verified') : c.yellow('pending')}${v.legacy ? c.dim('  (legacy)') : ''}${v.checked_at ? c.dim(`  checked ${v.checked_at}`) : ''}`,
+  );
   out.line();
   out.table(
     v.records.map((r) => ({ status: paint(r.status), purpose: r.purpose, type: r.type, name: r.name, value: r.value })),
@@ -20,6 +30,7 @@ export function printDomain(out: Output, v: DomainView, opts: { history?: boolea
   if (opts.history && v.history.length) {
     out.line();
     out.line(c.bold('Changes'));
-    for (const h of v.history.slice(-20)) out.line(`${h.at}  ${h.purpose}  ${h.from ?? '-'} -> ${h.to}${h.note ? c.dim('  ' + h.note) : ''}`);
+    for (const h of v.history.slice(-20))
+      out.line(`${h.at}  ${h.purpose}  ${h.from ?? '-'} -> ${h.to}${h.note ? c.dim('  ' + h.note) : ''}`);
   }
 }

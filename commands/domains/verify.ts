@@ -17,12 +17,14 @@ export default {
   ],
   async run(ctx, [domain], opts) {
     const wait = opts.wait === undefined ? 0 : Number(opts.wait);
-    if (!Number.isFinite(wait) || wait < 0 || !/^\d+$/.test(String(opts.wait ?? '0'))) throw new SvcError('usage', `invalid --wait '${String(opts.wait)}': whole seconds`);
+    if (!Number.isFinite(wait) || wait < 0 || !/^\d+$/.test(String(opts.wait ?? '0')))
+      throw new SvcError('usage', `invalid --wait '${String(opts.wait)}': whole seconds`);
     const service = await ctx.service();
     const ws = await ctx.workspace();
     if (opts.watch) {
       const interval = opts.interval === undefined ? 5 : Number(opts.interval);
-      if (!(interval >= 0.1 && interval <= 3600)) throw new SvcError('usage', `invalid --interval '${String(opts.interval)}': 0.1 to 3600 seconds`);
+      if (!(interval >= 0.1 && interval <= 3600))
+        throw new SvcError('usage', `invalid --interval '${String(opts.interval)}': 0.1 to 3600 seconds`);
       const { watchDomain } = await import('./watch.js');
       return (await watchDomain(service, ws, domain!, interval * 1000)) ? 0 : NOT_YET;
     }

@@ -8,7 +8,15 @@ import type { DomainView } from '../../src/domains/domains.js';
 
 const colour: Record<string, string> = { Verified: 'green', Recommended: 'cyan', Problem: 'red', Waiting: 'yellow' };
 
-function Watch({ check, onDone, intervalMs }: { check: () => Promise<{ view: DomainView; passed: boolean }>; onDone: (passed: boolean) => void; intervalMs: number }) {
+function Watch({
+  check,
+  onDone,
+  intervalMs,
+}: {
+  check: () => Promise<{ view: DomainView; passed: boolean }>;
+  onDone: (passed: boolean) => void;
+  intervalMs: number;
+}) {
   const { exit } = useApp();
   const [state, setState] = useState<{ view: DomainView; passed: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -48,7 +56,11 @@ function Watch({ check, onDone, intervalMs }: { check: () => Promise<{ view: Dom
     <Box flexDirection="column">
       <Text bold>
         {v.domain} <Text color={state.passed ? 'green' : 'yellow'}>{state.passed ? 'verified' : 'waiting'}</Text>
-        <Text dimColor> checked {v.checked_at} · round {round + 1}{state.passed ? '' : ' · Ctrl-C to stop'}</Text>
+        <Text dimColor>
+          {' '}
+          checked {v.checked_at} · round {round + 1}
+          {state.passed ? '' : ' · Ctrl-C to stop'}
+        </Text>
       </Text>
       {v.records.map((r) => (
         <Box key={r.purpose} flexDirection="column">
@@ -56,7 +68,12 @@ function Watch({ check, onDone, intervalMs }: { check: () => Promise<{ view: Dom
             <Text color={colour[r.status ?? ''] ?? 'gray'}>{(r.status ?? '-').padEnd(12)}</Text>
             {r.purpose.padEnd(10)} {r.type.padEnd(4)} {r.fqdn}
           </Text>
-          {r.note ? <Text dimColor>{'            '}{r.note}</Text> : null}
+          {r.note ? (
+            <Text dimColor>
+              {'            '}
+              {r.note}
+            </Text>
+          ) : null}
         </Box>
       ))}
       {error ? <Text color="red">{error}</Text> : null}
@@ -67,7 +84,9 @@ function Watch({ check, onDone, intervalMs }: { check: () => Promise<{ view: Dom
 /** Resolves true when all five pass, false when the person stopped it first. */
 export async function watchDomain(service: Service, ws: Workspace, domain: string, intervalMs: number): Promise<boolean> {
   let passed = false;
-  const app = render(<Watch check={() => service.domains.verify(ws, domain)} onDone={(p) => (passed = p)} intervalMs={intervalMs} />, { exitOnCtrlC: true });
+  const app = render(<Watch check={() => service.domains.verify(ws, domain)} onDone={(p) => (passed = p)} intervalMs={intervalMs} />, {
+    exitOnCtrlC: true,
+  });
   await app.waitUntilExit();
   return passed;
 }

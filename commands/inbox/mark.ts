@@ -21,7 +21,14 @@ export default {
     const archived = both('archive', 'unarchive');
     if (read === undefined && archived === undefined) throw new SvcError('usage', 'give --read, --unread, --archive or --unarchive');
     const service = await ctx.service();
-    const r = await service.inbox.mark(await ctx.workspace(), thread!, { ...(read !== undefined ? { read } : {}), ...(archived !== undefined ? { archived } : {}) });
-    ctx.out.result(r, () => ctx.out.note(`thread ${r.thread_id}: ${[read === undefined ? '' : read ? 'read' : 'unread', archived === undefined ? '' : archived ? 'archived' : 'in the inbox'].filter(Boolean).join(', ')}`));
+    const r = await service.inbox.mark(await ctx.workspace(), thread!, {
+      ...(read !== undefined ? { read } : {}),
+      ...(archived !== undefined ? { archived } : {}),
+    });
+    ctx.out.result(r, () =>
+      ctx.out.note(
+        `thread ${r.thread_id}: ${[read === undefined ? '' : read ? 'read' : 'unread', archived === undefined ? '' : archived ? 'archived' : 'in the inbox'].filter(Boolean).join(', ')}`,
+      ),
+    );
   },
 } satisfies CommandSpec;

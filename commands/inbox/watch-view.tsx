@@ -18,13 +18,15 @@ export function watchView(poll: () => Promise<Row[]>, wait: () => Promise<void>,
     empty: 'waiting for mail…',
     heading: (seen) => (
       <>
-        team inbox · {seen.length} new · <Text color="green">{seen.filter((r) => r.kind === 'reply').length} replies</Text> · <Text color="red">{seen.filter((r) => r.kind === 'bounce').length} bounces</Text>
+        team inbox · {seen.length} new · <Text color="green">{seen.filter((r) => r.kind === 'reply').length} replies</Text> ·{' '}
+        <Text color="red">{seen.filter((r) => r.kind === 'bounce').length} bounces</Text>
       </>
     ),
     row: (r) => (
       <>
         <Text dimColor>{r.created_at.slice(11, 19)} </Text>
-        <Text color={COLOR[r.kind] ?? 'white'}>{r.kind.padEnd(10)}</Text> {oneLine(r.from).slice(0, 40).padEnd(40)} {oneLine(r.subject).slice(0, 60)}
+        <Text color={COLOR[r.kind] ?? 'white'}>{r.kind.padEnd(10)}</Text> {oneLine(r.from).slice(0, 40).padEnd(40)}{' '}
+        {oneLine(r.subject).slice(0, 60)}
       </>
     ),
   });

@@ -24,7 +24,11 @@ export default {
     process.once('SIGINT', () => stop.abort());
     process.once('SIGTERM', () => stop.abort());
     const { statusView } = await import('./view.js');
-    await statusView(() => service.status.view(), () => service.bus.next('queued', 1000, stop.signal), stop.signal);
+    await statusView(
+      () => service.status.view(),
+      () => service.bus.next('queued', 1000, stop.signal),
+      stop.signal,
+    );
     return 0;
   },
 } satisfies CommandSpec;

@@ -16,13 +16,15 @@ function Status({ read, wait, signal }: { read: () => Promise<StatusView>; wait:
     let live = true;
     const tick = () => {
       if (!live || signal.aborted) return;
-      read().then(
-        (v) => {
-          setView(v);
-          setError(null);
-        },
-        (e: Error) => setError(e.message),
-      ).finally(() => void wait().then(tick, tick));
+      read()
+        .then(
+          (v) => {
+            setView(v);
+            setError(null);
+          },
+          (e: Error) => setError(e.message),
+        )
+        .finally(() => void wait().then(tick, tick));
     };
     tick();
     const onAbort = () => exit();

@@ -17,7 +17,10 @@ export default {
     { flags: '--position <n>', description: 'its place, from 0 (required)' },
     { flags: '--delay-hours <h>', description: 'hours after the previous step (required)' },
     { flags: '--subject <subject>', description: 'the subject (required)' },
-    { flags: '--html <file>', description: 'the HTML body; {{email}} and {{unsubscribe_url}} are filled (name variables stay empty: give a fallback)' },
+    {
+      flags: '--html <file>',
+      description: 'the HTML body; {{email}} and {{unsubscribe_url}} are filled (name variables stay empty: give a fallback)',
+    },
     { flags: '--text <file>', description: 'the text body' },
   ],
   async run(ctx, [sequenceId], opts) {

@@ -22,7 +22,11 @@ export default {
     const { checkFileStore } = await import('../../src/store/file/check.js');
     // A directory that holds no store is a mistake in --store, not a clean store.
     const { existsSync } = await import('node:fs');
-    if (!existsSync(config.store.dir)) throw new SvcError('not_found', `no svc store at ${config.store.dir} (svc init makes one; --store, SVC_STORE or the config file names another)`);
+    if (!existsSync(config.store.dir))
+      throw new SvcError(
+        'not_found',
+        `no svc store at ${config.store.dir} (svc init makes one; --store, SVC_STORE or the config file names another)`,
+      );
     const report = await checkFileStore(config.store.dir);
     ctx.out.result(report, () => printStoreReport(ctx.out, report));
     return report.ok ? 0 : NEEDS_ATTENTION;

@@ -11,15 +11,25 @@ import type { CommandSpec } from '../spec.js';
 export default {
   noun: 'store',
   verb: 'rekey',
-  summary: 're-encrypt every DKIM private key, the STARTTLS key and the tracked-link key with a new encryption key (stop every daemon first)',
-  options: [{ flags: '--new-key-file <file>', description: 'file holding the new key (32 bytes, hex or base64); the current one is SVC_ENCRYPTION_KEY or --encryption-key-file' }],
+  summary:
+    're-encrypt every DKIM private key, the STARTTLS key and the tracked-link key with a new encryption key (stop every daemon first)',
+  options: [
+    {
+      flags: '--new-key-file <file>',
+      description: 'file holding the new key (32 bytes, hex or base64); the current one is SVC_ENCRYPTION_KEY or --encryption-key-file',
+    },
+  ],
   async run(ctx, _args, opts) {
-    if (typeof opts.newKeyFile !== 'string') throw new SvcError('usage', 'svc store rekey needs --new-key-file FILE (the key is never a flag value)');
+    if (typeof opts.newKeyFile !== 'string')
+      throw new SvcError('usage', 'svc store rekey needs --new-key-file FILE (the key is never a flag value)');
     let text: string;
     try {
       text = readFileSync(resolve(ctx.io.cwd, opts.newKeyFile), 'utf8');
     } catch (e) {
-      throw new SvcError('usage', `cannot read --new-key-file ${opts.newKeyFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new SvcError(
+        'usage',
+        `cannot read --new-key-file ${opts.newKeyFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
     const next = parseEncryptionKey(text, opts.newKeyFile);
     const config = ctx.config();
@@ -39,7 +49,9 @@ export default {
     }
     ctx.out.result(r, () => {
       ctx.out.line(`re-encrypted ${r.resealed} value(s) with the new key (key id ${r.key_id})`);
-      ctx.out.note('from now on give svc the new key (SVC_ENCRYPTION_KEY or --encryption-key-file); keep the old one until every backup made with it is gone');
+      ctx.out.note(
+        'from now on give svc the new key (SVC_ENCRYPTION_KEY or --encryption-key-file); keep the old one until every backup made with it is gone',
+      );
     });
     return 0;
   },

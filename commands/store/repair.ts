@@ -9,7 +9,8 @@ export default {
   options: [{ flags: '--apply', description: 'make the changes (without it, a dry run that changes nothing)' }],
   async run(ctx, _args, opts) {
     const config = ctx.config();
-    if (config.store.kind === 'postgres') throw new SvcError('usage', 'svc store repair is for file stores; Postgres keeps its own consistency');
+    if (config.store.kind === 'postgres')
+      throw new SvcError('usage', 'svc store repair is for file stores; Postgres keeps its own consistency');
     const dir = config.store.dir;
     const { repairFileStore } = await import('../../src/store/file/check.js');
     if (!opts.apply) {

@@ -31,7 +31,9 @@ export default {
       const s = (Date.now() - started) / 1000;
       const rate = s > 0 ? rows / s : 0;
       const left = read > 0 && rate > 0 ? ((size - read) / read) * s : 0;
-      ctx.io.stderr.write(`\r\x1b[K${rows.toLocaleString('en')} rows, ${Math.round(rate).toLocaleString('en')}/s${done ? `, ${s.toFixed(1)} s` : `, about ${Math.ceil(left)} s left`}${done ? '\n' : ''}`);
+      ctx.io.stderr.write(
+        `\r\x1b[K${rows.toLocaleString('en')} rows, ${Math.round(rate).toLocaleString('en')}/s${done ? `, ${s.toFixed(1)} s` : `, about ${Math.ceil(left)} s left`}${done ? '\n' : ''}`,
+      );
     };
     const source = () => {
       read = 0;

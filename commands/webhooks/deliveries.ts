@@ -19,6 +19,8 @@ export default {
       ...(opts.since ? { since: parseSince(opts.since as string) } : {}),
       limit: parseLimit(opts.limit),
     });
-    ctx.out.result(rows, () => ctx.out.table(rows, ['attempted_at', 'id', 'endpoint_id', 'event', 'kind', 'status_code', 'duration_ms', 'error']));
+    ctx.out.result(rows, () =>
+      ctx.out.table(rows, ['attempted_at', 'id', 'endpoint_id', 'event', 'kind', 'status_code', 'duration_ms', 'error']),
+    );
   },
 } satisfies CommandSpec;

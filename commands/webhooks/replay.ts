@@ -20,7 +20,7 @@ export default {
       const r = await service.webhooks.replay(ws, id);
       ctx.out.result(r, () => ctx.out.record(r, ['id', 'endpoint_id', 'event', 'status_code', 'duration_ms', 'error']));
       if (!r.ok) ctx.out.note(`not delivered: ${r.error ?? 'failed'}`);
-    return r.ok ? 0 : 1;
+      return r.ok ? 0 : 1;
     }
     const all = await service.webhooks.replayFailed(ws, parseSince(opts.since as string));
     ctx.out.result(all, () => {

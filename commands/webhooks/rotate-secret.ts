@@ -3,7 +3,7 @@ import type { CommandSpec } from '../spec.js';
 export default {
   noun: 'webhooks',
   verb: 'rotate-secret',
-  summary: "new signing secret for an endpoint, printed once; the old one stops at once",
+  summary: 'new signing secret for an endpoint, printed once; the old one stops at once',
   args: ['<id>'],
   async run(ctx, [id]) {
     const service = await ctx.service();

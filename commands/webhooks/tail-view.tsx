@@ -16,7 +16,8 @@ export function tailView(poll: () => Promise<AttemptView[]>, wait: () => Promise
       const failed = seen.filter((r) => !r.ok).length;
       return (
         <>
-          webhook deliveries <Text color="green">{seen.length - failed} delivered</Text> · <Text color={failed ? 'red' : 'gray'}>{failed} failed</Text>
+          webhook deliveries <Text color="green">{seen.length - failed} delivered</Text> ·{' '}
+          <Text color={failed ? 'red' : 'gray'}>{failed} failed</Text>
         </>
       );
     },

@@ -37,7 +37,8 @@ export default {
     await follow(ctx, {
       topic: 'attempted',
       poll,
-      line: (r) => `${r.attempted_at} ${r.ok ? 'ok  ' : 'FAIL'} ${r.status_code ?? '-'} ${r.event} ${r.endpoint_id} ${r.id}${r.error ? ` ${r.error}` : ''}`,
+      line: (r) =>
+        `${r.attempted_at} ${r.ok ? 'ok  ' : 'FAIL'} ${r.status_code ?? '-'} ${r.event} ${r.endpoint_id} ${r.id}${r.error ? ` ${r.error}` : ''}`,
       view: async () => (await import('./tail-view.js')).tailView,
     });
   },

@@ -13,6 +13,8 @@ export default {
     // Wrong usage never leaves a new, empty store behind.
     checkNewWorkspace(name!, String(opts.plan));
     const ws = await (await ctx.service()).workspaces.create(name!, String(opts.plan));
-    ctx.out.result({ id: ws.id, name: ws.name, plan: ws.plan }, () => ctx.out.line(`created workspace ${ws.name} (${ws.plan}) ${ctx.out.color.dim(ws.id)}`));
+    ctx.out.result({ id: ws.id, name: ws.name, plan: ws.plan }, () =>
+      ctx.out.line(`created workspace ${ws.name} (${ws.plan}) ${ctx.out.color.dim(ws.id)}`),
+    );
   },
 } satisfies CommandSpec;

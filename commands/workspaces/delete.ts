@@ -14,7 +14,11 @@ export default {
   async run(ctx, [name], opts) {
     const service = await ctx.service();
     const ws = await service.workspaces.byName(name!);
-    if (opts.yes !== true) throw new SvcError('usage', `deleting workspace ${ws.name} deletes all its data (messages, team inbox, lists and subscribers, domains, keys, webhooks and people) and cannot be undone; add --yes to confirm`);
+    if (opts.yes !== true)
+      throw new SvcError(
+        'usage',
+        `deleting workspace ${ws.name} deletes all its data (messages, team inbox, lists and subscribers, domains, keys, webhooks and people) and cannot be undone; add --yes to confirm`,
+      );
     await service.deletion.request(ws, 'operator');
     const [d] = (await service.store.workspaces.deletions()).filter((x) => x.id === ws.id);
     const r = d ? await service.deletion.purge(d) : { removed: 0, done: false, heldElsewhere: true };

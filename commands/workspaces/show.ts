@@ -10,7 +10,10 @@ export default {
     const w = await (await ctx.service()).workspaces.show(name!);
     ctx.out.result(w, () => {
       ctx.out.line(`${w.name} (${w.plan}), created ${w.created_at}`);
-      if (w.read_only_at) ctx.out.line(`trial: read-only from ${w.read_only_at}; its data is deleted at ${w.delete_at} unless it moves to a plan (svc workspaces set-plan)`);
+      if (w.read_only_at)
+        ctx.out.line(
+          `trial: read-only from ${w.read_only_at}; its data is deleted at ${w.delete_at} unless it moves to a plan (svc workspaces set-plan)`,
+        );
       quotaTable(ctx, w.usage);
     });
   },

@@ -2,7 +2,10 @@ import type { CommandSpec } from '../spec.js';
 import type { Context } from '../context.js';
 
 /** The quotas as a table (`usage` and `show`): unlimited and never-resetting ones said in words. */
-export function quotaTable(ctx: Context, quotas: Array<{ kind: string; used: number; limit: number | null; window: string | null; resets_at: string | null }>): void {
+export function quotaTable(
+  ctx: Context,
+  quotas: Array<{ kind: string; used: number; limit: number | null; window: string | null; resets_at: string | null }>,
+): void {
   ctx.out.table(
     quotas.map((q) => ({ ...q, limit: q.limit ?? 'unlimited', window: q.window ?? '-', resets_at: q.resets_at ?? 'never' })),
     ['kind', 'used', 'limit', 'window', 'resets_at'],

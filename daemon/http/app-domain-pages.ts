@@ -7,7 +7,12 @@ import { appPage, copyField, postButton, problem, tokenField, wsNav, type Nav } 
 
 const PURPOSE: Record<string, string> = { ownership: 'Ownership', mx: 'Replies (MX)', spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC' };
 
-export function domainsPage(nav: Nav, form: string, domains: DomainView[], opts: { problem?: string; checked?: { domain: string; passed: boolean } } = {}): string {
+export function domainsPage(
+  nav: Nav,
+  form: string,
+  domains: DomainView[],
+  opts: { problem?: string; checked?: { domain: string; passed: boolean } } = {},
+): string {
   const base = `/app/w/${encodeURIComponent(nav.ws)}/domains`;
   const checked = opts.checked
     ? `<p role="status"><strong>${escape(opts.checked.domain)}: ${opts.checked.passed ? 'every required record is right.' : 'not verified yet.'}</strong> ${opts.checked.passed ? '' : 'The records marked Waiting or Problem need work; DNS changes can take a while to be seen.'}</p>\n`
@@ -18,7 +23,9 @@ export function domainsPage(nav: Nav, form: string, domains: DomainView[], opts:
 ${d.records
   .map(
     // One block a record, its fields full width: a table of long values is unreadable at 360 px.
-    (r) => `<div class="record"><h3>${escape(PURPOSE[r.purpose] ?? r.purpose)}: ${escape(r.type)} record · <strong>${escape(r.status ?? 'Not checked')}</strong></h3>
+    (
+      r,
+    ) => `<div class="record"><h3>${escape(PURPOSE[r.purpose] ?? r.purpose)}: ${escape(r.type)} record · <strong>${escape(r.status ?? 'Not checked')}</strong></h3>
 ${r.note ? `<p class="meta">${escape(r.note)}</p>\n` : ''}<div>Name ${copyField(r.fqdn, `Name of the ${r.purpose} record of ${d.domain}`)}</div>
 <div>Value ${copyField(r.value, `Value of the ${r.purpose} record of ${d.domain}`)}</div></div>`,
   )

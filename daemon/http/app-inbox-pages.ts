@@ -41,7 +41,8 @@ const threadHref = (ws: string, thread: string) => `${inboxBase(ws)}/t/${encodeU
 /** The views' links and the search box, on every inbox page. */
 function folders(ws: string, current: 'inbox' | 'archived' | 'sent' | null, search: string): string {
   const base = inboxBase(ws);
-  const link = (href: string, label: string, here: boolean) => (here ? `<strong aria-current="page">${label}</strong>` : `<a href="${href}">${label}</a>`);
+  const link = (href: string, label: string, here: boolean) =>
+    here ? `<strong aria-current="page">${label}</strong>` : `<a href="${href}">${label}</a>`;
   return `<p>${link(base, 'Inbox', current === 'inbox')} · ${link(`${base}?view=archived`, 'Archived', current === 'archived')} · ${link(`${base}/sent`, 'Sent', current === 'sent')}</p>
 <form method="get" action="${base}" role="search"><label for="q">Search by address or subject</label><input id="q" name="q" type="search" maxlength="200" value="${escape(search)}"><button type="submit">Search</button></form>`;
 }
@@ -69,12 +70,19 @@ export function threadsPage(
   const rows = opts.threads
     .map((t) => {
       const subject = escape(t.subject || '(no subject)');
-      const kind = t.last_kind === 'bounce' || t.last_kind === 'complaint' || t.last_kind === 'auto_reply' ? ` <span class="tag">${escape(KIND_LABEL[t.last_kind]!.split(':')[0]!)}</span>` : '';
+      const kind =
+        t.last_kind === 'bounce' || t.last_kind === 'complaint' || t.last_kind === 'auto_reply'
+          ? ` <span class="tag">${escape(KIND_LABEL[t.last_kind]!.split(':')[0]!)}</span>`
+          : '';
       return `<li class="${t.unread ? 'unread' : 'read'}"><a href="${threadHref(ws, t.thread_id)}">${t.unread ? '<span class="tag">New</span> ' : ''}<span class="who">${escape(t.last_from)}</span> <span class="subject">${subject}</span></a>${kind}
 <span class="meta">${t.count} message${t.count === 1 ? '' : 's'} · ${when(t.last_at)}</span></li>`;
     })
     .join('\n');
-  const empty = opts.search ? 'No thread matches.' : opts.view === 'archived' ? 'Nothing archived.' : 'No mail waiting: replies to your mail arrive here.';
+  const empty = opts.search
+    ? 'No thread matches.'
+    : opts.view === 'archived'
+      ? 'Nothing archived.'
+      : 'No mail waiting: replies to your mail arrive here.';
   return appPage(
     title,
     `${folders(ws, opts.search ? null : opts.view, opts.search)}
@@ -87,10 +95,21 @@ ${pager(query, opts.page, opts.total, opts.per)}
   );
 }
 
-export function sentPage(nav: Nav, opts: { items: Array<{ thread_id: string; to: string[]; subject: string; created_at: string }>; total: number; page: number; per: number }): string {
+export function sentPage(
+  nav: Nav,
+  opts: {
+    items: Array<{ thread_id: string; to: string[]; subject: string; created_at: string }>;
+    total: number;
+    page: number;
+    per: number;
+  },
+): string {
   const ws = nav.ws;
   const rows = opts.items
-    .map((i) => `<li><a href="${threadHref(ws, i.thread_id)}"><span class="who">To ${escape(i.to.join(', '))}</span> <span class="subject">${escape(i.subject || '(no subject)')}</span></a> <span class="meta">${when(i.created_at)}</span></li>`)
+    .map(
+      (i) =>
+        `<li><a href="${threadHref(ws, i.thread_id)}"><span class="who">To ${escape(i.to.join(', '))}</span> <span class="subject">${escape(i.subject || '(no subject)')}</span></a> <span class="meta">${when(i.created_at)}</span></li>`,
+    )
     .join('\n');
   return appPage(
     'Sent',
@@ -105,7 +124,9 @@ ${pager((p) => `${inboxBase(ws)}/sent${p > 1 ? `?page=${p}` : ''}`, opts.page, o
 /** One message of a thread: who, when, what it is, what vouched for it, and its body. */
 function messageBlock(m: ThreadMessage, images: boolean, imagesHref: string): string {
   const who = `<p class="meta"><strong>${escape(KIND_LABEL[m.kind] ?? m.kind)}</strong> · ${when(m.created_at)}<br>From ${escape(m.from)}<br>To ${escape(m.to.join(', '))}</p>`;
-  const auth = m.auth ? `<p class="meta">${m.auth.verdict === 'pass' ? 'Sender verified' : m.auth.verdict === 'fail' ? 'Warning: the sender could not be verified' : 'Sender not verified'}: ${escape(m.auth.summary)}</p>` : '';
+  const auth = m.auth
+    ? `<p class="meta">${m.auth.verdict === 'pass' ? 'Sender verified' : m.auth.verdict === 'fail' ? 'Warning: the sender could not be verified' : 'Sender not verified'}: ${escape(m.auth.summary)}</p>`
+    : '';
   const note = m.note ? `<p class="meta">Note: ${escape(m.note)}</p>` : '';
   let body: string;
   if (m.html !== null && m.html.length <= HTML_SHOWN_MAX) {
@@ -149,7 +170,7 @@ export function threadPage(
     ? `<h2 id="reply">Reply</h2>
 <form method="post" action="${href}/reply">
 ${token}<input type="hidden" name="item" value="${escape(opts.replyTo.id)}">
-<p class="meta">To ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.to.join(', ') : opts.replyTo.from)}, from ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.from : opts.replyTo.to[0] ?? '')}</p>
+<p class="meta">To ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.to.join(', ') : opts.replyTo.from)}, from ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.from : (opts.replyTo.to[0] ?? ''))}</p>
 <label for="text">Your reply</label><textarea id="text" name="text" rows="8" required maxlength="100000">${escape(opts.draft ?? '')}</textarea>
 <button type="submit">Send reply</button>
 </form>`

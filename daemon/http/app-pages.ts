@@ -30,10 +30,23 @@ export interface Nav {
 export type WsPage = 'inbox' | 'messages' | 'workspace' | 'domains' | 'addresses' | 'keys' | 'webhooks' | 'members';
 export function wsNav(nav: Nav, current: WsPage): string {
   const base = `/app/w/${encodeURIComponent(nav.ws)}`;
-  const pages: Array<[WsPage, string, string]> = [['inbox', 'inbox', 'Inbox'], ['messages', 'messages', 'Messages'], ['workspace', 'workspace', 'Workspace']];
-  if (nav.role !== 'member') pages.push(['domains', 'domains', 'Domains'], ['addresses', 'addresses', 'Addresses'], ['keys', 'keys', 'API keys'], ['webhooks', 'webhooks', 'Webhooks'], ['members', 'members', 'People']);
+  const pages: Array<[WsPage, string, string]> = [
+    ['inbox', 'inbox', 'Inbox'],
+    ['messages', 'messages', 'Messages'],
+    ['workspace', 'workspace', 'Workspace'],
+  ];
+  if (nav.role !== 'member')
+    pages.push(
+      ['domains', 'domains', 'Domains'],
+      ['addresses', 'addresses', 'Addresses'],
+      ['keys', 'keys', 'API keys'],
+      ['webhooks', 'webhooks', 'Webhooks'],
+      ['members', 'members', 'People'],
+    );
   return `<nav aria-label="${escape(nav.ws)}"><a href="/app/">svc</a> › ${escape(nav.ws)}: ${pages
-    .map(([id, path, label]) => (id === current ? `<strong aria-current="page">${label}</strong>` : `<a href="${base}/${path}">${label}</a>`))
+    .map(([id, path, label]) =>
+      id === current ? `<strong aria-current="page">${label}</strong>` : `<a href="${base}/${path}">${label}</a>`,
+    )
     .join(' · ')}</nav>
 `;
 }
@@ -102,7 +115,7 @@ export const signInPage = (form: string, opts: { email?: string; problem?: strin
 <p>No password yet, or forgotten? Ask an owner or admin of your workspace for a sign-in link.</p>`,
   );
 
-export const choosePasswordPage = (form: string, email: string, opts: { problem?: string; min: number } ) =>
+export const choosePasswordPage = (form: string, email: string, opts: { problem?: string; min: number }) =>
   appPage(
     'Choose your password',
     `${problem(opts.problem)}<p>For ${escape(email)}. At least ${opts.min} characters; a few words you will remember are good.</p>
@@ -115,7 +128,10 @@ export const choosePasswordPage = (form: string, email: string, opts: { problem?
   );
 
 export const linkNotValidPage = () =>
-  appPage('Link not valid', '<p>This sign-in link was used already, has expired, or was replaced by a newer one. Ask an owner or admin of your workspace for a new one.</p>');
+  appPage(
+    'Link not valid',
+    '<p>This sign-in link was used already, has expired, or was replaced by a newer one. Ask an owner or admin of your workspace for a new one.</p>',
+  );
 
 export const homePage = (form: string, who: { name: string | null; email: string }, workspaces: Array<{ name: string; role: string }>) =>
   appPage(
@@ -125,7 +141,10 @@ export const homePage = (form: string, who: { name: string | null; email: string
 ${
   workspaces.length
     ? `<table><thead><tr><th>Workspace</th><th>Role</th><th></th></tr></thead><tbody>\n${workspaces
-        .map((w) => `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td><a href="/app/w/${encodeURIComponent(w.name)}/inbox">Inbox</a>${w.role === 'member' ? '' : ` · <a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a> · <a href="/app/w/${encodeURIComponent(w.name)}/addresses">Addresses</a>`}</td></tr>`)
+        .map(
+          (w) =>
+            `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td><a href="/app/w/${encodeURIComponent(w.name)}/inbox">Inbox</a>${w.role === 'member' ? '' : ` · <a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a> · <a href="/app/w/${encodeURIComponent(w.name)}/addresses">Addresses</a>`}</td></tr>`,
+        )
         .join('\n')}\n</tbody></table>`
     : '<p>None: you are not a member of any workspace now.</p>'
 }
@@ -144,7 +163,13 @@ export interface KeyRow {
 }
 
 /** A workspace's API keys (owners and admins): create one (its key shown once, in `created`), revoke one. */
-export const keysPage = (form: string, nav: Nav, keys: KeyRow[], scopes: readonly string[], opts: { created?: { name: string; key: string }; problem?: string } = {}) => {
+export const keysPage = (
+  form: string,
+  nav: Nav,
+  keys: KeyRow[],
+  scopes: readonly string[],
+  opts: { created?: { name: string; key: string }; problem?: string } = {},
+) => {
   const ws = nav.ws;
   return appPage(
     `API keys of ${ws}`,
@@ -155,19 +180,19 @@ export const keysPage = (form: string, nav: Nav, keys: KeyRow[], scopes: readonl
 <p><input readonly aria-label="The new key" value="${escape(opts.created.key)}"></p></section>\n`
         : ''
     }${
-  keys.length
-    ? `<div class="wide"><table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
-        .map(
-          (k) =>
-            `<tr><td>${escape(k.name)}</td><td>${escape(k.prefix)}…</td><td>${escape(k.scopes.join(', '))}</td><td>${escape(k.created_at.slice(0, 10))}</td><td>${
-              k.revoked_at
-                ? `revoked ${escape(k.revoked_at.slice(0, 10))}`
-                : `<form method="post" action="/app/w/${encodeURIComponent(ws)}/keys/${encodeURIComponent(k.id)}/revoke"><input type="hidden" name="form" value="${escape(form)}"><button type="submit" aria-label="Revoke ${escape(k.name)}">Revoke</button></form>`
-            }</td></tr>`,
-        )
-        .join('\n')}\n</tbody></table></div>`
-    : '<p>No keys yet.</p>'
-}
+      keys.length
+        ? `<div class="wide"><table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
+            .map(
+              (k) =>
+                `<tr><td>${escape(k.name)}</td><td>${escape(k.prefix)}…</td><td>${escape(k.scopes.join(', '))}</td><td>${escape(k.created_at.slice(0, 10))}</td><td>${
+                  k.revoked_at
+                    ? `revoked ${escape(k.revoked_at.slice(0, 10))}`
+                    : `<form method="post" action="/app/w/${encodeURIComponent(ws)}/keys/${encodeURIComponent(k.id)}/revoke"><input type="hidden" name="form" value="${escape(form)}"><button type="submit" aria-label="Revoke ${escape(k.name)}">Revoke</button></form>`
+                }</td></tr>`,
+            )
+            .join('\n')}\n</tbody></table></div>`
+        : '<p>No keys yet.</p>'
+    }
 <h2>Create a key</h2>
 <form method="post" action="/app/w/${encodeURIComponent(ws)}/keys">
 <input type="hidden" name="form" value="${escape(form)}">
@@ -258,7 +283,10 @@ export const addressesPage = (form: string, nav: Nav, addresses: AddressRow[], o
 ${
   addresses.length
     ? `<div class="wide"><table><thead><tr><th>Address</th><th>Status</th><th></th><th></th></tr></thead><tbody>\n${addresses
-        .map((a) => `<tr><td>${escape(a.address)}</td><td>${escape(a.status)}</td><td>${a.status === 'active' ? action(a, 'disable', 'Disable') : action(a, 'enable', 'Enable')}</td><td>${action(a, 'remove', 'Remove')}</td></tr>`)
+        .map(
+          (a) =>
+            `<tr><td>${escape(a.address)}</td><td>${escape(a.status)}</td><td>${a.status === 'active' ? action(a, 'disable', 'Disable') : action(a, 'enable', 'Enable')}</td><td>${action(a, 'remove', 'Remove')}</td></tr>`,
+        )
         .join('\n')}\n</tbody></table></div>`
     : '<p>No addresses yet.</p>'
 }

@@ -17,8 +17,17 @@ export const FORM_COOKIE = 'svc_form';
 
 /** The service's refusals a page says as a sentence, with their status; anything else is an error of ours. */
 const PAGE_STATUS: Partial<Record<string, number>> = {
-  invalid_argument: 400, usage: 400, invalid_request: 400, invalid_sender: 400, invalid_recipient: 400, plan_limit: 402,
-  forbidden: 403, sender_not_authorized: 403, not_found: 404, conflict: 409, message_too_big: 413,
+  invalid_argument: 400,
+  usage: 400,
+  invalid_request: 400,
+  invalid_sender: 400,
+  invalid_recipient: 400,
+  plan_limit: 402,
+  forbidden: 403,
+  sender_not_authorized: 403,
+  not_found: 404,
+  conflict: 409,
+  message_too_big: 413,
 };
 export function refusalOf(e: unknown): { code: number; text: string } | null {
   const code = isSvcError(e) ? PAGE_STATUS[e.kind] : undefined;
@@ -43,7 +52,10 @@ export function appSession(service: Service) {
   const cookies = (req: FastifyRequest) => parseCookies(req.headers.cookie ?? '');
   /** `images`: remote images allowed (a message whose reader asked for them). */
   const page = (reply: FastifyReply, code: number, html: string, opts: { images?: boolean } = {}) =>
-    reply.code(code).headers(opts.images ? { ...APP_HEADERS, 'content-security-policy': appCsp(true) } : APP_HEADERS).send(html);
+    reply
+      .code(code)
+      .headers(opts.images ? { ...APP_HEADERS, 'content-security-policy': appCsp(true) } : APP_HEADERS)
+      .send(html);
 
   const signedIn = async (req: FastifyRequest): Promise<{ token: string; who: SignedIn } | null> => {
     const token = cookies(req)[SESSION_COOKIE];
@@ -82,7 +94,13 @@ export function appSession(service: Service) {
       return null;
     }
     if (!(ROLE_MAY[may] as readonly Role[]).includes(m.role)) {
-      void page(reply, 403, refusedPage(`only ${ROLE_MAY[may].map((r) => `${r}s`).join(' and ')} may do this in a workspace; you are ${m.role === 'admin' ? 'an' : 'a'} ${m.role} of ${ws.name}.`));
+      void page(
+        reply,
+        403,
+        refusedPage(
+          `only ${ROLE_MAY[may].map((r) => `${r}s`).join(' and ')} may do this in a workspace; you are ${m.role === 'admin' ? 'an' : 'a'} ${m.role} of ${ws.name}.`,
+        ),
+      );
       return null;
     }
     return { ...s, ws, role: m.role };
@@ -118,7 +136,12 @@ export function appSession(service: Service) {
      * A form posted to a page of workspace `name` that needs `may`: from this origin, by a member
      * who may, with the page's token. The person and the form, or null once the refusal is sent.
      */
-    async memberForm(req: FastifyRequest, reply: FastifyReply, name: string, may: keyof typeof ROLE_MAY): Promise<{ m: Member; form: URLSearchParams } | null> {
+    async memberForm(
+      req: FastifyRequest,
+      reply: FastifyReply,
+      name: string,
+      may: keyof typeof ROLE_MAY,
+    ): Promise<{ m: Member; form: URLSearchParams } | null> {
       if (crossSite(req)) {
         void refuse(reply, 'this form was sent from another site.');
         return null;

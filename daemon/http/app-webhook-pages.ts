@@ -26,13 +26,17 @@ export function webhooksPage(
     : '';
   const endpointRows = endpoints
     .map(
-      (e) => `<tr><td>${escape(e.url)}</td><td>${escape(e.events.join(', '))}</td><td>${escape(e.status)}${e.disabled_reason ? `<br><span class="meta">${escape(e.disabled_reason)}</span>` : ''}${e.failing_since ? `<br><span class="meta">failing since ${when(e.failing_since)}</span>` : ''}</td>
+      (
+        e,
+      ) => `<tr><td>${escape(e.url)}</td><td>${escape(e.events.join(', '))}</td><td>${escape(e.status)}${e.disabled_reason ? `<br><span class="meta">${escape(e.disabled_reason)}</span>` : ''}${e.failing_since ? `<br><span class="meta">failing since ${when(e.failing_since)}</span>` : ''}</td>
 <td>${e.status === 'enabled' ? postButton(form, `${base}/${encodeURIComponent(e.id)}/disable`, 'Disable', `Disable ${e.url}`) : postButton(form, `${base}/${encodeURIComponent(e.id)}/enable`, 'Enable', `Enable ${e.url}`)} ${postButton(form, `${base}/${encodeURIComponent(e.id)}/remove`, 'Remove', `Remove ${e.url}`)}</td></tr>`,
     )
     .join('\n');
   const attemptRows = attempts
     .map(
-      (a) => `<tr><td>${when(a.attempted_at)}</td><td>${escape(a.event)}${a.kind === 'event' ? '' : ` (${escape(a.kind)})`}</td><td>${escape(url.get(a.endpoint_id) ?? a.endpoint_id)}</td>
+      (
+        a,
+      ) => `<tr><td>${when(a.attempted_at)}</td><td>${escape(a.event)}${a.kind === 'event' ? '' : ` (${escape(a.kind)})`}</td><td>${escape(url.get(a.endpoint_id) ?? a.endpoint_id)}</td>
 <td>${a.ok ? `delivered, ${a.status_code}` : `<strong>failed</strong>, ${escape(a.status_code === null ? (a.error ?? 'no answer') : String(a.status_code))}`} <span class="meta">${a.duration_ms} ms, attempt ${a.attempt}</span></td>
 <td>${postButton(form, `${base}/deliveries/${encodeURIComponent(a.id)}/replay`, 'Replay', `Replay ${a.event} of ${a.attempted_at}`)}</td></tr>`,
     )

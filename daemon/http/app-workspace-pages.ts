@@ -26,7 +26,8 @@ const QUOTA_LABEL: Record<string, string> = {
 };
 const day = (iso: string) => escape(iso.slice(0, 16).replace('T', ' ')) + ' UTC';
 /** Stored mail in the unit of its limit: GiB for the plans' (1, 10, 50 GiB), MiB below one. */
-const unitOf = (limit: number | null) => (limit === null || limit >= 2 ** 30 ? { div: 2 ** 30, name: ' GiB' } : { div: 2 ** 20, name: ' MiB' });
+const unitOf = (limit: number | null) =>
+  limit === null || limit >= 2 ** 30 ? { div: 2 ** 30, name: ' GiB' } : { div: 2 ** 20, name: ' MiB' };
 
 export function workspacePage(
   nav: Nav,
@@ -80,7 +81,10 @@ export interface MessageRow {
   created_at: string;
 }
 
-export function messagesPage(nav: Nav, opts: { rows: MessageRow[]; total: number; status: string; to: string; page: number; per: number; statuses: readonly string[] }): string {
+export function messagesPage(
+  nav: Nav,
+  opts: { rows: MessageRow[]; total: number; status: string; to: string; page: number; per: number; statuses: readonly string[] },
+): string {
   const base = `/app/w/${encodeURIComponent(nav.ws)}/messages`;
   const q = (page: number) => {
     const p = new URLSearchParams();
@@ -92,7 +96,8 @@ export function messagesPage(nav: Nav, opts: { rows: MessageRow[]; total: number
   const last = Math.max(1, Math.ceil(opts.total / opts.per));
   const rows = opts.rows
     .map(
-      (m) => `<tr><td>${day(m.created_at)}</td><td><a href="${base}/${encodeURIComponent(m.id)}">${escape(m.to)}</a></td><td>${escape(m.subject)}</td><td><strong>${escape(m.status)}</strong></td><td>${m.open_count} / ${m.click_count}</td></tr>`,
+      (m) =>
+        `<tr><td>${day(m.created_at)}</td><td><a href="${base}/${encodeURIComponent(m.id)}">${escape(m.to)}</a></td><td>${escape(m.subject)}</td><td><strong>${escape(m.status)}</strong></td><td>${m.open_count} / ${m.click_count}</td></tr>`,
     )
     .join('\n');
   return appPage(

@@ -68,7 +68,11 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     // too, so they opt out like its pages: each answers as an unknown path does (callNotFound runs
     // the not-found handler without the CORS hook that the route turned off).
     scope.all('/app/*', (_req, reply) => reply.callNotFound());
-    scope.route({ method: scope.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD'), url: '/app', handler: (_req, reply) => reply.callNotFound() });
+    scope.route({
+      method: scope.supportedMethods.filter((m) => m !== 'GET' && m !== 'HEAD'),
+      url: '/app',
+      handler: (_req, reply) => reply.callNotFound(),
+    });
     // Here, not beside the error handler: a 404 of an API path carries the CORS headers too.
     scope.setNotFoundHandler((_req, reply) => reply.code(404).send({ error: 'not found' }));
     registerJsonBody(scope);

@@ -32,7 +32,13 @@ export function registerErrors(app: FastifyInstance, log: Log, events?: EventLog
     if (isSvcError(err)) {
       // A store outage fails every request: one line a minute per kind says so, with the count.
       if (err.spec.http >= 500) {
-        if (events) events.event('error', `api ${err.kind}`, { method: req.method, route: req.routeOptions.url ?? req.url, status: err.spec.http, error: err.message });
+        if (events)
+          events.event('error', `api ${err.kind}`, {
+            method: req.method,
+            route: req.routeOptions.url ?? req.url,
+            status: err.spec.http,
+            error: err.message,
+          });
         else log.error(`${req.method} ${req.routeOptions.url ?? req.url}: ${err.message}`);
       }
       if (err.headers) reply.headers(err.headers);

@@ -36,7 +36,10 @@ export function inboxLive(app: FastifyInstance, service: Service) {
     }
   };
   const off = service.bus.subscribe('received', () => {
-    timer ??= setTimeout(() => void look().catch((e) => service.deps.log.warn(`inbox live update failed: ${(e as Error).message}`)), SETTLE_MS);
+    timer ??= setTimeout(
+      () => void look().catch((e) => service.deps.log.warn(`inbox live update failed: ${(e as Error).message}`)),
+      SETTLE_MS,
+    );
   });
   // Open streams would hold the server's close: they end first.
   app.addHook('preClose', async () => {
@@ -49,21 +52,39 @@ export function inboxLive(app: FastifyInstance, service: Service) {
     /** Answers with an event stream for a workspace; `inbox` events when its mail changed. `session`: the signed-in session's token. */
     stream(req: FastifyRequest, reply: FastifyReply, workspaceId: string, session: string): FastifyReply {
       const mine = perSession.get(session) ?? 0;
-      if (mine >= STREAMS_PER_SESSION) return reply.code(429).headers({ 'cache-control': 'no-store', 'retry-after': '60' }).type('text/plain').send(`at most ${STREAMS_PER_SESSION} live pages at once per sign-in`);
-      if (streams.size >= STREAMS_MAX) return reply.code(503).headers({ 'cache-control': 'no-store', 'retry-after': '60' }).type('text/plain').send('too many live pages open on this server');
+      if (mine >= STREAMS_PER_SESSION)
+        return reply
+          .code(429)
+          .headers({ 'cache-control': 'no-store', 'retry-after': '60' })
+          .type('text/plain')
+          .send(`at most ${STREAMS_PER_SESSION} live pages at once per sign-in`);
+      if (streams.size >= STREAMS_MAX)
+        return reply
+          .code(503)
+          .headers({ 'cache-control': 'no-store', 'retry-after': '60' })
+          .type('text/plain')
+          .send('too many live pages open on this server');
       perSession.set(session, mine + 1);
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-accel-buffering': 'no' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'x-accel-buffering': 'no',
+      });
       res.write('retry: 5000\n\n');
       const notify = () => res.write('event: inbox\ndata: \n\n');
       let set = watchers.get(workspaceId);
       if (!set) {
         watchers.set(workspaceId, (set = new Set()));
         // The first watcher looks now, so that what arrives next is news.
-        void service.store.inbox.list(workspaceId, { folder: 'inbox', limit: 1, offset: 0 }).then((r) => {
-          if (!newest.has(workspaceId)) newest.set(workspaceId, r.data[0]?.id ?? null);
-        }, () => {});
+        void service.store.inbox.list(workspaceId, { folder: 'inbox', limit: 1, offset: 0 }).then(
+          (r) => {
+            if (!newest.has(workspaceId)) newest.set(workspaceId, r.data[0]?.id ?? null);
+          },
+          () => {},
+        );
       }
       set.add(notify);
       streams.add(reply);

@@ -53,9 +53,15 @@ export const confirmSubscriptionPage = (list: string, email: string): string =>
 <form method="post"><button type="submit">Confirm my subscription</button></form>`,
   );
 
-export const confirmedPage = (list: string, email: string): string => page('Subscription confirmed', `<p>${escape(email)} will receive <strong>${escape(list)}</strong>.</p>`);
+export const confirmedPage = (list: string, email: string): string =>
+  page('Subscription confirmed', `<p>${escape(email)} will receive <strong>${escape(list)}</strong>.</p>`);
 
 /** A confirmation of a subscriber who unsubscribed since: nothing happens. */
-export const cancelledPage = (list: string, email: string): string => page('Not subscribed', `<p>${escape(email)} unsubscribed from <strong>${escape(list)}</strong>; this link does not subscribe it again.</p>`);
+export const cancelledPage = (list: string, email: string): string =>
+  page(
+    'Not subscribed',
+    `<p>${escape(email)} unsubscribed from <strong>${escape(list)}</strong>; this link does not subscribe it again.</p>`,
+  );
 
-export const expiredPage = (): string => page('Link expired', '<p>This confirmation link has expired. Subscribe again to get a new one.</p>');
+export const expiredPage = (): string =>
+  page('Link expired', '<p>This confirmation link has expired. Subscribe again to get a new one.</p>');

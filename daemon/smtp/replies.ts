@@ -30,10 +30,20 @@ const RULES: Rule[] = [
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
 const CLASS_DEFAULT: Record<number, string> = { 2: '2.0.0', 4: '4.0.0', 5: '5.0.0' };
 
-export function rewriteReply(code: number, data: string | string[] | undefined, context?: string | false): { code: number; data: string | string[] | undefined } {
+export function rewriteReply(
+  code: number,
+  data: string | string[] | undefined,
+  context?: string | false,
+): { code: number; data: string | string[] | undefined } {
   // Greetings, EHLO/HELO capability lists and 3xx continuations carry no enhanced code; a refusal
   // of an EHLO does, like any other.
-  if (Array.isArray(data) || code === 220 || (code >= 300 && code < 400) || (code < 300 && typeof context === 'string' && /^(HELO|EHLO|LHLO)$/.test(context))) return { code, data };
+  if (
+    Array.isArray(data) ||
+    code === 220 ||
+    (code >= 300 && code < 400) ||
+    (code < 300 && typeof context === 'string' && /^(HELO|EHLO|LHLO)$/.test(context))
+  )
+    return { code, data };
   const text = (data ?? '').toString();
   if (ENHANCED.test(text)) return { code, data: text };
   const rule = RULES.find((r) => r.code === code && r.match.test(text));

@@ -194,14 +194,18 @@ export async function listenSmtp(opts: {
       // 221: the session is over (QUIT); the client may connect again before this socket closes.
       if (r.code === 221) release?.();
     };
-    timers.set(c.id, setTimeout(() => hangUp(c.id, 'connection_time_limit'), limits.maxConnectionMs));
+    timers.set(
+      c.id,
+      setTimeout(() => hangUp(c.id, 'connection_time_limit'), limits.maxConnectionMs),
+    );
     c._socket.once('close', () => {
       clearTimeout(timers.get(c.id));
       timers.delete(c.id);
       pending.delete(c.id);
       connections.delete(c.id);
       // A broken connection in the middle of DATA accepts nothing: the transaction is dropped.
-      if (c.session?.envelope?.mailFrom && (c as unknown as { _dataStream?: unknown })._dataStream) log.info(`${opts.name}: 554 5.6.0 connection broke during DATA (${c.id}); nothing queued`);
+      if (c.session?.envelope?.mailFrom && (c as unknown as { _dataStream?: unknown })._dataStream)
+        log.info(`${opts.name}: 554 5.6.0 connection broke during DATA (${c.id}); nothing queued`);
     });
     opts.onConnection?.(c);
   };
@@ -220,12 +224,18 @@ export async function listenSmtp(opts: {
     connection: (id) => connections.get(id),
     answering(id, decided) {
       pending.set(id, decided);
-      void decided.finally(() => {
-        if (pending.get(id) === decided) pending.delete(id);
-      }).catch(() => {});
+      void decided
+        .finally(() => {
+          if (pending.get(id) === decided) pending.delete(id);
+        })
+        .catch(() => {});
     },
     stats: () => ({ connections: open, addresses: openByAddress.size, dataHeld: budget.held }),
-    setTls: (tls) => (server as unknown as { updateSecureContext(o: { cert: string; key: string }): void }).updateSecureContext({ cert: tls.cert, key: tls.key }),
+    setTls: (tls) =>
+      (server as unknown as { updateSecureContext(o: { cert: string; key: string }): void }).updateSecureContext({
+        cert: tls.cert,
+        key: tls.key,
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of timers.values()) clearTimeout(t);

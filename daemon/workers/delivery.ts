@@ -55,7 +55,13 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
   // An operator's retry (svc queue retry) lifts the pauses of destinations that deferred, so what
   // was made due is tried at once, not after the pause. Heard before the runner's wake-up below.
   const unheard = service.bus.subscribe('retried', () => backoff.clear());
-  const delivery = deliveryService(service.deps, { deliverer, composer, retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 }, linkKey: service.tracking.linkKey, backoff });
+  const delivery = deliveryService(service.deps, {
+    deliverer,
+    composer,
+    retry: { ...DEFAULT_RETRY, windowMs: config.retryWindowSeconds * 1000 },
+    linkKey: service.tracking.linkKey,
+    backoff,
+  });
   const owner = `${hostname()}:${process.pid}:${random.bytes(4).toString('hex')}`;
   const now = () => clock.now().toISOString();
   // Bulk jobs (broadcasts, sequences) take at most a quarter of the slots: the rest stay free for
@@ -109,5 +115,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
     stop: async () => {
       unheard();
       await stop();
-    }, reroute: (outbound: string, ca: string | undefined) => deliverer.reroute(outbound, ca) });
+    },
+    reroute: (outbound: string, ca: string | undefined) => deliverer.reroute(outbound, ca),
+  });
 }

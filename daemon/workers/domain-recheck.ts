@@ -21,7 +21,8 @@ export function domainRecheck(service: Service, intervalSeconds: number, log: Lo
   const runOnce = async () => {
     const t0 = Date.now();
     const r = await service.domains.recheckAll();
-    if (r.checked || r.failed) log.info(`domain re-check: ${r.checked} checked, ${r.passed} passing, ${r.failed} failed in ${Date.now() - t0} ms`);
+    if (r.checked || r.failed)
+      log.info(`domain re-check: ${r.checked} checked, ${r.passed} passing, ${r.failed} failed in ${Date.now() - t0} ms`);
     if (r.unsigned.length) service.faults.raise('dkim', unsignedDetail(r.unsigned));
     else service.faults.clear('dkim');
     if (r.damaged.length) service.faults.raise('dkim_key', damagedKeyDetail(r.damaged));

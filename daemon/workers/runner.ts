@@ -72,7 +72,9 @@ export function leasedRunner<J, R>(q: LeasedQueue<J, R>, deps: { bus: Bus; log: 
     if (!batch.length) return Promise.resolve();
     writing = q
       .complete(batch)
-      .catch((e: Error) => log.error(`${q.name}: cannot record ${batch.length} results: ${e.message} (their jobs run again when their leases end)`))
+      .catch((e: Error) =>
+        log.error(`${q.name}: cannot record ${batch.length} results: ${e.message} (their jobs run again when their leases end)`),
+      )
       .finally(() => {
         writing = null;
         if (done.length) void flush();

@@ -28,7 +28,13 @@ export function addressService({ store, clock, random, config }: DepsOf<'domains
 
   async function viewAll(ws: Workspace): Promise<AddressView[]> {
     const domains = new Map((await store.domains.listByWorkspace(ws.id)).map((d) => [d.id, d.domain]));
-    return (await store.addresses.listByWorkspace(ws.id)).map((a) => ({ id: a.id, address: a.address, status: a.status, domain: domains.get(a.domain_id) ?? '', created_at: a.created_at }));
+    return (await store.addresses.listByWorkspace(ws.id)).map((a) => ({
+      id: a.id,
+      address: a.address,
+      status: a.status,
+      domain: domains.get(a.domain_id) ?? '',
+      created_at: a.created_at,
+    }));
   }
 
   /** By address or id. */
@@ -39,7 +45,13 @@ export function addressService({ store, clock, random, config }: DepsOf<'domains
     return a;
   }
 
-  const toView = (a: Address, domain: string): AddressView => ({ id: a.id, address: a.address, status: a.status, domain, created_at: a.created_at });
+  const toView = (a: Address, domain: string): AddressView => ({
+    id: a.id,
+    address: a.address,
+    status: a.status,
+    domain,
+    created_at: a.created_at,
+  });
 
   return {
     async add(ws: Workspace, input: string): Promise<AddressView> {
@@ -48,11 +60,21 @@ export function addressService({ store, clock, random, config }: DepsOf<'domains
       const domainName = address.slice(address.lastIndexOf('@') + 1);
       const domain = await store.domains.get(ws.id, domainName);
       if (!domain) {
-        throw new SvcError('not_found', `${domainName} is not a domain of workspace '${ws.name}': add it first with \`svc domains add ${domainName}\``);
+        throw new SvcError(
+          'not_found',
+          `${domainName} is not a domain of workspace '${ws.name}': add it first with \`svc domains add ${domainName}\``,
+        );
       }
       const a = createdOrLimit(
         await store.addresses.create(
-          { id: random.uuid(), workspace_id: ws.id, domain_id: domain.id, address, status: 'active', created_at: clock.now().toISOString() },
+          {
+            id: random.uuid(),
+            workspace_id: ws.id,
+            domain_id: domain.id,
+            address,
+            status: 'active',
+            created_at: clock.now().toISOString(),
+          },
           limitFor(ws, 'addresses'),
         ),
         ws,

@@ -39,7 +39,14 @@ export function rateLimiter({ store, clock, config }: DepsOf<'rateLimit'>) {
     }
     const now = clock.now();
     const call = store.rateLimit.hit(p.key.id, now.toISOString(), RATE_WINDOW_MS, config.rateLimit, block);
-    if (block > 1) fetching.set(p.key.id, call.then(() => {}, () => {}));
+    if (block > 1)
+      fetching.set(
+        p.key.id,
+        call.then(
+          () => {},
+          () => {},
+        ),
+      );
     let r;
     try {
       r = await call;

@@ -41,7 +41,13 @@ export const campaignView = (c: Campaign, counts?: CampaignCounts) => ({
   fanned_out_at: c.fanned_out_at,
 });
 
-export function broadcastService({ store, clock, random, config, bus }: DepsOf<'lists' | 'subscribers' | 'campaigns' | 'domains' | 'addresses'>) {
+export function broadcastService({
+  store,
+  clock,
+  random,
+  config,
+  bus,
+}: DepsOf<'lists' | 'subscribers' | 'campaigns' | 'domains' | 'addresses'>) {
   async function campaign(ws: Workspace, id: string): Promise<Campaign> {
     const c = await store.campaigns.get(ws.id, id);
     if (!c) throw new SvcError('not_found', 'campaign not found');
@@ -59,14 +65,16 @@ export function broadcastService({ store, clock, random, config, bus }: DepsOf<'
       const subject = bodyText(body, 'subject');
       const html = bodyText(body, 'body_html');
       if (!subject?.trim() || !html?.trim()) throw new SvcError('invalid_request', 'subject and body_html required');
-      if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject)) throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
+      if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject))
+        throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
       const given = bodyText(body, 'body_text');
       const preheader = text(body, 'preheader') ?? '';
       const fromName = text(body, 'from_name') ?? list.from_name;
       const from = (text(body, 'from_address') ?? list.from_address).trim().toLowerCase();
       if (!from) throw new SvcError('invalid_request', 'from_address required (list has none)');
       const registered = await registeredSender(store, ws, from);
-      if ('why' in registered) throw new SvcError('sender_not_authorized', `from address '${from}' is not registered for this account. ${registered.why}`);
+      if ('why' in registered)
+        throw new SvcError('sender_not_authorized', `from address '${from}' is not registered for this account. ${registered.why}`);
       // Every active subscriber counts now: the quota is taken whole or not at all.
       const recipients = (await store.subscribers.list(ws.id, listId, { status: 'active', limit: 0, offset: 0 })).total;
       const now = at.toISOString();
@@ -93,7 +101,11 @@ export function broadcastService({ store, clock, random, config, bus }: DepsOf<'
       const stored = await store.campaigns.create(c, { n: recipients, windows: sendWindows(ws, at) });
       if ('refused' in stored) throw sendQuotaError(stored, ws, upgradeUrlOf(config), 'api_sends');
       bus?.publish('campaign');
-      return { campaign_id: c.id, status: 'queued', message: `broadcast to ${recipients} active subscriber${recipients === 1 ? '' : 's'} of list '${list.name}' queued` };
+      return {
+        campaign_id: c.id,
+        status: 'queued',
+        message: `broadcast to ${recipients} active subscriber${recipients === 1 ? '' : 's'} of list '${list.name}' queued`,
+      };
     },
 
     async list(ws: Workspace) {

@@ -26,10 +26,20 @@ export function fanOutService(deps: DepsOf<'campaigns' | 'subscribers' | 'worksp
     const now = clock.now().toISOString();
     if (c.status === 'queued') await store.campaigns.setStatus(ws.id, c.id, 'sending', ['queued'], now);
     const page = await store.subscribers.activeAfter(ws.id, c.list_id, c.cursor, FAN_OUT_BATCH);
-    const subscribers = new Map<string, CopySubscriber>(page.data.map((s) => [s.email, { id: s.id, name: s.name, unsubscribe_token: s.unsubscribe_token }]));
+    const subscribers = new Map<string, CopySubscriber>(
+      page.data.map((s) => [s.email, { id: s.id, name: s.name, unsubscribe_token: s.unsubscribe_token }]),
+    );
     await send(
       ws,
-      { from: { name: c.from_name || null, address: c.from }, to: page.data.map((s) => ({ name: null, address: s.email })), cc: [], bcc: [], subject: c.subject, html: c.html, text: c.text },
+      {
+        from: { name: c.from_name || null, address: c.from },
+        to: page.data.map((s) => ({ name: null, address: s.email })),
+        cc: [],
+        bcc: [],
+        subject: c.subject,
+        html: c.html,
+        text: c.text,
+      },
       {
         source: 'broadcast',
         list: {

@@ -18,7 +18,13 @@ export interface CheckResult {
   dkimPublished: boolean | null;
 }
 
-export async function checkDomain(d: Domain, dns: DnsClient, names: ServiceNames, verifiedElsewhere: boolean, at: string): Promise<CheckResult> {
+export async function checkDomain(
+  d: Domain,
+  dns: DnsClient,
+  names: ServiceNames,
+  verifiedElsewhere: boolean,
+  at: string,
+): Promise<CheckResult> {
   const [ownership, mx, apex, dkim, dmarc] = await Promise.all([
     dns.txt(`_svc.${d.domain}`),
     dns.mx(d.domain),
@@ -32,7 +38,8 @@ export async function checkDomain(d: Domain, dns: DnsClient, names: ServiceNames
   const lookups = spfRecord ? await countSpfLookups(spfRecord, dns) : undefined;
   const orgDomain = getDomain(d.domain);
   const ownDmarc = dmarc.ok && dmarc.records.some((r) => /^\s*v=DMARC1(\s|;|$)/i.test(r));
-  const org = !ownDmarc && orgDomain && orgDomain !== d.domain ? { domain: orgDomain, lookup: await dns.txt(`_dmarc.${orgDomain}`) } : undefined;
+  const org =
+    !ownDmarc && orgDomain && orgDomain !== d.domain ? { domain: orgDomain, lookup: await dns.txt(`_dmarc.${orgDomain}`) } : undefined;
   const evaluations: Record<Purpose, Evaluation> = {
     ownership: evaluateOwnership(ownership, d.token, verifiedElsewhere),
     mx: evaluateMx(mx, names.mxHost),
@@ -40,10 +47,21 @@ export async function checkDomain(d: Domain, dns: DnsClient, names: ServiceNames
     dkim: evaluateDkim(dkim, d.dkim_public_key),
     dmarc: evaluateDmarc(dmarc, org),
   };
-  const records = PURPOSES.map((purpose) => ({ purpose, status: evaluations[purpose].status, note: evaluations[purpose].note, value: evaluations[purpose].value ?? null, checked_at: at }));
+  const records = PURPOSES.map((purpose) => ({
+    purpose,
+    status: evaluations[purpose].status,
+    note: evaluations[purpose].note,
+    value: evaluations[purpose].value ?? null,
+    checked_at: at,
+  }));
   const before = new Map(d.records?.map((r) => [r.purpose, r.status]) ?? []);
   const changes = records
     .filter((r) => before.get(r.purpose) !== r.status)
     .map((r) => ({ at, purpose: r.purpose, from: before.get(r.purpose) ?? null, to: r.status, note: r.note }));
-  return { records, changes, passed: records.every((r) => passes(r.status)), dkimPublished: dkim.ok ? passes(evaluations.dkim.status) : null };
+  return {
+    records,
+    changes,
+    passed: records.every((r) => passes(r.status)),
+    dkimPublished: dkim.ok ? passes(evaluations.dkim.status) : null,
+  };
 }

@@ -38,7 +38,10 @@ export interface DomainView {
   history: Domain['history'];
 }
 
-export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsClient = dnsClient({ servers: deps.config.dnsServers, timeoutMs: deps.config.dnsTimeoutMs })) {
+export function domainService(
+  deps: DepsOf<'domains' | 'addresses'>,
+  dns: DnsClient = dnsClient({ servers: deps.config.dnsServers, timeoutMs: deps.config.dnsTimeoutMs }),
+) {
   const { store, clock, random, config } = deps;
   const names: ServiceNames = { serviceDomain: config.serviceDomain, mxHost: config.mxHost };
 
@@ -79,9 +82,17 @@ export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsCli
       // A verified domain whose DKIM record broke: its mail is sent unsigned from now on (signed,
       // it would fail DKIM at receivers) and the daemon shows a fault until the record is fixed.
       if (d.status === 'verified' && d.dkim_verified && !dkim) {
-        deps.log.error(`domain ${d.domain}: its DKIM record svc1._domainkey no longer checks out (${dkimRecord.status}${dkimRecord.note ? `: ${dkimRecord.note}` : ''}); its mail goes unsigned until it is fixed (svc domains show ${d.domain})`);
+        deps.log.error(
+          `domain ${d.domain}: its DKIM record svc1._domainkey no longer checks out (${dkimRecord.status}${dkimRecord.note ? `: ${dkimRecord.note}` : ''}); its mail goes unsigned until it is fixed (svc domains show ${d.domain})`,
+        );
       }
-      const saved = await store.domains.saveCheck(d.id, { records: r.records, changes: r.changes, dkim_verified: dkim, checked_at: at, verify: r.passed });
+      const saved = await store.domains.saveCheck(d.id, {
+        records: r.records,
+        changes: r.changes,
+        dkim_verified: dkim,
+        checked_at: at,
+        verify: r.passed,
+      });
       return { domain: saved, passed: r.passed };
     };
     const owner = await store.domains.verifiedBy(d.domain);
@@ -141,7 +152,11 @@ export function domainService(deps: DepsOf<'domains' | 'addresses'>, dns: DnsCli
       return { view: view(r.domain), passed: r.passed };
     },
 
-    async remove(ws: Workspace, name: string, opts: { force?: boolean } = {}): Promise<{ id: string; domain: string; addresses_removed: number }> {
+    async remove(
+      ws: Workspace,
+      name: string,
+      opts: { force?: boolean } = {},
+    ): Promise<{ id: string; domain: string; addresses_removed: number }> {
       const d = await find(ws, name);
       const addresses = (await store.addresses.listByWorkspace(ws.id)).filter((a) => a.domain_id === d.id);
       if (addresses.length && !opts.force) {

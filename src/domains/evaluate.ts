@@ -54,7 +54,10 @@ export function evaluateMx(lookup: Lookup<MxRecord>, mxHost: string): Evaluation
   const before = lookup.records.filter((r) => host(r.exchange) !== host(mxHost) && r.priority <= best);
   if (ours.length && before.length) {
     const list = before.map((r) => `${r.priority} ${host(r.exchange)}`).join(', ');
-    return { status: 'Problem', note: `${list} is preferred to (or as preferred as) ${mxHost} at ${best}, so replies go there, not to the inbox; remove it or give it a higher number than ${best}` };
+    return {
+      status: 'Problem',
+      note: `${list} is preferred to (or as preferred as) ${mxHost} at ${best}, so replies go there, not to the inbox; remove it or give it a higher number than ${best}`,
+    };
   }
   if (ours.some((r) => r.priority === 10)) return { status: 'Verified', note: null };
   if (ours.length) return { status: 'Problem', note: `${mxHost} is published at priority ${ours[0]!.priority}; use priority 10` };
@@ -85,15 +88,21 @@ export function evaluateSpf(lookup: Lookup<string>, serviceDomain: string, looku
   const allAt = terms.findIndex((t) => ALL.test(t));
   const merged = mergeSpf(spf, include);
   if (at < 0) return { status: 'Problem', note: `the SPF record lacks ${include}; publish the merged record`, value: merged };
-  if (allAt >= 0 && at > allAt) return { status: 'Problem', note: `${include} stands after ${terms[allAt]}, so it is never evaluated; move it before`, value: merged };
+  if (allAt >= 0 && at > allAt)
+    return { status: 'Problem', note: `${include} stands after ${terms[allAt]}, so it is never evaluated; move it before`, value: merged };
   if (lookups !== undefined && lookups > SPF_LOOKUP_LIMIT) {
-    return { status: 'Problem', note: `the SPF record needs ${lookups} DNS look-ups; receivers stop at ${SPF_LOOKUP_LIMIT} and fail SPF for all mail (permerror): replace includes with the addresses they name (flattening) or drop unused ones` };
+    return {
+      status: 'Problem',
+      note: `the SPF record needs ${lookups} DNS look-ups; receivers stop at ${SPF_LOOKUP_LIMIT} and fail SPF for all mail (permerror): replace includes with the addresses they name (flattening) or drop unused ones`,
+    };
   }
   const all = allAt >= 0 ? terms[allAt]! : null;
   // The suggested value keeps every term already there (it is the record with ours merged in).
   if (all === null) return { status: 'Recommended', note: 'the SPF record has no all term; end it with -all', value: merged };
-  if (/^\+?all$/i.test(all)) return { status: 'Problem', note: `${all} lets anyone send as this domain; end the record with -all`, value: merged };
-  if (all !== '-all') return { status: 'Recommended', note: `${all} only marks unauthorised mail; -all makes receivers refuse it`, value: merged };
+  if (/^\+?all$/i.test(all))
+    return { status: 'Problem', note: `${all} lets anyone send as this domain; end the record with -all`, value: merged };
+  if (all !== '-all')
+    return { status: 'Recommended', note: `${all} only marks unauthorised mail; -all makes receivers refuse it`, value: merged };
   return { status: 'Verified', note: null };
 }
 
@@ -125,7 +134,8 @@ export function evaluateDkim(lookup: Lookup<string>, publicKey: string): Evaluat
   const k = tags.get('k') ?? 'rsa';
   if (k.toLowerCase() !== 'rsa') return { status: 'Problem', note: `k=${k}: the key is RSA; publish: ${want}` };
   if (!tags.get('p')) return { status: 'Problem', note: `the record has an empty p= (a revoked key); publish: ${want}` };
-  if (tags.get('p') !== publicKey) return { status: 'Problem', note: `p= is not this domain's public key (check for a truncated or old key); publish: ${want}` };
+  if (tags.get('p') !== publicKey)
+    return { status: 'Problem', note: `p= is not this domain's public key (check for a truncated or old key); publish: ${want}` };
   return { status: 'Verified', note: null };
 }
 
@@ -142,9 +152,13 @@ export function evaluateDmarc(lookup: Lookup<string>, org?: { domain: string; lo
     return { ...inherited, note: inherited.note ? `${inherited.note}; ${from}` : from };
   }
   if (dmarc.length === 0) return { status: 'Waiting', note: null };
-  if (dmarc.length > 1) return { status: 'Problem', note: `${dmarc.length} DMARC records: receivers ignore them all; keep one, e.g. v=DMARC1; p=quarantine` };
+  if (dmarc.length > 1)
+    return { status: 'Problem', note: `${dmarc.length} DMARC records: receivers ignore them all; keep one, e.g. v=DMARC1; p=quarantine` };
   const p = tagList(dmarc[0]!).get('p')?.toLowerCase();
   if (p === 'quarantine' || p === 'reject') return { status: 'Verified', note: null };
   if (p === 'none') return { status: 'Recommended', note: 'p=none passes, but BIMI needs p=quarantine or p=reject' };
-  return { status: 'Problem', note: `the DMARC record needs p=none, p=quarantine or p=reject (found ${p ? `p=${p}` : 'no p='}); e.g. v=DMARC1; p=quarantine` };
+  return {
+    status: 'Problem',
+    note: `the DMARC record needs p=none, p=quarantine or p=reject (found ${p ? `p=${p}` : 'no p='}); e.g. v=DMARC1; p=quarantine`,
+  };
 }

@@ -38,7 +38,8 @@ const within = (name: string, parent: string) => name === parent || name.endsWit
 
 export function normalizeDomain(input: string, service: { serviceDomain: string; mxHost: string }): string {
   const trimmed = input.trim().replace(/\.$/, '');
-  if (isIP(trimmed) || isIP(trimmed.replace(/^\[|\]$/g, ''))) throw new SvcError('invalid_argument', `'${input}' is an IP address, not a domain`);
+  if (isIP(trimmed) || isIP(trimmed.replace(/^\[|\]$/g, '')))
+    throw new SvcError('invalid_argument', `'${input}' is an IP address, not a domain`);
   const ascii = domainToASCII(trimmed).toLowerCase();
   if (!ascii) throw new SvcError('invalid_argument', `'${input}' is not a valid domain name`);
   const problem = hostNameProblem(ascii);

@@ -24,7 +24,13 @@ export function recordSpecs(domain: string, token: string, dkimPublicKey: string
     { purpose: 'ownership', type: 'TXT', name: '_svc', fqdn: `_svc.${domain}`, value: `svc-verify=${token}` },
     { purpose: 'mx', type: 'MX', name: '@', fqdn: domain, value: `10 ${names.mxHost}` },
     { purpose: 'spf', type: 'TXT', name: '@', fqdn: domain, value: `v=spf1 ${spfInclude(names.serviceDomain)} -all` },
-    { purpose: 'dkim', type: 'TXT', name: `${DKIM_SELECTOR}._domainkey`, fqdn: `${DKIM_SELECTOR}._domainkey.${domain}`, value: dkimValue(dkimPublicKey) },
+    {
+      purpose: 'dkim',
+      type: 'TXT',
+      name: `${DKIM_SELECTOR}._domainkey`,
+      fqdn: `${DKIM_SELECTOR}._domainkey.${domain}`,
+      value: dkimValue(dkimPublicKey),
+    },
     { purpose: 'dmarc', type: 'TXT', name: '_dmarc', fqdn: `_dmarc.${domain}`, value: 'v=DMARC1; p=quarantine' },
   ];
 }

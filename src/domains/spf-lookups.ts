@@ -14,7 +14,12 @@ const spfOf = (records: string[]) => records.find((r) => /^\s*v=spf1(\s|$)/i.tes
  * twice, as pyspf and libspf2 count it); one that includes itself, directly or further down, never
  * ends at a receiver, so it is past the limit. `records`: the TXT answers of this evaluation, asked once.
  */
-export async function countSpfLookups(record: string, dns: DnsClient, chain: string[] = [], records = new Map<string, string | undefined>()): Promise<number> {
+export async function countSpfLookups(
+  record: string,
+  dns: DnsClient,
+  chain: string[] = [],
+  records = new Map<string, string | undefined>(),
+): Promise<number> {
   let count = 0;
   for (const term of record.trim().split(/\s+/).slice(1)) {
     if (!COUNTED.test(term)) continue;

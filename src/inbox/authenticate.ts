@@ -56,16 +56,46 @@ export function inboundAuthenticator(resolve: ResolveFn, authserv: string): Auth
     const signed = fields.get('dkim-signature') !== undefined;
     const arcChain = fields.get('arc-seal') !== undefined || fields.get('arc-message-signature') !== undefined;
     const heloName = helo ? (isIP(helo) ? `[${helo}]` : helo) : `[${ip}]`;
-    const r = signed || arcChain ? await mailauth(raw, { ip, helo, sender: mailFrom || undefined, mta: authserv, resolver: resolve, disableBimi: true, disableArc: !arcChain } as Parameters<typeof Mailauth.authenticate>[1]) : await unsigned();
+    const r =
+      signed || arcChain
+        ? await mailauth(raw, {
+            ip,
+            helo,
+            sender: mailFrom || undefined,
+            mta: authserv,
+            resolver: resolve,
+            disableBimi: true,
+            disableArc: !arcChain,
+          } as Parameters<typeof Mailauth.authenticate>[1])
+        : await unsigned();
 
     /** SPF and DMARC alone, in the shape of a full run's result (nothing to verify for DKIM or ARC). */
     async function unsigned() {
       const headerFrom = fields.all('from').flatMap((v) => addresses(v.includes('=?') ? decodeWords(v) : v));
-      const spfResult = await spfCheck({ ip, helo: heloName, sender: mailFrom || undefined, mta: authserv, resolver: resolve } as Parameters<typeof Mailauth.spf>[0]);
+      const spfResult = await spfCheck({
+        ip,
+        helo: heloName,
+        sender: mailFrom || undefined,
+        mta: authserv,
+        resolver: resolve,
+      } as Parameters<typeof Mailauth.spf>[0]);
       const passed = spfResult.status.result === 'pass' && spfResult.domain ? [spfResult.domain] : [];
-      const dmarcResult = headerFrom.length ? await dmarcCheck({ headerFrom: headerFrom.length === 1 ? headerFrom[0]! : headerFrom, spfDomains: passed, dkimDomains: [], resolver: resolve } as Parameters<typeof Mailauth.dmarc>[0]) : false;
+      const dmarcResult = headerFrom.length
+        ? await dmarcCheck({
+            headerFrom: headerFrom.length === 1 ? headerFrom[0]! : headerFrom,
+            spfDomains: passed,
+            dkimDomains: [],
+            resolver: resolve,
+          } as Parameters<typeof Mailauth.dmarc>[0])
+        : false;
       const rows = ['dkim=none (message not signed)', spfResult.info, ...(dmarcResult && dmarcResult.info ? [dmarcResult.info] : [])];
-      return { spf: spfResult, dkim: { results: [], headerFrom }, dmarc: dmarcResult, arc: false as const, headers: `Authentication-Results: ${authserv};\r\n ${rows.join(';\r\n ')}\r\n` };
+      return {
+        spf: spfResult,
+        dkim: { results: [], headerFrom },
+        dmarc: dmarcResult,
+        arc: false as const,
+        headers: `Authentication-Results: ${authserv};\r\n ${rows.join(';\r\n ')}\r\n`,
+      };
     }
     const spf = r.spf ? String(r.spf.status.result) : 'none';
     const dkimResults = (r.dkim.results ?? []) as Array<{ signingDomain?: string; status: { result: string } }>;
@@ -96,13 +126,29 @@ export function inboundAuthenticator(resolve: ResolveFn, authserv: string): Auth
       why = `a DKIM signature of ${dkimPass.find((d) => org(d) === org(fromDomain))} passes, aligned with ${fromDomain}`;
     } else {
       verdict = 'none';
-      why = dmarc === 'temperror' ? `the DMARC look-up for ${fromDomain} failed` : `nothing authenticates ${fromDomain} (SPF ${spf}, DKIM ${dkim})`;
+      why =
+        dmarc === 'temperror'
+          ? `the DMARC look-up for ${fromDomain} failed`
+          : `nothing authenticates ${fromDomain} (SPF ${spf}, DKIM ${dkim})`;
     }
     const policy = verdict === 'fail' ? (dmarcResult?.policy ?? null) : null;
-    const header = r.headers.split(/\r?\n(?=\S)/).find((h) => /^authentication-results:/i.test(h)) ?? `Authentication-Results: ${authserv}; none`;
-    return { auth: { verdict, spf, dkim, dmarc, arc, policy, from_domain: fromDomain, summary: why }, header: `${header.replace(/\r?\n$/, '').replace(/\r?\n/g, '\r\n')}\r\n` };
+    const header =
+      r.headers.split(/\r?\n(?=\S)/).find((h) => /^authentication-results:/i.test(h)) ?? `Authentication-Results: ${authserv}; none`;
+    return {
+      auth: { verdict, spf, dkim, dmarc, arc, policy, from_domain: fromDomain, summary: why },
+      header: `${header.replace(/\r?\n$/, '').replace(/\r?\n/g, '\r\n')}\r\n`,
+    };
   };
 }
 
 /** Nothing evaluated (an MX built without an authenticator, as in unit tests of the classifier). */
-export const NOT_EVALUATED: InboundAuth = { verdict: 'none', spf: 'none', dkim: 'none', dmarc: 'none', arc: 'none', policy: null, from_domain: null, summary: 'not evaluated' };
+export const NOT_EVALUATED: InboundAuth = {
+  verdict: 'none',
+  spf: 'none',
+  dkim: 'none',
+  dmarc: 'none',
+  arc: 'none',
+  policy: null,
+  from_domain: null,
+  summary: 'not evaluated',
+};

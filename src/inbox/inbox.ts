@@ -4,7 +4,17 @@
 // against the inbox sends per day.
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import { INBOX_KINDS, THREAD_VIEWS, threadFlags, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type ThreadState, type ThreadView } from '../model/inbox.js';
+import {
+  INBOX_KINDS,
+  THREAD_VIEWS,
+  threadFlags,
+  type InboxFolder,
+  type InboxItem,
+  type InboxKind,
+  type InboxSummary,
+  type ThreadState,
+  type ThreadView,
+} from '../model/inbox.js';
 import type { Workspace } from '../model/workspace.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party } from '../send/validate.js';
@@ -90,13 +100,30 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
   return {
     async list(ws: Workspace, q: InboxListQuery) {
       const kind = kindOf(q.kind);
-      const r = await store.inbox.list(ws.id, { folder: folderOf(q.folder), ...(q.thread ? { thread_id: q.thread } : {}), ...(kind ? { kind } : {}), ...page(q) });
+      const r = await store.inbox.list(ws.id, {
+        folder: folderOf(q.folder),
+        ...(q.thread ? { thread_id: q.thread } : {}),
+        ...(kind ? { kind } : {}),
+        ...page(q),
+      });
       return { data: r.data.map(inboxListItem), total: r.total };
     },
     /** Threads newest activity first: `view` all (default), inbox or archived; `search` text in a sender, recipient or subject. */
-    async threads(ws: Workspace, q: { limit?: string | number | undefined; offset?: string | number | undefined; view?: string | undefined; search?: string | undefined }) {
+    async threads(
+      ws: Workspace,
+      q: {
+        limit?: string | number | undefined;
+        offset?: string | number | undefined;
+        view?: string | undefined;
+        search?: string | undefined;
+      },
+    ) {
       const view = q.view === undefined || q.view === '' ? 'all' : q.view;
-      if (!(THREAD_VIEWS as readonly string[]).includes(view)) throw new SvcError('invalid_argument', `view must be one of ${THREAD_VIEWS.join(', ')}, not '${view.replace(NO_CRLF, ' ').slice(0, 40)}'`);
+      if (!(THREAD_VIEWS as readonly string[]).includes(view))
+        throw new SvcError(
+          'invalid_argument',
+          `view must be one of ${THREAD_VIEWS.join(', ')}, not '${view.replace(NO_CRLF, ' ').slice(0, 40)}'`,
+        );
       const search = (q.search ?? '').trim();
       if (search.length > SEARCH_MAX) throw new SvcError('invalid_argument', `search must be at most ${SEARCH_MAX} characters`);
       return store.inbox.threads(ws.id, { ...page(q), view: view as ThreadView, ...(search ? { search } : {}) });
@@ -108,7 +135,10 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
     async mark(ws: Workspace, threadId: string, body: { read?: unknown; archived?: unknown }) {
       const patch: Partial<ThreadState> = {};
       const at = deps.clock.now().toISOString();
-      for (const [field, key] of [['read', 'read_at'], ['archived', 'archived_at']] as const) {
+      for (const [field, key] of [
+        ['read', 'read_at'],
+        ['archived', 'archived_at'],
+      ] as const) {
         const v = body[field];
         if (v === undefined) continue;
         if (typeof v !== 'boolean') throw new SvcError('invalid_request', `${field} must be true or false`);
@@ -120,11 +150,19 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
     },
     /** A thread's items of both folders, oldest first. */
     async thread(ws: Workspace, threadId: string) {
-      const [inbox, sent] = await Promise.all((['inbox', 'sent'] as const).map((folder) => store.inbox.list(ws.id, { folder, thread_id: threadId, limit: MAX_PAGE, offset: 0 })));
-      const items = [...inbox!.data, ...sent!.data].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+      const [inbox, sent] = await Promise.all(
+        (['inbox', 'sent'] as const).map((folder) => store.inbox.list(ws.id, { folder, thread_id: threadId, limit: MAX_PAGE, offset: 0 })),
+      );
+      const items = [...inbox!.data, ...sent!.data].sort((a, b) =>
+        a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0,
+      );
       if (!items.length) throw new SvcError('not_found', 'thread not found');
       const received = items.filter((i) => i.folder === 'inbox').at(-1)?.created_at ?? null;
-      return { thread_id: threadId, ...threadFlags(received, await store.inbox.threadState(ws.id, threadId)), items: items.map(inboxListItem) };
+      return {
+        thread_id: threadId,
+        ...threadFlags(received, await store.inbox.threadState(ws.id, threadId)),
+        items: items.map(inboxListItem),
+      };
     },
     async get(ws: Workspace, id: string, opts: { raw?: boolean } = {}) {
       return inboxItemView(await withBodies(await item(ws, id)), opts.raw ?? false);
@@ -133,7 +171,12 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
      * Answers an item from the inbox: to its sender (or `to`), from the address it was sent to
      * (or `from`, a registered address), `Re: ` its subject, threaded with it.
      */
-    async reply(ws: Workspace, id: string, body: { text?: unknown; html?: unknown; from?: unknown; to?: unknown }, key?: { id: string; prefix: string } | null): Promise<SendResult> {
+    async reply(
+      ws: Workspace,
+      id: string,
+      body: { text?: unknown; html?: unknown; from?: unknown; to?: unknown },
+      key?: { id: string; prefix: string } | null,
+    ): Promise<SendResult> {
       const original = await item(ws, id);
       const text = typeof body.text === 'string' && body.text !== '' ? body.text : null;
       const html = typeof body.html === 'string' && body.html !== '' ? body.html : null;
@@ -143,14 +186,22 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
         if ('error' in m) throw new SvcError('invalid_request', `invalid ${what}: ${m.error}`);
         return { name: null, address: m.address };
       };
-      const from = address(body.from, 'from', original.folder === 'sent' ? original.from : original.to[0] ?? '');
-      const to = address(body.to, 'to', original.folder === 'sent' ? original.to[0] ?? '' : original.from);
+      const from = address(body.from, 'from', original.folder === 'sent' ? original.from : (original.to[0] ?? ''));
+      const to = address(body.to, 'to', original.folder === 'sent' ? (original.to[0] ?? '') : original.from);
       const subject = /^re:/i.test(original.subject) ? original.subject : `Re: ${original.subject}`.replace(NO_CRLF, ' ').slice(0, 998);
-      return send(ws, { from, to: [to], cc: [], bcc: [], subject, html, text }, {
-        source: 'api',
-        key: key ?? null,
-        inbox: { thread_id: original.thread_id, in_reply_to: original.message_id, references: [...original.references.slice(-10), ...(original.message_id ? [original.message_id] : [])] },
-      });
+      return send(
+        ws,
+        { from, to: [to], cc: [], bcc: [], subject, html, text },
+        {
+          source: 'api',
+          key: key ?? null,
+          inbox: {
+            thread_id: original.thread_id,
+            in_reply_to: original.message_id,
+            references: [...original.references.slice(-10), ...(original.message_id ? [original.message_id] : [])],
+          },
+        },
+      );
     },
     /**
      * Deletes a received item: it leaves the lists and threads and its bytes stop counting against
@@ -158,7 +209,11 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
      */
     async remove(ws: Workspace, id: string): Promise<{ id: string; deleted: true }> {
       const i = await item(ws, id);
-      if (i.folder === 'sent') throw new SvcError('invalid_request', 'a Sent copy is part of the message log and leaves with it (--retention-days); it cannot be deleted from the inbox');
+      if (i.folder === 'sent')
+        throw new SvcError(
+          'invalid_request',
+          'a Sent copy is part of the message log and leaves with it (--retention-days); it cannot be deleted from the inbox',
+        );
       if (!(await store.inbox.remove(ws.id, id))) throw new SvcError('not_found', 'inbox item not found');
       return { id, deleted: true };
     },

@@ -18,8 +18,12 @@ function parseThread(): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
   const file = new URL(`./parse-worker${ext}`, import.meta.url);
   // From source the thread registers tsx itself (a worker does not inherit the hooks).
-  const entry = ext === '.ts' ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(file.href)}); });` : file;
-  const w = new Worker(entry, { eval: typeof entry === 'string', resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: HEAP_MB } });
+  const entry =
+    ext === '.ts' ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(file.href)}); });` : file;
+  const w = new Worker(entry, {
+    eval: typeof entry === 'string',
+    resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: HEAP_MB },
+  });
   w.unref();
   return w;
 }

@@ -83,10 +83,10 @@ export function readHead(raw: Buffer): Head {
     : !multipart
       ? null
       : count(raw, '\n--', MAX_PARTS) > MAX_PARTS
-      ? `more than ${MAX_PARTS} MIME parts; kept as received, not parsed`
-      : boundaries(raw, MAX_DEPTH) > MAX_DEPTH
-        ? `more than ${MAX_DEPTH} multipart levels or groups; kept as received, not parsed`
-        : null;
+        ? `more than ${MAX_PARTS} MIME parts; kept as received, not parsed`
+        : boundaries(raw, MAX_DEPTH) > MAX_DEPTH
+          ? `more than ${MAX_DEPTH} multipart levels or groups; kept as received, not parsed`
+          : null;
   // Raw UTF-8 in a header (RFC 6532, as SMTPUTF8 mail carries it) as the relay reads it; encoded
   // words (RFC 2047) only where there are any.
   const decode = headerText;
@@ -109,7 +109,15 @@ export function readHead(raw: Buffer): Head {
 export async function parseWhole(raw: Buffer, head: Head): Promise<{ email: Email | null; problem: string | null }> {
   if (head.problem) return { email: null, problem: head.problem };
   try {
-    return { email: await PostalMime.parse(raw, { attachmentEncoding: 'utf8', maxNestingDepth: MAX_DEPTH, maxHeadersSize: HEADERS_MAX, maxRfc822NestingDepth: 3 }), problem: null };
+    return {
+      email: await PostalMime.parse(raw, {
+        attachmentEncoding: 'utf8',
+        maxNestingDepth: MAX_DEPTH,
+        maxHeadersSize: HEADERS_MAX,
+        maxRfc822NestingDepth: 3,
+      }),
+      problem: null,
+    };
   } catch (e) {
     return { email: null, problem: `not parsed (${(e as Error).message.slice(0, 200)}); kept as received` };
   }

@@ -88,7 +88,8 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
   /** Workspaces by id, read again at most every few seconds (plans change rarely). */
   let workspaces: { at: number; byId: Map<string, Workspace> } | null = null;
   const workspace = async (id: string): Promise<Workspace | undefined> => {
-    if (!workspaces || Date.now() - workspaces.at > 5_000 || !workspaces.byId.has(id)) workspaces = { at: Date.now(), byId: new Map((await store.workspaces.list()).map((w) => [w.id, w])) };
+    if (!workspaces || Date.now() - workspaces.at > 5_000 || !workspaces.byId.has(id))
+      workspaces = { at: Date.now(), byId: new Map((await store.workspaces.list()).map((w) => [w.id, w])) };
     return workspaces.byId.get(id);
   };
   const feedbackLoops = new Set((deps.config.feedbackLoops ?? []).map(org));
@@ -137,12 +138,14 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     const owner = await store.domains.verifiedBy(m.domain.toLowerCase());
     if (!owner) throw new SvcError('relay_denied');
     const registered = (await store.addresses.everywhere(address)).find((a) => a.workspace_id === owner && a.status === 'active');
-    if (!registered && !ROLE_MAILBOXES.has(m.address.slice(0, m.address.lastIndexOf('@')).toLowerCase())) throw new SvcError('unknown_mailbox');
+    if (!registered && !ROLE_MAILBOXES.has(m.address.slice(0, m.address.lastIndexOf('@')).toLowerCase()))
+      throw new SvcError('unknown_mailbox');
     return { address, workspace_id: owner, returnPathOf: null };
   }
 
   /** The records a report or a reply is about, in one workspace. */
-  const sendOf = async (workspaceId: string, messageId: string | null): Promise<Message[]> => (messageId ? store.messages.byHeaderId(workspaceId, messageId) : []);
+  const sendOf = async (workspaceId: string, messageId: string | null): Promise<Message[]> =>
+    messageId ? store.messages.byHeaderId(workspaceId, messageId) : [];
 
   /**
    * The records the return paths of this workspace speak for. A report that names nobody is about
@@ -165,20 +168,41 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
    * an authenticated feedback loop the operator named (who it is about: Original-Rcpt-To, else a
    * lone To: of the returned copy, of the send its Message-ID names); anywhere else kept as mail.
    */
-  async function complaint(feedback: Feedback, c: Candidates, auth: InboundAuth, workspaceId: string, from: string, now: string): Promise<Outcome & { kind: InboxKind }> {
+  async function complaint(
+    feedback: Feedback,
+    c: Candidates,
+    auth: InboundAuth,
+    workspaceId: string,
+    from: string,
+    now: string,
+  ): Promise<Outcome & { kind: InboxKind }> {
     if (c.records.length) return { kind: 'complaint', ...complaintEffects(feedback, c, from, now) };
     const loop = auth.verdict === 'pass' && auth.from_domain !== null && feedbackLoops.has(org(auth.from_domain));
     if (!loop) {
-      const note = feedbackLoops.size && auth.verdict !== 'pass' ? `a complaint report that is not authenticated (${auth.summary}); not acted on` : 'a complaint report sent to a mailbox, not to a return path or from a configured feedback loop; kept as mail, not acted on';
+      const note =
+        feedbackLoops.size && auth.verdict !== 'pass'
+          ? `a complaint report that is not authenticated (${auth.summary}); not acted on`
+          : 'a complaint report sent to a mailbox, not to a return path or from a configured feedback loop; kept as mail, not acted on';
       return { kind: 'mail', effects: noEffects(), ref: null, note };
     }
     const send = feedback.original ? await sendOf(workspaceId, feedback.original) : [];
-    if (!send.length) return { kind: 'complaint', effects: noEffects(), ref: null, note: 'a complaint that matches no message of ours; nothing changed' };
+    if (!send.length)
+      return { kind: 'complaint', effects: noEffects(), ref: null, note: 'a complaint that matches no message of ours; nothing changed' };
     const named = feedback.recipients.length || !feedback.originalTo ? feedback : { ...feedback, recipients: [feedback.originalTo] };
     return { kind: 'complaint', ...complaintEffects(named, { records: send, anonymous: send.length === 1 ? send[0]! : null }, from, now) };
   }
 
-  async function itemFor(head: Head, e: Email | null, problem: string | null, raw: Buffer, env: Envelope, auth: InboundAuth, workspaceId: string, rcpts: string[], now: string): Promise<{ item: InboxItem; effects: Effects; unsubscribe: string | null }> {
+  async function itemFor(
+    head: Head,
+    e: Email | null,
+    problem: string | null,
+    raw: Buffer,
+    env: Envelope,
+    auth: InboundAuth,
+    workspaceId: string,
+    rcpts: string[],
+    now: string,
+  ): Promise<{ item: InboxItem; effects: Effects; unsubscribe: string | null }> {
     let unsubscribe: string | null = null;
     let effects = noEffects();
     const { subject, messageId, inReplyTo, references } = head;
@@ -192,7 +216,8 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     const threadOfRecord = (m: Message | null) => (m ? store.inbox.threadOf(workspaceId, [m.message_id]) : Promise.resolve(null));
 
     // A report, or a bounce of an older format sent to a return path (its text names who failed).
-    const dsn = head.report || e ? (deliveryStatus(head.fields, e) ?? (toReturnPath && e?.text ? plainBounce(subject, e.text) : null)) : null;
+    const dsn =
+      head.report || e ? (deliveryStatus(head.fields, e) ?? (toReturnPath && e?.text ? plainBounce(subject, e.text) : null)) : null;
     const feedback = dsn || !(head.report || e) ? null : feedbackReport(head.fields, e);
     if (dsn) {
       const failed = dsn.recipients.some((r) => r.action === 'failed');
@@ -220,7 +245,12 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
         ref = rec ?? c.records[0] ?? null;
         thread ??= await threadOfRecord(c.records[0] ?? null);
         note ??= `automatic mail (${auto}); not counted`;
-      } else if (toReturnPath && c.records.length === 1 && c.records[0]!.subscriber && subject.trim().toLowerCase() === UNSUBSCRIBE_SUBJECT) {
+      } else if (
+        toReturnPath &&
+        c.records.length === 1 &&
+        c.records[0]!.subscriber &&
+        subject.trim().toLowerCase() === UNSUBSCRIBE_SUBJECT
+      ) {
         // The mailto: of a list copy's List-Unsubscribe: its return path is that copy's alone and
         // cannot be guessed, so the mail proves it comes from someone who had the copy.
         ref = c.records[0]!;
@@ -240,7 +270,19 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       } else if (rec) {
         kind = 'reply';
         ref = rec;
-        const ev: MessageEvent = { id: random.uuid(), workspace_id: workspaceId, message_id: rec.id, kind: 'reply', prefetch: false, source: 'human', reason: 'In-Reply-To or References names this message', url: null, ip: env.remoteIp, user_agent: null, created_at: now };
+        const ev: MessageEvent = {
+          id: random.uuid(),
+          workspace_id: workspaceId,
+          message_id: rec.id,
+          kind: 'reply',
+          prefetch: false,
+          source: 'human',
+          reason: 'In-Reply-To or References names this message',
+          url: null,
+          ip: env.remoteIp,
+          user_agent: null,
+          created_at: now,
+        };
         effects.events.push(ev);
       }
     }
@@ -280,7 +322,10 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     // Only a report (and other mail to a return path: an older bounce format) is parsed whole on the way in.
     const toReturnPath = env.recipients.some((r) => r.returnPathOf);
     const parse = opts.parse ?? parseWhole;
-    const { email, problem } = head.report || (toReturnPath && !head.problem) ? await parse(raw.length > REPORT_PARSE_MAX ? raw.subarray(0, REPORT_PARSE_MAX) : raw, head) : { email: null, problem: head.problem };
+    const { email, problem } =
+      head.report || (toReturnPath && !head.problem)
+        ? await parse(raw.length > REPORT_PARSE_MAX ? raw.subarray(0, REPORT_PARSE_MAX) : raw, head)
+        : { email: null, problem: head.problem };
     const at = now.toISOString();
     const delivery: InboundDelivery = { raw, items: [], updates: [], outbox: [], events: [], suppressions: [], lifted: [] };
     const unsubscribes: string[] = [];
@@ -332,7 +377,15 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
         if (rcpts) rcpts.push(r.address);
         else byWorkspace.set(r.workspace_id, [r.address]);
       }
-      const checked = opts.authenticate ? await opts.authenticate({ raw: received, fields: readHead(received).fields, ip: env.remoteIp ?? '0.0.0.0', helo: env.helo ?? '', mailFrom: env.mailFrom }) : null;
+      const checked = opts.authenticate
+        ? await opts.authenticate({
+            raw: received,
+            fields: readHead(received).fields,
+            ip: env.remoteIp ?? '0.0.0.0',
+            helo: env.helo ?? '',
+            mailFrom: env.mailFrom,
+          })
+        : null;
       const auth = checked?.auth ?? NOT_EVALUATED;
       // The domain asks that what fails its DMARC be refused: refused before anything is kept.
       if (auth.verdict === 'fail' && auth.policy === 'reject') throw new SvcError('dmarc_reject');
@@ -355,7 +408,6 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
         for (const ws of held) unreserve(ws, charge);
       }
     },
-
   };
 }
 

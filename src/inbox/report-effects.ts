@@ -47,8 +47,10 @@ export interface Outcome {
 
 export function bounceEffects(dsn: Dsn, c: Candidates, random: Random, now: string): Outcome {
   const effects = noEffects();
-  if (!c.records.length) return { effects, ref: null, note: 'a delivery report sent to a mailbox, not to a return path of ours; nothing changed' };
-  if (dsn.original && !c.records.some((m) => m.message_id === dsn.original)) return { effects, ref: c.records[0]!, note: 'the report names another message than its return path was used for; nothing changed' };
+  if (!c.records.length)
+    return { effects, ref: null, note: 'a delivery report sent to a mailbox, not to a return path of ours; nothing changed' };
+  if (dsn.original && !c.records.some((m) => m.message_id === dsn.original))
+    return { effects, ref: c.records[0]!, note: 'the report names another message than its return path was used for; nothing changed' };
   if (!dsn.recipients.length) return { effects, ref: c.records[0]!, note: 'a delivery report without a recipient status; nothing changed' };
   let ref: Message | null = null;
   const notes: string[] = [];
@@ -73,11 +75,21 @@ export function bounceEffects(dsn: Dsn, c: Candidates, random: Random, now: stri
       // that says the mailbox or the domain is bad suppresses.
       const k = r.status.startsWith('5') ? classifyReply({ code: 550, text: said, stage: 'rcpt' }, 'direct') : null;
       if (k?.outcome === 'permanent') {
-        effects.suppressions.push({ workspace_id: rec.workspace_id, address: rec.to.toLowerCase(), reason: 'bounce', detail: error.slice(0, 500), created_at: now, message_id: rec.id, class: k.class });
+        effects.suppressions.push({
+          workspace_id: rec.workspace_id,
+          address: rec.to.toLowerCase(),
+          reason: 'bounce',
+          detail: error.slice(0, 500),
+          created_at: now,
+          message_id: rec.id,
+          class: k.class,
+        });
       }
       notes.push(`${rec.to}: failed ${r.status || '(no status)'}${k?.outcome === 'permanent' ? ', suppressed' : ', not suppressed'}`);
     } else if (r.action === 'delayed') {
-      notes.push(`${rec.to}: delivery delayed ${r.status}, still being retried by the receiving side; nothing changed`.replace(/\s+/g, ' '));
+      notes.push(
+        `${rec.to}: delivery delayed ${r.status}, still being retried by the receiving side; nothing changed`.replace(/\s+/g, ' '),
+      );
     } else notes.push(`${rec.to}: ${r.action || 'unknown action'} ${r.status}`.trim());
   }
   return { effects, ref: ref ?? c.records[0]!, note: notes.join('; ') };
@@ -98,13 +110,23 @@ export function complaintEffects(feedback: Feedback, c: Candidates, from: string
     return {
       effects,
       ref: c.records[0] ?? null,
-      note: named ? 'the complaint is about another recipient than its return path was used for; nothing changed' : 'the complaint names no recipient and the copy had several; nothing changed',
+      note: named
+        ? 'the complaint is about another recipient than its return path was used for; nothing changed'
+        : 'the complaint names no recipient and the copy had several; nothing changed',
     };
   }
-  if (feedback.original && feedback.original !== rec.message_id) return { effects, ref: rec, note: 'the complaint names another message than its return path was used for; nothing changed' };
+  if (feedback.original && feedback.original !== rec.message_id)
+    return { effects, ref: rec, note: 'the complaint names another message than its return path was used for; nothing changed' };
   const type = feedback.type;
   if (SUPPRESSING.has(type)) {
-    effects.suppressions.push({ workspace_id: rec.workspace_id, address: rec.to.toLowerCase(), reason: 'complaint', detail: `${type} report from ${from}`.slice(0, 500), created_at: now, message_id: rec.id });
+    effects.suppressions.push({
+      workspace_id: rec.workspace_id,
+      address: rec.to.toLowerCase(),
+      reason: 'complaint',
+      detail: `${type} report from ${from}`.slice(0, 500),
+      created_at: now,
+      message_id: rec.id,
+    });
     return { effects, ref: rec, note: `${type} complaint about ${rec.to}; suppressed` };
   }
   if (type === 'not-spam') {

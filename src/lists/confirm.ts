@@ -13,7 +13,8 @@ export const CONFIRM_DAYS = 7;
 export const CONFIRM_RESEND_MS = 3600_000;
 
 const CODE = /^([A-Za-z0-9_-]{43})\.(\d{10})\.([A-Za-z0-9_-]{43})$/;
-const sign = (key: string, token: string, expires: number) => createHmac('sha256', key).update(`confirm\n${token}\n${expires}`).digest('base64url');
+const sign = (key: string, token: string, expires: number) =>
+  createHmac('sha256', key).update(`confirm\n${token}\n${expires}`).digest('base64url');
 
 export function confirmCode(key: string, token: string, expires: number): string {
   return `${token}.${expires}.${sign(key, token, expires)}`;

@@ -82,15 +82,32 @@ export function tagsOf(v: unknown): string[] | undefined {
   return tags;
 }
 
-
 /**
  * What a subscribe (REST, CLI or a CSV row) writes: the subscriber if the email is new to the list
  * (a fresh id and unguessable token: 256 random bits), and the update if it is there already (the
  * name; the tags only when given; never the status).
  */
-export function subscribeRow(random: Random, ws: Workspace, listId: string, row: { email: string; name: string; tags?: string[] | undefined }, status: SubscriberStatus, at: string): { s: Subscriber; update: SubscriberUpdate } {
+export function subscribeRow(
+  random: Random,
+  ws: Workspace,
+  listId: string,
+  row: { email: string; name: string; tags?: string[] | undefined },
+  status: SubscriberStatus,
+  at: string,
+): { s: Subscriber; update: SubscriberUpdate } {
   return {
-    s: { id: random.uuid(), list_id: listId, workspace_id: ws.id, email: row.email, name: row.name, status, unsubscribe_token: random.bytes(32).toString('base64url'), tags: row.tags ?? [], created_at: at, updated_at: at },
+    s: {
+      id: random.uuid(),
+      list_id: listId,
+      workspace_id: ws.id,
+      email: row.email,
+      name: row.name,
+      status,
+      unsubscribe_token: random.bytes(32).toString('base64url'),
+      tags: row.tags ?? [],
+      created_at: at,
+      updated_at: at,
+    },
     update: { name: row.name, ...(row.tags ? { tags: row.tags } : {}), updated_at: at },
   };
 }

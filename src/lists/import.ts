@@ -66,7 +66,10 @@ async function* utf8(source: AsyncIterable<Buffer | string>): AsyncGenerator<str
     try {
       yield lf(decoder.decode(chunk, { stream: true }));
     } catch {
-      throw new SvcError('invalid_request', `the CSV is not UTF-8 (a byte near offset ${offset} is not; Latin-1 or Windows-1252?): convert it first, e.g. iconv -f latin1 -t utf-8 FILE.csv`);
+      throw new SvcError(
+        'invalid_request',
+        `the CSV is not UTF-8 (a byte near offset ${offset} is not; Latin-1 or Windows-1252?): convert it first, e.g. iconv -f latin1 -t utf-8 FILE.csv`,
+      );
     }
     offset += chunk.length;
   }
@@ -118,9 +121,28 @@ export async function* csvRows(source: AsyncIterable<Buffer | string>): AsyncGen
       const raw = (record[cols.email] ?? '').trim();
       try {
         const email = subscriberEmail(raw);
-        const name = cols.name === -1 ? '' : (record[cols.name] ?? '').trim().replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 1000);
+        const name =
+          cols.name === -1
+            ? ''
+            : (record[cols.name] ?? '')
+                .trim()
+                .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+                .slice(0, 1000);
         const row: ImportRow = { line, email, name };
-        if (cols.tags !== -1) row.tags = [...new Set((record[cols.tags] ?? '').split(';').map((t) => t.trim().replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 100)).filter(Boolean))].slice(0, 100);
+        if (cols.tags !== -1)
+          row.tags = [
+            ...new Set(
+              (record[cols.tags] ?? '')
+                .split(';')
+                .map((t) =>
+                  t
+                    .trim()
+                    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+                    .slice(0, 100),
+                )
+                .filter(Boolean),
+            ),
+          ].slice(0, 100);
         yield row;
       } catch (e) {
         yield { line, email: raw.slice(0, 254), error: (e as Error).message };
@@ -136,7 +158,10 @@ export async function* csvRows(source: AsyncIterable<Buffer | string>): AsyncGen
 }
 
 /** Rows in batches of at most `size` with distinct emails (a later row of an email in a batch replaces the earlier), and the errors. */
-export async function* batches(rows: AsyncIterable<ImportRow | ImportError>, size = IMPORT_BATCH): AsyncGenerator<{ rows: ImportRow[]; errors: ImportError[] }> {
+export async function* batches(
+  rows: AsyncIterable<ImportRow | ImportError>,
+  size = IMPORT_BATCH,
+): AsyncGenerator<{ rows: ImportRow[]; errors: ImportError[] }> {
   let batch = new Map<string, ImportRow>();
   let errors: ImportError[] = [];
   for await (const r of rows) {
@@ -182,9 +207,13 @@ export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subsc
     }
     await count();
     if (used + fresh > limit) {
-      throw new SvcError('plan_limit', `this import would add ${fresh}${fresh > limit ? ' or more' : ''} new contacts; the ${ws.plan} plan allows ${limit} (${used} in use): upgrade the plan or import fewer`, {
-        details: { code: 'quota_exceeded', kind: 'contacts', limit, used, would_add: fresh, upgrade_url: upgradeUrlOf(config) },
-      });
+      throw new SvcError(
+        'plan_limit',
+        `this import would add ${fresh}${fresh > limit ? ' or more' : ''} new contacts; the ${ws.plan} plan allows ${limit} (${used} in use): upgrade the plan or import fewer`,
+        {
+          details: { code: 'quota_exceeded', kind: 'contacts', limit, used, would_add: fresh, upgrade_url: upgradeUrlOf(config) },
+        },
+      );
     }
   }
 
@@ -202,12 +231,22 @@ export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subsc
       if (b.rows.length) {
         // New rows are active, even on a double opt-in list (spec.md).
         const at = now();
-        const r = await store.subscribers.upsertMany(ws.id, listId, b.rows.map((row) => subscribeRow(random, ws, listId, row, 'active', at)), limit);
+        const r = await store.subscribers.upsertMany(
+          ws.id,
+          listId,
+          b.rows.map((row) => subscribeRow(random, ws, listId, row, 'active', at)),
+          limit,
+        );
         if ('refused' in r) createdOrLimit(r, ws, upgradeUrlOf(config));
         imported += b.rows.length;
       }
       progress?.(imported + skipped);
     }
-    return { imported, skipped, errors: errors.length ? errors : null, ...(errorsTotal > errors.length ? { errors_total: errorsTotal } : {}) };
+    return {
+      imported,
+      skipped,
+      errors: errors.length ? errors : null,
+      ...(errorsTotal > errors.length ? { errors_total: errorsTotal } : {}),
+    };
   };
 }

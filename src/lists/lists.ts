@@ -10,7 +10,14 @@
 import { upgradeUrlOf } from '../config.js';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import { SUBSCRIBER_STATUSES, unsubscribeUrl, type ListPatch, type ListWithCount, type Subscriber, type SubscriberStatus } from '../model/list.js';
+import {
+  SUBSCRIBER_STATUSES,
+  unsubscribeUrl,
+  type ListPatch,
+  type ListWithCount,
+  type Subscriber,
+  type SubscriberStatus,
+} from '../model/list.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { invalidBody, listView, objectBody, subscribeRow, subscriberEmail, subscriberView, tagsOf, text } from './fields.js';
@@ -36,7 +43,19 @@ const UNSUBSCRIBE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 type Send = (ws: Workspace, req: SendRequest, opts: SendOptions) => Promise<SendResult>;
 
-export function listService({ store, clock, random, config, log, events, bus }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets' | 'campaigns' | 'sequences'>, send: Send, systemMail: SystemMail) {
+export function listService(
+  {
+    store,
+    clock,
+    random,
+    config,
+    log,
+    events,
+    bus,
+  }: DepsOf<'lists' | 'subscribers' | 'domains' | 'addresses' | 'suppressions' | 'secrets' | 'campaigns' | 'sequences'>,
+  send: Send,
+  systemMail: SystemMail,
+) {
   const now = () => clock.now().toISOString();
   const importCsv = csvImporter({ store, clock, random, config });
   const confirmKey = keptSecret(store, random, CONFIRM_KEY);
@@ -56,7 +75,11 @@ export function listService({ store, clock, random, config, log, events, bus }: 
     const text = `Please confirm that you want to receive ${l.name} at ${s.email}:\n\n${url}\n\nThe link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.\n`;
     if (!l.from_address) {
       // A list without a sender of its own: from the system sender, once per link.
-      if (!(await systemMail.send(`confirm:${s.id}:${expires}`, { to: s.email, subject, text }))) throw new SvcError('invalid_request', `list ${l.id} has no from_address and --system-sender cannot send: its confirmation email was not sent`);
+      if (!(await systemMail.send(`confirm:${s.id}:${expires}`, { to: s.email, subject, text })))
+        throw new SvcError(
+          'invalid_request',
+          `list ${l.id} has no from_address and --system-sender cannot send: its confirmation email was not sent`,
+        );
       await store.subscribers.confirmSent(ws.id, l.id, s.id, at.toISOString());
       return;
     }
@@ -95,7 +118,11 @@ export function listService({ store, clock, random, config, log, events, bus }: 
     const m = parseMailbox(address.trim());
     if ('error' in m) throw new SvcError('invalid_request', `from_address '${address}' is not a valid email: ${m.error}`);
     const registered = await registeredSender(store, ws, m.address);
-    if ('why' in registered) throw new SvcError('invalid_request', `from_address '${m.address}' is not an active address on a verified domain of this workspace: ${registered.why}`);
+    if ('why' in registered)
+      throw new SvcError(
+        'invalid_request',
+        `from_address '${m.address}' is not an active address on a verified domain of this workspace: ${registered.why}`,
+      );
     return m.address.toLowerCase();
   }
 
@@ -123,13 +150,22 @@ export function listService({ store, clock, random, config, log, events, bus }: 
   /** An unsubscribed subscriber: suppressed, and out of every sequence (spec.md "Subscriber status"). */
   async function suppress(s: Subscriber): Promise<void> {
     await store.sequences.stop(s.workspace_id, s.id, 'unsubscribed', now());
-    await store.suppressions.add({ workspace_id: s.workspace_id, address: s.email, reason: 'unsubscribe', detail: `unsubscribed from list ${s.list_id}`, created_at: now() });
+    await store.suppressions.add({
+      workspace_id: s.workspace_id,
+      address: s.email,
+      reason: 'unsubscribe',
+      detail: `unsubscribed from list ${s.list_id}`,
+      created_at: now(),
+    });
   }
 
   /** A double opt-in list sends its confirmation emails from its from_address, or else from the system sender: one of them must exist. */
   async function needsSender(doubleOptIn: boolean, from: string): Promise<void> {
     if (doubleOptIn && !from && !(await systemMail.ready())) {
-      throw new SvcError('invalid_request', 'a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)');
+      throw new SvcError(
+        'invalid_request',
+        'a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)',
+      );
     }
   }
 
@@ -199,7 +235,11 @@ export function listService({ store, clock, random, config, log, events, bus }: 
       void store.lists.sweep().catch((e: Error) => log.warn(`lists: removing the subscribers of a removed list: ${e.message}`));
     },
 
-    async subscribers(ws: Workspace, listId: string, q: { status?: string | undefined; limit?: string | number | undefined; offset?: string | number | undefined }) {
+    async subscribers(
+      ws: Workspace,
+      listId: string,
+      q: { status?: string | undefined; limit?: string | number | undefined; offset?: string | number | undefined },
+    ) {
       await list(ws, listId);
       if (q.status !== undefined && !SUBSCRIBER_STATUSES.includes(q.status as SubscriberStatus)) {
         throw new SvcError('invalid_request', `invalid query: status must be ${SUBSCRIBER_STATUSES.join(', ')}`);

@@ -40,33 +40,64 @@ export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'we
                 : m.source;
     const key = via?.key_prefix ? `, key ${via.key_prefix}… (${via.key_id})` : '';
     const idem = via?.idempotency_key ? `, Idempotency-Key ${JSON.stringify(via.idempotency_key)} (first use: accepted)` : '';
-    t.push({ at: m.created_at, stage: 'accepted', detail: `from ${m.from} to ${m.to} (${m.kind}) via the ${how}${key}${idem}; Message-ID <${m.message_id}>${m.notes.length ? `; ${m.notes.join('; ')}` : ''}` });
+    t.push({
+      at: m.created_at,
+      stage: 'accepted',
+      detail: `from ${m.from} to ${m.to} (${m.kind}) via the ${how}${key}${idem}; Message-ID <${m.message_id}>${m.notes.length ? `; ${m.notes.join('; ')}` : ''}`,
+    });
     const suppressed = m.status === 'bounced' && m.error?.startsWith('not sent:');
     t.push({ at: m.created_at, stage: 'suppression', detail: suppressed ? m.error! : `${m.to} is not on the suppression list: queued` });
     for (const a of attempts) {
-      const where = a.host ? `${a.host}${a.ip && a.ip !== a.host ? ` [${a.ip}]` : ''}, ${a.tls === null ? 'no session' : a.tls ? 'TLS' : 'no TLS'}, ${a.duration_ms} ms` : 'no host reached';
+      const where = a.host
+        ? `${a.host}${a.ip && a.ip !== a.host ? ` [${a.ip}]` : ''}, ${a.tls === null ? 'no session' : a.tls ? 'TLS' : 'no TLS'}, ${a.duration_ms} ms`
+        : 'no host reached';
       const signed = a.dkim ? `; DKIM d=${a.dkim.domain} s=${a.dkim.selector} h=${a.dkim.headers}` : a.host ? '; not DKIM-signed' : '';
-      t.push({ at: a.at, stage: `attempt ${a.attempt}`, detail: `${where}: ${a.outcome}${a.class ? ` (${a.class})` : ''}: ${a.reply}${signed}` });
+      t.push({
+        at: a.at,
+        stage: `attempt ${a.attempt}`,
+        detail: `${where}: ${a.outcome}${a.class ? ` (${a.class})` : ''}: ${a.reply}${signed}`,
+      });
     }
     if (m.status === 'queued' && m.next_attempt_at) {
       // A destination that deferred as a whole is paused too (send/backoff.ts): say so.
       const last = attempts.at(-1);
-      const note = last && pausedAfter(last) ? `; ${last.host ?? 'the destination'} deferred as a whole, so the daemon also holds every message to that destination for ${PAUSE_RULE}` : '';
+      const note =
+        last && pausedAfter(last)
+          ? `; ${last.host ?? 'the destination'} deferred as a whole, so the daemon also holds every message to that destination for ${PAUSE_RULE}`
+          : '';
       t.push({ at: m.next_attempt_at, stage: 'next attempt', detail: `due; last: ${m.last_error ?? ''}${note}` });
     }
     if (m.sent_at) t.push({ at: m.sent_at, stage: 'sent', detail: 'status sent; message.sent' });
     if (m.bounced_at) t.push({ at: m.bounced_at, stage: 'bounced', detail: `status bounced: ${m.error ?? ''}; message.bounced` });
     for (const e of events) {
-      t.push({ at: e.created_at, stage: e.kind, detail: `${e.source}${e.prefetch ? ', not counted' : ', counted'} (${e.reason})${e.url ? ` ${e.url}` : ''}${e.ip ? ` from ${e.ip}` : ''}${e.user_agent ? ` "${e.user_agent}"` : ''}` });
+      t.push({
+        at: e.created_at,
+        stage: e.kind,
+        detail: `${e.source}${e.prefetch ? ', not counted' : ', counted'} (${e.reason})${e.url ? ` ${e.url}` : ''}${e.ip ? ` from ${e.ip}` : ''}${e.user_agent ? ` "${e.user_agent}"` : ''}`,
+      });
     }
     // What the MX received about it: bounce reports (a delay is only noted here), complaints, replies.
     for (const r of received) {
-      t.push({ at: r.created_at, stage: `received ${r.kind}`, detail: `from ${r.from}: ${JSON.stringify(r.subject)}${r.note ? `; ${r.note}` : ''} (inbox item ${r.id})` });
+      t.push({
+        at: r.created_at,
+        stage: `received ${r.kind}`,
+        detail: `from ${r.from}: ${JSON.stringify(r.subject)}${r.note ? `; ${r.note}` : ''} (inbox item ${r.id})`,
+      });
     }
     for (const h of [...hooks].reverse()) {
-      t.push({ at: h.attempted_at, stage: 'webhook', detail: `${h.event} to endpoint ${h.endpoint_id} (${h.kind}, attempt ${h.attempt}): ${h.ok ? 'delivered' : 'failed'}, ${h.status_code ?? h.error ?? 'no answer'}` });
+      t.push({
+        at: h.attempted_at,
+        stage: 'webhook',
+        detail: `${h.event} to endpoint ${h.endpoint_id} (${h.kind}, attempt ${h.attempt}): ${h.ok ? 'delivered' : 'failed'}, ${h.status_code ?? h.error ?? 'no answer'}`,
+      });
     }
     // Stable: entries of one instant keep the order above (accepted before suppression, ...).
-    return { id, timeline: t.map((e, i) => ({ e, i })).sort((a, b) => (a.e.at < b.e.at ? -1 : a.e.at > b.e.at ? 1 : a.i - b.i)).map(({ e }) => e) };
+    return {
+      id,
+      timeline: t
+        .map((e, i) => ({ e, i }))
+        .sort((a, b) => (a.e.at < b.e.at ? -1 : a.e.at > b.e.at ? 1 : a.i - b.i))
+        .map(({ e }) => e),
+    };
   };
 }

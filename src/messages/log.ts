@@ -40,7 +40,20 @@ export function messageView(m: Message) {
   };
 }
 
-const LIST_FIELDS = ['id', 'tenant_id', 'message_id', 'from', 'to', 'subject', 'status', 'open_count', 'click_count', 'created_at', 'sent_at', 'opened_at'] as const;
+const LIST_FIELDS = [
+  'id',
+  'tenant_id',
+  'message_id',
+  'from',
+  'to',
+  'subject',
+  'status',
+  'open_count',
+  'click_count',
+  'created_at',
+  'sent_at',
+  'opened_at',
+] as const;
 
 /** The list-item subset of spec.md, taken from the full view so the two never disagree. */
 export function messageListItem(m: Message) {
@@ -64,7 +77,8 @@ export interface ListQuery {
 export function wholeNumber(name: string, v: string | number | undefined, dflt: number, min: number): number {
   if (v === undefined || v === '') return dflt;
   const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < min) throw new SvcError('invalid_request', `invalid query: ${name} must be a whole number of at least ${min}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new SvcError('invalid_request', `invalid query: ${name} must be a whole number of at least ${min}`);
   return n;
 }
 

@@ -12,7 +12,10 @@ export const passes = (s: RecordStatus | null) => s === 'Verified' || s === 'Rec
  * legacy domain that never published it was always unsigned: that is its normal state, no fault.)
  */
 export const dkimBroken = (d: Pick<Domain, 'status' | 'dkim_verified' | 'legacy' | 'history' | 'key_damaged'>) =>
-  !d.key_damaged && d.status === 'verified' && !d.dkim_verified && (!d.legacy || d.history.some((h) => h.purpose === 'dkim' && passes(h.from)));
+  !d.key_damaged &&
+  d.status === 'verified' &&
+  !d.dkim_verified &&
+  (!d.legacy || d.history.some((h) => h.purpose === 'dkim' && passes(h.from)));
 
 /** The DKIM selector every domain publishes its key under. */
 export const DKIM_SELECTOR = 'svc1';

@@ -7,4 +7,7 @@ export interface StoredResponse {
 }
 
 /** `fingerprint`: that of the request holding the key, when it gave one. */
-export type IdempotencyClaim = { state: 'claimed' } | { state: 'running'; fingerprint?: string } | { state: 'completed'; response: StoredResponse; fingerprint?: string };
+export type IdempotencyClaim =
+  | { state: 'claimed' }
+  | { state: 'running'; fingerprint?: string }
+  | { state: 'completed'; response: StoredResponse; fingerprint?: string };

@@ -137,7 +137,10 @@ export interface ThreadQuery {
 }
 
 /** How a thread's flags follow from its times and the team's marks (both stores). */
-export function threadFlags(receivedAt: string | null, s: ThreadState | undefined): Pick<InboxThread, 'read_at' | 'archived_at' | 'unread' | 'archived'> {
+export function threadFlags(
+  receivedAt: string | null,
+  s: ThreadState | undefined,
+): Pick<InboxThread, 'read_at' | 'archived_at' | 'unread' | 'archived'> {
   const read_at = s?.read_at ?? null;
   const archived_at = s?.archived_at ?? null;
   return {
@@ -171,12 +174,29 @@ export function sentItem(c: SendContent): InboxItem {
     `Date: ${new Date(c.created_at).toUTCString()}`,
   ].join('\r\n');
   return {
-    id: c.id, workspace_id: c.workspace_id, folder: 'sent', kind: 'sent', thread_id: c.thread_id ?? c.id, from: c.from, to, cc, subject: c.subject,
-    message_id: c.message_id, size: 0, message_ref: null, note: null, created_at: c.created_at, in_reply_to: c.in_reply_to ?? null, references: c.references ?? [],
-    headers, text: c.text, html: c.html, envelope: null, raw: c.raw ?? null,
+    id: c.id,
+    workspace_id: c.workspace_id,
+    folder: 'sent',
+    kind: 'sent',
+    thread_id: c.thread_id ?? c.id,
+    from: c.from,
+    to,
+    cc,
+    subject: c.subject,
+    message_id: c.message_id,
+    size: 0,
+    message_ref: null,
+    note: null,
+    created_at: c.created_at,
+    in_reply_to: c.in_reply_to ?? null,
+    references: c.references ?? [],
+    headers,
+    text: c.text,
+    html: c.html,
+    envelope: null,
+    raw: c.raw ?? null,
   };
 }
-
 
 /**
  * The least a received item counts against a workspace's storage: a filesystem block. Without it

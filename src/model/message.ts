@@ -153,9 +153,11 @@ export interface OutboundJob {
  * turns (QueueStore.claim).
  */
 export const PRIORITY = { transactional: 0, bulk: 1 } as const;
-export const priorityOf = (source: MessageSource): number => (source === 'broadcast' || source === 'sequence' ? PRIORITY.bulk : PRIORITY.transactional);
+export const priorityOf = (source: MessageSource): number =>
+  source === 'broadcast' || source === 'sequence' ? PRIORITY.bulk : PRIORITY.transactional;
 
-export type MessagePatch = Pick<Message, 'id'> & Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at' | 'attempts' | 'last_error' | 'next_attempt_at'>>;
+export type MessagePatch = Pick<Message, 'id'> &
+  Partial<Pick<Message, 'status' | 'error' | 'sent_at' | 'bounced_at' | 'attempts' | 'last_error' | 'next_attempt_at'>>;
 
 export interface MessageQuery {
   status?: MessageStatus;

@@ -45,7 +45,14 @@ export interface Member {
   last_sign_in_at: string | null;
 }
 
-export const memberOf = (a: Account, m: Membership): Member => ({ id: a.id, email: a.email, name: a.name, role: m.role, created_at: m.created_at, last_sign_in_at: a.last_sign_in_at });
+export const memberOf = (a: Account, m: Membership): Member => ({
+  id: a.id,
+  email: a.email,
+  name: a.name,
+  role: m.role,
+  created_at: m.created_at,
+  last_sign_in_at: a.last_sign_in_at,
+});
 
 /** A one-time sign-in link: only the SHA-256 of its token is kept. */
 export interface SignInLink {

@@ -29,7 +29,8 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
 
   function role(input: string): Role {
     const r = input.trim().toLowerCase();
-    if (!(ROLES as readonly string[]).includes(r)) throw new SvcError('invalid_argument', `invalid role '${input.slice(0, 40)}': owner, admin or member`);
+    if (!(ROLES as readonly string[]).includes(r))
+      throw new SvcError('invalid_argument', `invalid role '${input.slice(0, 40)}': owner, admin or member`);
     return r as Role;
   }
 
@@ -52,7 +53,12 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
   async function link(accountId: string): Promise<string> {
     const token = random.bytes(32).toString('base64url');
     const now = clock.now();
-    await store.people.issueLink({ token_hash: tokenHash(token), account_id: accountId, created_at: now.toISOString(), expires_at: new Date(now.getTime() + SIGN_IN_LINK_HOURS * 3_600_000).toISOString() });
+    await store.people.issueLink({
+      token_hash: tokenHash(token),
+      account_id: accountId,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + SIGN_IN_LINK_HOURS * 3_600_000).toISOString(),
+    });
     return `${config.baseUrl}${SIGN_IN_PATH}${token}`;
   }
 
@@ -61,7 +67,8 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
    * in the app; the operator (the CLI) has none and may do anything.
    */
   function mayTouchOwner(as: Role | undefined, ...roles: string[]): void {
-    if (as !== undefined && as !== 'owner' && roles.some((r) => r.trim().toLowerCase() === 'owner')) throw new SvcError('forbidden', 'only an owner gives or takes the owner role');
+    if (as !== undefined && as !== 'owner' && roles.some((r) => r.trim().toLowerCase() === 'owner'))
+      throw new SvcError('forbidden', 'only an owner gives or takes the owner role');
   }
 
   /** The mail that tells a person they were added: with a link to choose a password, or to sign in. */
@@ -96,7 +103,13 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
       const now = clock.now().toISOString();
       const id = random.uuid();
       const m = createdOrLimit(
-        await store.people.addMember(ws.id, { id, email: address, name: name(input.name), password_hash: null, created_at: now, last_sign_in_at: null }, r, limitFor(ws, 'seats'), now),
+        await store.people.addMember(
+          ws.id,
+          { id, email: address, name: name(input.name), password_hash: null, created_at: now, last_sign_in_at: null },
+          r,
+          limitFor(ws, 'seats'),
+          now,
+        ),
         ws,
         upgradeUrlOf(config),
       );
@@ -105,10 +118,15 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
         const url = hasPassword ? null : await link(m.id);
         try {
           // One invitation per link (a new link is a new invitation); one note per membership.
-          await mail.send(url ? `invite:${tokenHash(url).slice(0, 40)}` : `added:${ws.id}:${m.id}:${m.created_at}`, invitation(ws, m, opts.by, url));
+          await mail.send(
+            url ? `invite:${tokenHash(url).slice(0, 40)}` : `added:${ws.id}:${m.id}:${m.created_at}`,
+            invitation(ws, m, opts.by, url),
+          );
           return { ...m, sign_in_url: null, mailed: true };
         } catch (e) {
-          log.warn(`invitation to ${m.email} not mailed (${(e as Error).message}); ${url ? 'its link is shown instead where that is safe' : 'they sign in with their password'}`);
+          log.warn(
+            `invitation to ${m.email} not mailed (${(e as Error).message}); ${url ? 'its link is shown instead where that is safe' : 'they sign in with their password'}`,
+          );
         }
       }
       const mayShow = !hasPassword && (m.id === id || opts.via === 'operator');
@@ -136,7 +154,8 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
     async remove(ws: Workspace, ref: string, as?: Role): Promise<{ email: string; removed: true }> {
       const m = await find(ws, ref);
       mayTouchOwner(as, m.role);
-      if (!(await store.people.removeMember(ws.id, m.id))) throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
+      if (!(await store.people.removeMember(ws.id, m.id)))
+        throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
       return { email: m.email, removed: true };
     },
   };

@@ -29,7 +29,12 @@ export function signInService({ store, clock, random }: DepsOf<'people' | 'rateL
   async function open(account: Account): Promise<string> {
     const token = random.bytes(32).toString('base64url');
     const now = clock.now();
-    await store.people.createSession({ token_hash: tokenHash(token), account_id: account.id, created_at: now.toISOString(), expires_at: new Date(now.getTime() + SESSION_DAYS * 86_400_000).toISOString() });
+    await store.people.createSession({
+      token_hash: tokenHash(token),
+      account_id: account.id,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + SESSION_DAYS * 86_400_000).toISOString(),
+    });
     await store.people.signedIn(account.id, now.toISOString());
     return token;
   }
@@ -38,7 +43,9 @@ export function signInService({ store, clock, random }: DepsOf<'people' | 'rateL
     const r = await store.rateLimit.hit(key, clock.now().toISOString(), SIGN_IN_WINDOW_MS, limit, 1);
     if (r.granted === 0) {
       const minutes = Math.max(1, Math.ceil(r.retryAfterMs / 60_000));
-      throw new SvcError('rate_limited', `too many sign-in attempts: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, { headers: { 'retry-after': String(Math.ceil(r.retryAfterMs / 1000)) } });
+      throw new SvcError('rate_limited', `too many sign-in attempts: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, {
+        headers: { 'retry-after': String(Math.ceil(r.retryAfterMs / 1000)) },
+      });
     }
   }
 
@@ -62,7 +69,8 @@ export function signInService({ store, clock, random }: DepsOf<'people' | 'rateL
       await throttle(`signin:address:${address}`, SIGN_IN_PER_ADDRESS);
       await throttle(`signin:account:${normalized}`, SIGN_IN_PER_ACCOUNT);
       const account = await store.people.account(normalized);
-      if (!(await passwordMatches(account?.password_hash ?? null, password)) || !account) throw new SvcError('sign_in_failed', 'wrong email or password');
+      if (!(await passwordMatches(account?.password_hash ?? null, password)) || !account)
+        throw new SvcError('sign_in_failed', 'wrong email or password');
       return { account, session: await open(account) };
     },
 

@@ -30,12 +30,18 @@ export function systemMail(deps: DepsOf<'addresses' | 'workspaces' | 'idempotenc
   async function sender(say: boolean): Promise<{ ws: Workspace; address: string } | null> {
     const address = config.systemSender;
     if (!address) {
-      if (say) once('no --system-sender: svc\'s own mail (invitations, confirmations without a list sender, trial warnings) is not sent');
+      if (say) once("no --system-sender: svc's own mail (invitations, confirmations without a list sender, trial warnings) is not sent");
       return null;
     }
     const names = new Map((await store.workspaces.list()).map((w) => [w.id, w]));
-    const ws = (await store.addresses.everywhere(address)).filter((a) => a.status === 'active').map((a) => names.get(a.workspace_id)).find((w) => w !== undefined);
-    if (!ws && say) once(`--system-sender ${address} is not an active address of any workspace: svc's own mail is not sent (svc addresses add ${address} in the operator's workspace)`);
+    const ws = (await store.addresses.everywhere(address))
+      .filter((a) => a.status === 'active')
+      .map((a) => names.get(a.workspace_id))
+      .find((w) => w !== undefined);
+    if (!ws && say)
+      once(
+        `--system-sender ${address} is not an active address of any workspace: svc's own mail is not sent (svc addresses add ${address} in the operator's workspace)`,
+      );
     return ws ? { ws, address } : null;
   }
 
@@ -52,7 +58,19 @@ export function systemMail(deps: DepsOf<'addresses' | 'workspaces' | 'idempotenc
       const s = await sender(true);
       if (!s) return false;
       await idempotent(s.ws, key, m, (claim) =>
-        send(s.ws, { from: { name: 'svc', address: s.address }, to: [{ name: null, address: m.to }], cc: [], bcc: [], subject: m.subject, text: m.text, html: null }, { source: 'system', idempotency: claim }),
+        send(
+          s.ws,
+          {
+            from: { name: 'svc', address: s.address },
+            to: [{ name: null, address: m.to }],
+            cc: [],
+            bcc: [],
+            subject: m.subject,
+            text: m.text,
+            html: null,
+          },
+          { source: 'system', idempotency: claim },
+        ),
       );
       return true;
     },

@@ -76,7 +76,10 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
     /** How many more recipients the send quota takes now (Infinity when unlimited). */
     async remainingQuota(ws: Workspace): Promise<number> {
       const windows = windowsOf(ws, deps.clock.now());
-      const used = await store.usage.get(ws.id, windows.map((w) => w.key));
+      const used = await store.usage.get(
+        ws.id,
+        windows.map((w) => w.key),
+      );
       return Math.min(...windows.map((w) => (w.limit === null ? Infinity : w.limit - (used[w.key] ?? 0))));
     },
 
@@ -93,7 +96,13 @@ export function relayService(deps: DepsOf<'keys' | 'usage' | 'domains' | 'addres
      * when it is composed, off the main thread (send/compose/relayed.ts). From:, Bcc:, Reply-To:,
      * display names and custom headers are ignored.
      */
-    async submit(ws: Workspace, from: string, recipients: string[], raw: Buffer, key?: { id: string; prefix: string }): Promise<SendResult> {
+    async submit(
+      ws: Workspace,
+      from: string,
+      recipients: string[],
+      raw: Buffer,
+      key?: { id: string; prefix: string },
+    ): Promise<SendResult> {
       const message = normalizeLineBreaks(raw);
       // A header block past HEADER_MAX is read up to it (To, Cc and Subject come first in real mail).
       const fields = fieldsOf(headerBlock(message).block);

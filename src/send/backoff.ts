@@ -16,7 +16,8 @@ export function destinationDeferral(results: RecipientResult[]): string | null {
   if (!results.length || results.some((r) => r.outcome === 'sent')) return null;
   const first = results[0]!;
   const early = first.stage === 'connect' || first.stage === 'tls' || first.stage === 'mail';
-  const deferred = (r: RecipientResult) => (r.outcome === 'temporary' || r.outcome === 'hop') && (/^421[ -]/.test(r.response) || (early && !/^5\d\d/.test(r.response)));
+  const deferred = (r: RecipientResult) =>
+    (r.outcome === 'temporary' || r.outcome === 'hop') && (/^421[ -]/.test(r.response) || (early && !/^5\d\d/.test(r.response)));
   return results.every(deferred) ? first.response : null;
 }
 

@@ -28,12 +28,14 @@ export function stageOf(e: { command?: string; code?: string; message?: string }
   if (c.startsWith('AUTH')) return 'auth';
   if (c === 'DATA' || e.code === 'EMESSAGE') return 'data';
   // A failed handshake surfaces as ETLS, or as a socket error carrying OpenSSL's words.
-  if (c === 'STARTTLS' || e.code === 'ETLS' || (e.code === 'ESOCKET' && /\b(ssl|tls|certificate|handshake|alert)\b/i.test(e.message ?? ''))) return 'tls';
+  if (c === 'STARTTLS' || e.code === 'ETLS' || (e.code === 'ESOCKET' && /\b(ssl|tls|certificate|handshake|alert)\b/i.test(e.message ?? '')))
+    return 'tls';
   return 'connect';
 }
 
 const ENHANCED = /^\s*(?:\d{3}[ -])?([245])\.(\d{1,3})\.(\d{1,3})\b/;
-const BAD_MAILBOX = /no such (user|mailbox|recipient)|user unknown|unknown (user|recipient|mailbox)|mailbox (unavailable|not found|does not exist)|does not exist|invalid (recipient|mailbox|address)|recipient (address )?rejected: user|address rejected: user|no mailbox/i;
+const BAD_MAILBOX =
+  /no such (user|mailbox|recipient)|user unknown|unknown (user|recipient|mailbox)|mailbox (unavailable|not found|does not exist)|does not exist|invalid (recipient|mailbox|address)|recipient (address )?rejected: user|address rejected: user|no mailbox/i;
 const FULL = /mailbox (is )?full|over ?quota|quota exceeded|insufficient (storage|space)/i;
 
 /**
@@ -41,18 +43,26 @@ const FULL = /mailbox (is )?full|over ?quota|quota exceeded|insufficient (storag
  * reject_sender_login_mismatch and relay checks, Exchange's 5.7.54 and 5.7.64, SendAs refusals):
  * every recipient would meet the same refusal; it says nothing of the recipient.
  */
-const HOP_AT_RCPT = /sender address rejected|relay access denied|relaying (is )?denied|not permitted to relay|unable to relay|\b5\.7\.(54|64)\b|not owned by (the )?(authenticated )?user|sendas(deny|denied)|not authori[sz]ed to send (as|on behalf)/i;
+const HOP_AT_RCPT =
+  /sender address rejected|relay access denied|relaying (is )?denied|not permitted to relay|unable to relay|\b5\.7\.(54|64)\b|not owned by (the )?(authenticated )?user|sendas(deny|denied)|not authori[sz]ed to send (as|on behalf)/i;
 
 /**
  * `sender`: the envelope sender we gave (MAIL FROM); a smarthost's 5.7.x at RCPT that names it
  * refuses our sender, not the recipient.
  */
-export function classifyReply(reply: { code?: number; text: string; stage: Stage; sender?: string }, route: 'direct' | 'smarthost'): Classified {
+export function classifyReply(
+  reply: { code?: number; text: string; stage: Stage; sender?: string },
+  route: 'direct' | 'smarthost',
+): Classified {
   const { code, text, stage } = reply;
   // Our own next hop: we could not hand the mail over at all. Not the recipient's doing.
   if (route === 'smarthost' && stage !== 'rcpt' && stage !== 'data') return { outcome: 'hop', class: `hop-${stage}` };
   if (route === 'smarthost' && stage === 'rcpt' && code !== undefined) {
-    const namesSender = reply.sender !== undefined && reply.sender !== '' && /\b5\.7\.\d{1,3}\b/.test(text) && text.toLowerCase().includes(reply.sender.toLowerCase());
+    const namesSender =
+      reply.sender !== undefined &&
+      reply.sender !== '' &&
+      /\b5\.7\.\d{1,3}\b/.test(text) &&
+      text.toLowerCase().includes(reply.sender.toLowerCase());
     if (namesSender || HOP_AT_RCPT.test(text)) return { outcome: 'hop', class: 'hop-sender' };
   }
   // The server announced (SIZE) that it takes nothing this large: refused before sending it.
@@ -69,7 +79,8 @@ export function classifyReply(reply: { code?: number; text: string; stage: Stage
   if (subject === 1) return { outcome: 'permanent', class: detail === 2 || detail === 10 ? 'bad-domain' : 'bad-mailbox' };
   if (subject === 2 && detail === 1) return { outcome: 'permanent', class: 'mailbox-disabled' };
   if (subject === 2 && detail === 2) return { outcome: 'temporary', class: 'mailbox-full' };
-  if (subject !== null) return { outcome: 'rejected', class: subject === 7 ? 'policy' : subject === 3 || subject === 6 ? 'content' : 'refused' };
+  if (subject !== null)
+    return { outcome: 'rejected', class: subject === 7 ? 'policy' : subject === 3 || subject === 6 ? 'content' : 'refused' };
   // No enhanced code: the words decide, and only plain ones suppress.
   if (FULL.test(text)) return { outcome: 'temporary', class: 'mailbox-full' };
   if (BAD_MAILBOX.test(text) && (code === 550 || code === 551 || code === 553)) return { outcome: 'permanent', class: 'bad-mailbox' };

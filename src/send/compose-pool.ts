@@ -70,8 +70,12 @@ function composeThread(heapMb: number): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
   const file = new URL(`./compose-worker${ext}`, import.meta.url);
   // From source the thread registers tsx itself (a worker does not inherit the hooks).
-  const entry = ext === '.ts' ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(file.href)}); });` : file;
-  return new Worker(entry, { eval: typeof entry === 'string', resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: heapMb } });
+  const entry =
+    ext === '.ts' ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(file.href)}); });` : file;
+  return new Worker(entry, {
+    eval: typeof entry === 'string',
+    resourceLimits: { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: heapMb },
+  });
 }
 
 /** The message of a task, signed when the domain's key is published: what a thread or the inline path returns. */
@@ -95,7 +99,8 @@ export class ComposeAborted extends Error {
   }
 }
 
-const replyError = (m: Reply) => (m.poison ? new PoisonMessage((m.error ?? '').replace(/^message could not be composed: /, '')) : new Error(m.error ?? 'compose failed'));
+const replyError = (m: Reply) =>
+  m.poison ? new PoisonMessage((m.error ?? '').replace(/^message could not be composed: /, '')) : new Error(m.error ?? 'compose failed');
 
 const toBuffer = (raw: Uint8Array) => Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
 
@@ -115,7 +120,15 @@ export class ComposePool {
   readonly #opts: Required<ComposePoolOptions>;
 
   constructor(opts: ComposePoolOptions | number) {
-    this.#opts = { threadHeapMb: 64, aloneAbove: 512 * 1024, aloneHeapMb: 2048, respawnMs: 1000, budgetMs: COMPOSE_BUDGET_MS, aloneAtOnce: 1, ...(typeof opts === 'number' ? { threads: opts } : opts) };
+    this.#opts = {
+      threadHeapMb: 64,
+      aloneAbove: 512 * 1024,
+      aloneHeapMb: 2048,
+      respawnMs: 1000,
+      budgetMs: COMPOSE_BUDGET_MS,
+      aloneAtOnce: 1,
+      ...(typeof opts === 'number' ? { threads: opts } : opts),
+    };
     for (let i = 0; i < this.#opts.threads; i++) {
       this.#workers.push(null);
       this.#load.push(0);

@@ -64,7 +64,8 @@ export interface DeliveryOptions {
 }
 
 /** A server's "too many recipients in this transaction": the rest go in a new one at once. */
-const tooMany = (r: RecipientResult) => r.outcome === 'temporary' && /^452\b/.test(r.response) && /4\.5\.3|too many recipients/i.test(r.response);
+const tooMany = (r: RecipientResult) =>
+  r.outcome === 'temporary' && /^452\b/.test(r.response) && /4\.5\.3|too many recipients/i.test(r.response);
 
 const reply = (e: SmtpError) => (e.response ?? e.message).replace(/\s+/g, ' ').trim().slice(0, 500);
 
@@ -88,7 +89,14 @@ export class Deliverer {
     let p = this.#pools.get(key);
     if (!p) {
       const o = this.opts;
-      p = new SmtpPool({ ...build(), name: o.heloName, timeoutMs: o.timeoutMs, maxConnections: o.maxConnectionsPerHost, maxMessages: 1000, idleMs: 30_000 });
+      p = new SmtpPool({
+        ...build(),
+        name: o.heloName,
+        timeoutMs: o.timeoutMs,
+        maxConnections: o.maxConnectionsPerHost,
+        maxMessages: 1000,
+        idleMs: 30_000,
+      });
       this.#pools.set(key, p);
     }
     return p;
@@ -124,14 +132,17 @@ export class Deliverer {
   }
 
   /** Where mail for `domain` goes, best first, or why it cannot go anywhere. */
-  async routes(domain: string): Promise<{ hosts: Array<{ ip: string; name: string }> } | { fail: RecipientOutcome; why: string; class: string }> {
+  async routes(
+    domain: string,
+  ): Promise<{ hosts: Array<{ ip: string; name: string }> } | { fail: RecipientOutcome; why: string; class: string }> {
     const { dns } = this.opts;
     const mx = await dns.mx(domain);
     if (!mx.ok) return { fail: 'temporary', why: `MX look-up for ${domain}: ${mx.reason}`, class: 'dns' };
     // A domain that does not exist at all will not exist on the next try either (RFC 5321 §5.1).
     if (mx.nxdomain) return { fail: 'permanent', why: `${domain} does not exist (NXDOMAIN)`, class: 'bad-domain' };
     const sorted = [...mx.records].sort((a, b) => a.priority - b.priority);
-    if (sorted.length === 1 && (sorted[0]!.exchange === '' || sorted[0]!.exchange === '.')) return { fail: 'permanent', why: `${domain} accepts no mail (null MX)`, class: 'bad-domain' };
+    if (sorted.length === 1 && (sorted[0]!.exchange === '' || sorted[0]!.exchange === '.'))
+      return { fail: 'permanent', why: `${domain} accepts no mail (null MX)`, class: 'bad-domain' };
     // No MX at all: the domain itself is the mail host (RFC 5321 implicit MX).
     const names = sorted.length ? sorted.map((r) => r.exchange.replace(/\.$/, '')) : [domain];
     const hosts: Array<{ ip: string; name: string }> = [];
@@ -170,15 +181,18 @@ export class Deliverer {
   }
 
   async #transaction(domain: string, envelope: { from: string; to: string[] }, raw: Buffer, trace: HostTry[]): Promise<RecipientResult[]> {
-    const all = (outcome: RecipientOutcome, response: string, klass: string) => envelope.to.map((address) => ({ address, outcome, response, class: klass }));
-    if (this.opts.outbound !== 'direct') return this.#send(this.#smarthost(), envelope, raw, 'smarthost', trace, { host: new URL(this.opts.outbound).hostname, ip: null });
+    const all = (outcome: RecipientOutcome, response: string, klass: string) =>
+      envelope.to.map((address) => ({ address, outcome, response, class: klass }));
+    if (this.opts.outbound !== 'direct')
+      return this.#send(this.#smarthost(), envelope, raw, 'smarthost', trace, { host: new URL(this.opts.outbound).hostname, ip: null });
     const r = await this.routes(domain);
     if ('fail' in r) return all(r.fail, r.why, r.class);
     let last: RecipientResult[] = all('temporary', 'no mail host answered', 'connection');
     for (const host of r.hosts) {
       last = await this.#send(this.#direct(host.ip, host.name), envelope, raw, 'direct', trace, { host: host.name, ip: host.ip });
       // A STARTTLS handshake that fails (an MX with only old TLS): at once again in plaintext.
-      if (last.every((x) => x.outcome === 'temporary' && x.class === 'tls')) last = await this.#send(this.#direct(host.ip, host.name, true), envelope, raw, 'direct', trace, { host: host.name, ip: host.ip });
+      if (last.every((x) => x.outcome === 'temporary' && x.class === 'tls'))
+        last = await this.#send(this.#direct(host.ip, host.name, true), envelope, raw, 'direct', trace, { host: host.name, ip: host.ip });
       // A host that could not take any of it now (no connection, 421, another 4xx) passes the
       // message on to the next MX in the same attempt (RFC 5321 §5.1).
       if (!last.every((x) => x.outcome === 'temporary' && x.class !== 'mailbox-full')) return last;
@@ -186,7 +200,14 @@ export class Deliverer {
     return last;
   }
 
-  async #send(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route, trace: HostTry[], to: { host: string; ip: string | null }): Promise<RecipientResult[]> {
+  async #send(
+    pool: SmtpPool,
+    envelope: { from: string; to: string[] },
+    raw: Buffer,
+    route: Route,
+    trace: HostTry[],
+    to: { host: string; ip: string | null },
+  ): Promise<RecipientResult[]> {
     const results = await this.#sendOnce(pool, envelope, raw, route, trace, to);
     const tried = trace.at(-1)!;
     tried.reply = results[0]?.response;
@@ -194,7 +215,14 @@ export class Deliverer {
     return results;
   }
 
-  async #sendOnce(pool: SmtpPool, envelope: { from: string; to: string[] }, raw: Buffer, route: Route, trace: HostTry[], to: { host: string; ip: string | null }): Promise<RecipientResult[]> {
+  async #sendOnce(
+    pool: SmtpPool,
+    envelope: { from: string; to: string[] },
+    raw: Buffer,
+    route: Route,
+    trace: HostTry[],
+    to: { host: string; ip: string | null },
+  ): Promise<RecipientResult[]> {
     if (this.#aborted) throw new HandOffAborted();
     const t0 = Date.now();
     const tried: HostTry = { ...to, tls: null, ms: 0 };
@@ -204,10 +232,14 @@ export class Deliverer {
       const info = await pool.send({ from: envelope.from, to: envelope.to }, raw, !(envelope as Envelope).bulk);
       tried.ms = Date.now() - t0;
       tried.tls = (info as { tls?: boolean }).tls ?? null;
-      const rejected = new Map(((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]));
+      const rejected = new Map(
+        ((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]),
+      );
       return envelope.to.map((address) => {
         const e = rejected.get(address.toLowerCase());
-        return e ? refused(address, e, route, envelope.from) : { address, outcome: 'sent' as const, response: String(info.response ?? '250 OK') };
+        return e
+          ? refused(address, e, route, envelope.from)
+          : { address, outcome: 'sent' as const, response: String(info.response ?? '250 OK') };
       });
     } catch (err) {
       tried.ms = Date.now() - t0;

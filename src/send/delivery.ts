@@ -32,7 +32,13 @@ function signatureOf(raw: Buffer): DeliveryAttempt['dkim'] {
   const head = raw.subarray(0, Math.min(raw.length, 4096)).toString('latin1');
   const m = /^DKIM-Signature:((?:.*(?:\r\n[ \t].*)*))/im.exec(head);
   if (!m) return null;
-  const tags = Object.fromEntries(m[1]!.replace(/\r\n[ \t]+/g, ' ').split(';').map((t) => t.trim().split('=')).map(([k, ...v]) => [k!.trim(), v.join('=').trim()]));
+  const tags = Object.fromEntries(
+    m[1]!
+      .replace(/\r\n[ \t]+/g, ' ')
+      .split(';')
+      .map((t) => t.trim().split('='))
+      .map(([k, ...v]) => [k!.trim(), v.join('=').trim()]),
+  );
   return tags.d && tags.s ? { domain: tags.d, selector: tags.s, headers: (tags.h ?? '').replace(/\s+/g, '') } : null;
 }
 
@@ -51,7 +57,15 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
   const { store, clock, random, log, config } = deps;
 
   /** What each recipient's copy met: the last host tried, TLS, time, and the signature it carried. */
-  const transcribe = (job: OutboundJob, messages: Message[], got: RecipientResult[], trace: HostTry[], raw: Buffer | null, at: string, ms: number): DeliveryAttempt[] => {
+  const transcribe = (
+    job: OutboundJob,
+    messages: Message[],
+    got: RecipientResult[],
+    trace: HostTry[],
+    raw: Buffer | null,
+    at: string,
+    ms: number,
+  ): DeliveryAttempt[] => {
     const last = trace.at(-1);
     const dkim = raw ? signatureOf(raw) : null;
     const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
@@ -60,24 +74,38 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
       if (!m) return [];
       // Every host tried before the last one in this attempt (an MX that took none of it now passed it to the next).
       const before = trace.slice(0, -1).map((h) => ({
-        id: random.uuid(), workspace_id: m.workspace_id, message_id: m.id, attempt: job.attempts + 1, at, duration_ms: h.ms, host: h.host, ip: h.ip, tls: h.tls,
-        outcome: h.outcome ?? ('temporary' as const), class: null, reply: `${h.reply ?? 'no answer'}; the next MX was tried`.slice(0, REPLY_MAX), dkim,
-      }));
-      return [...before, {
         id: random.uuid(),
         workspace_id: m.workspace_id,
         message_id: m.id,
         attempt: job.attempts + 1,
         at,
-        duration_ms: ms,
-        host: last?.host ?? null,
-        ip: last?.ip ?? null,
-        tls: last?.tls ?? null,
-        outcome: r.outcome,
-        class: r.class ?? null,
-        reply: r.response.slice(0, REPLY_MAX),
+        duration_ms: h.ms,
+        host: h.host,
+        ip: h.ip,
+        tls: h.tls,
+        outcome: h.outcome ?? ('temporary' as const),
+        class: null,
+        reply: `${h.reply ?? 'no answer'}; the next MX was tried`.slice(0, REPLY_MAX),
         dkim,
-      }];
+      }));
+      return [
+        ...before,
+        {
+          id: random.uuid(),
+          workspace_id: m.workspace_id,
+          message_id: m.id,
+          attempt: job.attempts + 1,
+          at,
+          duration_ms: ms,
+          host: last?.host ?? null,
+          ip: last?.ip ?? null,
+          tls: last?.tls ?? null,
+          outcome: r.outcome,
+          class: r.class ?? null,
+          reply: r.response.slice(0, REPLY_MAX),
+          dkim,
+        },
+      ];
     });
   };
 
@@ -91,7 +119,12 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
       return all.map((address) => ({ address, outcome: 'failed' as const, response: CANCELLED }));
     }
     if (!content) return all.map((address) => ({ address, outcome: 'failed' as const, response: 'svc: the content of this send is gone' }));
-    if (!domain) return all.map((address) => ({ address, outcome: 'failed' as const, response: `svc: the sending domain was removed before hand-off` }));
+    if (!domain)
+      return all.map((address) => ({
+        address,
+        outcome: 'failed' as const,
+        response: `svc: the sending domain was removed before hand-off`,
+      }));
     const signing = signingDomain(domain);
     // Checked by another process (`svc domains verify`) since the last re-check: said at once.
     if (dkimBroken(domain)) deps.faults?.raise('dkim', unsignedDetail([domain.domain]));
@@ -108,7 +141,9 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
     // The copy being handed off, composed once for all its transactions (they follow one another).
     let held = null as { copy: CopyFor; raw: Buffer } | null;
     const transactions = copies.flatMap((copy) =>
-      config.returnPath === 'verp' ? copy.recipients.map((address) => ({ copy, from: envelopeFrom(address), to: [address] })) : [{ copy, from: content.from, to: copy.recipients }],
+      config.returnPath === 'verp'
+        ? copy.recipients.map((address) => ({ copy, from: envelopeFrom(address), to: [address] }))
+        : [{ copy, from: content.from, to: copy.recipients }],
     );
     for (let i = 0; i < transactions.length; i++) {
       const { copy, from, to } = transactions[i]!;
@@ -119,7 +154,10 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
       try {
         if (held?.copy !== copy) {
           const linkKey = content.source === 'broadcast' || content.source === 'sequence' ? await d.linkKey() : undefined;
-          held = { copy, raw: await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) }) };
+          held = {
+            copy,
+            raw: await d.composer.run({ content, copy, baseUrl: config.baseUrl, domain: signing, ...(linkKey ? { linkKey } : {}) }),
+          };
         }
         got = await d.deliverer.deliver(job.domain, { from, to, ...(job.priority ? { bulk: true } : {}) }, held.raw, trace);
       } catch (e) {
@@ -128,7 +166,9 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
         // what went out is recorded, and this transaction and the rest are tried again later: a
         // session cut mid-DATA may have been taken, which a retry repeats (at least once, never lost).
         if (!(e instanceof HandOffAborted || (e instanceof ComposeAborted && results.length))) throw e;
-        const rest = transactions.slice(i).flatMap((x) => x.to.map((address) => ({ address, outcome: 'temporary' as const, response: `svc: ${STOPPED}` })));
+        const rest = transactions
+          .slice(i)
+          .flatMap((x) => x.to.map((address) => ({ address, outcome: 'temporary' as const, response: `svc: ${STOPPED}` })));
         results.push(...rest);
         transcript.push(...transcribe(job, messages, rest, trace, null, at, Date.now() - t0));
         break;
@@ -139,10 +179,22 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
       // Refused before any recipient was named (no answer, a greeting or TLS refusal, the sender
       // refused, our next hop failing, no such domain): the other transactions would meet the same
       // refusal, so they share its result rather than wait it out again.
-      if (got.length && got.every((r) => r.outcome !== 'sent' && (r.outcome === 'hop' || r.class === 'bad-domain' || (r.stage !== undefined && r.stage !== 'rcpt' && r.stage !== 'data')))) {
+      if (
+        got.length &&
+        got.every(
+          (r) =>
+            r.outcome !== 'sent' &&
+            (r.outcome === 'hop' || r.class === 'bad-domain' || (r.stage !== undefined && r.stage !== 'rcpt' && r.stage !== 'data')),
+        )
+      ) {
         const shared = transactions.slice(i + 1).flatMap((rest) => rest.to.map((address) => ({ ...got[0]!, address })));
         results.push(...shared);
-        transcript.push(...transcribe(job, messages, shared, [], null, clock.now().toISOString(), 0).map((a) => ({ ...a, reply: `not tried: ${a.reply}` })));
+        transcript.push(
+          ...transcribe(job, messages, shared, [], null, clock.now().toISOString(), 0).map((a) => ({
+            ...a,
+            reply: `not tried: ${a.reply}`,
+          })),
+        );
         break;
       }
     }
@@ -186,7 +238,18 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
       const outcome = outcomeOf(job, messages, results, clock.now(), d.retry, random);
       // Failures of our own (composing, the content gone) have no host: their results say why.
       const told = new Set(transcript.map((a) => a.message_id));
-      outcome.transcript = [...transcript, ...transcribe(job, messages.filter((m) => !told.has(m.id)), results, [], null, clock.now().toISOString(), 0)];
+      outcome.transcript = [
+        ...transcript,
+        ...transcribe(
+          job,
+          messages.filter((m) => !told.has(m.id)),
+          results,
+          [],
+          null,
+          clock.now().toISOString(),
+          0,
+        ),
+      ];
       // The mail log: one line per recipient of each attempt (README "The log"), as Postfix's
       // `status=` lines. A remote refusal or deferral is info; only our own next hop failing is a fault.
       const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));

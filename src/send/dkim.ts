@@ -54,7 +54,12 @@ export function relaxedBody(body: Buffer): string {
 /** What signing needs of a domain: a thread is handed this much, not its records and history. */
 export type SigningDomain = Pick<Domain, 'id' | 'domain' | 'dkim_private_key' | 'dkim_verified'>;
 
-export const signingDomain = (d: Domain): SigningDomain => ({ id: d.id, domain: d.domain, dkim_private_key: d.dkim_private_key, dkim_verified: d.dkim_verified });
+export const signingDomain = (d: Domain): SigningDomain => ({
+  id: d.id,
+  domain: d.domain,
+  dkim_private_key: d.dkim_private_key,
+  dkim_verified: d.dkim_verified,
+});
 
 /** The `dkim` fault's text (the domain re-check, or a delivery that meets such a domain first). */
 export const unsignedDetail = (domains: string[]) =>
@@ -99,10 +104,24 @@ export class DkimSigner {
       .digest('base64');
     // nodemailer canonicalizes the headers (one instance of each name); the tag list and the
     // signature are ours, so that h= can name From and Subject twice.
-    const canon = (dkimSign as unknown as { relaxedHeaders(h: MessageParser.Header[], names: string): { headers: string; fieldNames: string } }).relaxedHeaders(headers, also.length ? [SIGNED_HEADERS, ...also.filter((n) => !SIGNED_LIST.has(n.toLowerCase()))].join(':') : SIGNED_HEADERS);
+    const canon = (
+      dkimSign as unknown as { relaxedHeaders(h: MessageParser.Header[], names: string): { headers: string; fieldNames: string } }
+    ).relaxedHeaders(
+      headers,
+      also.length ? [SIGNED_HEADERS, ...also.filter((n) => !SIGNED_LIST.has(n.toLowerCase()))].join(':') : SIGNED_HEADERS,
+    );
     const present = canon.fieldNames.split(':');
     const names = [...present, ...OVERSIGNED_HEADERS.filter((n) => present.includes(n))].join(':');
-    const tags = ['v=1', 'a=rsa-sha256', 'c=relaxed/relaxed', `d=${d.domain}`, 'q=dns/txt', `s=${DKIM_SELECTOR}`, `bh=${bodyHash}`, `h=${names}`].join('; ');
+    const tags = [
+      'v=1',
+      'a=rsa-sha256',
+      'c=relaxed/relaxed',
+      `d=${d.domain}`,
+      'q=dns/txt',
+      `s=${DKIM_SELECTOR}`,
+      `bh=${bodyHash}`,
+      `h=${names}`,
+    ].join('; ');
     const head = foldLines(`DKIM-Signature: ${tags}`, 76) + ';\r\n b=';
     const signer = createSign('RSA-SHA256');
     signer.update(canon.headers + 'dkim-signature:' + relaxedValue(head), 'latin1');

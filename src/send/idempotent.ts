@@ -55,8 +55,18 @@ export function fingerprint(body: unknown): string {
 /** The fingerprint kept by versions before FINGERPRINT_VERSION: the hash of the canonical JSON. */
 function firstFingerprint(body: unknown): string {
   const canonical = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(canonical) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])])) : v;
-  return createHash('sha256').update(JSON.stringify(canonical(body)) ?? '').digest('hex');
+    Array.isArray(v)
+      ? v.map(canonical)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
+        : v;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)) ?? '')
+    .digest('hex');
 }
 
 /** Whether a kept fingerprint names this body (`fp` is its fingerprint now): a claim made before an upgrade keeps the first form. */
@@ -67,7 +77,12 @@ export function sameBody(kept: string, fp: string, body: unknown): boolean {
 export type Claim = { key: string; token: string; fingerprint: string };
 
 export function idempotentSend({ store, clock, random }: DepsOf<'idempotency'>) {
-  return async (ws: Workspace, key: string | undefined, body: unknown, run: (claim: Claim | null) => Promise<SendResult>): Promise<Outcome> => {
+  return async (
+    ws: Workspace,
+    key: string | undefined,
+    body: unknown,
+    run: (claim: Claim | null) => Promise<SendResult>,
+  ): Promise<Outcome> => {
     // No header, or an empty one: no idempotency.
     if (key === undefined || key === '') return { replayed: false, status: 202, body: await run(null) };
     if (key.length > MAX_KEY || /[\u0000-\u001f\u007f]/.test(key)) {
@@ -83,8 +98,10 @@ export function idempotentSend({ store, clock, random }: DepsOf<'idempotency'>) 
       throw e;
     }
     // Keys claimed before fingerprints were kept have none: they replay as before.
-    if (claim.state !== 'claimed' && claim.fingerprint && !sameBody(claim.fingerprint, fp, body)) throw new SvcError('idempotency_mismatch');
-    if (claim.state === 'completed') return { replayed: true, status: claim.response.status === 202 ? 200 : claim.response.status, body: claim.response.body };
+    if (claim.state !== 'claimed' && claim.fingerprint && !sameBody(claim.fingerprint, fp, body))
+      throw new SvcError('idempotency_mismatch');
+    if (claim.state === 'completed')
+      return { replayed: true, status: claim.response.status === 202 ? 200 : claim.response.status, body: claim.response.body };
     if (claim.state === 'running') throw new SvcError('conflict', 'a request with this Idempotency-Key is still in progress');
     const heartbeat = setInterval(() => {
       store.idempotency.renew(ws.id, key, token, clock.now().toISOString()).catch(() => {});

@@ -26,7 +26,14 @@ export function retryDelay(policy: RetryPolicy, attempts: number, random: Random
   return Math.round(base * jitter);
 }
 
-export function outcomeOf(job: OutboundJob, messages: Message[], results: RecipientResult[], now: Date, policy: RetryPolicy, random: Random): JobOutcome {
+export function outcomeOf(
+  job: OutboundJob,
+  messages: Message[],
+  results: RecipientResult[],
+  now: Date,
+  policy: RetryPolicy,
+  random: Random,
+): JobOutcome {
   const at = now.toISOString();
   const byAddress = new Map(results.map((r) => [r.address.toLowerCase(), r]));
   const out: JobOutcome = { updates: [], events: [], suppressions: [] };
@@ -34,20 +41,34 @@ export function outcomeOf(job: OutboundJob, messages: Message[], results: Recipi
   const again: Array<{ id: string; response: string }> = [];
   const giveUp = now.getTime() - Date.parse(job.created_at) >= policy.windowMs;
   for (const m of messages) {
-    const r = byAddress.get(m.to.toLowerCase()) ?? { address: m.to, outcome: 'temporary' as const, response: 'no result for this recipient' };
+    const r = byAddress.get(m.to.toLowerCase()) ?? {
+      address: m.to,
+      outcome: 'temporary' as const,
+      response: 'no result for this recipient',
+    };
     const attempts = job.attempts + 1;
     const final = r.outcome === 'permanent' || r.outcome === 'rejected' || r.outcome === 'failed';
     if (r.outcome === 'sent') {
       out.updates.push({ id: m.id, status: 'sent', sent_at: at, attempts, next_attempt_at: null });
       out.events.push(sentEvent(random.uuid(), { ...m, status: 'sent' }, at));
     } else if (final || giveUp) {
-      const error = final ? r.response : `gave up after ${attempts} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
+      const error = final
+        ? r.response
+        : `gave up after ${attempts} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
       const bounced = { ...m, status: 'bounced' as const, error };
       out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at, attempts, next_attempt_at: null });
       out.events.push(bouncedEvent(random.uuid(), bounced, at));
       // Only a bad mailbox or domain is suppressed, with its evidence (bounce-class.ts).
       if (r.outcome === 'permanent') {
-        out.suppressions.push({ workspace_id: m.workspace_id, address: m.to.toLowerCase(), reason: 'bounce', detail: r.response.slice(0, 200), created_at: at, message_id: m.id, ...(r.class ? { class: r.class } : {}) });
+        out.suppressions.push({
+          workspace_id: m.workspace_id,
+          address: m.to.toLowerCase(),
+          reason: 'bounce',
+          detail: r.response.slice(0, 200),
+          created_at: at,
+          message_id: m.id,
+          ...(r.class ? { class: r.class } : {}),
+        });
       }
     } else {
       again.push({ id: m.id, response: r.response });
@@ -57,7 +78,8 @@ export function outcomeOf(job: OutboundJob, messages: Message[], results: Recipi
     const next = new Date(now.getTime() + retryDelay(policy, job.attempts, random)).toISOString();
     out.retry = { message_ids: again.map((a) => a.id), next_attempt_at: next, last_error: again.at(-1)!.response };
     // Each deferred recipient shows its own last reply and when it is tried next.
-    for (const a of again) out.updates.push({ id: a.id, attempts: job.attempts + 1, last_error: a.response.slice(0, 500), next_attempt_at: next });
+    for (const a of again)
+      out.updates.push({ id: a.id, attempts: job.attempts + 1, last_error: a.response.slice(0, 500), next_attempt_at: next });
   }
   return out;
 }

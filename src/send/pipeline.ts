@@ -4,7 +4,15 @@
 // the delivery worker.
 import { upgradeUrlOf } from '../config.js';
 import type { DepsOf } from '../deps.js';
-import { priorityOf, type CopySubscriber, type Message, type MessageSource, type OutboundJob, type RecipientKind, type SendContent } from '../model/message.js';
+import {
+  priorityOf,
+  type CopySubscriber,
+  type Message,
+  type MessageSource,
+  type OutboundJob,
+  type RecipientKind,
+  type SendContent,
+} from '../model/message.js';
 import type { CampaignProgress } from '../model/campaign.js';
 import type { EnrolmentStep } from '../model/sequence.js';
 import type { OutboxEvent } from '../model/event.js';
@@ -77,7 +85,10 @@ export const LIST_JOB_RECIPIENTS = 20;
 export function assertWritable(ws: Workspace, now: Date): void {
   const dates = trialDates(ws);
   if (dates && now.getTime() >= Date.parse(dates.read_only_at)) {
-    throw new SvcError('forbidden', `the trial of workspace '${ws.name}' ended on ${dates.read_only_at}: it is read-only until it moves to a plan`);
+    throw new SvcError(
+      'forbidden',
+      `the trial of workspace '${ws.name}' ended on ${dates.read_only_at}: it is read-only until it moves to a plan`,
+    );
   }
 }
 
@@ -96,7 +107,11 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
     // One record per distinct recipient; an address listed twice gets one copy (first kind wins).
     const seen = new Set<string>();
     const recipients: Array<Party & { kind: RecipientKind }> = [];
-    for (const [kind, list] of [['to', req.to], ['cc', req.cc], ['bcc', req.bcc]] as const) {
+    for (const [kind, list] of [
+      ['to', req.to],
+      ['cc', req.cc],
+      ['bcc', req.bcc],
+    ] as const) {
       for (const p of list) {
         const key = p.address.toLowerCase();
         if (seen.has(key)) continue;
@@ -156,7 +171,9 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           // A list copy has its own: a reply or a report then speaks of its one recipient.
           message_id: list ? `${random.uuid()}@${fromDomain}` : content.message_id,
           notes: opts.notes ?? [],
-          error: s ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})` : null,
+          error: s
+            ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})`
+            : null,
           created_at: now,
           sent_at: null,
           opened_at: null,
@@ -166,7 +183,11 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           // Its own copy's token (pixel, and later links and unsubscribe): unguessable, one per record.
           token: random.bytes(18).toString('base64url'),
           // List mail came in by no key (a campaign or a step says how): nothing to keep, and a broadcast has many.
-          ...(list ? {} : { via: { key_id: opts.key?.id ?? null, key_prefix: opts.key?.prefix ?? null, idempotency_key: opts.idempotency?.key ?? null } }),
+          ...(list
+            ? {}
+            : {
+                via: { key_id: opts.key?.id ?? null, key_prefix: opts.key?.prefix ?? null, idempotency_key: opts.idempotency?.key ?? null },
+              }),
           ...(subscriber ? { subscriber: { ...subscriber } } : {}),
           ...(list?.campaign ? { campaign_id: list.campaign.id } : {}),
         };
@@ -182,7 +203,9 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
       }
       // One job per recipient domain and at most JOB_RECIPIENTS recipients (one SMTP transaction each).
       const cap = list ? LIST_JOB_RECIPIENTS : JOB_RECIPIENTS;
-      const chunks = [...byDomain].flatMap(([d, ids]) => Array.from({ length: Math.ceil(ids.length / cap) }, (_, k) => [d, ids.slice(k * cap, (k + 1) * cap)] as const));
+      const chunks = [...byDomain].flatMap(([d, ids]) =>
+        Array.from({ length: Math.ceil(ids.length / cap) }, (_, k) => [d, ids.slice(k * cap, (k + 1) * cap)] as const),
+      );
       const jobs: OutboundJob[] = chunks.map(([d, ids]) => ({
         id: random.uuid(),
         workspace_id: ws.id,
@@ -224,15 +247,23 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         jobs,
         events,
         // svc's own mail is never counted against the workspace it is sent from.
-        ...(list?.debited || opts.source === 'system' ? {} : { debit: { n: messages.length, windows: opts.inbox ? inboxWindowsOf(ws, at) : sendWindowsOf(ws, at) } }),
+        ...(list?.debited || opts.source === 'system'
+          ? {}
+          : { debit: { n: messages.length, windows: opts.inbox ? inboxWindowsOf(ws, at) : sendWindowsOf(ws, at) } }),
         ...(opts.idempotency ? { idempotency: { ...opts.idempotency, response: { status: 202, body: result } } } : {}),
         unsuppressed: messages.filter((m) => m.status === 'queued').map((m) => m.to.toLowerCase()),
         ...(list?.campaign ? { campaign: { ...list.campaign, copies: list.campaign.copies + messages.length } } : {}),
         ...(list?.enrolment ? { enrolment: list.enrolment } : {}),
       });
-      if (refused?.refused === 'enrolment_moved') throw new SvcError('conflict', `enrolment ${opts.list?.enrolment?.id}: moved on or stopped before this step was stored (nothing stored)`);
-      if (refused?.refused === 'campaign_moved') throw new SvcError('conflict', `campaign ${list?.campaign?.id}: another fan-out moved it on first (nothing stored)`);
-      if (refused?.refused === 'send_quota') throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config), opts.inbox ? 'inbox_sends' : 'api_sends');
+      if (refused?.refused === 'enrolment_moved')
+        throw new SvcError(
+          'conflict',
+          `enrolment ${opts.list?.enrolment?.id}: moved on or stopped before this step was stored (nothing stored)`,
+        );
+      if (refused?.refused === 'campaign_moved')
+        throw new SvcError('conflict', `campaign ${list?.campaign?.id}: another fan-out moved it on first (nothing stored)`);
+      if (refused?.refused === 'send_quota')
+        throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config), opts.inbox ? 'inbox_sends' : 'api_sends');
       if (refused?.refused === 'suppressed') {
         // The list changed between two reads three times over: give up rather than loop.
         if (round >= 3) throw new SvcError('conflict', `on the suppression list: ${refused.addresses.join(', ')}`);
@@ -243,7 +274,11 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
       if (events.length) deps.bus?.publish('outboxed');
       // Counted (the daemon's metrics), not logged: the log has a line per delivery attempt.
       const bounced = messages.filter((m) => m.status === 'bounced').length;
-      deps.events?.tally('accepted', { source: opts.source, queued: messages.length - bounced, suppressed: bounced + (list ? result.list!.skipped.length : 0) });
+      deps.events?.tally('accepted', {
+        source: opts.source,
+        queued: messages.length - bounced,
+        suppressed: bounced + (list ? result.list!.skipped.length : 0),
+      });
       return result;
     }
   };
@@ -251,11 +286,25 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
 
 /** Webhook payloads (spec.md "Events"): message_id is the id the API returns; no recipient. */
 export function sentEvent(id: string, m: Message, at: string): OutboxEvent {
-  return { id, workspace_id: m.workspace_id, event: 'message.sent', message_id: m.id, payload: { message_id: m.id, from: m.from, subject: m.subject }, created_at: at };
+  return {
+    id,
+    workspace_id: m.workspace_id,
+    event: 'message.sent',
+    message_id: m.id,
+    payload: { message_id: m.id, from: m.from, subject: m.subject },
+    created_at: at,
+  };
 }
 
 export function bouncedEvent(id: string, m: Message, at: string): OutboxEvent {
-  return { id, workspace_id: m.workspace_id, event: 'message.bounced', message_id: m.id, payload: { message_id: m.id, from: m.from, subject: m.subject, error: m.error }, created_at: at };
+  return {
+    id,
+    workspace_id: m.workspace_id,
+    event: 'message.bounced',
+    message_id: m.id,
+    payload: { message_id: m.id, from: m.from, subject: m.subject, error: m.error },
+    created_at: at,
+  };
 }
 
 export type Send = ReturnType<typeof sendPipeline>;

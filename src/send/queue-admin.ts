@@ -72,7 +72,13 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
             domain: j.domain,
             from: m.from,
             subject: m.subject,
-            state: j.leased ? ('sending' as const) : j.held ? ('held' as const) : j.attempts === 0 ? ('queued' as const) : ('deferred' as const),
+            state: j.leased
+              ? ('sending' as const)
+              : j.held
+                ? ('held' as const)
+                : j.attempts === 0
+                  ? ('queued' as const)
+                  : ('deferred' as const),
             attempts: j.attempts,
             last_error: j.last_error,
             next_attempt_at: j.attempts === 0 ? null : j.next_attempt_at,
@@ -94,7 +100,13 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
   };
 
   /** Leases the jobs for the operator; those a hand-off holds now are left out. */
-  const take = (jobs: OutboundJob[]) => store.queue.take(OPERATOR, jobs.map((j) => j.id), now().toISOString(), OPERATOR_LEASE_MS);
+  const take = (jobs: OutboundJob[]) =>
+    store.queue.take(
+      OPERATOR,
+      jobs.map((j) => j.id),
+      now().toISOString(),
+      OPERATOR_LEASE_MS,
+    );
 
   return {
     async list(f: QueueFilter): Promise<QueueRow[]> {
@@ -111,7 +123,10 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
      * held ones let go; their attempts stay as they are. Busy: held by a hand-off right now.
      */
     async retry(target: { messageId: string; workspaceId?: string } | QueueFilter): Promise<{ retried: number; busy: number }> {
-      const jobs = 'messageId' in target ? [await jobOf(target.messageId, target.workspaceId)] : await store.queue.pending(query(target), now().toISOString());
+      const jobs =
+        'messageId' in target
+          ? [await jobOf(target.messageId, target.workspaceId)]
+          : await store.queue.pending(query(target), now().toISOString());
       const taken = await take(jobs);
       const at = now().toISOString();
       let retried = 0;
@@ -141,7 +156,13 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
           updates: [],
           events: [],
           suppressions: [],
-          retry: { message_ids: j.message_ids, next_attempt_at: j.next_attempt_at, last_error: j.last_error ?? '', attempts: j.attempts, held: true },
+          retry: {
+            message_ids: j.message_ids,
+            next_attempt_at: j.next_attempt_at,
+            last_error: j.last_error ?? '',
+            attempts: j.attempts,
+            held: true,
+          },
         });
       }
       const count = (js: OutboundJob[]) => js.reduce((n, j) => n + j.message_ids.length, 0);
@@ -165,7 +186,17 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
         updates: [{ id: messageId, status: 'bounced', error, bounced_at: at, attempts: taken.attempts, next_attempt_at: null }],
         events: [bouncedEvent(random.uuid(), bounced, at)],
         suppressions: [],
-        ...(rest.length ? { retry: { message_ids: rest, next_attempt_at: taken.next_attempt_at, last_error: taken.last_error ?? '', attempts: taken.attempts, ...(taken.held ? { held: true } : {}) } } : {}),
+        ...(rest.length
+          ? {
+              retry: {
+                message_ids: rest,
+                next_attempt_at: taken.next_attempt_at,
+                last_error: taken.last_error ?? '',
+                attempts: taken.attempts,
+                ...(taken.held ? { held: true } : {}),
+              },
+            }
+          : {}),
       });
       bus?.publish('outboxed');
       return bounced;

@@ -230,7 +230,8 @@ export class SmtpPool {
     c.once('end', () => this.#gone(conn));
     try {
       await step<void>(c, (done) => c.connect((e?: Error) => done(e)));
-      if (o.auth && c.allowsAuth) await step<void>(c, (done) => c.login({ credentials: { user: o.auth!.user, pass: o.auth!.pass } }, (e) => done(e)));
+      if (o.auth && c.allowsAuth)
+        await step<void>(c, (done) => c.login({ credentials: { user: o.auth!.user, pass: o.auth!.pass } }, (e) => done(e)));
     } catch (e) {
       this.#discard(conn);
       throw e;

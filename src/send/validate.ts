@@ -67,7 +67,15 @@ function optionalString(field: string, value: unknown): string | null {
 export function parseSendRequest(body: unknown): SendRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SvcError('invalid_body');
   const b = body as Record<string, unknown>;
-  if (b.from === undefined || b.from === null || b.from === '' || b.to === undefined || b.to === null || b.subject === undefined || b.subject === null) {
+  if (
+    b.from === undefined ||
+    b.from === null ||
+    b.from === '' ||
+    b.to === undefined ||
+    b.to === null ||
+    b.subject === undefined ||
+    b.subject === null
+  ) {
     throw bad('from, to, subject are required');
   }
   if (typeof b.from !== 'string') throw invalidBody('from must be a string');

@@ -13,7 +13,19 @@ export function enroller({ store, clock, random, bus }: DepsOf<'sequences' | 'su
   async function enrol(workspaceId: string, listId: string, subs: Array<Pick<Subscriber, 'id'>>, sequenceIds: string[]): Promise<number> {
     const at = clock.now().toISOString();
     const rows: Enrolment[] = sequenceIds.flatMap((sequence_id) =>
-      subs.map((s) => ({ id: random.uuid(), workspace_id: workspaceId, sequence_id, list_id: listId, subscriber_id: s.id, status: 'active' as const, position: -1, last_at: at, due_at: at, reason: null, created_at: at })),
+      subs.map((s) => ({
+        id: random.uuid(),
+        workspace_id: workspaceId,
+        sequence_id,
+        list_id: listId,
+        subscriber_id: s.id,
+        status: 'active' as const,
+        position: -1,
+        last_at: at,
+        due_at: at,
+        reason: null,
+        created_at: at,
+      })),
     );
     const n = rows.length ? await store.sequences.enrol(rows) : 0;
     if (n) bus?.publish('enrolled');
@@ -26,14 +38,21 @@ export function enroller({ store, clock, random, bus }: DepsOf<'sequences' | 'su
       const active = subs.filter((s) => s.status === 'active');
       if (!active.length) return 0;
       const seqs = await store.sequences.ofList(workspaceId, listId);
-      return seqs.length ? enrol(workspaceId, listId, active, seqs.map((s) => s.id)) : 0;
+      return seqs.length
+        ? enrol(
+            workspaceId,
+            listId,
+            active,
+            seqs.map((s) => s.id),
+          )
+        : 0;
     },
     /** Every subscriber added to the list after position `after` (an import) that is active. */
     async since(workspaceId: string, listId: string, after: number): Promise<number> {
       const seqs = (await store.sequences.ofList(workspaceId, listId)).map((s) => s.id);
       if (!seqs.length) return 0;
       let n = 0;
-      for (let cursor = after; ; ) {
+      for (let cursor = after; ;) {
         const page = await store.subscribers.activeAfter(workspaceId, listId, cursor, ENROL_BATCH);
         n += await enrol(workspaceId, listId, page.data, seqs);
         if (page.done) return n;

@@ -28,7 +28,10 @@ export function sequenceScheduler(deps: DepsOf<'sequences' | 'subscribers' | 'li
     const next = steps.find((s) => s.position > e.position);
     if (!next) return (await move({ position: e.position, last_at: e.last_at, due_at: null, reason: e.reason })) ? 'waiting' : 'moved';
     const due = Date.parse(e.last_at) + next.delay_hours * 3600_000;
-    if (due > at.getTime()) return (await move({ position: e.position, last_at: e.last_at, due_at: new Date(due).toISOString(), reason: e.reason })) ? 'waiting' : 'moved';
+    if (due > at.getTime())
+      return (await move({ position: e.position, last_at: e.last_at, due_at: new Date(due).toISOString(), reason: e.reason }))
+        ? 'waiting'
+        : 'moved';
     const sub = await store.subscribers.get(ws.id, e.list_id, e.subscriber_id);
     if (!sub || sub.status === 'unsubscribed') {
       await store.sequences.stop(ws.id, e.subscriber_id, sub ? 'unsubscribed' : 'the subscriber was removed', at.toISOString());
@@ -49,7 +52,15 @@ export function sequenceScheduler(deps: DepsOf<'sequences' | 'subscribers' | 'li
     try {
       await send(
         ws,
-        { from: { name: list.from_name || null, address: list.from_address }, to: [{ name: null, address: sub.email }], cc: [], bcc: [], subject: next.subject, html: next.body_html || null, text: next.body_text || null },
+        {
+          from: { name: list.from_name || null, address: list.from_address },
+          to: [{ name: null, address: sub.email }],
+          cc: [],
+          bcc: [],
+          subject: next.subject,
+          html: next.body_html || null,
+          text: next.body_text || null,
+        },
         {
           source: 'sequence',
           list: {
@@ -72,7 +83,8 @@ export function sequenceScheduler(deps: DepsOf<'sequences' | 'subscribers' | 'li
   /** Workspaces by id, read again at most every few seconds (plans change rarely). */
   let workspaces: { at: number; byId: Map<string, Workspace> } | null = null;
   const workspace = async (id: string): Promise<Workspace | undefined> => {
-    if (!workspaces || Date.now() - workspaces.at > 5_000 || !workspaces.byId.has(id)) workspaces = { at: Date.now(), byId: new Map((await store.workspaces.list()).map((w) => [w.id, w])) };
+    if (!workspaces || Date.now() - workspaces.at > 5_000 || !workspaces.byId.has(id))
+      workspaces = { at: Date.now(), byId: new Map((await store.workspaces.list()).map((w) => [w.id, w])) };
     return workspaces.byId.get(id);
   };
 

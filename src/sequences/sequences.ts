@@ -74,7 +74,18 @@ export function sequenceService({ store, clock, random, bus }: DepsOf<'sequences
       if (trigger !== 'subscribe') throw new SvcError('invalid_request', "trigger must be 'subscribe' (the only trigger)");
       if (!(await store.lists.get(ws.id, listId))) throw new SvcError('not_found', 'list not found');
       const at = now();
-      return sequenceView(await store.sequences.create({ id: random.uuid(), workspace_id: ws.id, list_id: listId, name, trigger, active: true, created_at: at, updated_at: at }));
+      return sequenceView(
+        await store.sequences.create({
+          id: random.uuid(),
+          workspace_id: ws.id,
+          list_id: listId,
+          name,
+          trigger,
+          active: true,
+          created_at: at,
+          updated_at: at,
+        }),
+      );
     },
     async remove(ws: Workspace, id: string) {
       if (!(await store.sequences.remove(ws.id, id))) throw new SvcError('not_found', 'sequence not found');
@@ -90,13 +101,24 @@ export function sequenceService({ store, clock, random, bus }: DepsOf<'sequences
       await sequence(ws, id);
       const subject = body(b, 'subject');
       if (!subject.trim()) throw new SvcError('invalid_request', 'subject is required');
-      if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject)) throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
+      if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject))
+        throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
       const position = wholeNumber(b, 'position', 10_000);
       const delay = wholeNumber(b, 'delay_hours', MAX_DELAY_HOURS);
       const html = body(b, 'body_html');
       const textBody = body(b, 'body_text');
       if (!html.trim() && !textBody.trim()) throw new SvcError('invalid_request', 'body_html or body_text is required');
-      const step = await store.sequences.addStep({ id: random.uuid(), sequence_id: id, workspace_id: ws.id, position, delay_hours: delay, subject, body_html: html, body_text: textBody, created_at: now() });
+      const step = await store.sequences.addStep({
+        id: random.uuid(),
+        sequence_id: id,
+        workspace_id: ws.id,
+        position,
+        delay_hours: delay,
+        subject,
+        body_html: html,
+        body_text: textBody,
+        created_at: now(),
+      });
       bus?.publish('enrolled');
       return stepView(step);
     },

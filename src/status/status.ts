@@ -22,7 +22,12 @@ export interface StatusView {
   domains: { total: number; verified: number; pending: number; failing: string[] };
 }
 
-const add = (a: Rates, b: Rates): Rates => ({ accepted: a.accepted + b.accepted, sent: a.sent + b.sent, deferred: a.deferred + b.deferred, bounced: a.bounced + b.bounced });
+const add = (a: Rates, b: Rates): Rates => ({
+  accepted: a.accepted + b.accepted,
+  sent: a.sent + b.sent,
+  deferred: a.deferred + b.deferred,
+  bounced: a.bounced + b.bounced,
+});
 const ZERO: Rates = { accepted: 0, sent: 0, deferred: 0, bounced: 0 };
 
 export function statusService({ store, clock }: DepsOf<'daemons' | 'queue' | 'webhooks' | 'domains'>) {
@@ -59,11 +64,19 @@ export function statusService({ store, clock }: DepsOf<'daemons' | 'queue' | 'we
         listeners: daemons.flatMap((d) => d.listeners.map((l) => ({ daemon: d.id, ...l }))),
         // Jobs past the list's cap still count in the total.
         queue: { ...queue, total: Math.max(queue.total, depth) },
-        rates: { minute: daemons.reduce((r, d) => add(r, d.rates.minute), ZERO), hour: daemons.reduce((r, d) => add(r, d.rates.hour), ZERO) },
+        rates: {
+          minute: daemons.reduce((r, d) => add(r, d.rates.minute), ZERO),
+          hour: daemons.reduce((r, d) => add(r, d.rates.hour), ZERO),
+        },
         faults: daemons.flatMap((d) => d.faults.map((f) => ({ daemon: d.id, ...f }))),
         webhooks: { backlog },
         ticks: oldest?.ticks ?? [],
-        domains: { total: domains.length, verified: domains.filter((d) => d.status === 'verified').length, pending: domains.filter((d) => d.status !== 'verified').length, failing },
+        domains: {
+          total: domains.length,
+          verified: domains.filter((d) => d.status === 'verified').length,
+          pending: domains.filter((d) => d.status !== 'verified').length,
+          failing,
+        },
       };
     },
   };

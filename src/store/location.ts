@@ -20,7 +20,8 @@ export interface PostgresLocation {
   fenceMs?: { api: number; relay: number };
 }
 
-export type StoreLocation = { kind: 'file'; dir: string; /** Encrypts DKIM private keys in svc.json. */ encryptionKey?: Buffer } | PostgresLocation;
+export type StoreLocation =
+  { kind: 'file'; dir: string; /** Encrypts DKIM private keys in svc.json. */ encryptionKey?: Buffer } | PostgresLocation;
 
 /** A store location for logs and errors: never a password. */
 export function describeStore(loc: StoreLocation): string {

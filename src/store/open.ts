@@ -52,12 +52,17 @@ export async function openStore(location: StoreLocation, opts: OpenOptions): Pro
     import('./file/admin-protocol.js'),
   ]);
   if (opts.create === false && !existsSync(join(location.dir, DATA_FILE))) {
-    throw new SvcError('not_found', `no svc store at ${location.dir} (svc init makes one; --store, SVC_STORE or the config file names another)`);
+    throw new SvcError(
+      'not_found',
+      `no svc store at ${location.dir} (svc init makes one; --store, SVC_STORE or the config file names another)`,
+    );
   }
   const deadline = Date.now() + (opts.waitMs ?? 10_000);
   for (let delay = 10; ; delay = Math.min(delay * 2, 200)) {
     try {
-      return await FileStore.open(location.dir, opts.role, { ...(location.encryptionKey ? { encryptionKey: location.encryptionKey } : {}) });
+      return await FileStore.open(location.dir, opts.role, {
+        ...(location.encryptionKey ? { encryptionKey: location.encryptionKey } : {}),
+      });
     } catch (e) {
       if (!(e instanceof LockHeldError)) throw e;
       if (e.holder.role === 'serve') {
@@ -67,7 +72,10 @@ export async function openStore(location: StoreLocation, opts: OpenOptions): Pro
         } catch (connectError) {
           // The daemon took the lock but is not listening yet, or just stopped: try again shortly.
           if (Date.now() > deadline) {
-            throw new SvcError('store_unavailable', `svc serve (pid ${e.holder.pid}) owns ${location.dir} but its admin socket does not answer (${(connectError as Error).message})`);
+            throw new SvcError(
+              'store_unavailable',
+              `svc serve (pid ${e.holder.pid}) owns ${location.dir} but its admin socket does not answer (${(connectError as Error).message})`,
+            );
           }
         }
       } else if (Date.now() > deadline) {

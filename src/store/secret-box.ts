@@ -28,7 +28,11 @@ export class SecretBox {
 
   open(sealed: string, what: string): string {
     const [id, iv, tag, body] = sealed.slice(PREFIX.length).split(':');
-    if (id !== this.id) throw new SvcError('store_locked', `${what} is encrypted with another key (key id ${id}, this one is ${this.id}): give svc the key it was encrypted with`);
+    if (id !== this.id)
+      throw new SvcError(
+        'store_locked',
+        `${what} is encrypted with another key (key id ${id}, this one is ${this.id}): give svc the key it was encrypted with`,
+      );
     try {
       const d = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv!, 'base64'));
       d.setAuthTag(Buffer.from(tag!, 'base64'));
@@ -44,7 +48,10 @@ export class SecretBox {
  * that domain alone (key_damaged, no key, dkim_verified false) rather than every read of every
  * domain, and with it the whole daemon; a key sealed with another key is still refused.
  */
-export function openDomainKey<D extends { domain: string; dkim_private_key: string; dkim_verified: boolean; key_damaged?: true }>(box: SecretBox, d: D): D {
+export function openDomainKey<D extends { domain: string; dkim_private_key: string; dkim_verified: boolean; key_damaged?: true }>(
+  box: SecretBox,
+  d: D,
+): D {
   try {
     return { ...d, dkim_private_key: box.open(d.dkim_private_key, `the DKIM key of ${d.domain}`) };
   } catch (e) {
@@ -62,7 +69,11 @@ export const sealSecret = (box: SecretBox | null, value: string): string => (box
 /** A stored service secret, opened; a sealed one without the key refuses (the process could not use it). */
 export function openSecret(box: SecretBox | null, value: string, what: string): string {
   if (!isSealed(value)) return value;
-  if (!box) throw new SvcError('store_locked', `${what} is encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key it was encrypted with`);
+  if (!box)
+    throw new SvcError(
+      'store_locked',
+      `${what} is encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key it was encrypted with`,
+    );
   return box.open(value, what);
 }
 
@@ -75,14 +86,18 @@ export function resealAll(values: ReadonlyArray<{ what: string; value: string }>
     try {
       return to.seal(openSecret(from, value, what));
     } catch (e) {
-      if (e instanceof SvcError && e.kind === 'store_corrupt') throw new SvcError('store_corrupt', `${e.message}: nothing was re-encrypted; remove that domain (or restore the store) first`);
+      if (e instanceof SvcError && e.kind === 'store_corrupt')
+        throw new SvcError('store_corrupt', `${e.message}: nothing was re-encrypted; remove that domain (or restore the store) first`);
       throw e;
     }
   });
 }
 
 /** Without the key, a store whose only sealed values are its own secrets (no DKIM key yet). */
-export const NEEDS_KEY_SECRETS = 'the STARTTLS private key and the tracked-link key of this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
+export const NEEDS_KEY_SECRETS =
+  'the STARTTLS private key and the tracked-link key of this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
 
-export const NEEDS_KEY = 'the DKIM private keys in this database are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
-export const NEEDS_KEY_FILE_STORE = 'the DKIM private keys in this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
+export const NEEDS_KEY =
+  'the DKIM private keys in this database are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';
+export const NEEDS_KEY_FILE_STORE =
+  'the DKIM private keys in this store are encrypted: set SVC_ENCRYPTION_KEY or --encryption-key-file to the key they were encrypted with';

@@ -9,7 +9,14 @@ import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 
 // A bounce's evidence: the reply (detail), the message that bounced and the kind of refusal.
-const view = (s: Suppression) => ({ address: s.address, reason: s.reason, class: s.class ?? null, message_id: s.message_id ?? null, detail: s.detail, created_at: s.created_at });
+const view = (s: Suppression) => ({
+  address: s.address,
+  reason: s.reason,
+  class: s.class ?? null,
+  message_id: s.message_id ?? null,
+  detail: s.detail,
+  created_at: s.created_at,
+});
 
 export function suppressionService({ store, clock }: DepsOf<'suppressions'>) {
   const normal = (input: string) => {
@@ -22,7 +29,15 @@ export function suppressionService({ store, clock }: DepsOf<'suppressions'>) {
       return (await store.suppressions.list(ws.id)).map(view);
     },
     async add(ws: Workspace, address: string, detail: string | null = null) {
-      return view(await store.suppressions.add({ workspace_id: ws.id, address: normal(address), reason: 'manual', detail, created_at: clock.now().toISOString() }));
+      return view(
+        await store.suppressions.add({
+          workspace_id: ws.id,
+          address: normal(address),
+          reason: 'manual',
+          detail,
+          created_at: clock.now().toISOString(),
+        }),
+      );
     },
     async remove(ws: Workspace, address: string) {
       const a = normal(address);

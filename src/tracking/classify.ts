@@ -125,11 +125,22 @@ export interface Verdict {
  */
 export function classify(hit: Hit, sentAt: string | null, windowSeconds: number, clicksSameSecond: number): Verdict {
   const after = sentAt ? (Date.parse(hit.at) - Date.parse(sentAt)) / 1000 : -1;
-  if (hit.kind === 'open' && after < windowSeconds) return { source: 'prefetch', reason: sentAt ? `open ${Math.max(0, Math.round(after))} s after sending, within the ${windowSeconds} s prefetch window` : 'open before the message was sent' };
+  if (hit.kind === 'open' && after < windowSeconds)
+    return {
+      source: 'prefetch',
+      reason: sentAt
+        ? `open ${Math.max(0, Math.round(after))} s after sending, within the ${windowSeconds} s prefetch window`
+        : 'open before the message was sent',
+    };
   const scanner = find('scanner', hit.ip, hit.user_agent);
   if (scanner) return { source: 'scanner', reason: scanner };
-  if (hit.kind === 'click' && after < windowSeconds) return { source: 'scanner', reason: sentAt ? `click ${Math.max(0, Math.round(after))} s after sending` : 'click before the message was sent' };
-  if (hit.kind === 'click' && clicksSameSecond > 0) return { source: 'scanner', reason: `${clicksSameSecond + 1} links of one copy in the same second` };
+  if (hit.kind === 'click' && after < windowSeconds)
+    return {
+      source: 'scanner',
+      reason: sentAt ? `click ${Math.max(0, Math.round(after))} s after sending` : 'click before the message was sent',
+    };
+  if (hit.kind === 'click' && clicksSameSecond > 0)
+    return { source: 'scanner', reason: `${clicksSameSecond + 1} links of one copy in the same second` };
   const prefetch = find('prefetch', hit.ip, hit.user_agent);
   if (prefetch) return { source: 'prefetch', reason: prefetch };
   const proxy = find('proxy', hit.ip, hit.user_agent);

@@ -7,7 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** The name the key is kept under (store.secrets). */
 export const LINK_KEY = 'tracked-links';
 
-const sign = (key: string, token: string, url: string) => createHmac('sha256', key).update(`${token}\n${url}`).digest('base64url').slice(0, 32);
+const sign = (key: string, token: string, url: string) =>
+  createHmac('sha256', key).update(`${token}\n${url}`).digest('base64url').slice(0, 32);
 
 /**
  * Only absolute http(s) links are tracked (and redirected to), and never one with a control

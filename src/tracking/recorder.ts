@@ -142,7 +142,10 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
         if (outbox.length) deps.bus?.publish('outboxed');
       } catch (e) {
         const more = lines.pass('held', Date.now());
-        if (more !== null) log.warn(`tracking: cannot record opens and clicks now (${(e as Error).message}); ${held.length} kept and tried again${more ? ` (${more} more failure(s) since the last line)` : ''}`);
+        if (more !== null)
+          log.warn(
+            `tracking: cannot record opens and clicks now (${(e as Error).message}); ${held.length} kept and tried again${more ? ` (${more} more failure(s) since the last line)` : ''}`,
+          );
         schedule(1000);
         return;
       }
@@ -172,7 +175,9 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
         held.drop(held.length - MAX_HELD);
         dropped++;
         if (lines.pass('dropped', Date.now()) !== null) {
-          log.warn(`tracking: ${dropped} opens and clicks dropped, the oldest first (the store has not taken any for a while; ${MAX_HELD} are kept)`);
+          log.warn(
+            `tracking: ${dropped} opens and clicks dropped, the oldest first (the store has not taken any for a while; ${MAX_HELD} are kept)`,
+          );
           dropped = 0;
         }
       }

@@ -10,7 +10,15 @@ import { trackingRecorder, type TrackedHit } from './recorder.js';
 
 /** The fields of spec.md "Message event", and `source` (what most likely caused it) beside them. */
 export function eventView(e: MessageEvent) {
-  return { kind: e.kind, prefetch: e.prefetch, ...(e.url !== null ? { url: e.url } : {}), ...(e.ip !== null ? { ip: e.ip } : {}), user_agent: e.user_agent ?? '', created_at: e.created_at, source: e.source };
+  return {
+    kind: e.kind,
+    prefetch: e.prefetch,
+    ...(e.url !== null ? { url: e.url } : {}),
+    ...(e.ip !== null ? { ip: e.ip } : {}),
+    user_agent: e.user_agent ?? '',
+    created_at: e.created_at,
+    source: e.source,
+  };
 }
 
 export function trackingService(deps: DepsOf<'tracking' | 'secrets' | 'messages'>) {
@@ -20,7 +28,8 @@ export function trackingService(deps: DepsOf<'tracking' | 'secrets' | 'messages'
   return {
     /** Takes an open or a click after its answer went out (unknown tokens are dropped later). */
     // One literal of one shape (a spread of the route's object cost several µs a hit on the pixel path).
-    hit: (h: Omit<TrackedHit, 'at'>) => recorder.hit({ kind: h.kind, token: h.token, url: h.url, ip: h.ip, user_agent: h.user_agent, at: deps.clock.now().toISOString() }),
+    hit: (h: Omit<TrackedHit, 'at'>) =>
+      recorder.hit({ kind: h.kind, token: h.token, url: h.url, ip: h.ip, user_agent: h.user_agent, at: deps.clock.now().toISOString() }),
     drain: () => recorder.drain(),
     linkKey,
     /** Where a tracked link goes, or null when it is not one the service signed. */

@@ -20,7 +20,12 @@ export interface Delivery {
 }
 
 /** Signs and sends one event to one endpoint now; the log row of the attempt. */
-export async function deliverOnce(deps: Pick<Deps, 'clock' | 'random'>, sender: WebhookSender, endpoint: WebhookEndpoint, d: Delivery): Promise<{ attempt: WebhookAttempt; result: SendResult }> {
+export async function deliverOnce(
+  deps: Pick<Deps, 'clock' | 'random'>,
+  sender: WebhookSender,
+  endpoint: WebhookEndpoint,
+  d: Delivery,
+): Promise<{ attempt: WebhookAttempt; result: SendResult }> {
   const now = deps.clock.now();
   const body = webhookBody(d.event, d.payload, now);
   const result = await sender.post(endpoint.url, webhookHeaders(d.event, endpoint.secret, body), body);
@@ -73,7 +78,15 @@ export function webhookDispatcher(deps: DepsOf<'webhooks'>, sender: WebhookSende
       });
       // The mail log's line per attempt (the host only: a URL may carry credentials). A customer's
       // endpoint failing is not a fault of ours: info, as every other attempt.
-      const line = { endpoint: endpoint.id, host: new URL(endpoint.url).host, event: job.event, message_id: job.message_id, attempt: n, status: attempt.status_code ?? 'none', ms: attempt.duration_ms };
+      const line = {
+        endpoint: endpoint.id,
+        host: new URL(endpoint.url).host,
+        event: job.event,
+        message_id: job.message_id,
+        attempt: n,
+        status: attempt.status_code ?? 'none',
+        ms: attempt.duration_ms,
+      };
       if (result.ok) {
         deps.events?.event('info', 'webhook', { ...line, outcome: 'delivered' });
         return { attempt, job: { id: job.id, state: 'delivered', attempts: n, next_attempt_at: job.next_attempt_at } };
@@ -83,7 +96,9 @@ export function webhookDispatcher(deps: DepsOf<'webhooks'>, sender: WebhookSende
       const next = result.gone ? null : nextAttempt(n, now, random);
       const rec: AttemptRecord = {
         attempt,
-        job: next ? { id: job.id, state: 'pending', attempts: n, next_attempt_at: next.toISOString() } : { id: job.id, state: 'failed', attempts: n, next_attempt_at: job.next_attempt_at },
+        job: next
+          ? { id: job.id, state: 'pending', attempts: n, next_attempt_at: next.toISOString() }
+          : { id: job.id, state: 'failed', attempts: n, next_attempt_at: job.next_attempt_at },
       };
       if (result.gone) {
         rec.disable = 'the endpoint answered 410 Gone';

@@ -57,12 +57,16 @@ function embeddedV4(v6: string): string | null {
   if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return v4(groups[6]!, groups[7]!);
   if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);
   // IPv4-compatible (deprecated) ::a.b.c.d
-  if (groups.slice(0, 6).every((g) => g === 0) && (groups[6]! | groups[7]!) !== 0 && !(groups[6] === 0 && groups[7]! <= 1)) return v4(groups[6]!, groups[7]!);
+  if (groups.slice(0, 6).every((g) => g === 0) && (groups[6]! | groups[7]!) !== 0 && !(groups[6] === 0 && groups[7]! <= 1))
+    return v4(groups[6]!, groups[7]!);
   return null;
 }
 
 function expandV6(addr: string): number[] | null {
-  let a = addr.toLowerCase().replace(/^\[|\]$/g, '').split('%')[0]!;
+  let a = addr
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .split('%')[0]!;
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
   if (dotted) {
     const p = dotted[1]!.split('.').map(Number);
@@ -131,7 +135,9 @@ export type Resolve = (host: string) => Promise<ResolvedAddress[]>;
 
 /** The configured DNS servers when there are any (as for MX look-ups), else the system's lookup. */
 export function resolverFor(servers: string[], timeoutMs: number): Resolve {
-  if (!servers.length) return async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+  if (!servers.length)
+    return async (host) =>
+      (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
   const r = new Resolver({ timeout: timeoutMs, tries: 2 });
   r.setServers(servers);
   return async (host) => {

@@ -47,7 +47,11 @@ export class WebhookSender {
     return (this.#client ??= import('undici').then(({ Agent, request }) => {
       const pinned: LookupFunction = (hostname, options, cb) => {
         const pin = this.#pins.get(hostname);
-        const done = cb as (err: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;
+        const done = cb as (
+          err: NodeJS.ErrnoException | null,
+          address: string | Array<{ address: string; family: number }>,
+          family?: number,
+        ) => void;
         if (!pin) return done(Object.assign(new Error(`${hostname} was not checked`), { code: 'ENOTFOUND' }), '', 4);
         if ((options as { all?: boolean }).all) done(null, [{ address: pin.address, family: pin.family }]);
         else done(null, pin.address, pin.family);
@@ -65,14 +69,19 @@ export class WebhookSender {
 
   async post(rawUrl: string, headers: Record<string, string>, body: string): Promise<SendResult> {
     const t0 = performance.now();
-    const done = (r: Omit<SendResult, 'duration_ms' | 'gone'>): SendResult => ({ ...r, gone: r.status_code === 410, duration_ms: Math.round(performance.now() - t0) });
+    const done = (r: Omit<SendResult, 'duration_ms' | 'gone'>): SendResult => ({
+      ...r,
+      gone: r.status_code === 410,
+      duration_ms: Math.round(performance.now() - t0),
+    });
     let url: URL;
     try {
       const target = checkTarget(rawUrl, this.opts.allowInsecure);
       url = target.url;
       if (!target.literal) {
         const cached = this.#pins.get(target.host);
-        if (!cached || Date.now() - cached.at > RESOLVED_TTL_MS) this.#pins.set(target.host, { ...(await pickAddress(target, this.opts.resolve, this.opts.allowInsecure)), at: Date.now() });
+        if (!cached || Date.now() - cached.at > RESOLVED_TTL_MS)
+          this.#pins.set(target.host, { ...(await pickAddress(target, this.opts.resolve, this.opts.allowInsecure)), at: Date.now() });
       } else await pickAddress(target, this.opts.resolve, this.opts.allowInsecure);
     } catch (e) {
       return done({ ok: false, status_code: null, error: (e as Error).message, response: '' });
@@ -92,10 +101,19 @@ export class WebhookSender {
       const response = Buffer.concat(chunks).subarray(0, RESPONSE_CAP).toString('utf8');
       const ok = res.statusCode >= 200 && res.statusCode < 300;
       const location = res.headers.location;
-      const error = ok ? null : res.statusCode >= 300 && res.statusCode < 400 ? `redirect not followed${location ? ` (to ${String(location)})` : ''}` : `answered ${res.statusCode}`;
+      const error = ok
+        ? null
+        : res.statusCode >= 300 && res.statusCode < 400
+          ? `redirect not followed${location ? ` (to ${String(location)})` : ''}`
+          : `answered ${res.statusCode}`;
       return done({ ok, status_code: res.statusCode, error, response });
     } catch (e) {
-      return done({ ok: false, status_code: null, error: describe(e as Parameters<typeof describe>[0], this.opts.timeoutMs), response: '' });
+      return done({
+        ok: false,
+        status_code: null,
+        error: describe(e as Parameters<typeof describe>[0], this.opts.timeoutMs),
+        response: '',
+      });
     }
   }
 
@@ -106,7 +124,13 @@ export class WebhookSender {
 
 function describe(e: Error & { code?: string; cause?: Error & { code?: string } }, timeoutMs: number): string {
   const code = e.code ?? e.cause?.code;
-  if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return `timed out after ${timeoutMs} ms`;
+  if (
+    e.name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
+    return `timed out after ${timeoutMs} ms`;
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
   return (e.cause?.message ?? e.message) || String(code);

@@ -5,7 +5,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type Verified = { ok: true; event: Record<string, unknown> } | { ok: false; reason: string };
 
-export function verifyWebhook(rawBody: Buffer | string, signatureHeader: string | undefined, secret: string, opts: { toleranceSeconds?: number; now?: number } = {}): Verified {
+export function verifyWebhook(
+  rawBody: Buffer | string,
+  signatureHeader: string | undefined,
+  secret: string,
+  opts: { toleranceSeconds?: number; now?: number } = {},
+): Verified {
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`);
   const given = Buffer.from(signatureHeader ?? '');
   // timingSafeEqual needs equal lengths; a wrong length is a mismatch, decided without comparing.
@@ -18,6 +23,7 @@ export function verifyWebhook(rawBody: Buffer | string, signatureHeader: string 
   }
   const now = opts.now ?? Math.floor(Date.now() / 1000);
   const age = now - Number(event.timestamp);
-  if (!Number.isFinite(age) || Math.abs(age) > (opts.toleranceSeconds ?? 300)) return { ok: false, reason: 'timestamp too old (or in the future)' };
+  if (!Number.isFinite(age) || Math.abs(age) > (opts.toleranceSeconds ?? 300))
+    return { ok: false, reason: 'timestamp too old (or in the future)' };
   return { ok: true, event };
 }

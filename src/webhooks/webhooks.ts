@@ -27,7 +27,12 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
   const { store, clock, random, config } = deps;
 
   const sender = () =>
-    new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowInsecure: config.allowInsecureWebhooks, resolve: resolverFor(config.dnsServers, config.dnsTimeoutMs), connections: REPLAY_PARALLEL });
+    new WebhookSender({
+      timeoutMs: config.webhookTimeoutMs,
+      allowInsecure: config.allowInsecureWebhooks,
+      resolve: resolverFor(config.dnsServers, config.dnsTimeoutMs),
+      connections: REPLAY_PARALLEL,
+    });
 
   async function endpoint(ws: Workspace, id: string): Promise<WebhookEndpoint> {
     const e = await store.endpoints.get(ws.id, id);
@@ -42,16 +47,38 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
   }
 
   /** Sends each (one sender, a few at a time) and logs every attempt. */
-  type Replayed = Pick<WebhookAttempt, 'event' | 'event_id' | 'message_id' | 'payload'> & Partial<Pick<WebhookAttempt, 'job_id' | 'attempt'>>;
-  async function sendAll(ws: Workspace, items: Array<{ endpoint: WebhookEndpoint; from: Replayed; kind: 'replay' | 'test' }>): Promise<AttemptView[]> {
+  type Replayed = Pick<WebhookAttempt, 'event' | 'event_id' | 'message_id' | 'payload'> &
+    Partial<Pick<WebhookAttempt, 'job_id' | 'attempt'>>;
+  async function sendAll(
+    ws: Workspace,
+    items: Array<{ endpoint: WebhookEndpoint; from: Replayed; kind: 'replay' | 'test' }>,
+  ): Promise<AttemptView[]> {
     const s = sender();
     try {
       return await mapLimit(items, REPLAY_PARALLEL, async (it) => {
         const { event, event_id, message_id, payload } = it.from;
-        const { attempt } = await deliverOnce(deps, s, it.endpoint, { event, event_id, message_id, payload, kind: it.kind, job_id: null, attempt: 1 });
+        const { attempt } = await deliverOnce(deps, s, it.endpoint, {
+          event,
+          event_id,
+          message_id,
+          payload,
+          kind: it.kind,
+          job_id: null,
+          attempt: 1,
+        });
         // A replay that was taken settles the automatic retries of the same delivery: the
         // receiver does not get the event again from them (a retry already under way may still).
-        const settles = attempt.ok && it.from.job_id ? { job: { id: it.from.job_id, state: 'delivered' as const, attempts: it.from.attempt ?? 1, next_attempt_at: attempt.attempted_at } } : {};
+        const settles =
+          attempt.ok && it.from.job_id
+            ? {
+                job: {
+                  id: it.from.job_id,
+                  state: 'delivered' as const,
+                  attempts: it.from.attempt ?? 1,
+                  next_attempt_at: attempt.attempted_at,
+                },
+              }
+            : {};
         await store.webhooks.record([{ attempt, ...settles }]);
         deps.bus?.publish('attempted');
         return attemptView(attempt);
@@ -105,7 +132,9 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
       const e = await endpoint(ws, endpointId);
       const id = `test_${random.bytes(12).toString('hex')}`;
       const payload = { message_id: id, from: `test@${config.serviceDomain}`, subject: 'svc test event', test: true };
-      const [a] = await sendAll(ws, [{ endpoint: e, from: { event: 'message.sent', event_id: id, message_id: id, payload }, kind: 'test' }]);
+      const [a] = await sendAll(ws, [
+        { endpoint: e, from: { event: 'message.sent', event_id: id, message_id: id, payload }, kind: 'test' },
+      ]);
       return a!;
     },
     /** Sends that attempt's event again, freshly signed and timestamped; a new attempt is logged. */

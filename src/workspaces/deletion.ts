@@ -41,14 +41,20 @@ export function workspaceDeletion(deps: DepsOf<'workspaces'>) {
    * Removes one deleted workspace's data in batches while this process holds it: the records it
    * removed, whether it finished (and logged it), and whether another process holds it instead.
    */
-  async function purge(d: WorkspaceDeletion, stopping: () => boolean = () => false): Promise<{ removed: number; done: boolean; heldElsewhere: boolean }> {
+  async function purge(
+    d: WorkspaceDeletion,
+    stopping: () => boolean = () => false,
+  ): Promise<{ removed: number; done: boolean; heldElsewhere: boolean }> {
     let removed = 0;
     while (!stopping()) {
-      if (!(await store.workspaces.claimDeletion(d.id, holder, clock.now().toISOString(), DELETION_STALE_MS))) return { removed, done: false, heldElsewhere: true };
+      if (!(await store.workspaces.claimDeletion(d.id, holder, clock.now().toISOString(), DELETION_STALE_MS)))
+        return { removed, done: false, heldElsewhere: true };
       const r = await store.workspaces.purge(d.id, DELETION_BATCH);
       removed += r.removed;
       if (r.done) {
-        log.info(`workspace ${d.name}: its data is deleted (${removed} records in this process's batches; ${d.reason}, asked at ${d.deleted_at})`);
+        log.info(
+          `workspace ${d.name}: its data is deleted (${removed} records in this process's batches; ${d.reason}, asked at ${d.deleted_at})`,
+        );
         return { removed, done: true, heldElsewhere: false };
       }
       // Nothing removed and not done: written to meanwhile; the next run looks again.

@@ -49,7 +49,12 @@ export function windowsOfToday(make: (ws: Workspace, now: Date) => QuotaWindow[]
 }
 
 /** A store's send-quota refusal as the spec's error (429 quota_exceeded, with upgrade_url). */
-export function sendQuotaError(r: SendQuotaRefusal, ws: Workspace, upgradeUrl: string, kind: 'api_sends' | 'inbox_sends' = 'api_sends'): SvcError {
+export function sendQuotaError(
+  r: SendQuotaRefusal,
+  ws: Workspace,
+  upgradeUrl: string,
+  kind: 'api_sends' | 'inbox_sends' = 'api_sends',
+): SvcError {
   const { window: w, used } = r;
   const what = kind === 'api_sends' ? 'API and SMTP sends' : 'inbox sends';
   return new SvcError(

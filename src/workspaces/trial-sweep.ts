@@ -64,7 +64,10 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
       if (progress.last_at && now.getTime() - Date.parse(progress.last_at) < DAY_MS) continue;
       const owners = (await store.people.members(ws.id)).filter((m) => m.role === 'owner');
       if (!owners.length) {
-        once(`owners:${ws.id}`, `trial: workspace ${ws.name} has no owner to warn that its data is deleted at ${dates.delete_at}; nothing is sent, and its data is kept`);
+        once(
+          `owners:${ws.id}`,
+          `trial: workspace ${ws.name} has no owner to warn that its data is deleted at ${dates.delete_at}; nothing is sent, and its data is kept`,
+        );
         continue;
       }
       let all = true;
@@ -77,14 +80,17 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
           }
         } catch (e) {
           // Another daemon sending the same copy right now (its key is taken) finishes the warning.
-          if (!isSvcError(e) || e.kind !== 'conflict') log.warn(`trial: warning ${n} to ${owner.email} of ${ws.name} not sent: ${(e as Error).message}`);
+          if (!isSvcError(e) || e.kind !== 'conflict')
+            log.warn(`trial: warning ${n} to ${owner.email} of ${ws.name} not sent: ${(e as Error).message}`);
           all = false;
           break;
         }
       }
       if (all && (await store.workspaces.recordTrialWarning(ws.id, n, now.toISOString()))) {
         warned++;
-        log.info(`trial: warning ${n} of ${TRIAL_WARNING_DAYS.length} sent to the ${owners.length} owner${owners.length === 1 ? '' : 's'} of ${ws.name} (its data is deleted at ${dates.delete_at})`);
+        log.info(
+          `trial: warning ${n} of ${TRIAL_WARNING_DAYS.length} sent to the ${owners.length} owner${owners.length === 1 ? '' : 's'} of ${ws.name} (its data is deleted at ${dates.delete_at})`,
+        );
       }
     }
     return { warned, ...(await deletion.run(stopping)) };

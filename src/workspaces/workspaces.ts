@@ -11,11 +11,16 @@ const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** A new workspace's name and plan, checked before any store is opened (or made) for it. */
 export function checkNewWorkspace(name: string, plan: Plan | string): Plan {
-  if (!NAME.test(name)) throw new SvcError('invalid_argument', `invalid workspace name '${name}': lowercase letters, digits and inner hyphens, at most 63`);
+  if (!NAME.test(name))
+    throw new SvcError('invalid_argument', `invalid workspace name '${name}': lowercase letters, digits and inner hyphens, at most 63`);
   return parsePlan(plan);
 }
 
-export function workspaceService({ store, clock, random }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses' | 'subscribers' | 'people' | 'inbox'>) {
+export function workspaceService({
+  store,
+  clock,
+  random,
+}: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses' | 'subscribers' | 'people' | 'inbox'>) {
   async function byName(name: string): Promise<Workspace> {
     const ws = await store.workspaces.getByName(name);
     if (!ws) throw new SvcError('not_found', `workspace '${name}' not found`);
@@ -25,7 +30,10 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
   async function quotas(ws: Workspace) {
     const now = clock.now();
     const windows = [...sendWindows(ws, now), ...inboxWindows(ws, now)];
-    const used = await store.usage.get(ws.id, windows.map((w) => w.key));
+    const used = await store.usage.get(
+      ws.id,
+      windows.map((w) => w.key),
+    );
     const limits = PLAN_LIMITS[ws.plan];
     const [domains, addresses, contacts, people, stored] = await Promise.all([
       store.domains.listByWorkspace(ws.id),
@@ -37,7 +45,13 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
     const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();
     const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
     return [
-      ...windows.map((w) => ({ kind: w.key.startsWith('inbox-') ? 'inbox_sends' : 'api_sends', used: used[w.key] ?? 0, limit: w.limit, window: w.window, resets_at: w.resets_at })),
+      ...windows.map((w) => ({
+        kind: w.key.startsWith('inbox-') ? 'inbox_sends' : 'api_sends',
+        used: used[w.key] ?? 0,
+        limit: w.limit,
+        window: w.window,
+        resets_at: w.resets_at,
+      })),
       // Nothing spends AI actions yet (the assistant is to come): none used.
       { kind: 'ai_actions', used: 0, limit: limits.ai_actions_per_month, window: 'month', resets_at: month },
       { kind: 'ai_actions', used: 0, limit: limits.ai_actions_per_day, window: 'day', resets_at: day },
@@ -51,7 +65,12 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
 
   return {
     async create(name: string, plan: Plan | string = 'trial'): Promise<Workspace> {
-      return store.workspaces.create({ id: random.uuid(), name, plan: checkNewWorkspace(name, plan), created_at: clock.now().toISOString() });
+      return store.workspaces.create({
+        id: random.uuid(),
+        name,
+        plan: checkNewWorkspace(name, plan),
+        created_at: clock.now().toISOString(),
+      });
     },
 
     list: () => store.workspaces.list(),
@@ -76,7 +95,15 @@ export function workspaceService({ store, clock, random }: DepsOf<'workspaces' |
     async show(name: string) {
       const ws = await byName(name);
       const dates = trialDates(ws);
-      return { id: ws.id, name: ws.name, plan: ws.plan, created_at: ws.created_at, usage: await quotas(ws), read_only_at: dates?.read_only_at ?? null, delete_at: dates?.delete_at ?? null };
+      return {
+        id: ws.id,
+        name: ws.name,
+        plan: ws.plan,
+        created_at: ws.created_at,
+        usage: await quotas(ws),
+        read_only_at: dates?.read_only_at ?? null,
+        delete_at: dates?.delete_at ?? null,
+      };
     },
 
     /**

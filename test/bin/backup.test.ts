@@ -14,7 +14,6 @@ import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
 
-
 test('file store: a backup while the daemon sends; restored, every accepted message is there and its queue is held until retry', async (t) => {
   const dns = await fixtureDns(t);
   const s = await sink(t);
@@ -42,14 +41,20 @@ test('file store: a backup while the daemon sends; restored, every accepted mess
     assert.equal(tarList.stdout.split('\n')[0], 'svc.json', 'a tar file any tar reads, svc.json first');
     assert.doesNotMatch(tarList.stdout, /svc\.lock|svc\.sock/);
   }
-  await until('the deferral', async () => json(await svc([...base, 'queue', 'list', '--json'])), (r: unknown[]) => r.length === 1 && (r[0] as { state: string }).state === 'deferred');
+  await until(
+    'the deferral',
+    async () => json(await svc([...base, 'queue', 'list', '--json'])),
+    (r: unknown[]) => r.length === 1 && (r[0] as { state: string }).state === 'deferred',
+  );
 
   // Restored into a new directory: everything accepted before the backup, and the queue held.
   const copy = ['--store', `file:${join(dir, 'copy')}`, '--dns-server', dns.server];
   const r = json(await svc([...copy, 'restore', out, '--json']));
   assert.deepEqual(r.store, `file:${join(dir, 'copy')}`);
   assert.ok(r.held >= 1, JSON.stringify(r));
-  const restored = new Map(json(await svc([...copy, 'messages', 'list', '--limit', '500', '--json'])).map((m: { id: string; status: string }) => [m.id, m.status]));
+  const restored = new Map(
+    json(await svc([...copy, 'messages', 'list', '--limit', '500', '--json'])).map((m: { id: string; status: string }) => [m.id, m.status]),
+  );
   for (const id of accepted) assert.ok(restored.has(id), `message ${id} accepted before the backup is in it`);
   const held = json(await svc([...copy, 'queue', 'list', '--json']));
   assert.ok(held.some((x: { id: string; state: string }) => x.id === waiting && x.state === 'held'));
@@ -60,7 +65,11 @@ test('file store: a backup while the daemon sends; restored, every accepted mess
   const d2 = await serve([...copy, '--direct-port', String(s2.port)]);
   t.after(() => d2.stop('SIGKILL'));
   // Running (it has reported, so its workers claim), and the restored queue is still held, none sent.
-  const seen = await until('the copy daemon reporting', async () => json(await svc([...copy, 'status', '--json'])), (v) => v.running === true);
+  const seen = await until(
+    'the copy daemon reporting',
+    async () => json(await svc([...copy, 'status', '--json'])),
+    (v) => v.running === true,
+  );
   assert.equal(seen.queue.held, held.length, 'held: no hand-off took them');
   assert.equal(s2.received.length, 0, 'held: nothing sent from the copy');
   const retried = json(await svc([...copy, 'queue', 'retry', '--all', '--json']));
@@ -97,7 +106,10 @@ test('backup and restore refuse wrong input and change nothing', async (t) => {
   assert.match(none.stderr, /cannot read the backup .*nope\.tar: ENOENT/);
   // The restored copy opens with the same workspace.
   assert.deepEqual(json(await svc(['--store', `file:${join(dir, 'new2')}`, 'restore', out, '--json'])).held, 0);
-  assert.deepEqual(json(await svc(['--store', `file:${join(dir, 'new2')}`, 'workspaces', 'list', '--json'])).map((w: { name: string }) => w.name), ['acme']);
+  assert.deepEqual(
+    json(await svc(['--store', `file:${join(dir, 'new2')}`, 'workspaces', 'list', '--json'])).map((w: { name: string }) => w.name),
+    ['acme'],
+  );
 });
 
 if (TEST_DATABASE_URL) {

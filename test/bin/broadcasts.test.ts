@@ -24,7 +24,11 @@ for (const backend of backends) {
     const d = await serve([...base, '--direct-port', String(s.port)]);
     t.after(() => d.stop('SIGKILL'));
     const list = json(await svc([...base, 'lists', 'create', 'News', '--from-address', 'hello@acme.test', '--json']));
-    for (const [email, name] of [['jane@rcpt.test', 'Jane'], ['bob@rcpt.test', ''], ['carol@rcpt.test', 'Carol']]) {
+    for (const [email, name] of [
+      ['jane@rcpt.test', 'Jane'],
+      ['bob@rcpt.test', ''],
+      ['carol@rcpt.test', 'Carol'],
+    ]) {
       json(await svc([...base, 'subscribers', 'add', list.id, email!, ...(name ? ['--name', name] : []), '--json']));
     }
     const dir = await tmpDir(t);
@@ -37,19 +41,38 @@ for (const backend of backends) {
     const noFile = await svc([...base, 'broadcasts', 'send', list.id, '--subject', 'June', '--html', join(dir, 'missing.html')]);
     assert.equal(noFile.code, 2);
     assert.match(noFile.stderr, /^svc: cannot read --html .*missing\.html: ENOENT/);
-    assert.equal((await svc([...base, 'broadcasts', 'send', '00000000-0000-4000-8000-000000000000', '--subject', 'June', '--html', html])).code, 1);
-    const stranger = await svc([...base, 'broadcasts', 'send', list.id, '--subject', 'June', '--html', html, '--from-address', 'x@acme.test']);
+    assert.equal(
+      (await svc([...base, 'broadcasts', 'send', '00000000-0000-4000-8000-000000000000', '--subject', 'June', '--html', html])).code,
+      1,
+    );
+    const stranger = await svc([
+      ...base,
+      'broadcasts',
+      'send',
+      list.id,
+      '--subject',
+      'June',
+      '--html',
+      html,
+      '--from-address',
+      'x@acme.test',
+    ]);
     assert.equal(stranger.code, 1);
     assert.match(stranger.stderr, /from address 'x@acme\.test' is not registered for this account/);
     assert.deepEqual(json(await svc([...base, 'broadcasts', 'list', '--json'])), []);
 
-    const sent = json(await svc([...base, 'broadcasts', 'send', list.id, '--subject', 'June news', '--html', html, '--preheader', 'What is new', '--json']));
+    const sent = json(
+      await svc([...base, 'broadcasts', 'send', list.id, '--subject', 'June news', '--html', html, '--preheader', 'What is new', '--json']),
+    );
     assert.deepEqual(Object.keys(sent).sort(), ['campaign_id', 'message', 'status']);
     assert.equal(sent.status, 'queued');
     // watch, not on a terminal, with --json: one document per change, until the campaign is sent.
     const watched = await svc([...base, 'broadcasts', 'watch', sent.campaign_id, '--json']);
     assert.equal(watched.code, 0, watched.stderr);
-    const docs = watched.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const docs = watched.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const last = docs.at(-1)!;
     assert.equal(last.status, 'sent');
     assert.deepEqual([last.done, last.total, last.counts.sent, last.counts.queued], [3, 3, 3, 0]);
@@ -89,19 +112,22 @@ for (const backend of backends) {
     t.after(() => d1.stop('SIGKILL'));
     const sent = json(await svc([...base, 'broadcasts', 'send', list.id, '--subject', 'Big', '--html', html, '--json']));
     let copies = 0;
-    for (const until = Date.now() + 60_000; Date.now() < until; ) {
+    for (const until = Date.now() + 60_000; Date.now() < until;) {
       copies = json(await svc([...base, 'broadcasts', 'show', sent.campaign_id, '--json'])).copies;
       if (copies > 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     await d1.stop('SIGKILL');
     const atKill = json(await svc([...base, 'broadcasts', 'show', sent.campaign_id, '--json']));
-    assert.ok(atKill.copies > 0 && atKill.copies < N && atKill.fanned_out_at === null, `killed mid-fan-out (${atKill.copies} of ${N} copies)`);
+    assert.ok(
+      atKill.copies > 0 && atKill.copies < N && atKill.fanned_out_at === null,
+      `killed mid-fan-out (${atKill.copies} of ${N} copies)`,
+    );
 
     const d2 = await serve(flags);
     t.after(() => d2.stop('SIGKILL'));
     let after = atKill;
-    for (const until = Date.now() + 120_000; after.fanned_out_at === null && Date.now() < until; ) {
+    for (const until = Date.now() + 120_000; after.fanned_out_at === null && Date.now() < until;) {
       await new Promise((r) => setTimeout(r, 200));
       after = json(await svc([...base, 'broadcasts', 'show', sent.campaign_id, '--json']));
     }
@@ -110,7 +136,9 @@ for (const backend of backends) {
     const key = json(await svc([...base, 'keys', 'create', '--json'])).key as string;
     const seen = new Map<string, number>();
     for (let offset = 0; offset < N + 500; offset += 500) {
-      const page = (await fetch(`${d2.urls.api}/api/v2/messages?limit=500&offset=${offset}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { data: Array<{ to: string }>; total: number };
+      const page = (await fetch(`${d2.urls.api}/api/v2/messages?limit=500&offset=${offset}`, {
+        headers: { authorization: `Bearer ${key}` },
+      }).then((r) => r.json())) as { data: Array<{ to: string }>; total: number };
       for (const m of page.data) seen.set(m.to, (seen.get(m.to) ?? 0) + 1);
       if (page.data.length < 500) break;
     }
@@ -132,12 +160,43 @@ test('svc sequences and svc steps through the binary: create, list, steps in ord
   assert.deepEqual([seq.name, seq.list_id, seq.trigger, seq.active, seq.step_count], ['Welcome', list.id, 'subscribe', true, 0]);
   const html = join(dir, 'step.html');
   await writeFile(html, '<p>Hi {{first_name|there}}</p>');
-  const later = json(await svc([...base, 'steps', 'add', seq.id, '--position', '1', '--delay-hours', '24', '--subject', 'Day one', '--html', html, '--json']));
-  json(await svc([...base, 'steps', 'add', seq.id, '--position', '0', '--delay-hours', '0', '--subject', 'Welcome', '--html', html, '--json']));
-  assert.equal((await svc([...base, 'steps', 'add', seq.id, '--position', 'x', '--delay-hours', '0', '--subject', 'S', '--html', html])).code, 2);
-  assert.equal((await svc([...base, 'steps', 'add', seq.id, '--position', '0', '--delay-hours', '0', '--subject', 'S', '--html', html])).code, 1, 'position taken: a conflict');
-  assert.deepEqual(json(await svc([...base, 'steps', 'list', seq.id, '--json'])).map((s: { subject: string }) => s.subject), ['Welcome', 'Day one']);
-  assert.match((await svc([...base, 'sequences', 'list'])).stdout, /^NAME +LIST_ID +TRIGGER +ACTIVE +STEP_COUNT +ID\nWelcome +\S+ +subscribe +true +2 /);
+  const later = json(
+    await svc([
+      ...base,
+      'steps',
+      'add',
+      seq.id,
+      '--position',
+      '1',
+      '--delay-hours',
+      '24',
+      '--subject',
+      'Day one',
+      '--html',
+      html,
+      '--json',
+    ]),
+  );
+  json(
+    await svc([...base, 'steps', 'add', seq.id, '--position', '0', '--delay-hours', '0', '--subject', 'Welcome', '--html', html, '--json']),
+  );
+  assert.equal(
+    (await svc([...base, 'steps', 'add', seq.id, '--position', 'x', '--delay-hours', '0', '--subject', 'S', '--html', html])).code,
+    2,
+  );
+  assert.equal(
+    (await svc([...base, 'steps', 'add', seq.id, '--position', '0', '--delay-hours', '0', '--subject', 'S', '--html', html])).code,
+    1,
+    'position taken: a conflict',
+  );
+  assert.deepEqual(
+    json(await svc([...base, 'steps', 'list', seq.id, '--json'])).map((s: { subject: string }) => s.subject),
+    ['Welcome', 'Day one'],
+  );
+  assert.match(
+    (await svc([...base, 'sequences', 'list'])).stdout,
+    /^NAME +LIST_ID +TRIGGER +ACTIVE +STEP_COUNT +ID\nWelcome +\S+ +subscribe +true +2 /,
+  );
   assert.deepEqual(json(await svc([...base, 'steps', 'remove', seq.id, later.id, '--json'])), { id: later.id, removed: true });
   assert.equal((await svc([...base, 'steps', 'remove', seq.id, later.id])).code, 1);
   assert.equal((await svc([...base, 'sequences', 'remove', seq.id])).code, 0);

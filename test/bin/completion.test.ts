@@ -16,7 +16,14 @@ test('bash completion: nouns, verbs, command and global options', { skip: has('b
   const file = join(await tmpDir(t), 'svc.bash');
   writeFileSync(file, r.stdout);
   const complete = (...words: string[]) => {
-    const out = spawnSync('bash', ['-c', `source ${JSON.stringify(file)}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+    const out = spawnSync(
+      'bash',
+      [
+        '-c',
+        `source ${JSON.stringify(file)}; COMP_WORDS=(${words.map((w) => JSON.stringify(w)).join(' ')}); COMP_CWORD=${words.length - 1}; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(out.status, 0, out.stderr);
     return out.stdout.trim().split('\n').filter(Boolean);
   };

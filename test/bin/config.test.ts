@@ -17,7 +17,11 @@ test('config show: flag, env and default sources; serve flags too; secrets maske
   assert.equal(r.code, 0, r.stderr);
   type Row = { setting: string; flag: string | null; env: string | null; value: string | null; source: string | null };
   const rows = json(r).settings as Row[];
-  assert.deepEqual(rows.map((x) => x.setting), SETTINGS.map((s) => s.name), 'every setting, in the table order');
+  assert.deepEqual(
+    rows.map((x) => x.setting),
+    SETTINGS.map((s) => s.name),
+    'every setting, in the table order',
+  );
   const by = (name: string) => rows.find((x) => x.setting === name)!;
   assert.deepEqual([by('apiPort').value, by('apiPort').source], ['9000', 'flag']);
   assert.deepEqual([by('relayPort').value, by('relayPort').source], ['2600', 'env']);

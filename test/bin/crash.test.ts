@@ -44,7 +44,9 @@ test('SIGKILL with 500 queued: all delivered after restart, duplicates only for 
   assert.equal(unique(), 500, 'every accepted message arrived');
   const duplicates = s.received.length - 500;
   assert.ok(duplicates <= CONCURRENCY, `${duplicates} duplicates, at most the ${CONCURRENCY} in flight`);
-  const list = await fetch(`${d2.urls.api}/api/v2/messages?status=sent&limit=1`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json() as Promise<{ total: number }>);
+  const list = await fetch(`${d2.urls.api}/api/v2/messages?status=sent&limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(
+    (r) => r.json() as Promise<{ total: number }>,
+  );
   assert.equal(list.total, 500);
   assert.equal(await d2.stop(), 0);
 });

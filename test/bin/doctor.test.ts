@@ -25,7 +25,10 @@ test('svc doctor: every check passes on a sound set-up (exit 0 unless the clock 
   dns.zone(ZONE);
   const dir = await tmpDir(t);
   const config = join(dir, 'svc.toml');
-  await writeFile(config, `store = "file:${join(dir, 'data')}"\nservice-domain = "mail.test"\nbase-url = "https://mail.test"\ndns-server = "${dns.server}"\n`);
+  await writeFile(
+    config,
+    `store = "file:${join(dir, 'data')}"\nservice-domain = "mail.test"\nbase-url = "https://mail.test"\ndns-server = "${dns.server}"\n`,
+  );
   const base = ['--config', config];
   json(await svc([...base, 'workspaces', 'create', 'acme', '--json']));
   const added = json(await svc([...base, 'domains', 'add', 'acme.test', '--json']));
@@ -35,7 +38,8 @@ test('svc doctor: every check passes on a sound set-up (exit 0 unless the clock 
   const { checks } = JSON.parse(r.stdout) as { checks: Check[] };
   const by = (name: string) => checks.find((c) => c.name === name)!;
   for (const c of checks) assert.deepEqual(Object.keys(c), ['name', 'status', 'detail', 'fix']);
-  for (const name of ['store', 'base_url', 'service_domain', 'spf_include', 'mx_host', 'helo_name', 'domain acme.test']) assert.equal(by(name).status, 'pass', `${name}: ${by(name).detail}`);
+  for (const name of ['store', 'base_url', 'service_domain', 'spf_include', 'mx_host', 'helo_name', 'domain acme.test'])
+    assert.equal(by(name).status, 'pass', `${name}: ${by(name).detail}`);
   assert.match(by('helo_name').detail, /mx\.mail\.test → 127\.0\.0\.1 → mx\.mail\.test/);
   assert.equal(by('tls_certificate').status, 'skip', 'no certificate before the first svc serve');
   assert.equal(by('outbound').status, 'skip', 'port 25 is never probed unless asked');
@@ -71,7 +75,10 @@ test('svc doctor --probe-domain connects to an MX on the delivery port; a store 
   const dir = await tmpDir(t);
   const store = ['--store', `file:${join(dir, 'data')}`, '--dns-server', dns.server];
   json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
-  const probe = async (port: number) => JSON.parse((await svc([...store, 'doctor', '--json', '--probe-domain', 'rcpt.test'], { env: { SVC_DIRECT_PORT: String(port) } })).stdout).checks.find((c: Check) => c.name === 'outbound') as Check;
+  const probe = async (port: number) =>
+    JSON.parse(
+      (await svc([...store, 'doctor', '--json', '--probe-domain', 'rcpt.test'], { env: { SVC_DIRECT_PORT: String(port) } })).stdout,
+    ).checks.find((c: Check) => c.name === 'outbound') as Check;
   const open = await probe(s.port);
   assert.equal(open.status, 'pass', open.detail);
   assert.match(open.detail, /mx\.rcpt\.test:\d+ \(MX of rcpt\.test\) greets: 220 /);

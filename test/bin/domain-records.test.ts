@@ -11,7 +11,10 @@ test('svc domains records: table, json and zone formats', async (t) => {
   json(await svc([...base, 'domains', 'add', 'acme.test', '--json']));
   const doc = json(await svc([...base, 'domains', 'records', 'acme.test', '--format', 'json']));
   assert.equal(doc.domain, 'acme.test');
-  assert.deepEqual(doc.records.map((r: { purpose: string }) => r.purpose), ['ownership', 'mx', 'spf', 'dkim', 'dmarc']);
+  assert.deepEqual(
+    doc.records.map((r: { purpose: string }) => r.purpose),
+    ['ownership', 'mx', 'spf', 'dkim', 'dmarc'],
+  );
   assert.deepEqual(json(await svc([...base, 'domains', 'records', 'acme.test', '--json'])), doc);
   const zone = await svc([...base, 'domains', 'records', 'acme.test', '--format', 'zone']);
   assert.equal(zone.code, 0, zone.stderr);

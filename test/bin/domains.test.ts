@@ -19,17 +19,28 @@ async function setup(t: { after(fn: () => unknown): void }, plan = 'pro') {
 test('domains add/verify/show --json: the CONTRACT.md document and exit 0 only when DNS is right', async (t) => {
   const { dns, base } = await setup(t);
   const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
-  assert.deepEqual(Object.keys(added).filter((k) => ['id', 'domain', 'status', 'records'].includes(k)).sort(), ['domain', 'id', 'records', 'status']);
+  assert.deepEqual(
+    Object.keys(added)
+      .filter((k) => ['id', 'domain', 'status', 'records'].includes(k))
+      .sort(),
+    ['domain', 'id', 'records', 'status'],
+  );
   assert.equal(added.status, 'pending');
   assert.equal(added.records.length, 5);
   for (const r of added.records) assert.deepEqual(Object.keys(r).sort(), ['fqdn', 'name', 'note', 'purpose', 'status', 'type', 'value']);
-  assert.deepEqual(added.records.map((r: any) => r.name), ['_svc', '@', '@', 'svc1._domainkey', '_dmarc']);
+  assert.deepEqual(
+    added.records.map((r: any) => r.name),
+    ['_svc', '@', '@', 'svc1._domainkey', '_dmarc'],
+  );
 
   const before = await svc([...base, 'domains', 'verify', 'good.test', '--json']);
   assert.equal(before.code, 3);
   const doc = JSON.parse(before.stdout);
   // Only the DMARC record, which needs nothing from svc, is there before publishing.
-  assert.deepEqual(doc.records.map((r: any) => r.status), ['Waiting', 'Waiting', 'Waiting', 'Waiting', 'Verified']);
+  assert.deepEqual(
+    doc.records.map((r: any) => r.status),
+    ['Waiting', 'Waiting', 'Waiting', 'Waiting', 'Verified'],
+  );
   assert.equal(doc.status, 'pending');
 
   publish(dns, 'good.test', added.records);
@@ -37,10 +48,16 @@ test('domains add/verify/show --json: the CONTRACT.md document and exit 0 only w
   assert.equal(after.code, 0, after.stderr);
   assert.equal(JSON.parse(after.stdout).status, 'verified');
   const shown = json(await svc([...base, 'domains', 'show', 'good.test', '--json']));
-  assert.deepEqual(shown.records.map((r: any) => r.status), Array(5).fill('Verified'));
+  assert.deepEqual(
+    shown.records.map((r: any) => r.status),
+    Array(5).fill('Verified'),
+  );
   assert.equal(shown.history.length, 9);
   const list = json(await svc([...base, 'domains', 'list', '--json']));
-  assert.deepEqual(list.map((d: any) => [d.domain, d.status]), [['good.test', 'verified']]);
+  assert.deepEqual(
+    list.map((d: any) => [d.domain, d.status]),
+    [['good.test', 'verified']],
+  );
   assert.ok(!JSON.stringify([added, shown, list]).includes('PRIVATE'));
 
   // DNS breaks later: verify exits 3 again; the domain stays verified; the change shows.
@@ -62,14 +79,19 @@ test('bad domain names and unknown domains: clear errors, nothing stored', async
   const idn = json(await svc([...base, 'domains', 'add', 'bücher.test', '--json']));
   assert.equal(idn.domain, 'xn--bcher-kva.test');
   assert.equal((await svc([...base, 'domains', 'verify', 'other.test'])).code, 1);
-  assert.deepEqual(json(await svc([...base, 'domains', 'list', '--json'])).map((d: any) => d.domain), ['xn--bcher-kva.test']);
+  assert.deepEqual(
+    json(await svc([...base, 'domains', 'list', '--json'])).map((d: any) => d.domain),
+    ['xn--bcher-kva.test'],
+  );
 });
 
 test('--wait polls until the records appear', async (t) => {
   const { dns, base } = await setup(t);
   const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
   // Published once the command says it is waiting.
-  const child = spawn(process.execPath, [SVC, ...base, 'domains', 'verify', 'good.test', '--wait', '30', '--json'], { env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [SVC, ...base, 'domains', 'verify', 'good.test', '--wait', '30', '--json'], {
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -90,7 +112,9 @@ test('--wait polls until the records appear', async (t) => {
 test('--watch re-runs the checks until all five pass', async (t) => {
   const { dns, base } = await setup(t);
   const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
-  const child = spawn(process.execPath, [SVC, ...base, 'domains', 'verify', 'good.test', '--watch', '--interval', '0.2'], { env: { ...process.env, NO_COLOR: '1', CI: '1' } });
+  const child = spawn(process.execPath, [SVC, ...base, 'domains', 'verify', 'good.test', '--watch', '--interval', '0.2'], {
+    env: { ...process.env, NO_COLOR: '1', CI: '1' },
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
@@ -124,7 +148,10 @@ test('addresses add/list/disable/enable/remove and the plan limit with its body'
   const domainOver = await svc([...base, 'domains', 'add', 'split.test']);
   assert.equal(domainOver.code, 1);
   assert.match(domainOver.stderr, /trial plan allows 1 domain/);
-  assert.deepEqual(json(await svc([...base, 'addresses', 'list', '--json'])).map((x: any) => x.address), ['hello@good.test', 'b@good.test', 'c@good.test']);
+  assert.deepEqual(
+    json(await svc([...base, 'addresses', 'list', '--json'])).map((x: any) => x.address),
+    ['hello@good.test', 'b@good.test', 'c@good.test'],
+  );
   assert.equal(json(await svc([...base, 'addresses', 'remove', 'b@good.test', '--json'])).address, 'b@good.test');
   assert.equal((await svc([...base, 'domains', 'remove', 'good.test'])).code, 1);
   assert.equal(json(await svc([...base, 'domains', 'remove', 'good.test', '--force', '--json'])).addresses_removed, 2);
@@ -139,7 +166,10 @@ test('messages list/show and suppressions list/add/remove from the command line'
   const added = json(await svc([...base, 'suppressions', 'add', 'Bounce@Example.org', '--json']));
   assert.deepEqual([added.address, added.reason], ['bounce@example.org', 'manual']);
   const list = json(await svc([...base, 'suppressions', 'list', '--json']));
-  assert.deepEqual(list.map((x: any) => Object.keys(x).filter((k) => ['address', 'reason', 'created_at'].includes(k)).length), [3]);
+  assert.deepEqual(
+    list.map((x: any) => Object.keys(x).filter((k) => ['address', 'reason', 'created_at'].includes(k)).length),
+    [3],
+  );
   assert.equal(json(await svc([...base, 'suppression', 'remove', 'bounce@example.org', '--json'])).removed, true);
   assert.equal((await svc([...base, 'suppressions', 'remove', 'bounce@example.org'])).code, 1);
   assert.equal((await svc([...base, 'suppressions', 'add', 'not-an-address'])).code, 2);

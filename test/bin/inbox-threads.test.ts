@@ -22,15 +22,36 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const thread = randomUUID();
     const s = await openStore(loadConfig({ store }, {}).store as StoreLocation, { role: 'admin', log: silentLog });
     const item: InboxItem = {
-      id: randomUUID(), workspace_id: ws.id, folder: 'inbox', kind: 'mail', thread_id: thread, from: 'jane@rcpt.test', to: ['hello@acme.test'], cc: [], subject: 'Invoice',
-      message_id: `${randomUUID()}@rcpt.test`, size: RAW.length, message_ref: null, note: null, created_at: new Date().toISOString(), in_reply_to: null, references: [],
-      headers: 'From: jane@rcpt.test', text: 'Hello', html: null, envelope: null, raw: null,
+      id: randomUUID(),
+      workspace_id: ws.id,
+      folder: 'inbox',
+      kind: 'mail',
+      thread_id: thread,
+      from: 'jane@rcpt.test',
+      to: ['hello@acme.test'],
+      cc: [],
+      subject: 'Invoice',
+      message_id: `${randomUUID()}@rcpt.test`,
+      size: RAW.length,
+      message_ref: null,
+      note: null,
+      created_at: new Date().toISOString(),
+      in_reply_to: null,
+      references: [],
+      headers: 'From: jane@rcpt.test',
+      text: 'Hello',
+      html: null,
+      envelope: null,
+      raw: null,
     };
     await s.inbox.receive({ raw: RAW, items: [item], updates: [], outbox: [], events: [], suppressions: [] });
     await s.close();
 
     const listed = json(await run(['inbox', 'threads', '--view', 'inbox', '--json']));
-    assert.deepEqual(listed.map((x: { thread_id: string; unread: boolean }) => [x.thread_id, x.unread]), [[thread, true]]);
+    assert.deepEqual(
+      listed.map((x: { thread_id: string; unread: boolean }) => [x.thread_id, x.unread]),
+      [[thread, true]],
+    );
     assert.equal(json(await run(['inbox', 'threads', '--search', 'INVOICE', '--json'])).length, 1);
     assert.equal(json(await run(['inbox', 'threads', '--search', 'nothing', '--json'])).length, 0);
     const bad = await run(['inbox', 'threads', '--view', 'trash']);
@@ -45,7 +66,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(marked.thread_id, thread);
     assert.equal(json(await run(['inbox', 'threads', '--view', 'inbox', '--json'])).length, 0);
     const archived = json(await run(['inbox', 'threads', '--view', 'archived', '--json']));
-    assert.deepEqual(archived.map((x: { unread: boolean; archived: boolean }) => [x.unread, x.archived]), [[false, true]]);
+    assert.deepEqual(
+      archived.map((x: { unread: boolean; archived: boolean }) => [x.unread, x.archived]),
+      [[false, true]],
+    );
     const human = await run(['inbox', 'threads', '--view', 'archived']);
     assert.match(human.stdout, /read,archived/);
   });

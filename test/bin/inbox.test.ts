@@ -33,7 +33,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
 
     const list = json(await svc([...base, 'inbox', 'list', '--json']));
     assert.equal(list.length, 1);
-    assert.deepEqual({ kind: list[0].kind, folder: list[0].folder, subject: list[0].subject, from: list[0].from }, { kind: 'mail', folder: 'inbox', subject: 'Before the crash', from: 'someone@elsewhere.test' });
+    assert.deepEqual(
+      { kind: list[0].kind, folder: list[0].folder, subject: list[0].subject, from: list[0].from },
+      { kind: 'mail', folder: 'inbox', subject: 'Before the crash', from: 'someone@elsewhere.test' },
+    );
     const shown = await svc([...base, 'inbox', 'show', list[0].id]);
     assert.equal(shown.code, 0);
     assert.match(shown.stdout, /Hello there\./);
@@ -41,7 +44,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // --raw: only the stored message, byte for byte: the MX's trace fields, then the message as sent.
     const raw = await svc([...base, 'inbox', 'show', list[0].id, '--raw']);
     assert.equal(raw.code, 0);
-    assert.match(raw.stdout, /^Received: from sender\.test \([^)]*\[127\.0\.0\.1\]\)\r\n\tby mx\.svc\.localhost \(svc\) with ESMTP id [^\r]+\r\n\tfor <hello@acme\.test>;\r\n\t[^\r]+\r\nAuthentication-Results: mx\.svc\.localhost;\r\n/);
+    assert.match(
+      raw.stdout,
+      /^Received: from sender\.test \([^)]*\[127\.0\.0\.1\]\)\r\n\tby mx\.svc\.localhost \(svc\) with ESMTP id [^\r]+\r\n\tfor <hello@acme\.test>;\r\n\t[^\r]+\r\nAuthentication-Results: mx\.svc\.localhost;\r\n/,
+    );
     assert.ok(raw.stdout.endsWith(sentMessage), 'the message as received follows the trace fields unchanged');
     assert.equal(raw.stdout.indexOf('From: someone@elsewhere.test'), raw.stdout.length - sentMessage.length);
     assert.equal((await svc([...base, 'inbox', 'show', '00000000-0000-4000-8000-000000000000'])).code, 1);
@@ -62,12 +68,24 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     });
     assert.equal(rest.status, 202);
     const relayUrl = new URL(d2.urls.relay!);
-    const transport = nodemailer.createTransport({ host: relayUrl.hostname, port: Number(relayUrl.port), secure: false, auth: { user: 'x', pass: key }, tls: { rejectUnauthorized: false } });
+    const transport = nodemailer.createTransport({
+      host: relayUrl.hostname,
+      port: Number(relayUrl.port),
+      secure: false,
+      auth: { user: 'x', pass: key },
+      tls: { rejectUnauthorized: false },
+    });
     await transport.sendMail({ from: 'hello@acme.test', to: 'bob@rcpt.test', subject: 'By relay', text: 'Hi Bob' });
     transport.close();
     const sent = json(await svc([...base, 'inbox', 'list', '--folder', 'sent', '--json']));
-    assert.deepEqual(sent.map((i: { subject: string }) => i.subject), ['By relay', 'By REST']);
-    assert.deepEqual(sent.map((i: { kind: string }) => i.kind), ['sent', 'sent']);
+    assert.deepEqual(
+      sent.map((i: { subject: string }) => i.subject),
+      ['By relay', 'By REST'],
+    );
+    assert.deepEqual(
+      sent.map((i: { kind: string }) => i.kind),
+      ['sent', 'sent'],
+    );
     const restCopy = json(await svc([...base, 'inbox', 'show', sent[1].id, '--json']));
     assert.equal(restCopy.html, '<p>Hi <b>Jane</b></p>');
     assert.match(restCopy.headers, /^From: <hello@acme\.test>/m);
@@ -78,8 +96,13 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const lines: string[] = [];
     createInterface({ input: watch.stdout }).on('line', (l) => lines.push(l));
     // It says on stderr when it has begun: from then on what arrives is shown.
-    await new Promise<void>((res) => createInterface({ input: watch.stderr }).on('line', (l) => /watching the team inbox/.test(l) && res()));
-    assert.match((await transact(d2.urls.mx!, 'jane@rcpt.test', ['hello@acme.test'], plainMail('jane@rcpt.test', 'hello@acme.test', 'Watched'))).end, /^250 /);
+    await new Promise<void>((res) =>
+      createInterface({ input: watch.stderr }).on('line', (l) => /watching the team inbox/.test(l) && res()),
+    );
+    assert.match(
+      (await transact(d2.urls.mx!, 'jane@rcpt.test', ['hello@acme.test'], plainMail('jane@rcpt.test', 'hello@acme.test', 'Watched'))).end,
+      /^250 /,
+    );
     for (let i = 0; i < 100 && !lines.length; i++) await new Promise((res) => setTimeout(res, 50));
     assert.equal(lines.length, 1, 'only what arrived after watching began');
     assert.match(lines[0]!, / mail +jane@rcpt\.test "Watched" /);
@@ -92,10 +115,16 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const deleted = await svc([...base, 'inbox', 'delete', watched.id]);
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.equal(deleted.stdout.trim(), `deleted ${watched.id}`);
-    assert.deepEqual(json(await svc([...base, 'inbox', 'list', '--json'])).map((i: { subject: string }) => i.subject), ['Before the crash']);
+    assert.deepEqual(
+      json(await svc([...base, 'inbox', 'list', '--json'])).map((i: { subject: string }) => i.subject),
+      ['Before the crash'],
+    );
     assert.equal((await svc([...base, 'inbox', 'delete', watched.id])).code, 1);
     assert.equal((await svc([...base, 'inbox', 'delete', sent[0].id])).code, 2);
     assert.equal(await d2.stop(), 0);
-    assert.deepEqual(json(await svc([...base, 'inbox', 'list', '--json'])).map((i: { subject: string }) => i.subject), ['Before the crash']);
+    assert.deepEqual(
+      json(await svc([...base, 'inbox', 'list', '--json'])).map((i: { subject: string }) => i.subject),
+      ['Before the crash'],
+    );
   });
 }

@@ -18,7 +18,20 @@ const settingOf = (rows: Row[], name: string) => {
 
 test('file store: svc init --yes writes the store and a commented 0600 config file that every command reads, below flags and the environment', async (t) => {
   const cwd = await tmpDir(t);
-  const r = await svc(['init', '--yes', '--service-domain', 'mail.example.com', '--base-url', 'https://mail.example.com', '--helo-name', 'out.example.com', '--json'], { cwd });
+  const r = await svc(
+    [
+      'init',
+      '--yes',
+      '--service-domain',
+      'mail.example.com',
+      '--base-url',
+      'https://mail.example.com',
+      '--helo-name',
+      'out.example.com',
+      '--json',
+    ],
+    { cwd },
+  );
   assert.equal(r.code, 0, r.stderr);
   const made = json(r);
   const file = join(cwd, 'svc.toml');
@@ -34,22 +47,32 @@ test('file store: svc init --yes writes the store and a commented 0600 config fi
   assert.doesNotMatch(text, /encryption-key =/, 'a secret only the environment may hold is never written');
 
   // Every command reads it from the working directory: flag > env > file > default.
-  const rows = (args: string[], env: Record<string, string> = {}) => svc(['config', 'show', '--json', ...args], { cwd, env }).then((x) => json(x).settings as Row[]);
+  const rows = (args: string[], env: Record<string, string> = {}) =>
+    svc(['config', 'show', '--json', ...args], { cwd, env }).then((x) => json(x).settings as Row[]);
   const fromFile = await rows([]);
   assert.deepEqual(settingOf(fromFile, 'serviceDomain'), ['mail.example.com', 'file']);
   assert.deepEqual(settingOf(fromFile, 'baseUrl'), ['https://mail.example.com', 'file']);
   assert.deepEqual(settingOf(fromFile, 'heloName'), ['out.example.com', 'file']);
   assert.deepEqual(settingOf(fromFile, 'apiPort'), ['8080', 'default']);
   assert.deepEqual(settingOf(await rows([], { SVC_SERVICE_DOMAIN: 'env.example.com' }), 'serviceDomain'), ['env.example.com', 'env']);
-  assert.deepEqual(settingOf(await rows(['--service-domain', 'flag.example.com'], { SVC_SERVICE_DOMAIN: 'env.example.com' }), 'serviceDomain'), ['flag.example.com', 'flag']);
+  assert.deepEqual(
+    settingOf(await rows(['--service-domain', 'flag.example.com'], { SVC_SERVICE_DOMAIN: 'env.example.com' }), 'serviceDomain'),
+    ['flag.example.com', 'flag'],
+  );
   const human = await svc(['config', 'show'], { cwd });
   assert.match(human.stdout, new RegExp(`config file: ${file}`));
 
   // The store comes from the file too, wherever the command runs with --config.
   assert.equal((await svc(['workspaces', 'create', 'acme', '--json'], { cwd })).code, 0);
   const elsewhere = await tmpDir(t);
-  assert.deepEqual(json(await svc(['--config', file, 'workspaces', 'list', '--json'], { cwd: elsewhere })).map((w: { name: string }) => w.name), ['acme']);
-  assert.deepEqual(json(await svc(['workspaces', 'list', '--json'], { cwd: elsewhere, env: { SVC_CONFIG: file } })).map((w: { name: string }) => w.name), ['acme']);
+  assert.deepEqual(
+    json(await svc(['--config', file, 'workspaces', 'list', '--json'], { cwd: elsewhere })).map((w: { name: string }) => w.name),
+    ['acme'],
+  );
+  assert.deepEqual(
+    json(await svc(['workspaces', 'list', '--json'], { cwd: elsewhere, env: { SVC_CONFIG: file } })).map((w: { name: string }) => w.name),
+    ['acme'],
+  );
   assert.deepEqual(readdirSync(elsewhere), [], 'nothing was made where the command ran');
 
   // Never overwritten.
@@ -81,7 +104,12 @@ test('a config file that is wrong is one line and exit 2: bad TOML, an unknown k
 
 test('a command that only reads never makes a store: a missing one is one line and exit 1; a misspelt SVC_* variable is said once', async (t) => {
   const cwd = await tmpDir(t);
-  for (const args of [['workspaces', 'list'], ['messages', 'list'], ['keys', 'list'], ['store', 'check']]) {
+  for (const args of [
+    ['workspaces', 'list'],
+    ['messages', 'list'],
+    ['keys', 'list'],
+    ['store', 'check'],
+  ]) {
     const r = await svc(args, { cwd, env: { SVC_SERVCE_DOMAIN: 'typo.example' } });
     assert.equal(r.code, 1, args.join(' '));
     assert.match(r.stderr, /no svc store at .*svc-data \(svc init makes one/);
@@ -94,35 +122,51 @@ test('a command that only reads never makes a store: a missing one is one line a
 
 // A terminal: script(1) gives svc init a pseudo-terminal; the answers are typed ahead.
 const script = spawnSync('script', ['--version']).status === 0;
-test('svc init on a terminal asks, in order, with defaults that follow the answers; a wrong answer is asked again', { skip: script ? false : 'script(1) from util-linux is not installed' }, async (t) => {
-  const cwd = await tmpDir(t);
-  const answers = ['mail.example.org', '', 'ftp://nowhere', 'https://mail.example.org', 'smtp://relay.example.org:587', ''].join('\n') + '\n';
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'dumb' };
-  for (const k of Object.keys(env)) if (k.startsWith('SVC_')) delete env[k];
-  const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-    const child = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(SVC)} init`, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (d) => (text += d));
-    child.stderr.on('data', (d) => (text += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, text });
+test(
+  'svc init on a terminal asks, in order, with defaults that follow the answers; a wrong answer is asked again',
+  { skip: script ? false : 'script(1) from util-linux is not installed' },
+  async (t) => {
+    const cwd = await tmpDir(t);
+    const answers =
+      ['mail.example.org', '', 'ftp://nowhere', 'https://mail.example.org', 'smtp://relay.example.org:587', ''].join('\n') + '\n';
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'dumb' };
+    for (const k of Object.keys(env)) if (k.startsWith('SVC_')) delete env[k];
+    const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
+      const child = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(SVC)} init`, '/dev/null'], {
+        cwd,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let text = '';
+      child.stdout.on('data', (d) => (text += d));
+      child.stderr.on('data', (d) => (text += d));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.on('error', reject);
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, text });
+      });
+      child.stdin.end(answers);
     });
-    child.stdin.end(answers);
-  });
-  assert.equal(out.code, 0, out.text);
-  for (const q of [/Service domain .*\[svc\.localhost\]: /, /MX host .*\[mx\.mail\.example\.org\]: /, /Public base URL .*\[http:\/\/127\.0\.0\.1:8080\]: /, /invalid --base-url 'ftp:\/\/nowhere'/, /Outbound route .*\[direct\]: /, /HELO name .*\[mx\.mail\.example\.org\]: /]) {
-    assert.match(out.text, q);
-  }
-  const text = readFileSync(join(cwd, 'svc.toml'), 'utf8');
-  assert.match(text, /^service-domain = "mail\.example\.org"$/m);
-  assert.match(text, /^mx-host = "mx\.mail\.example\.org"$/m);
-  assert.match(text, /^base-url = "https:\/\/mail\.example\.org"$/m);
-  assert.match(text, /^outbound = "smtp:\/\/relay\.example\.org:587"$/m);
-  assert.match(text, /^helo-name = "mx\.mail\.example\.org"$/m);
-});
+    assert.equal(out.code, 0, out.text);
+    for (const q of [
+      /Service domain .*\[svc\.localhost\]: /,
+      /MX host .*\[mx\.mail\.example\.org\]: /,
+      /Public base URL .*\[http:\/\/127\.0\.0\.1:8080\]: /,
+      /invalid --base-url 'ftp:\/\/nowhere'/,
+      /Outbound route .*\[direct\]: /,
+      /HELO name .*\[mx\.mail\.example\.org\]: /,
+    ]) {
+      assert.match(out.text, q);
+    }
+    const text = readFileSync(join(cwd, 'svc.toml'), 'utf8');
+    assert.match(text, /^service-domain = "mail\.example\.org"$/m);
+    assert.match(text, /^mx-host = "mx\.mail\.example\.org"$/m);
+    assert.match(text, /^base-url = "https:\/\/mail\.example\.org"$/m);
+    assert.match(text, /^outbound = "smtp:\/\/relay\.example\.org:587"$/m);
+    assert.match(text, /^helo-name = "mx\.mail\.example\.org"$/m);
+  },
+);
 
 if (TEST_DATABASE_URL) {
   test('postgres: svc init --yes --config FILE migrates a fresh schema and writes the store URL into the file', async (t) => {

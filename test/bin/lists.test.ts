@@ -17,16 +17,27 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const base = ['--store', store];
     json(await svc([...base, 'workspaces', 'create', 'acme', '--plan', 'trial', '--json']));
     const doi = await svc([...base, 'lists', 'create', 'News', '--double-opt-in']);
-    assert.deepEqual([doi.code, doi.stderr.trim()], [2, 'svc: a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)']);
+    assert.deepEqual(
+      [doi.code, doi.stderr.trim()],
+      [
+        2,
+        'svc: a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)',
+      ],
+    );
     const list = json(await svc([...base, 'lists', 'create', 'News', '--description', 'Weekly', '--json']));
-    assert.deepEqual([list.name, list.description, list.double_opt_in, list.reply_to, list.subscriber_count], ['News', 'Weekly', false, '', 0]);
+    assert.deepEqual(
+      [list.name, list.description, list.double_opt_in, list.reply_to, list.subscriber_count],
+      ['News', 'Weekly', false, '', 0],
+    );
     const noSender = await svc([...base, 'lists', 'create', 'Other', '--from-address', 'x@nowhere.test']);
     assert.equal(noSender.code, 2);
     assert.match(noSender.stderr, /from_address 'x@nowhere\.test' is not an active address on a verified domain of this workspace/);
 
     const d = await serve(base);
     t.after(() => d.stop('SIGKILL'));
-    const jane = json(await svc([...base, 'subscribers', 'add', list.id, 'Jane@Rcpt.TEST', '--name', 'Jane', '--tags', 'vip,beta', '--json']));
+    const jane = json(
+      await svc([...base, 'subscribers', 'add', list.id, 'Jane@Rcpt.TEST', '--name', 'Jane', '--tags', 'vip,beta', '--json']),
+    );
     assert.deepEqual([jane.email, jane.status, jane.tags], ['jane@rcpt.test', 'active', ['vip', 'beta']]);
     const bad = await svc([...base, 'subscribers', 'add', list.id, 'not-an-email']);
     assert.deepEqual([bad.code, bad.stderr.trim()], [2, 'svc: invalid email: expected local@domain']);
@@ -35,9 +46,15 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(plain.stdout, /^EMAIL +NAME +STATUS +TAGS +CREATED_AT +ID\njane@rcpt\.test +Jane +active +vip,beta /);
     const unsub = json(await svc([...base, 'subscribers', 'unsubscribe', list.id, jane.id, '--json']));
     assert.equal(unsub.status, 'unsubscribed');
-    assert.deepEqual(json(await svc([...base, 'subscribers', 'list', list.id, '--status', 'unsubscribed', '--json'])).map((s: { id: string }) => s.id), [jane.id]);
+    assert.deepEqual(
+      json(await svc([...base, 'subscribers', 'list', list.id, '--status', 'unsubscribed', '--json'])).map((s: { id: string }) => s.id),
+      [jane.id],
+    );
     assert.equal((await svc([...base, 'subscribers', 'list', list.id, '--status', 'gone'])).code, 2);
-    assert.deepEqual(json(await svc([...base, 'suppressions', 'list', '--json'])).map((s: { address: string; reason: string }) => [s.address, s.reason]), [['jane@rcpt.test', 'unsubscribe']]);
+    assert.deepEqual(
+      json(await svc([...base, 'suppressions', 'list', '--json'])).map((s: { address: string; reason: string }) => [s.address, s.reason]),
+      [['jane@rcpt.test', 'unsubscribe']],
+    );
     assert.equal(json(await svc([...base, 'lists', 'show', list.id, '--json'])).subscriber_count, 1);
     assert.equal((await svc([...base, 'subscribers', 'remove', list.id, jane.id])).code, 0);
     assert.equal((await svc([...base, 'subscribers', 'remove', list.id, jane.id])).code, 1);
@@ -46,9 +63,21 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     json(await svc([...base, 'workspaces', 'set-plan', 'acme', 'scale', '--json']));
     const dir = await tmpDir(t);
     const csv = join(dir, 'big.csv');
-    await writeFile(csv, ['email,name,tags', ...Array.from({ length: 100_000 }, (_, i) => `user${i}@example${i % 50}.test,"Name, ${i}",a;b`), 'not-an-email,x,y', ''].join('\r\n'));
+    await writeFile(
+      csv,
+      [
+        'email,name,tags',
+        ...Array.from({ length: 100_000 }, (_, i) => `user${i}@example${i % 50}.test,"Name, ${i}",a;b`),
+        'not-an-email,x,y',
+        '',
+      ].join('\r\n'),
+    );
     const imported = json(await svc([...base, 'subscribers', 'import', list.id, csv, '--json']));
-    assert.deepEqual(imported, { imported: 100_000, skipped: 1, errors: [{ line: 100_002, email: 'not-an-email', error: 'invalid email: expected local@domain' }] });
+    assert.deepEqual(imported, {
+      imported: 100_000,
+      skipped: 1,
+      errors: [{ line: 100_002, email: 'not-an-email', error: 'invalid email: expected local@domain' }],
+    });
     assert.equal(json(await svc([...base, 'lists', 'show', list.id, '--json'])).subscriber_count, 100_000);
     const latin1 = join(dir, 'latin1.csv');
     await writeFile(latin1, Buffer.from('email,name\nj\xe9r\xf4me@x.test,J\xe9r\xf4me\n', 'latin1'));
@@ -61,7 +90,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       const small = join(dir, 'small.csv');
       await writeFile(small, 'a@rcpt.test\nb@rcpt.test\n');
       const tty = await new Promise<string>((res) => {
-        const child = spawn('/usr/bin/script', ['-qec', [process.execPath, SVC, ...base, 'subscribers', 'import', list.id, small].map((a) => `'${a}'`).join(' '), '/dev/null'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+        const child = spawn(
+          '/usr/bin/script',
+          ['-qec', [process.execPath, SVC, ...base, 'subscribers', 'import', list.id, small].map((a) => `'${a}'`).join(' '), '/dev/null'],
+          { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+        );
         let out = '';
         child.stdout.on('data', (c) => (out += c));
         child.on('close', () => res(out));

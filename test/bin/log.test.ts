@@ -11,7 +11,14 @@ import { tmpDir } from '../helpers/tmp.js';
 import { until as poll } from '../helpers/until.js';
 
 /** Until `ok` holds (a log line, a state), at most 20 s. */
-const until = (what: string, ok: () => boolean | Promise<boolean>) => poll(what, async () => ok(), (v) => v, 20_000, 50);
+const until = (what: string, ok: () => boolean | Promise<boolean>) =>
+  poll(
+    what,
+    async () => ok(),
+    (v) => v,
+    20_000,
+    50,
+  );
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { transact } from '../helpers/mx.js';
@@ -23,7 +30,6 @@ const lines = (d: ServeProcess): Line[] =>
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Line);
-
 
 test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP changes the level and the daemon keeps serving', async (t) => {
   const dns = await fixtureDns(t);
@@ -40,7 +46,10 @@ test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP ch
   const ok = await postEmail(d, key, 'ok@rcpt.test', 'hello');
   const gone = await postEmail(d, key, 'gone@rcpt.test', 'hello');
   assert.deepEqual([ok.status, gone.status], [202, 202]);
-  assert.match((await transact(d.urls.mx!, 'someone@elsewhere.test', ['nobody@nowhere.test'], Buffer.from('Subject: x\r\n\r\nx'))).rcpts[0] ?? '', /^550 /);
+  assert.match(
+    (await transact(d.urls.mx!, 'someone@elsewhere.test', ['nobody@nowhere.test'], Buffer.from('Subject: x\r\n\r\nx'))).rcpts[0] ?? '',
+    /^550 /,
+  );
   await until('both delivery lines', () => lines(d).filter((l) => l.msg === 'delivery').length >= 2);
 
   const all = lines(d);
@@ -60,20 +69,33 @@ test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP ch
   assert.equal(typeof sent.delay, 'number');
   assert.equal(typeof sent.tls, 'boolean');
   const bounced = all.find((l) => l.msg === 'delivery' && l.to === 'gone@rcpt.test')!;
-  assert.deepEqual([bounced.level, bounced.status, bounced.dsn, bounced.message], ['info', 'bounced', '5.1.1', gone.body.id], 'an ordinary bounce is info');
+  assert.deepEqual(
+    [bounced.level, bounced.status, bounced.dsn, bounced.message],
+    ['info', 'bounced', '5.1.1', gone.body.id],
+    'an ordinary bounce is info',
+  );
   assert.match(String(bounced.reply), /^550 5\.1\.1 no such user/);
   const refused = all.find((l) => l.msg === 'mx refused')!;
-  assert.deepEqual([refused.level, refused.stage, refused.client, refused.from, refused.to], ['info', 'rcpt', '127.0.0.1', 'someone@elsewhere.test', 'nobody@nowhere.test']);
+  assert.deepEqual(
+    [refused.level, refused.stage, refused.client, refused.from, refused.to],
+    ['info', 'rcpt', '127.0.0.1', 'someone@elsewhere.test', 'nobody@nowhere.test'],
+  );
   assert.match(String(refused.reply), /^550 /);
   assert.equal(typeof refused.helo, 'string');
 
   // From a log line to the record: by Message-ID (brackets or not), sender and time.
   const found = json(await svc([...base, 'messages', 'list', '--message-id', `<${String(sent.message_id)}>`, '--json']));
-  assert.deepEqual(found.map((m: { id: string }) => m.id), [ok.body.id]);
+  assert.deepEqual(
+    found.map((m: { id: string }) => m.id),
+    [ok.body.id],
+  );
   assert.equal(json(await svc([...base, 'messages', 'list', '--from', 'HELLO@acme', '--since', '1h', '--json'])).length, 2);
   assert.deepEqual(json(await svc([...base, 'messages', 'list', '--until', '2000-01-01T00:00:00Z', '--json'])), []);
   const badSince = await svc([...base, 'messages', 'list', '--since', 'yesterday']);
-  assert.deepEqual([badSince.code, badSince.stderr.trim()], [2, "svc: invalid --since 'yesterday': an ISO time (2026-11-22T10:00:00Z) or an age (30m, 2h, 7d)"]);
+  assert.deepEqual(
+    [badSince.code, badSince.stderr.trim()],
+    [2, "svc: invalid --since 'yesterday': an ISO time (2026-11-22T10:00:00Z) or an age (30m, 2h, 7d)"],
+  );
 
   // SIGHUP: the file now says warn; info lines stop, the daemon goes on.
   await writeFile(config, `store = "file:${join(dir, 'data')}"\ndns-server = "${dns.server}"\nlog-level = "warn"\nretention-days = 7\n`);
@@ -85,15 +107,26 @@ test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP ch
   const before = lines(d).length;
   const later = await postEmail(d, key, 'ok@rcpt.test', 'after the reload');
   assert.equal(later.status, 202);
-  await until('the later message sent', async () => json(await svc([...base, 'messages', 'show', later.body.id, '--json'])).status === 'sent');
+  await until(
+    'the later message sent',
+    async () => json(await svc([...base, 'messages', 'show', later.body.id, '--json'])).status === 'sent',
+  );
   assert.equal((await fetch(`${d.urls.api}/healthz`)).status, 200, 'still serving');
   assert.equal(d.child.exitCode, null);
-  assert.equal(lines(d).slice(before).filter((l) => l.level === 'info').length, 0, 'no info line at warn');
+  assert.equal(
+    lines(d)
+      .slice(before)
+      .filter((l) => l.level === 'info').length,
+    0,
+    'no info line at warn',
+  );
 
   // A file that became wrong: said, and nothing changes.
   await writeFile(config, 'log-level = "loud"\n');
   d.child.kill('SIGHUP');
-  await until('the refusal', () => lines(d).some((l) => l.level === 'error' && /SIGHUP: the configuration was not reloaded .*--log-level 'loud'/.test(l.msg)));
+  await until('the refusal', () =>
+    lines(d).some((l) => l.level === 'error' && /SIGHUP: the configuration was not reloaded .*--log-level 'loud'/.test(l.msg)),
+  );
   assert.equal((await fetch(`${d.urls.api}/healthz`)).status, 200);
   assert.equal(await d.stop(), 0, 'SIGTERM still stops it cleanly');
 });
@@ -105,7 +138,12 @@ test('--log-format text: readable lines with timestamps; a bad --log-level is ex
   assert.equal(await d.stop(), 0);
   assert.match(d.stderr(), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z svc: SIGTERM: stopping$/m);
   // A store without a workspace: the first-run banner says where everything is.
-  assert.match(d.stderr(), new RegExp(`svc: first run: the REST API and web app are at ${d.urls.api} \\(/api/v2, /app/\\), the SMTP relay at ${d.urls.relay}, the inbound MX at ${d.urls.mx}`));
+  assert.match(
+    d.stderr(),
+    new RegExp(
+      `svc: first run: the REST API and web app are at ${d.urls.api} \\(/api/v2, /app/\\), the SMTP relay at ${d.urls.relay}, the inbound MX at ${d.urls.mx}`,
+    ),
+  );
   const bad = await svc(['serve', '--store', `file:${dir}`, '--log-level', 'loud']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /invalid --log-level 'loud': use debug, info, warn, error/);

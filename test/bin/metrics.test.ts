@@ -38,7 +38,9 @@ test('metrics: a listener of its own on loopback; counters move with real sends,
   assert.equal((await fetch(`${plain.urls.api}/metrics`)).status, 404, 'never on the API port');
   assert.equal(await plain.stop(), 0);
 
-  const d = await serve([...base, '--direct-port', String(s.port), '--metrics-port', '0', '--host', '127.0.0.1'], { listeners: ['api', 'mx', 'metrics'] });
+  const d = await serve([...base, '--direct-port', String(s.port), '--metrics-port', '0', '--host', '127.0.0.1'], {
+    listeners: ['api', 'mx', 'metrics'],
+  });
   t.after(() => d.stop('SIGKILL'));
   assert.match(d.stdout(), /^svc: metrics listening on http:\/\/127\.0\.0\.1:\d+$/m);
   const before = await scrape(d.urls.metrics!);
@@ -50,7 +52,7 @@ test('metrics: a listener of its own on loopback; counters move with real sends,
   const gone = await postEmail(d, key, 'gone@rcpt.test', 'hello');
   assert.deepEqual([ok.status, gone.status], [202, 202]);
   assert.match((await transact(d.urls.mx!, 'someone@elsewhere.test', ['nobody@nowhere.test'], 'Subject: x\r\n\r\nx')).rcpts[0]!, /^550 /);
-  for (const end = Date.now() + 20_000; Date.now() < end; ) {
+  for (const end = Date.now() + 20_000; Date.now() < end;) {
     const m = json(await svc([...base, 'messages', 'list', '--json']));
     if (m.every((x: { status: string }) => x.status !== 'queued')) break;
     await new Promise((r) => setTimeout(r, 100));

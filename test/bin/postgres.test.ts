@@ -10,10 +10,18 @@ const oneLine = (s: string) => s.trim().split('\n').length === 1;
 if (TEST_DATABASE_URL) {
   test('an empty database is set up by the first command that opens it, two at once safely', async (t) => {
     const url = await freshSchemaUrl(t);
-    const [a, b] = await Promise.all([svc(['--store', url, 'workspaces', 'create', 'one', '--json']), svc(['--store', url, 'workspaces', 'create', 'two', '--json'])]);
+    const [a, b] = await Promise.all([
+      svc(['--store', url, 'workspaces', 'create', 'one', '--json']),
+      svc(['--store', url, 'workspaces', 'create', 'two', '--json']),
+    ]);
     assert.equal(a.code, 0, a.stderr);
     assert.equal(b.code, 0, b.stderr);
-    assert.deepEqual(json(await svc(['--store', url, 'workspaces', 'list', '--json'])).map((w: { name: string }) => w.name).sort(), ['one', 'two']);
+    assert.deepEqual(
+      json(await svc(['--store', url, 'workspaces', 'list', '--json']))
+        .map((w: { name: string }) => w.name)
+        .sort(),
+      ['one', 'two'],
+    );
     assert.deepEqual(json(await svc(['--store', url, 'migrate', '--json'])).applied, []);
     const other = await freshSchemaUrl(t);
     const d = await serve(['--store', other]);

@@ -11,8 +11,17 @@ import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
 
-type Row = { id: string; to: string; state: string; attempts: number; last_error: string | null; next_attempt_at: string | null; domain: string; job_id: string; age_seconds: number };
-
+type Row = {
+  id: string;
+  to: string;
+  state: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  domain: string;
+  job_id: string;
+  age_seconds: number;
+};
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: svc queue list, show, retry and cancel beside the daemon`, async (t) => {
@@ -32,12 +41,19 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
 
     const slow = (await postEmail(d, key, 'slow@rcpt.test', 'slow')).body.id;
     const stuck = (await postEmail(d, key, 'stuck@rcpt.test', 'stuck')).body.id;
-    const rows = await until('two deferred', () => q(), (r) => r.length === 2 && r.every((x) => x.state === 'deferred'));
+    const rows = await until(
+      'two deferred',
+      () => q(),
+      (r) => r.length === 2 && r.every((x) => x.state === 'deferred'),
+    );
     const bySlow = rows.find((r) => r.id === slow)!;
     assert.deepEqual([bySlow.to, bySlow.attempts, bySlow.domain], ['slow@rcpt.test', 1, 'rcpt.test']);
     assert.match(bySlow.last_error!, /^451 4\.2\.0 try later/);
     assert.ok(Date.parse(bySlow.next_attempt_at!) > Date.now(), 'due again later (its backoff)');
-    assert.deepEqual((await q(['--recipient', 'SLOW@'])).map((r) => r.id), [slow]);
+    assert.deepEqual(
+      (await q(['--recipient', 'SLOW@'])).map((r) => r.id),
+      [slow],
+    );
     assert.equal((await q(['--domain', 'rcpt.test'])).length, 2);
     assert.deepEqual(await q(['--domain', 'elsewhere.test']), []);
     assert.deepEqual(await q(['--older-than', '1h']), []);
@@ -49,7 +65,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
 
     // Retry now: delivered at once, not after its backoff.
     assert.deepEqual(json(await svc([...base, 'queue', 'retry', slow, '--json'])), { retried: 1, busy: 0 });
-    await until('slow sent', async () => json(await svc([...base, 'messages', 'show', slow, '--json'])).status, (st) => st === 'sent');
+    await until(
+      'slow sent',
+      async () => json(await svc([...base, 'messages', 'show', slow, '--json'])).status,
+      (st) => st === 'sent',
+    );
 
     // Cancel: bounced with the reason, a message.bounced like any bounce, nobody suppressed.
     const c = json(await svc([...base, 'queue', 'cancel', stuck, '--reason', 'customer asked', '--json']));
@@ -62,12 +82,26 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // After an outage: everything to a domain, at once.
     const a = (await postEmail(d, key, 'a@rcpt.test', 'a')).body.id;
     const b = (await postEmail(d, key, 'b@rcpt.test', 'b')).body.id;
-    await until('both deferred', () => q(), (r) => r.length === 2 && r.every((x) => x.state === 'deferred'));
+    await until(
+      'both deferred',
+      () => q(),
+      (r) => r.length === 2 && r.every((x) => x.state === 'deferred'),
+    );
     assert.deepEqual(json(await svc([...base, 'queue', 'retry', '--all', '--domain', 'rcpt.test', '--json'])), { retried: 2, busy: 0 });
-    for (const id of [a, b]) await until(`${id} sent`, async () => json(await svc([...base, 'messages', 'show', id, '--json'])).status, (st) => st === 'sent');
+    for (const id of [a, b])
+      await until(
+        `${id} sent`,
+        async () => json(await svc([...base, 'messages', 'show', id, '--json'])).status,
+        (st) => st === 'sent',
+      );
 
     // Wrong usage, unknown and finished messages.
-    for (const args of [['queue', 'retry'], ['queue', 'retry', a, '--all'], ['queue', 'retry', a, '--domain', 'x.test'], ['queue', 'list', '--older-than', 'soon']]) {
+    for (const args of [
+      ['queue', 'retry'],
+      ['queue', 'retry', a, '--all'],
+      ['queue', 'retry', a, '--domain', 'x.test'],
+      ['queue', 'list', '--older-than', 'soon'],
+    ]) {
       const r = await svc([...base, ...args]);
       assert.equal(r.code, 2, args.join(' '));
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);

@@ -12,7 +12,6 @@ import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
 
-
 const script = spawnSync('script', ['--version']).status === 0;
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
@@ -37,7 +36,20 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       async () => json(await svc([...base, 'status', '--json'])),
       (v) => v.rates.minute.sent >= 1 && v.rates.minute.deferred >= 1 && v.queue.deferred === 1,
     );
-    for (const k of ['running', 'version', 'uptime_seconds', 'daemons', 'listeners', 'queue', 'rates', 'faults', 'webhooks', 'ticks', 'domains']) assert.ok(k in view, k);
+    for (const k of [
+      'running',
+      'version',
+      'uptime_seconds',
+      'daemons',
+      'listeners',
+      'queue',
+      'rates',
+      'faults',
+      'webhooks',
+      'ticks',
+      'domains',
+    ])
+      assert.ok(k in view, k);
     assert.equal(view.running, true);
     assert.deepEqual(view.listeners.map((l: { name: string }) => l.name).sort(), ['api', 'mx', 'relay']);
     assert.equal(view.listeners.find((l: { name: string }) => l.name === 'api').url, d.urls.api);

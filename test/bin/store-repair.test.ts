@@ -39,11 +39,17 @@ test('an unreadable journal line is set aside, reported, and repaired on request
   // The store opens: both good suppressions are there, and the bad lines were copied aside.
   const list = json(await svc([...store, 'suppressions', 'list', '--json']));
   assert.deepEqual(list.map((s: { address: string }) => s.address).sort(), ['a@x.test', 'b@x.test']);
-  const quarantined = (await readFile(join(dir, 'quarantine', 'suppressions.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(quarantined.map((q) => [q.line, Buffer.from(q.base64, 'base64').toString()]), [
-    [2, 'GARBAGE'],
-    [3, '{"t":"add","s":{"workspace_id":7}}'],
-  ]);
+  const quarantined = (await readFile(join(dir, 'quarantine', 'suppressions.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    quarantined.map((q) => [q.line, Buffer.from(q.base64, 'base64').toString()]),
+    [
+      [2, 'GARBAGE'],
+      [3, '{"t":"add","s":{"workspace_id":7}}'],
+    ],
+  );
 
   // The daemon starts, and says so.
   const d = await serve(store);

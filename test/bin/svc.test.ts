@@ -22,7 +22,7 @@ test('--version, --help and help <command>', async () => {
   assert.match(hk.stdout, /create/);
 });
 
-test('a noun without its verb shows the noun\'s help on stderr and exits 2; help asked for exits 0', async () => {
+test("a noun without its verb shows the noun's help on stderr and exits 2; help asked for exits 0", async () => {
   for (const noun of ['store', 'keys', 'webhooks']) {
     const r = await svc([noun]);
     assert.equal(r.code, 2, noun);
@@ -63,7 +63,13 @@ test('workspaces and keys with --json, singular aliases, env SVC_STORE', async (
   assert.deepEqual(Object.keys(ws).sort(), ['id', 'name', 'plan']);
   assert.equal(ws.plan, 'trial');
   json(await svc(['workspace', 'create', 'beta', '--plan', 'pro', '--json'], { env }));
-  assert.deepEqual(json(await svc(['workspaces', 'list', '--json'], { env })).map((w: any) => [w.name, w.plan]), [['acme', 'trial'], ['beta', 'pro']]);
+  assert.deepEqual(
+    json(await svc(['workspaces', 'list', '--json'], { env })).map((w: any) => [w.name, w.plan]),
+    [
+      ['acme', 'trial'],
+      ['beta', 'pro'],
+    ],
+  );
   assert.equal(json(await svc(['workspaces', 'set-plan', 'acme', 'starter', '--json'], { env })).plan, 'starter');
 
   const dup = await svc(['workspaces', 'create', 'acme'], { env });
@@ -79,7 +85,10 @@ test('workspaces and keys with --json, singular aliases, env SVC_STORE', async (
   const list = await svc(['keys', 'list', '--workspace', 'beta', '--json'], { env });
   assert.ok(!list.stdout.includes(k.key) && !list.stdout.includes(d.key), 'list never shows a key');
   const rows = json(list);
-  assert.deepEqual(rows.map((r: any) => r.id), [k.id, d.id]);
+  assert.deepEqual(
+    rows.map((r: any) => r.id),
+    [k.id, d.id],
+  );
   for (const r of rows) for (const f of ['id', 'name', 'scopes', 'prefix', 'created_at', 'revoked_at']) assert.ok(f in r, f);
   const rev = json(await svc(['keys', 'revoke', k.id, '--workspace', 'beta', '--json'], { env }));
   assert.equal(rev.id, k.id);
@@ -116,7 +125,9 @@ test('serve: ready line, admin commands beside it take effect at once, SIGTERM e
       answered++;
     }
   })();
-  const created = await Promise.all(Array.from({ length: 20 }, (_, i) => svc([...store, 'keys', 'create', '--name', `k${i}`, '--json']).then(json)));
+  const created = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => svc([...store, 'keys', 'create', '--name', `k${i}`, '--json']).then(json)),
+  );
   serving = false;
   await load;
   assert.ok(answered > 0);

@@ -24,7 +24,17 @@ test('svc inbox list/show, messages list/show/explain, suppressions list: contro
   t.after(() => d.stop('SIGKILL'));
 
   const message = Buffer.from(
-    [`From: someone@elsewhere.test`, `To: hello@acme.test`, `Cc: "x${EVIL}" <cc@elsewhere.test>`, `Subject: Invoice ${EVIL} due`, `Message-ID: <evil@elsewhere.test>`, 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', `Body ${EVIL} end`].join('\r\n'),
+    [
+      `From: someone@elsewhere.test`,
+      `To: hello@acme.test`,
+      `Cc: "x${EVIL}" <cc@elsewhere.test>`,
+      `Subject: Invoice ${EVIL} due`,
+      `Message-ID: <evil@elsewhere.test>`,
+      'MIME-Version: 1.0',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      `Body ${EVIL} end`,
+    ].join('\r\n'),
     'utf8',
   );
   assert.match((await transact(d.urls.mx!, 'someone@elsewhere.test', ['hello@acme.test'], message)).end, /^250 /);

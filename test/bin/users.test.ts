@@ -33,7 +33,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       [['users', 'create', 'bob@acme.test'], 'svc: missing --role (owner, admin or member)'],
       [['users', 'create', 'bob@acme.test', '--role', 'boss'], "svc: invalid role 'boss': owner, admin or member"],
       [['users', 'create', 'not an email', '--role', 'member'], "svc: invalid email 'not an email': expected local@domain"],
-      [['users', 'create', 'bob@acme.test', '--role', 'member', '--name', 'Bob\r\nBcc: x@evil.test'], 'svc: a name is one line of printable characters'],
+      [
+        ['users', 'create', 'bob@acme.test', '--role', 'member', '--name', 'Bob\r\nBcc: x@evil.test'],
+        'svc: a name is one line of printable characters',
+      ],
     ] as const) {
       const r = await run([...args]);
       assert.deepEqual([r.code, r.stderr.trim()], [2, err]);
@@ -46,14 +49,30 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // The trial plan has 2 seats.
     const over = await run(['users', 'create', 'cy@acme.test', '--role', 'member', '--json']);
     assert.equal(over.code, 1);
-    assert.deepEqual(JSON.parse(over.stdout), { error: 'the trial plan allows 2 seats (2 in use); upgrade the plan or remove one', code: 'quota_exceeded', kind: 'seats', limit: 2, used: 2, upgrade_url: 'https://mail.acme.test/upgrade' });
+    assert.deepEqual(JSON.parse(over.stdout), {
+      error: 'the trial plan allows 2 seats (2 in use); upgrade the plan or remove one',
+      code: 'quota_exceeded',
+      kind: 'seats',
+      limit: 2,
+      used: 2,
+      upgrade_url: 'https://mail.acme.test/upgrade',
+    });
     const list = json(await run(['users', 'list', '--json']));
-    assert.deepEqual(list.map((u: { email: string; role: string; last_sign_in_at: null }) => [u.email, u.role, u.last_sign_in_at]), [['ann@acme.test', 'owner', null], ['bob@acme.test', 'member', null]]);
+    assert.deepEqual(
+      list.map((u: { email: string; role: string; last_sign_in_at: null }) => [u.email, u.role, u.last_sign_in_at]),
+      [
+        ['ann@acme.test', 'owner', null],
+        ['bob@acme.test', 'member', null],
+      ],
+    );
     assert.deepEqual(Object.keys(list[0]), ['id', 'email', 'name', 'role', 'created_at', 'last_sign_in_at']);
     assert.match((await run(['users', 'list'])).stdout, /^EMAIL +NAME +ROLE +LAST_SIGN_IN_AT\nann@acme\.test +Ann Lee +owner +never\n/);
     // The last owner stays.
     const demote = await run(['users', 'set-role', 'ann@acme.test', 'admin']);
-    assert.deepEqual([demote.code, demote.stderr.trim()], [1, 'svc: a workspace keeps at least one owner: make another person owner first']);
+    assert.deepEqual(
+      [demote.code, demote.stderr.trim()],
+      [1, 'svc: a workspace keeps at least one owner: make another person owner first'],
+    );
     assert.equal((await run(['users', 'remove', 'ann@acme.test'])).code, 1);
     assert.equal(json(await run(['users', 'set-role', 'bob@acme.test', 'owner', '--json'])).role, 'owner');
     assert.equal(json(await run(['users', 'set-role', 'ann@acme.test', 'admin', '--json'])).role, 'admin');
@@ -65,6 +84,9 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // A seat is free again.
     assert.equal(json(await run(['users', 'create', 'cy@acme.test', '--role', 'member', '--json'])).role, 'member');
     const usage = json(await run(['workspaces', 'usage', 'acme', '--json']));
-    assert.deepEqual(usage.quotas.find((q: { kind: string }) => q.kind === 'seats'), { kind: 'seats', used: 2, limit: 2, window: null, resets_at: null });
+    assert.deepEqual(
+      usage.quotas.find((q: { kind: string }) => q.kind === 'seats'),
+      { kind: 'seats', used: 2, limit: 2, window: null, resets_at: null },
+    );
   });
 }

@@ -27,13 +27,22 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(json(await run(['workspaces', 'list', '--json'])).length, 2, 'nothing changed');
 
     const done = json(await run(['workspaces', 'delete', 'acme', '--yes', '--json']));
-    assert.deepEqual({ ...done, records_removed: done.records_removed > 0 }, { id: acme.id, name: 'acme', deleted: true, records_removed: true, data_removed: true });
-    assert.deepEqual(json(await run(['workspaces', 'list', '--json'])).map((w: { name: string }) => w.name), ['beta']);
+    assert.deepEqual(
+      { ...done, records_removed: done.records_removed > 0 },
+      { id: acme.id, name: 'acme', deleted: true, records_removed: true, data_removed: true },
+    );
+    assert.deepEqual(
+      json(await run(['workspaces', 'list', '--json'])).map((w: { name: string }) => w.name),
+      ['beta'],
+    );
     const again = await run(['workspaces', 'delete', 'acme', '--yes']);
     assert.equal(again.code, 1);
     assert.match(again.stderr, /workspace 'acme' not found/);
     assert.ok(key.key);
-    assert.deepEqual(json(await run(['--workspace', 'beta', 'suppressions', 'list', '--json'])).map((s: { address: string }) => s.address), ['kept-beta@rcpt.test']);
+    assert.deepEqual(
+      json(await run(['--workspace', 'beta', 'suppressions', 'list', '--json'])).map((s: { address: string }) => s.address),
+      ['kept-beta@rcpt.test'],
+    );
     if (dir) {
       // The command above opened the store again: the suppressions journal holds beta's line only.
       const journal = await readFile(join(dir, 'suppressions', 'all.jsonl'), 'utf8');

@@ -21,7 +21,8 @@ const ARTIFACTS = join(new URL('../..', import.meta.url).pathname, 'test-artifac
 /** Every wait in a page has a deadline. */
 const WAIT_MS = 15_000;
 /** A reply whose HTML runs script and loads an image from `tracker` (a server of the test's, counting its hits). */
-const hostile = (tracker: string) => `<p>Thanks, that helps!</p><script>document.title="pwned";parent.document.title="pwned"</script><img src="${tracker}/p.gif" alt="tracker">`;
+const hostile = (tracker: string) =>
+  `<p>Thanks, that helps!</p><script>document.title="pwned";parent.document.title="pwned"</script><img src="${tracker}/p.gif" alt="tracker">`;
 
 /** A remote server as a tracking pixel's: it counts what it is asked for. */
 async function pixelServer(t: { after(fn: () => unknown): void }) {
@@ -41,7 +42,15 @@ const launch = () =>
     executablePath: CHROMIUM,
     headless: true,
     timeout: WAIT_MS,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
@@ -66,7 +75,6 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     });
     page.on('pageerror', (e) => problems.push(e.message));
 
-
     // Sign in through the one-time link.
     await page.goto(owner.sign_in_url!);
     await page.getByLabel('New password').fill('correct horse battery');
@@ -90,9 +98,14 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(await frame.locator('script').count(), 1, 'the script is there, inert');
     assert.deepEqual([remote, pixel.hits], [[], []], 'nothing fetched from elsewhere');
     // Asked for, remote images are loaded for that message.
-    await page.getByRole('article', { name: 'Reply from jane@rcpt.test' }).getByRole('link', { name: 'Show images in this message' }).click();
+    await page
+      .getByRole('article', { name: 'Reply from jane@rcpt.test' })
+      .getByRole('link', { name: 'Show images in this message' })
+      .click();
     await page.getByText('Remote images are shown.').waitFor();
-    await frame.getByAltText('tracker').evaluate((img: HTMLImageElement) => (img.complete ? null : new Promise((r) => (img.onload = img.onerror = r))));
+    await frame
+      .getByAltText('tracker')
+      .evaluate((img: HTMLImageElement) => (img.complete ? null : new Promise((r) => (img.onload = img.onerror = r))));
     assert.deepEqual(pixel.hits, ['/p.gif']);
 
     // Reply from the browser.
@@ -104,13 +117,19 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.deepEqual(s.sink.received.at(-1)!.to, ['jane@rcpt.test']);
     await frame.getByText('Thanks, that helps!').waitFor();
     await page.screenshot({ path: join(ARTIFACTS, `${backend}-thread-1280.png`), fullPage: true });
-    await page.getByRole('article', { name: 'Reply from jane@rcpt.test' }).screenshot({ path: join(ARTIFACTS, `${backend}-thread-reply.png`) });
+    await page
+      .getByRole('article', { name: 'Reply from jane@rcpt.test' })
+      .screenshot({ path: join(ARTIFACTS, `${backend}-thread-reply.png`) });
 
     // New mail shows in the open inbox without a reload.
     await page.getByRole('link', { name: 'Inbox', exact: true }).first().click();
     await page.waitForURL(/\/app\/w\/acme\/inbox$/);
     const marker = await page.evaluate(() => ((window as unknown as { marker: number }).marker = Math.random()));
-    assert.match((await transact(mx, 'sam@elsewhere.test', ['hello@acme.test'], plainMail('sam@elsewhere.test', 'hello@acme.test', 'Arrived live'))).end, /^250 /);
+    assert.match(
+      (await transact(mx, 'sam@elsewhere.test', ['hello@acme.test'], plainMail('sam@elsewhere.test', 'hello@acme.test', 'Arrived live')))
+        .end,
+      /^250 /,
+    );
     await page.getByText('Arrived live').waitFor();
     assert.equal(await page.evaluate(() => (window as unknown as { marker: number }).marker), marker, 'the same page: not reloaded');
 

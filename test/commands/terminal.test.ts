@@ -11,7 +11,7 @@ test('printable: C0 in caret notation, DEL as ^?, C1 as \\x9b; line breaks and t
   assert.equal(printable('plain ünïcode'), 'plain ünïcode');
 });
 
-test('printable: svc\'s own colour codes stay only when colour is on, and nothing else that starts with ESC', () => {
+test("printable: svc's own colour codes stay only when colour is on, and nothing else that starts with ESC", () => {
   assert.equal(printable('\x1b[32mok\x1b[39m', { keepColour: true }), '\x1b[32mok\x1b[39m');
   assert.equal(printable('\x1b[32mok\x1b[39m'), '^[[32mok^[[39m');
   assert.equal(printable('\x1b[2J\x1b]52;c;x\x07', { keepColour: true }), '^[[2J^[]52;c;x^G');

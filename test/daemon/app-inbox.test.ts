@@ -53,7 +53,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const list = await b.go('GET', '/app/w/acme/inbox');
     assert.equal(list.status, 200);
     assert.match(list.html, /1 thread\./);
-    assert.match(list.html, /<li class="unread"><a href="\/app\/w\/acme\/inbox\/t\/([^"]+)"><span class="tag">New<\/span> <span class="who">jane@rcpt\.test<\/span> <span class="subject">Hello<\/span>/);
+    assert.match(
+      list.html,
+      /<li class="unread"><a href="\/app\/w\/acme\/inbox\/t\/([^"]+)"><span class="tag">New<\/span> <span class="who">jane@rcpt\.test<\/span> <span class="subject">Hello<\/span>/,
+    );
     assert.match(list.html, /<script src="\/app\/app\.js" defer><\/script>/);
     assert.match(list.headers.get('content-security-policy')!, /script-src 'self'/);
     const thread = /\/app\/w\/acme\/inbox\/t\/([^"]+)/.exec(list.html)![1]!;
@@ -66,15 +69,21 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(page.status, 200);
     const order = [...page.html.matchAll(/<strong>(Sent by us|Reply)<\/strong>/g)].map((x) => x[1]);
     assert.deepEqual(order, ['Sent by us', 'Reply']);
-    assert.equal(page.html.match(/<script/g)!.length, 1, 'only the page\'s own script tag');
-    assert.match(page.html, /<iframe class="mail" [^>]*sandbox="allow-popups allow-popups-to-escape-sandbox"[^>]*srcdoc="[^"]*&#60;script&#62;document\.title/);
+    assert.equal(page.html.match(/<script/g)!.length, 1, "only the page's own script tag");
+    assert.match(
+      page.html,
+      /<iframe class="mail" [^>]*sandbox="allow-popups allow-popups-to-escape-sandbox"[^>]*srcdoc="[^"]*&#60;script&#62;document\.title/,
+    );
     assert.doesNotMatch(page.html, /sandbox="[^"]*allow-scripts/);
     assert.doesNotMatch(page.headers.get('content-security-policy')!, /img-src/, 'remote images blocked');
     assert.match(page.html, /Show images in this message/);
     const itemId = /name="item" value="([^"]+)"/.exec(page.html)![1]!;
     const withImages = await b.go('GET', `/app/w/acme/inbox/t/${thread}?images=${itemId}`);
     assert.match(withImages.headers.get('content-security-policy')!, /img-src https: http: data:/);
-    assert.doesNotMatch((await b.go('GET', `/app/w/acme/inbox/t/${thread}?images=nonsense`)).headers.get('content-security-policy')!, /img-src/);
+    assert.doesNotMatch(
+      (await b.go('GET', `/app/w/acme/inbox/t/${thread}?images=nonsense`)).headers.get('content-security-policy')!,
+      /img-src/,
+    );
     // Opening it read it, for the team.
     assert.equal((await s.get(`/api/v2/inbox/threads/${thread}`)).body.unread, false);
     assert.match((await b.go('GET', '/app/w/acme/inbox')).html, /<li class="read">/);
@@ -82,7 +91,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // Mark unread, archive, new mail brings it back; forms need their token and this origin.
     const form = formOf(page.html);
     assert.equal((await b.go('POST', `/app/w/acme/inbox/t/${thread}/mark`, { form: 'forged', read: 'false' })).status, 403);
-    assert.equal((await b.go('POST', `/app/w/acme/inbox/t/${thread}/mark`, { form, read: 'false' }, { 'sec-fetch-site': 'cross-site' })).status, 403);
+    assert.equal(
+      (await b.go('POST', `/app/w/acme/inbox/t/${thread}/mark`, { form, read: 'false' }, { 'sec-fetch-site': 'cross-site' })).status,
+      403,
+    );
     assert.equal((await s.get(`/api/v2/inbox/threads/${thread}`)).body.unread, false, 'refused forms changed nothing');
     const unread = await b.go('POST', `/app/w/acme/inbox/t/${thread}/mark`, { form, read: 'false' });
     assert.deepEqual([unread.status, unread.location], [303, '/app/w/acme/inbox']);
@@ -107,7 +119,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(bare.status, 400);
     assert.match(bare.html, /Problem: write a reply first\./);
     assert.equal((await b.go('POST', `/app/w/acme/inbox/t/${thread}/reply`, { form: 'forged', item: itemId, text: 'Forged' })).status, 403);
-    assert.equal((await b.go('POST', `/app/w/acme/inbox/t/${thread}/reply`, { form, item: itemId, text: 'Cross' }, { origin: 'https://evil.test' })).status, 403);
+    assert.equal(
+      (await b.go('POST', `/app/w/acme/inbox/t/${thread}/reply`, { form, item: itemId, text: 'Cross' }, { origin: 'https://evil.test' }))
+        .status,
+      403,
+    );
     const replied = await b.go('POST', `/app/w/acme/inbox/t/${thread}/reply`, { form, item: itemId, text: 'Glad it helped.' });
     assert.deepEqual([replied.status, replied.location], [303, `/app/w/acme/inbox/t/${thread}?sent=1`]);
     await s.sink.waitFor(before + 1);
@@ -125,7 +141,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     for (let i = 1; i < 50; i++) await service.inbox.reply(s.ws, itemId, { text: `n${i}` });
     const over = await b.go('POST', `/app/w/acme/inbox/t/${thread}/reply`, { form, item: itemId, text: 'One too many <b>' });
     assert.equal(over.status, 429);
-    assert.match(over.html, /Problem: the workspace has sent the 50 replies a day its plan allows from the inbox\. You can reply again after \d{4}-\d\d-\d\d 00:00 UTC; your reply is kept below\./);
+    assert.match(
+      over.html,
+      /Problem: the workspace has sent the 50 replies a day its plan allows from the inbox\. You can reply again after \d{4}-\d\d-\d\d 00:00 UTC; your reply is kept below\./,
+    );
     assert.match(over.html, /<textarea[^>]*>One too many &#60;b&#62;<\/textarea>/);
 
     // Another workspace's thread and item: 404; an item of another thread: 404; not signed in: to sign-in.
@@ -134,7 +153,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const elsewhere = await b.go('GET', `/app/w/other/inbox`);
     assert.equal(elsewhere.status, 404);
     assert.equal((await b.go('GET', `/app/w/acme/inbox/t/no-such-thread`)).status, 404);
-    assert.match((await transact(mx, 'ann@elsewhere.test', ['hello@acme.test'], plainMail('ann@elsewhere.test', 'hello@acme.test', 'Separate'))).end, /^250 /);
+    assert.match(
+      (await transact(mx, 'ann@elsewhere.test', ['hello@acme.test'], plainMail('ann@elsewhere.test', 'hello@acme.test', 'Separate'))).end,
+      /^250 /,
+    );
     const separate = (await s.get('/api/v2/inbox/threads?search=Separate')).body.data[0].thread_id;
     assert.equal((await b.go('POST', `/app/w/acme/inbox/t/${separate}/reply`, { form, item: itemId, text: 'wrong thread' })).status, 404);
     assert.equal((await browser(s.api).go('GET', '/app/w/acme/inbox')).status, 303);
@@ -143,7 +165,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // New mail is announced on the page's event stream (the page then fetches itself again).
     const cookie = [...b.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     const seen = await streamUntil(`${s.api}/app/w/acme/inbox/events`, cookie, /event: inbox/, async () => {
-      assert.match((await transact(mx, 'sam@elsewhere.test', ['hello@acme.test'], plainMail('sam@elsewhere.test', 'hello@acme.test', 'Live'))).end, /^250 /);
+      assert.match(
+        (await transact(mx, 'sam@elsewhere.test', ['hello@acme.test'], plainMail('sam@elsewhere.test', 'hello@acme.test', 'Live'))).end,
+        /^250 /,
+      );
     });
     assert.match(seen, /retry: 5000/);
 
@@ -151,7 +176,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const ac = new AbortController();
     const deadline = setTimeout(() => ac.abort(), 10_000);
     try {
-      const open = await Promise.all(Array.from({ length: STREAMS_PER_SESSION }, () => fetch(`${s.api}/app/w/acme/inbox/events`, { headers: { cookie }, signal: ac.signal })));
+      const open = await Promise.all(
+        Array.from({ length: STREAMS_PER_SESSION }, () =>
+          fetch(`${s.api}/app/w/acme/inbox/events`, { headers: { cookie }, signal: ac.signal }),
+        ),
+      );
       assert.deepEqual([...new Set(open.map((r) => r.status))], [200]);
       for (const r of open) await r.body!.getReader().read();
       const refused = await fetch(`${s.api}/app/w/acme/inbox/events`, { headers: { cookie }, signal: ac.signal });
@@ -165,7 +194,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // A delay notice about the first message joins its thread, shown as what it is; the reply form
     // still writes to Jane, not to the machine that sent the notice.
     const first = s.sink.received[0]!;
-    assert.match((await transact(mx, '', [first.from], dsn('jane@rcpt.test', s.messageId, 'delayed', '4.2.2', '452 4.2.2 mailbox full'))).end, /^250 /);
+    assert.match(
+      (await transact(mx, '', [first.from], dsn('jane@rcpt.test', s.messageId, 'delayed', '4.2.2', '452 4.2.2 mailbox full'))).end,
+      /^250 /,
+    );
     const withReport = await b.go('GET', `/app/w/acme/inbox/t/${thread}`);
     assert.match(withReport.html, /<strong>Automatic reply<\/strong> · <time[^>]*>[^<]*<\/time><br>From mailer-daemon@rcpt\.test/);
     assert.match(withReport.html, /<p class="meta">To jane@rcpt\.test, from hello@acme\.test<\/p>/);

@@ -13,7 +13,11 @@ import { browser, formOf, signedInAs } from '../helpers/app-browser.js';
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: web app invitations: mailed from the system sender, not counted, the link works; an existing account gets no link`, async (t) => {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
-    const s = await sending(t, { plan: 'pro', env: { SVC_SYSTEM_SENDER: 'hello@acme.test' }, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const s = await sending(t, {
+      plan: 'pro',
+      env: { SVC_SYSTEM_SENDER: 'hello@acme.test' },
+      ...(pgUrl ? { store: pgLocation(pgUrl) } : {}),
+    });
     const { service } = s.daemon;
     const ann = await signedInAs(s, s.ws, 'ann@acme.test', 'owner');
     await service.people.create(s.ws, { email: 'ann-name@rcpt.test', role: 'member', name: 'Ann Lee' });
@@ -32,7 +36,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(raw, /^DKIM-Signature: /m, 'signed like any other mail');
     const link = /https?:\/\/\S+\/app\/sign-in\/[A-Za-z0-9_-]{43}/.exec(raw.replace(/=\r\n/g, ''))![0];
     // Not counted against the plan; recorded as the service's own mail.
-    assert.equal((await service.workspaces.usage('acme')).quotas.find((q) => q.kind === 'api_sends' && q.window === 'day')!.used, usedBefore);
+    assert.equal(
+      (await service.workspaces.usage('acme')).quotas.find((q) => q.kind === 'api_sends' && q.window === 'day')!.used,
+      usedBefore,
+    );
     const record = (await s.get('/api/v2/messages?to=zed@rcpt.test')).body.data[0];
     assert.match(JSON.stringify(await service.explain(s.ws, record.id)), /service's own mail/);
 
@@ -57,7 +64,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // The note to bo about acme (another mail to bo, of the workspace other, may arrive meanwhile).
     const note = await until(
       "bo's note about acme",
-      async () => s.sink.received.slice(before).map((r) => r.raw.toString()).find((raw) => /^Subject: .*\bacme\b/m.test(raw) && toOf(raw) === 'bo@rcpt.test'),
+      async () =>
+        s.sink.received
+          .slice(before)
+          .map((r) => r.raw.toString())
+          .find((raw) => /^Subject: .*\bacme\b/m.test(raw) && toOf(raw) === 'bo@rcpt.test'),
       (v) => v !== undefined,
     );
     assert.match(note!, /Sign in with your email and password/);
@@ -81,7 +92,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(taken.html, /They have an account already/);
     // A pending account (no password yet) made by acme: evil adding it gets no link either.
     await service.people.create(s.ws, { email: 'pending@acme.test', role: 'member' });
-    const pending = await mallory.go('POST', '/app/w/evil/members', { form: formOf(page.html), email: 'pending@acme.test', role: 'member' });
+    const pending = await mallory.go('POST', '/app/w/evil/members', {
+      form: formOf(page.html),
+      email: 'pending@acme.test',
+      role: 'member',
+    });
     assert.doesNotMatch(pending.html, /\/app\/sign-in\/[A-Za-z0-9_-]{43}/);
   });
 }

@@ -13,7 +13,11 @@ import { formOf, signedInAs } from '../helpers/app-browser.js';
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: web app pages: domains, webhooks, workspace, messages; roles and workspaces apart`, async (t) => {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
-    const s = await sending(t, { plan: 'trial', env: { SVC_ALLOW_INSECURE_WEBHOOKS: '1' }, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const s = await sending(t, {
+      plan: 'trial',
+      env: { SVC_ALLOW_INSECURE_WEBHOOKS: '1' },
+      ...(pgUrl ? { store: pgLocation(pgUrl) } : {}),
+    });
     const { service } = s.daemon;
     const owner = await signedInAs(s, s.ws, 'ann@acme.test', 'owner');
     const member = await signedInAs(s, s.ws, 'mo@acme.test', 'member');
@@ -22,7 +26,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const domains = await owner.go('GET', '/app/w/acme/domains');
     assert.equal(domains.status, 200);
     assert.match(domains.html, /<h2 id="d-[^"]+">acme\.test: verified<\/h2>/);
-    assert.equal(domains.html.match(/<h3>(Ownership|Replies \(MX\)|SPF|DKIM|DMARC): (TXT|MX) record · <strong>Verified<\/strong><\/h3>/g)!.length, 5);
+    assert.equal(
+      domains.html.match(/<h3>(Ownership|Replies \(MX\)|SPF|DKIM|DMARC): (TXT|MX) record · <strong>Verified<\/strong><\/h3>/g)!.length,
+      5,
+    );
     assert.match(domains.html, /aria-label="Value of the dkim record of acme\.test" value="v=DKIM1; k=rsa; p=/);
     assert.match(domains.html, /<strong>Verified<\/strong>/);
     assert.match(domains.html, /data-copy hidden>Copy<\/button>/);
@@ -66,12 +73,26 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // Workspace: every quota, the trial's dates; a member reads it.
     const ws = await member.go('GET', '/app/w/acme/workspace');
     assert.equal(ws.status, 200);
-    for (const label of ['API and SMTP sends per day', 'API and SMTP sends per month', 'Replies from the inbox per day', 'AI actions per month', 'AI actions per day', 'Domains', 'Sender addresses', 'Newsletter contacts', 'Team members', 'Stored mail']) {
+    for (const label of [
+      'API and SMTP sends per day',
+      'API and SMTP sends per month',
+      'Replies from the inbox per day',
+      'AI actions per month',
+      'AI actions per day',
+      'Domains',
+      'Sender addresses',
+      'Newsletter contacts',
+      'Team members',
+      'Stored mail',
+    ]) {
       assert.match(ws.html, new RegExp(`<th scope="row">${label.replace(/[()]/g, '\\$&')}</th>`), label);
     }
     assert.match(ws.html, /1 of 1 <strong>\(reached\)<\/strong>/, 'the one domain');
     assert.doesNotMatch(ws.html, /Change the plan/, 'owners only');
-    assert.match((await owner.go('GET', '/app/w/acme/workspace')).html, /<a href="http:\/\/127\.0\.0\.1:\d+\/upgrade" rel="noreferrer">Change the plan<\/a>/);
+    assert.match(
+      (await owner.go('GET', '/app/w/acme/workspace')).html,
+      /<a href="http:\/\/127\.0\.0\.1:\d+\/upgrade" rel="noreferrer">Change the plan<\/a>/,
+    );
     const dates = await service.workspaces.show('acme');
     assert.match(ws.html, new RegExp(`deleted on <strong>${dates.delete_at!.slice(0, 16).replace('T', ' ')} UTC`));
 
@@ -88,7 +109,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal((await member.go('POST', '/app/w/acme/domains/acme.test/check', { form: formOf(ws.html) })).status, 403);
     const other = await service.workspaces.create('other', 'scale');
     const stranger = await signedInAs(s, other, 'sam@other.test', 'owner');
-    for (const path of ['/app/w/acme/workspace', '/app/w/acme/messages', '/app/w/acme/domains']) assert.equal((await stranger.go('GET', path)).status, 404, path);
+    for (const path of ['/app/w/acme/workspace', '/app/w/acme/messages', '/app/w/acme/domains'])
+      assert.equal((await stranger.go('GET', path)).status, 404, path);
     assert.equal((await stranger.go('GET', `/app/w/other/messages/${sent.body.id}`)).status, 404);
 
     // Deleting the workspace: owners only, its name typed to confirm; then gone for everyone at once
@@ -96,7 +118,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const admin = await signedInAs(s, await service.workspaces.setPlan('acme', 'scale'), 'ada@acme.test', 'admin');
     const adminWs = await admin.go('GET', '/app/w/acme/workspace');
     assert.doesNotMatch(adminWs.html, /Delete this workspace/, 'owners only');
-    assert.equal((await admin.go('POST', '/app/w/acme/delete', { form: formOf(adminWs.html), confirm: 'acme' })).status, 403, 'admin cannot delete the workspace');
+    assert.equal(
+      (await admin.go('POST', '/app/w/acme/delete', { form: formOf(adminWs.html), confirm: 'acme' })).status,
+      403,
+      'admin cannot delete the workspace',
+    );
     assert.equal((await member.go('POST', '/app/w/acme/delete', { form: formOf(ws.html), confirm: 'acme' })).status, 403);
     assert.equal((await stranger.go('POST', '/app/w/acme/delete', { form: formOf(ws.html), confirm: 'acme' })).status, 404);
     const mine = await owner.go('GET', '/app/w/acme/workspace');
@@ -113,12 +139,15 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal((await s.get('/api/v2/me')).status, 401, 'its key stopped at once');
     assert.notEqual((await admin.go('GET', '/app/w/acme/workspace')).status, 200);
     assert.notEqual((await owner.go('GET', '/app/w/acme/workspace')).status, 200);
-    for (const deadline = Date.now() + 10_000; (await service.store.workspaces.deletions()).length; ) {
+    for (const deadline = Date.now() + 10_000; (await service.store.workspaces.deletions()).length;) {
       assert.ok(Date.now() < deadline, 'its data was removed within 10 s');
       await new Promise((r) => setTimeout(r, 50));
     }
     assert.deepEqual(await service.store.messages.byIds([sent.body.id]), []);
-    assert.ok(s.logs.some((l) => /workspace acme deleted \(owner:ann@acme\.test\)/.test(l)), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => /workspace acme deleted \(owner:ann@acme\.test\)/.test(l)),
+      s.logs.join('\n'),
+    );
     assert.equal(s.logs.filter((l) => /workspace acme: its data is deleted/.test(l)).length, 1);
     assert.ok(await service.workspaces.byName('other'), 'another workspace is kept');
   });

@@ -30,7 +30,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(ask.html, /Choose your password/);
     assert.match(ask.headers.get('content-security-policy')!, /default-src 'none'/);
     assert.equal(ask.headers.get('x-frame-options'), 'DENY');
-    assert.ok(ask.cookies.some((c) => /^svc_form=.*HttpOnly.*SameSite=Strict/i.test(c)), ask.cookies.join(' | '));
+    assert.ok(
+      ask.cookies.some((c) => /^svc_form=.*HttpOnly.*SameSite=Strict/i.test(c)),
+      ask.cookies.join(' | '),
+    );
     const again = await b.go('GET', path);
     assert.equal(again.status, 200, 'still valid after a look');
     const short = await b.go('POST', path, { form: formOf(again.html), password: 'short' });
@@ -40,9 +43,19 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const forged = await b.go('POST', path, { form: 'forged', password: 'correct horse battery' });
     assert.equal(forged.status, 403);
     assert.match(forged.html, /Problem: this form expired or did not come from this page/);
-    assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { origin: 'https://evil.test' })).status, 403);
-    assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { 'sec-fetch-site': 'cross-site' })).status, 403);
-    assert.equal((await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { origin: 'null' })).status, 403);
+    assert.equal(
+      (await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { origin: 'https://evil.test' })).status,
+      403,
+    );
+    assert.equal(
+      (await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { 'sec-fetch-site': 'cross-site' }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' }, { origin: 'null' })).status,
+      403,
+    );
     assert.equal(ask.headers.get('referrer-policy'), 'same-origin');
     const set = await b.go('POST', path, { form: formOf(forged.html), password: 'correct horse battery' });
     assert.deepEqual([set.status, set.location], [303, '/app/']);
@@ -61,19 +74,41 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // No CORS on the app, even asked from another origin (the API keeps its open rule).
     const cors = await b.go('GET', '/app/', undefined, { origin: 'https://evil.test' });
     assert.equal(cors.headers.get('access-control-allow-origin'), null);
-    const preflight = await fetch(`${d.api}/app/sign-in`, { method: 'OPTIONS', headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' } });
+    const preflight = await fetch(`${d.api}/app/sign-in`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.test', 'access-control-request-method': 'POST' },
+    });
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
     // Nor on its other answers: a script, a redirect, a preflight of /app itself, an unknown app path.
     const evil = { origin: 'https://evil.test' };
-    for (const [method, path] of [['GET', '/app/app.js'], ['GET', '/app?x=1'], ['OPTIONS', '/app'], ['POST', '/app'], ['GET', '/app/no-such-page'], ['OPTIONS', '/app/no-such-page'], ['DELETE', '/app/sign-in']] as const) {
-      const r = await fetch(`${d.api}${path}`, { method, redirect: 'manual', headers: method === 'OPTIONS' ? { ...evil, 'access-control-request-method': 'POST' } : evil });
+    for (const [method, path] of [
+      ['GET', '/app/app.js'],
+      ['GET', '/app?x=1'],
+      ['OPTIONS', '/app'],
+      ['POST', '/app'],
+      ['GET', '/app/no-such-page'],
+      ['OPTIONS', '/app/no-such-page'],
+      ['DELETE', '/app/sign-in'],
+    ] as const) {
+      const r = await fetch(`${d.api}${path}`, {
+        method,
+        redirect: 'manual',
+        headers: method === 'OPTIONS' ? { ...evil, 'access-control-request-method': 'POST' } : evil,
+      });
       assert.equal(r.headers.get('access-control-allow-origin'), null, `${method} ${path}`);
-      if (path.includes('no-such') || method === 'DELETE' || (method === 'POST' && path === '/app')) assert.deepEqual([r.status, await r.json()], [404, { error: 'not found' }], `${method} ${path}`);
+      if (path.includes('no-such') || method === 'DELETE' || (method === 'POST' && path === '/app'))
+        assert.deepEqual([r.status, await r.json()], [404, { error: 'not found' }], `${method} ${path}`);
     }
-    const apiPreflight = await fetch(`${d.api}/api/v2/emails`, { method: 'OPTIONS', headers: { ...evil, 'access-control-request-method': 'POST' } });
+    const apiPreflight = await fetch(`${d.api}/api/v2/emails`, {
+      method: 'OPTIONS',
+      headers: { ...evil, 'access-control-request-method': 'POST' },
+    });
     assert.deepEqual([apiPreflight.status, apiPreflight.headers.get('access-control-allow-origin')], [204, '*']);
     assert.equal((await fetch(`${d.api}/api/v2/no-such-thing`, { headers: evil })).headers.get('access-control-allow-origin'), '*');
-    assert.equal((await fetch(`${d.api}/healthz`, { headers: { origin: 'https://evil.test' } })).headers.get('access-control-allow-origin'), '*');
+    assert.equal(
+      (await fetch(`${d.api}/healthz`, { headers: { origin: 'https://evil.test' } })).headers.get('access-control-allow-origin'),
+      '*',
+    );
 
     // Sign-out needs the page's token; then the session is gone.
     assert.equal((await b.go('POST', '/app/sign-out', { form: 'forged' })).status, 403);
@@ -83,7 +118,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
 
     // Email and password: wrong, then right.
     const signInPage = await b.go('GET', '/app/sign-in');
-    const wrong = await b.go('POST', '/app/sign-in', { form: formOf(signInPage.html), email: 'ann@acme.test', password: 'not the password' });
+    const wrong = await b.go('POST', '/app/sign-in', {
+      form: formOf(signInPage.html),
+      email: 'ann@acme.test',
+      password: 'not the password',
+    });
     assert.equal(wrong.status, 401);
     assert.match(wrong.html, /Problem: wrong email or password\./);
     assert.match(wrong.html, /value="ann@acme\.test"/);
@@ -91,7 +130,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(nobody.status, 401, 'the same answer for an unknown email');
     const forgedSignIn = await b.go('POST', '/app/sign-in', { form: 'forged', email: 'ann@acme.test', password: 'correct horse battery' });
     assert.equal(forgedSignIn.status, 403);
-    const right = await b.go('POST', '/app/sign-in', { form: formOf(forgedSignIn.html), email: 'ANN@acme.test', password: 'correct horse battery' });
+    const right = await b.go('POST', '/app/sign-in', {
+      form: formOf(forgedSignIn.html),
+      email: 'ANN@acme.test',
+      password: 'correct horse battery',
+    });
     assert.deepEqual([right.status, right.location], [303, '/app/']);
     assert.equal((await b.go('GET', '/app/')).status, 200);
 
@@ -146,12 +189,25 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const again = await admin.go('GET', '/app/w/acme/keys');
     assert.ok(!again.html.includes(key!), 'never shown again');
     const listed = await service.keys.list(acme);
-    assert.deepEqual(listed.map((k) => [k.name, k.scopes]), [['CI <deploy>', ['send']]]);
+    assert.deepEqual(
+      listed.map((k) => [k.name, k.scopes]),
+      [['CI <deploy>', ['send']]],
+    );
     // Bad input: a page that says why, nothing created.
-    assert.match((await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x' })).html, /Problem: choose at least one scope\./);
-    assert.match((await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x', scope: 'root' })).html, /Problem: unknown scope &#39;root&#39; \(use send, read, newsletter, contacts, \*\)\./);
+    assert.match(
+      (await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x' })).html,
+      /Problem: choose at least one scope\./,
+    );
+    assert.match(
+      (await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x', scope: 'root' })).html,
+      /Problem: unknown scope &#39;root&#39; \(use send, read, newsletter, contacts, \*\)\./,
+    );
     assert.equal((await admin.go('POST', '/app/w/acme/keys', { form: 'forged', name: 'x', scope: 'send' })).status, 403);
-    assert.equal((await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x', scope: 'send' }, { origin: 'https://evil.test' })).status, 403);
+    assert.equal(
+      (await admin.go('POST', '/app/w/acme/keys', { form: formOf(again.html), name: 'x', scope: 'send' }, { origin: 'https://evil.test' }))
+        .status,
+      403,
+    );
     assert.equal((await service.keys.list(acme)).length, 1);
     // Another workspace's page, or its key's id: 404, nothing revoked.
     assert.equal((await admin.go('GET', '/app/w/beta/keys')).status, 404);
@@ -191,7 +247,12 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const noOwner = await admin.go('POST', '/app/w/acme/members', { form: formOf(page.html), email: 'cy@acme.test', role: 'owner' });
     assert.equal(noOwner.status, 403);
     assert.match(noOwner.html, /Problem: only an owner gives or takes the owner role\./);
-    const added = await admin.go('POST', '/app/w/acme/members', { form: formOf(page.html), email: 'Cy@Acme.test', name: 'Cy <b>', role: 'member' });
+    const added = await admin.go('POST', '/app/w/acme/members', {
+      form: formOf(page.html),
+      email: 'Cy@Acme.test',
+      name: 'Cy <b>',
+      role: 'member',
+    });
     assert.equal(added.status, 201);
     const link = /aria-label="Their sign-in link" value="([^"]+)"/.exec(added.html)?.[1];
     assert.match(link!, /\/app\/sign-in\/[A-Za-z0-9_-]{43}$/);
@@ -206,16 +267,25 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const people = await service.people.list(acme);
     const id = (email: string) => people.find((p) => p.email === email)!.id;
     // Roles: an admin may not touch the owner; the owner may; the last owner stays.
-    assert.equal((await admin.go('POST', `/app/w/acme/members/${id('ann@acme.test')}/role`, { form: formOf(page.html), role: 'member' })).status, 403);
+    assert.equal(
+      (await admin.go('POST', `/app/w/acme/members/${id('ann@acme.test')}/role`, { form: formOf(page.html), role: 'member' })).status,
+      403,
+    );
     assert.equal((await admin.go('POST', `/app/w/acme/members/${id('ann@acme.test')}/remove`, { form: formOf(page.html) })).status, 403);
     const ownerPage = await owner.go('GET', '/app/w/acme/members');
     const last = await owner.go('POST', `/app/w/acme/members/${id('ann@acme.test')}/role`, { form: formOf(ownerPage.html), role: 'admin' });
     assert.equal(last.status, 409);
     assert.match(last.html, /Problem: a workspace keeps at least one owner: make another person owner first\./);
-    const promote = await owner.go('POST', `/app/w/acme/members/${id('cy@acme.test')}/role`, { form: formOf(ownerPage.html), role: 'admin' });
+    const promote = await owner.go('POST', `/app/w/acme/members/${id('cy@acme.test')}/role`, {
+      form: formOf(ownerPage.html),
+      role: 'admin',
+    });
     assert.deepEqual([promote.status, promote.location], [303, '/app/w/acme/members']);
     assert.equal((await service.people.list(acme)).find((p) => p.email === 'cy@acme.test')!.role, 'admin');
-    assert.equal((await admin.go('POST', `/app/w/acme/members/${id('cy@acme.test')}/role`, { form: 'forged', role: 'member' })).status, 403);
+    assert.equal(
+      (await admin.go('POST', `/app/w/acme/members/${id('cy@acme.test')}/role`, { form: 'forged', role: 'member' })).status,
+      403,
+    );
     assert.equal((await admin.go('POST', '/app/w/acme/members/nobody/remove', { form: formOf(page.html) })).status, 404);
     // Removal ends the person's session at once.
     const removed = await owner.go('POST', `/app/w/acme/members/${id('adam@acme.test')}/remove`, { form: formOf(ownerPage.html) });
@@ -237,7 +307,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(page.html, /<td>hello@acme\.test<\/td><td>active<\/td>/);
     const form = formOf(page.html);
     assert.deepEqual([(await admin.go('POST', '/app/w/acme/addresses', { form, address: 'Support@Acme.test' })).status], [303]);
-    assert.deepEqual((await s.daemon.service.addresses.list(s.ws)).map((a) => a.address), ['hello@acme.test', 'support@acme.test']);
+    assert.deepEqual(
+      (await s.daemon.service.addresses.list(s.ws)).map((a) => a.address),
+      ['hello@acme.test', 'support@acme.test'],
+    );
     const other = await admin.go('POST', '/app/w/acme/addresses', { form, address: 'x@elsewhere.test' });
     assert.equal(other.status, 404);
     assert.match(other.html, /Problem: elsewhere\.test is not a domain of workspace &#39;acme&#39;/);

@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/clock.js';
 import { mail, sending } from '../helpers/sending.js';
 
 const until = async (ok: () => Promise<boolean> | boolean, what: string) => {
-  for (const end = Date.now() + 20_000; !(await ok()); ) {
+  for (const end = Date.now() + 20_000; !(await ok());) {
     if (Date.now() > end) throw new Error(`waited 20 s for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -23,9 +23,15 @@ test('a destination answering 421 is paused: later mail to it waits without a co
   const first = await s.post(mail(['jane@rcpt.test']));
   await until(async () => (await service.store.messages.attempts(s.ws.id, first.body.id)).length > 0, 'the first attempt');
   const tried = s.sink.connections;
-  assert.ok(s.logs.some((l) => /delivery paused destination=rcpt\.test until=\S+ reply="421 4\.7\.0 Too many connections, slow down"/.test(l)), s.logs.join('\n'));
+  assert.ok(
+    s.logs.some((l) => /delivery paused destination=rcpt\.test until=\S+ reply="421 4\.7\.0 Too many connections, slow down"/.test(l)),
+    s.logs.join('\n'),
+  );
   const explained = await service.explain(s.ws, first.body.id);
-  assert.match(explained.timeline.at(-1)!.detail, /deferred as a whole, so the daemon also holds every message to that destination for 30 s/);
+  assert.match(
+    explained.timeline.at(-1)!.detail,
+    /deferred as a whole, so the daemon also holds every message to that destination for 30 s/,
+  );
 
   // Queued during the pause: claimed by nobody, no connection (the worker polls every 100 ms).
   const second = await s.post(mail(['bob@rcpt.test']));

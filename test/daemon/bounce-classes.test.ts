@@ -23,31 +23,42 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     s.sink.refuse('listed@rcpt.test', 554, '5.7.1 Service unavailable; Client host [127.0.0.1] blocked using zen.spamhaus.org');
     s.sink.refuse('relay@rcpt.test', 554, '5.7.1 <relay@rcpt.test>: Relay access denied');
     s.sink.refuse('full@rcpt.test', 552, '5.2.2 Mailbox full', 1);
-    const r = await s.post(mail(['gone@rcpt.test', 'listed@rcpt.test', 'relay@rcpt.test', 'full@rcpt.test', 'jane@rcpt.test', 'x@nowhere.invalid']));
+    const r = await s.post(
+      mail(['gone@rcpt.test', 'listed@rcpt.test', 'relay@rcpt.test', 'full@rcpt.test', 'jane@rcpt.test', 'x@nowhere.invalid']),
+    );
     assert.equal(r.status, 202);
     await deliver();
     const m = await byTo(s);
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(m).map(([to, x]) => [to, x.status])),
-      { 'gone@rcpt.test': 'bounced', 'listed@rcpt.test': 'bounced', 'relay@rcpt.test': 'bounced', 'full@rcpt.test': 'queued', 'jane@rcpt.test': 'sent', 'x@nowhere.invalid': 'bounced' },
-    );
+    assert.deepEqual(Object.fromEntries(Object.entries(m).map(([to, x]) => [to, x.status])), {
+      'gone@rcpt.test': 'bounced',
+      'listed@rcpt.test': 'bounced',
+      'relay@rcpt.test': 'bounced',
+      'full@rcpt.test': 'queued',
+      'jane@rcpt.test': 'sent',
+      'x@nowhere.invalid': 'bounced',
+    });
     assert.match((await full(s, m['x@nowhere.invalid'].id)).error, /nowhere\.invalid does not exist \(NXDOMAIN\)/);
     const full1 = await full(s, m['full@rcpt.test'].id);
     assert.deepEqual([full1.attempts, full1.last_error, typeof full1.next_attempt_at], [1, '552 5.2.2 Mailbox full', 'string']);
     const supp = await s.daemon.service.suppressions.list(s.ws);
-    assert.deepEqual(
-      supp.map((x) => [x.address, x.class, x.message_id]).sort(),
-      [
-        ['gone@rcpt.test', 'bad-mailbox', m['gone@rcpt.test'].id],
-        ['x@nowhere.invalid', 'bad-domain', m['x@nowhere.invalid'].id],
-      ],
-    );
+    assert.deepEqual(supp.map((x) => [x.address, x.class, x.message_id]).sort(), [
+      ['gone@rcpt.test', 'bad-mailbox', m['gone@rcpt.test'].id],
+      ['x@nowhere.invalid', 'bad-domain', m['x@nowhere.invalid'].id],
+    ]);
     assert.match(supp.find((x) => x.address === 'gone@rcpt.test')!.detail!, /User unknown/);
     // The mail log: one line per recipient of each attempt, its status, enhanced code and class.
     const lines = s.logs.join('');
-    assert.match(lines, new RegExp(`svc: delivery message=${m['gone@rcpt.test'].id} .*to=gone@rcpt\\.test .*status=bounced dsn=5\\.1\\.1 class=bad-mailbox .*attempt=1 reply="550 5\\.1\\.1`));
+    assert.match(
+      lines,
+      new RegExp(
+        `svc: delivery message=${m['gone@rcpt.test'].id} .*to=gone@rcpt\\.test .*status=bounced dsn=5\\.1\\.1 class=bad-mailbox .*attempt=1 reply="550 5\\.1\\.1`,
+      ),
+    );
     assert.match(lines, /svc: delivery .*status=bounced dsn=5\.7\.1 class=policy .*attempt=1 reply="554 5\.7\.1/);
-    assert.match(lines, /svc: delivery .*to=full@rcpt\.test .*status=deferred dsn=5\.2\.2 class=mailbox-full .*attempt=1 reply="552 5\.2\.2 Mailbox full"/);
+    assert.match(
+      lines,
+      /svc: delivery .*to=full@rcpt\.test .*status=deferred dsn=5\.2\.2 class=mailbox-full .*attempt=1 reply="552 5\.2\.2 Mailbox full"/,
+    );
     assert.match(lines, /svc: delivery .*status=sent dsn=2\.\d\.\d /);
     assert.doesNotMatch(lines, /(warn|error): delivery/, 'a remote refusal is no fault of ours');
   });
@@ -58,7 +69,10 @@ test('a refusal at MAIL FROM or after DATA concerns the message: bounced, nobody
   s.sink.dataReply = { code: 550, message: '5.7.1 Message rejected as spam' };
   const a = await s.post(mail(['jane@rcpt.test']));
   await deliver();
-  assert.deepEqual([(await full(s, a.body.id)).status, (await full(s, a.body.id)).error], ['bounced', '550 5.7.1 Message rejected as spam']);
+  assert.deepEqual(
+    [(await full(s, a.body.id)).status, (await full(s, a.body.id)).error],
+    ['bounced', '550 5.7.1 Message rejected as spam'],
+  );
   s.sink.dataReply = null;
   s.sink.mailReply = { code: 550, message: '5.7.1 Sender address rejected' };
   const b = await s.post(mail(['bob@rcpt.test']));
@@ -74,7 +88,8 @@ test('a smarthost refusing our login: retried, never bounced or suppressed, loud
     disabledCommands: ['STARTTLS'],
     authOptional: false,
     allowInsecureAuth: true,
-    onAuth: (auth, _session, cb) => (fixed ? cb(null, { user: auth.username }) : cb(Object.assign(new Error('5.7.8 Error: authentication failed'), { responseCode: 535 }))),
+    onAuth: (auth, _session, cb) =>
+      fixed ? cb(null, { user: auth.username }) : cb(Object.assign(new Error('5.7.8 Error: authentication failed'), { responseCode: 535 })),
   });
   const { s, clock, deliver } = await setup(t, { SVC_OUTBOUND: `smtp://app:wrong@127.0.0.1:${smarthost.port}` });
   const r = await s.post(mail(['jane@rcpt.test', 'bob@rcpt.test']));
@@ -119,7 +134,11 @@ test('a server capped at 10 recipients: 25 go in three transactions in the same 
   await deliver();
   const m = await byTo(s);
   assert.deepEqual([...new Set(Object.values(m).map((x: any) => x.status))], ['sent']);
-  assert.deepEqual(s.sink.received.map((x) => x.to.length), [8, 8, 8, 1], 'at most 8 per transaction, ours being the smaller cap');
+  assert.deepEqual(
+    s.sink.received.map((x) => x.to.length),
+    [8, 8, 8, 1],
+    'at most 8 per transaction, ours being the smaller cap',
+  );
 
   s.sink.received.length = 0;
   const { s: s2, deliver: deliver2 } = await setup(t, { SVC_RETURN_PATH: 'from' });
@@ -127,7 +146,11 @@ test('a server capped at 10 recipients: 25 go in three transactions in the same 
   await s2.post(mail(to));
   await deliver2();
   assert.deepEqual([...new Set(Object.values(await byTo(s2)).map((x: any) => x.status))], ['sent']);
-  assert.deepEqual(s2.sink.received.map((x) => x.to.length), [10, 10, 5], '452 4.5.3: the rest went at once in new transactions');
+  assert.deepEqual(
+    s2.sink.received.map((x) => x.to.length),
+    [10, 10, 5],
+    '452 4.5.3: the rest went at once in new transactions',
+  );
 });
 
 test('an MX at preference 1 answering 421 passes the message to the next MX in the same attempt', async (t) => {
@@ -147,9 +170,17 @@ test('an MX at preference 1 answering 421 passes the message to the next MX in t
   assert.equal((await full(s, r.body.id)).status, 'sent');
   assert.equal(s.sink.received.length, 1);
   // The message's life lists both hosts of that attempt, the busy one with what it said.
-  const attempts = (await s.daemon.service.explain(s.ws, r.body.id)).timeline.filter((e) => e.stage.includes('attempt') || /busy\.pref\.test|mx\.rcpt\.test/.test(e.detail)).map((e) => e.detail);
-  assert.ok(attempts.some((d) => /busy\.pref\.test/.test(d) && /421/.test(d) && /next MX/.test(d)), attempts.join('\n'));
-  assert.ok(attempts.some((d) => /mx\.rcpt\.test/.test(d)), attempts.join('\n'));
+  const attempts = (await s.daemon.service.explain(s.ws, r.body.id)).timeline
+    .filter((e) => e.stage.includes('attempt') || /busy\.pref\.test|mx\.rcpt\.test/.test(e.detail))
+    .map((e) => e.detail);
+  assert.ok(
+    attempts.some((d) => /busy\.pref\.test/.test(d) && /421/.test(d) && /next MX/.test(d)),
+    attempts.join('\n'),
+  );
+  assert.ok(
+    attempts.some((d) => /mx\.rcpt\.test/.test(d)),
+    attempts.join('\n'),
+  );
 });
 
 test('an MX whose STARTTLS handshake fails (old TLS only) gets the mail in plaintext at once', async (t) => {
@@ -187,7 +218,27 @@ test('a smarthost with a certificate of a private CA: refused (hop-tls, retried)
   const ca = join(dir, 'ca.pem');
   const key = join(dir, 'key.pem');
   // A self-signed certificate is its own CA: what an operator's private CA amounts to here.
-  const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=relay.internal', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', ca], { encoding: 'utf8' });
+  const r = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=relay.internal',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      ca,
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.error || r.status !== 0) return t.skip(`openssl cannot make a certificate here: ${r.error?.message ?? r.stderr}`);
   const smarthost = await sink(t, { key: readFileSync(key), cert: readFileSync(ca) });
   const outbound = `smtp://127.0.0.1:${smarthost.port}`;
@@ -234,5 +285,8 @@ test('a smarthost with sender-login checks refuses the VERP return path at RCPT:
   const r3 = await fromMode.s.post(mail(['jane@rcpt.test', 'bob@rcpt.test']));
   await fromMode.deliver();
   assert.equal((await full(fromMode.s, r3.body.id)).status, 'sent');
-  assert.deepEqual(smarthost.received.map((x) => [x.from, x.to.length]), [['hello@acme.test', 2]]);
+  assert.deepEqual(
+    smarthost.received.map((x) => [x.from, x.to.length]),
+    [['hello@acme.test', 2]],
+  );
 });

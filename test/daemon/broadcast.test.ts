@@ -15,7 +15,8 @@ import { headers, verifyDkim } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
-const decodeQp = (raw: string) => raw.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+const decodeQp = (raw: string) =>
+  raw.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
 
 /** dkimpy's verdict on a message, the key taken from the test's DNS; null when python3-dkim is not installed. */
 async function dkimpy(raw: Buffer, dnsServer: string): Promise<string | null> {
@@ -26,7 +27,8 @@ async function dkimpy(raw: Buffer, dnsServer: string): Promise<string | null> {
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([dnsServer]);
   const txt = (await resolver.resolveTxt(name))[0]!.join('');
-  const script = 'import sys, dkim\nkey = sys.argv[1].encode()\nname = sys.argv[2].encode() + b"."\nmsg = sys.stdin.buffer.read()\nprint(dkim.verify(msg, dnsfunc=lambda n, timeout=5: key if n == name else None))';
+  const script =
+    'import sys, dkim\nkey = sys.argv[1].encode()\nname = sys.argv[2].encode() + b"."\nmsg = sys.stdin.buffer.read()\nprint(dkim.verify(msg, dnsfunc=lambda n, timeout=5: key if n == name else None))';
   const r = spawnSync('/usr/bin/python3', ['-c', script, txt, name], { input: raw });
   return r.stdout.toString().trim() || r.stderr.toString();
 }
@@ -51,7 +53,8 @@ for (const backend of backends) {
     const sentBefore = s.sink.received.length;
 
     // Errors: the spec's status and text, nothing stored.
-    const html = '<p>Hi {{first_name|friend}} ({{ name }}), this goes to {{email}}.</p><p><a href="https://example.com/offer?a=1&amp;b=2">Offer</a> <a href="{{unsubscribe_url}}">Leave</a> {{unknown}}</p>';
+    const html =
+      '<p>Hi {{first_name|friend}} ({{ name }}), this goes to {{email}}.</p><p><a href="https://example.com/offer?a=1&amp;b=2">Offer</a> <a href="{{unsubscribe_url}}">Leave</a> {{unknown}}</p>';
     const ok = { subject: 'June {{name}} news', body_html: html, preheader: 'Three things & more' };
     const errors: Array<[unknown, number, string, string?]> = [
       [{ body_html: html }, 400, 'subject and body_html required'],
@@ -59,8 +62,16 @@ for (const backend of backends) {
       [{ subject: 'x', body_html: '   ' }, 400, 'subject and body_html required'],
       [{ subject: 7, body_html: html }, 400, 'invalid body: subject must be a string'],
       [ok, 400, 'from_address required (list has none)', bare.id],
-      [{ ...ok, from_address: 'nobody@acme.test' }, 403, "from address 'nobody@acme.test' is not registered for this account. The domain acme.test is verified: add the address."],
-      [{ ...ok, from_address: 'x@elsewhere.test' }, 403, "from address 'x@elsewhere.test' is not registered for this account. elsewhere.test is not a domain of this account: add and verify the domain first."],
+      [
+        { ...ok, from_address: 'nobody@acme.test' },
+        403,
+        "from address 'nobody@acme.test' is not registered for this account. The domain acme.test is verified: add the address.",
+      ],
+      [
+        { ...ok, from_address: 'x@elsewhere.test' },
+        403,
+        "from address 'x@elsewhere.test' is not registered for this account. elsewhere.test is not a domain of this account: add and verify the domain first.",
+      ],
       [ok, 404, 'list not found', 'no-such-list'],
     ];
     for (const [body, status, error, id] of errors) {
@@ -79,11 +90,16 @@ for (const backend of backends) {
     assert.match(r.body.message, /^broadcast to 3 active subscribers of list 'News' queued$/);
     await s.sink.waitFor(sentBefore + 2);
     const copies = s.sink.received.slice(sentBefore);
-    assert.deepEqual(copies.map((m) => m.to[0]).sort(), ['bob@rcpt.test', 'jane@rcpt.test'], 'carol (unsubscribed) and dave (suppressed) get nothing');
+    assert.deepEqual(
+      copies.map((m) => m.to[0]).sort(),
+      ['bob@rcpt.test', 'jane@rcpt.test'],
+      'carol (unsubscribed) and dave (suppressed) get nothing',
+    );
 
     // Recorded sent (the sink has them: the outcome follows), then past the window in which a click
     // is a security scanner's, not the reader's.
-    for (const until = Date.now() + 10_000; (await s.get('/api/v2/messages?status=sent')).body.total < 2 && Date.now() < until; ) await new Promise((res) => setTimeout(res, 20));
+    for (const until = Date.now() + 10_000; (await s.get('/api/v2/messages?status=sent')).body.total < 2 && Date.now() < until;)
+      await new Promise((res) => setTimeout(res, 20));
     clock.advance(120_000);
     const ids = new Set<string>();
     for (const mail of copies) {
@@ -91,7 +107,10 @@ for (const backend of backends) {
       const h = headers(mail.raw);
       const raw = mail.raw.toString('utf8');
       assert.equal(h.get('to')!.length, 1);
-      assert.ok(h.get('to')![0]!.includes(to) && !h.get('to')![0]!.includes(to === 'bob@rcpt.test' ? 'jane' : 'bob'), 'To: shows only its own recipient');
+      assert.ok(
+        h.get('to')![0]!.includes(to) && !h.get('to')![0]!.includes(to === 'bob@rcpt.test' ? 'jane' : 'bob'),
+        'To: shows only its own recipient',
+      );
       assert.equal(h.get('subject')![0], 'June {{name}} news', 'the subject is sent as written');
       ids.add(h.get('message-id')![0]!);
       // List-Unsubscribe: the subscriber's URL and a mailto: at this copy's own return path.
@@ -149,7 +168,11 @@ for (const backend of backends) {
 
     // The one-click POST to the header's URL unsubscribes, counted against the campaign.
     const janeUrl = `${base}/u/${jane.unsubscribe_token}`;
-    const one = await fetch(janeUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const one = await fetch(janeUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
     assert.equal(one.status, 200);
     assert.equal((await service.lists.subscriber(s.ws, list.id, jane.id)).status, 'unsubscribed');
     assert.equal((await service.broadcasts.show(s.ws, campaignId)).counts!.unsubscribed, 1);
@@ -158,9 +181,15 @@ for (const backend of backends) {
     const bobCopy = copies.find((m) => m.to[0] === 'bob@rcpt.test')!;
     const bob = (await service.lists.subscribers(s.ws, list.id, {})).data.find((x: { email: string }) => x.email === 'bob@rcpt.test')!;
     const mx = s.daemon.url('mx');
-    assert.match((await transact(mx, 'bob@rcpt.test', [bobCopy.from], plainMail('bob@rcpt.test', bobCopy.from, 'Re: June news'))).end, /^250/);
+    assert.match(
+      (await transact(mx, 'bob@rcpt.test', [bobCopy.from], plainMail('bob@rcpt.test', bobCopy.from, 'Re: June news'))).end,
+      /^250/,
+    );
     assert.equal((await service.lists.subscriber(s.ws, list.id, bob.id)).status, 'active');
-    assert.match((await transact(mx, 'bob@rcpt.test', [bobCopy.from], plainMail('bob@rcpt.test', bobCopy.from, 'unsubscribe'))).end, /^250/);
+    assert.match(
+      (await transact(mx, 'bob@rcpt.test', [bobCopy.from], plainMail('bob@rcpt.test', bobCopy.from, 'unsubscribe'))).end,
+      /^250/,
+    );
     assert.equal((await service.lists.subscriber(s.ws, list.id, bob.id)).status, 'unsubscribed');
     assert.equal((await service.broadcasts.show(s.ws, campaignId)).counts!.unsubscribed, 2);
     await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'erin@rcpt.test' });
@@ -208,12 +237,18 @@ for (const backend of backends) {
     const { service } = s.daemon;
     const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
     const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
-    await s.call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv: Array.from({ length: 30 }, (_, i) => `r${i}@rcpt.test`).join('\n') }, nl);
+    await s.call(
+      'POST',
+      `/api/v2/lists/${list.id}/subscribers/import`,
+      { csv: Array.from({ length: 30 }, (_, i) => `r${i}@rcpt.test`).join('\n') },
+      nl,
+    );
     const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
     const id = r.body.campaign_id;
     // The fan-out made its copies (the daemon's worker, or this call); none handed off yet.
     await service.fanOut.runOnce();
-    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, id)).copies < 30 && Date.now() < until; ) await new Promise((res) => setTimeout(res, 20));
+    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, id)).copies < 30 && Date.now() < until;)
+      await new Promise((res) => setTimeout(res, 20));
     const cancelled = await service.broadcasts.cancel(s.ws, id);
     assert.deepEqual([cancelled.status, cancelled.counts!.queued], ['cancelled', 30]);
     assert.deepEqual(await service.broadcasts.cancel(s.ws, id), cancelled, 'again: the same answer');
@@ -235,15 +270,25 @@ for (const backend of backends) {
     const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
     const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
     const N = 20_000;
-    const imported = await s.call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv: Array.from({ length: N }, (_, i) => `r${i}@rcpt.test`).join('\n') }, nl);
+    const imported = await s.call(
+      'POST',
+      `/api/v2/lists/${list.id}/subscribers/import`,
+      { csv: Array.from({ length: N }, (_, i) => `r${i}@rcpt.test`).join('\n') },
+      nl,
+    );
     assert.equal(imported.body.imported, N);
     const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'Bulk', body_html: '<p>Hi {{email}}</p>' }, nl);
     assert.equal(r.status, 202);
     await s.sink.waitFor(50);
-    const urgent = await s.post({ from: 'hello@acme.test', to: ['reset@rcpt.test'], subject: 'Your password reset', body_text: 'code 1234' });
+    const urgent = await s.post({
+      from: 'hello@acme.test',
+      to: ['reset@rcpt.test'],
+      subject: 'Your password reset',
+      body_text: 'code 1234',
+    });
     assert.equal(urgent.status, 202);
     const arrived = () => s.sink.received.findIndex((m) => m.to[0] === 'reset@rcpt.test');
-    for (const until = Date.now() + 30_000; arrived() < 0 && Date.now() < until; ) await new Promise((res) => setTimeout(res, 10));
+    for (const until = Date.now() + 30_000; arrived() < 0 && Date.now() < until;) await new Promise((res) => setTimeout(res, 10));
     const at = arrived();
     assert.ok(at >= 0, 'the reset arrived');
     const copiesBefore = s.sink.received.slice(0, at).length;

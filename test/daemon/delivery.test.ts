@@ -11,39 +11,43 @@ import type { StoreLocation } from '../../src/config.js';
 
 const setup = handOffByHand;
 
-for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) test(`${backend}: 550 for one recipient: bounced with the reply, suppressed, the others sent; a later send skips it`, async (t) => {
-  const { s, deliver } = await setup(t, {}, backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined);
-  s.sink.refuse('gone@rcpt.test', 550, '5.1.1 <gone@rcpt.test>: no such user');
-  const r = await s.post(mail(['jane@rcpt.test', 'gone@rcpt.test']));
-  assert.equal(r.status, 202);
-  await deliver();
-  const m = await byTo(s);
-  assert.equal(m['jane@rcpt.test'].status, 'sent');
-  assert.equal(m['gone@rcpt.test'].status, 'bounced');
-  const gone = await full(s, m['gone@rcpt.test'].id);
-  assert.match(gone.error, /^550 5\.1\.1 <gone@rcpt\.test>: no such user/);
-  assert.ok(gone.bounced_at);
-  const supp = await s.daemon.service.suppressions.list(s.ws);
-  assert.deepEqual(supp.map((x) => [x.address, x.reason]), [['gone@rcpt.test', 'bounce']]);
-  const events = await s.daemon.service.store.outbox.pending(10);
-  assert.deepEqual(events.map((e) => e.event).sort(), ['message.bounced', 'message.sent']);
-  const bounced = events.find((e) => e.event === 'message.bounced')!;
-  assert.deepEqual(Object.keys(bounced.payload).sort(), ['error', 'from', 'message_id', 'subject']);
-  assert.equal(bounced.payload.message_id, m['gone@rcpt.test'].id);
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])])
+  test(`${backend}: 550 for one recipient: bounced with the reply, suppressed, the others sent; a later send skips it`, async (t) => {
+    const { s, deliver } = await setup(t, {}, backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined);
+    s.sink.refuse('gone@rcpt.test', 550, '5.1.1 <gone@rcpt.test>: no such user');
+    const r = await s.post(mail(['jane@rcpt.test', 'gone@rcpt.test']));
+    assert.equal(r.status, 202);
+    await deliver();
+    const m = await byTo(s);
+    assert.equal(m['jane@rcpt.test'].status, 'sent');
+    assert.equal(m['gone@rcpt.test'].status, 'bounced');
+    const gone = await full(s, m['gone@rcpt.test'].id);
+    assert.match(gone.error, /^550 5\.1\.1 <gone@rcpt\.test>: no such user/);
+    assert.ok(gone.bounced_at);
+    const supp = await s.daemon.service.suppressions.list(s.ws);
+    assert.deepEqual(
+      supp.map((x) => [x.address, x.reason]),
+      [['gone@rcpt.test', 'bounce']],
+    );
+    const events = await s.daemon.service.store.outbox.pending(10);
+    assert.deepEqual(events.map((e) => e.event).sort(), ['message.bounced', 'message.sent']);
+    const bounced = events.find((e) => e.event === 'message.bounced')!;
+    assert.deepEqual(Object.keys(bounced.payload).sort(), ['error', 'from', 'message_id', 'subject']);
+    assert.equal(bounced.payload.message_id, m['gone@rcpt.test'].id);
 
-  // Suppressed recipients are never handed off again; the log says why.
-  const before = s.sink.received.length;
-  const again = await s.post(mail(['GONE@rcpt.test']));
-  assert.equal(again.status, 202);
-  const skipped = await full(s, again.body.id);
-  assert.equal(skipped.status, 'bounced');
-  assert.match(skipped.error, /is on the suppression list \(bounce/);
-  await deliver();
-  assert.equal(s.sink.received.length, before);
-  assert.equal(await s.daemon.service.store.queue.depth(), 0);
-});
+    // Suppressed recipients are never handed off again; the log says why.
+    const before = s.sink.received.length;
+    const again = await s.post(mail(['GONE@rcpt.test']));
+    assert.equal(again.status, 202);
+    const skipped = await full(s, again.body.id);
+    assert.equal(skipped.status, 'bounced');
+    assert.match(skipped.error, /is on the suppression list \(bounce/);
+    await deliver();
+    assert.equal(s.sink.received.length, before);
+    assert.equal(await s.daemon.service.store.queue.depth(), 0);
+  });
 
-test('one busy host gets up to 20 SMTP sessions at once (Postfix\'s default per destination), never more', async (t) => {
+test("one busy host gets up to 20 SMTP sessions at once (Postfix's default per destination), never more", async (t) => {
   const { s, deliver } = await setup(t);
   // Each DATA answered after 300 ms, so that every hand-off is in flight together (30 jobs, 32 slots).
   s.sink.dataDelayMs = 300;
@@ -117,7 +121,8 @@ test('direct MX routing: implicit MX, a dead first MX, null MX, a failing look-u
 
 test('smarthost mode: every message goes to the relay with authentication', async (t) => {
   const relay = await sink(t, {
-    onAuth: (auth, _session, cb) => (auth.username === 'svc' && auth.password === 's3cret' ? cb(null, { user: 'svc' }) : cb(new Error('bad credentials'))),
+    onAuth: (auth, _session, cb) =>
+      auth.username === 'svc' && auth.password === 's3cret' ? cb(null, { user: 'svc' }) : cb(new Error('bad credentials')),
     authOptional: false,
     allowInsecureAuth: true,
     hideSTARTTLS: true,
@@ -131,16 +136,20 @@ test('smarthost mode: every message goes to the relay with authentication', asyn
   assert.equal(s.sink.received.length, 0);
 });
 
-test('a stop does not wait out a server that never greets: past the grace the session is cut, the attempt says so, the message stays queued to be tried again', { timeout: 120_000 }, async (t) => {
-  // The SMTP time-out is ten minutes: only the stop's own abandon can end this session in time.
-  const s = await sending(t, { env: { SVC_SMTP_TIMEOUT: '600000' } });
-  s.sink.silent = true;
-  const r = await s.post(mail(['jane@rcpt.test']));
-  assert.equal(r.status, 202);
-  while (s.sink.connections === 0) await new Promise((res) => setTimeout(res, 20));
-  await s.daemon.workers.find((w) => w.name === 'delivery')!.stop();
-  const m = await full(s, r.body.id);
-  assert.equal(m.status, 'queued');
-  const explained = await s.daemon.service.explain(s.ws, r.body.id);
-  assert.match(JSON.stringify(explained), /the daemon stopped during this hand-off; it is tried again later/);
-});
+test(
+  'a stop does not wait out a server that never greets: past the grace the session is cut, the attempt says so, the message stays queued to be tried again',
+  { timeout: 120_000 },
+  async (t) => {
+    // The SMTP time-out is ten minutes: only the stop's own abandon can end this session in time.
+    const s = await sending(t, { env: { SVC_SMTP_TIMEOUT: '600000' } });
+    s.sink.silent = true;
+    const r = await s.post(mail(['jane@rcpt.test']));
+    assert.equal(r.status, 202);
+    while (s.sink.connections === 0) await new Promise((res) => setTimeout(res, 20));
+    await s.daemon.workers.find((w) => w.name === 'delivery')!.stop();
+    const m = await full(s, r.body.id);
+    assert.equal(m.status, 'queued');
+    const explained = await s.daemon.service.explain(s.ws, r.body.id);
+    assert.match(JSON.stringify(explained), /the daemon stopped during this hand-off; it is tried again later/);
+  },
+);

@@ -25,6 +25,11 @@ test('the re-check worker checks every domain of every workspace and keeps the c
   assert.equal(after.records[3]!.status, 'Problem');
   assert.deepEqual(after.history.at(-1)!.purpose, 'dkim');
   // Loud: the daemon says which domain and why, and `domains show` has the reason.
-  assert.ok(d.logs.some((l) => /error: domain good\.test: its DKIM record svc1\._domainkey no longer checks out \(Problem: the record has an empty p=/.test(l)), d.logs.join(''));
+  assert.ok(
+    d.logs.some((l) =>
+      /error: domain good\.test: its DKIM record svc1\._domainkey no longer checks out \(Problem: the record has an empty p=/.test(l),
+    ),
+    d.logs.join(''),
+  );
   assert.match(after.records[3]!.note!, /empty p=/);
 });

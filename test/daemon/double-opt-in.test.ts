@@ -27,8 +27,13 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const { service } = s.daemon;
     const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
     const call = (method: string, path: string, body?: unknown) => s.call(method, path, body, nl);
-    assert.equal((await call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true })).body.error, 'a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)');
-    const list = (await call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true, from_address: 'hello@acme.test', from_name: 'Acme News' })).body;
+    assert.equal(
+      (await call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true })).body.error,
+      'a double opt-in list needs a from_address: its confirmation emails are sent from it (or from --system-sender, which is not set)',
+    );
+    const list = (
+      await call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true, from_address: 'hello@acme.test', from_name: 'Acme News' })
+    ).body;
     assert.equal((await call('PATCH', `/api/v2/lists/${list.id}`, { from_address: '' })).status, 400);
 
     const jane = (await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'jane@rcpt.test', name: 'Jane' })).body;
@@ -43,7 +48,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const link = /(http:\/\/[^\s"<]+\/c\/[A-Za-z0-9_.-]+)/.exec(raw.replace(/=\r\n/g, ''))![1]!;
     assert.ok(link.startsWith(service.deps.config.baseUrl));
     // Posted again within the hour: no second email (the message log has one).
-    assert.equal((await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'jane@rcpt.test', name: 'Jane D.' })).body.status, 'pending');
+    assert.equal(
+      (await call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'jane@rcpt.test', name: 'Jane D.' })).body.status,
+      'pending',
+    );
     assert.equal((await s.get('/api/v2/messages?recipient=jane@rcpt.test')).body.total, 1);
 
     const at = `${s.api}${new URL(link).pathname}`;
@@ -61,14 +69,22 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const forged = await fetch(altered, { method: 'POST' });
     assert.equal(forged.status, 404);
     assert.match(await forged.text(), /<h1>Link not valid<\/h1>/);
-    assert.deepEqual((await call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv: 'bob@rcpt.test' })).body, { imported: 1, skipped: 0, errors: null });
+    assert.deepEqual((await call('POST', `/api/v2/lists/${list.id}/subscribers/import`, { csv: 'bob@rcpt.test' })).body, {
+      imported: 1,
+      skipped: 0,
+      errors: null,
+    });
     assert.equal((await service.lists.subscribers(s.ws, list.id, { status: 'active' })).total, 2);
     assert.equal((await s.get('/api/v2/messages?recipient=bob@rcpt.test')).body.total, 0);
   });
 
   test(`${backend}: double opt-in without a list sender: the confirmation comes from the system sender, not counted; its link confirms`, async (t) => {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
-    const s = await sending(t, { plan: 'trial', env: { SVC_SYSTEM_SENDER: 'hello@acme.test' }, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const s = await sending(t, {
+      plan: 'trial',
+      env: { SVC_SYSTEM_SENDER: 'hello@acme.test' },
+      ...(pgUrl ? { store: pgLocation(pgUrl) } : {}),
+    });
     const { service } = s.daemon;
     const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
     const list = await s.call('POST', '/api/v2/lists', { name: 'News', double_opt_in: true }, nl);

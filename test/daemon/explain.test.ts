@@ -15,7 +15,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     s.sink.refuse('slow@rcpt.test', 451, '4.7.1 greylisted, try later', 1);
     s.sink.refuse('slow@rcpt.test', 550, '5.1.1 <slow@rcpt.test>: no such user');
     await s.daemon.service.suppressions.add(s.ws, 'gone@rcpt.test');
-    const r = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test', 'slow@rcpt.test', 'gone@rcpt.test'], subject: 'Life', body_html: '<p>Hi</p>' }, undefined, 'explain-1');
+    const r = await s.post(
+      { from: 'hello@acme.test', to: ['jane@rcpt.test', 'slow@rcpt.test', 'gone@rcpt.test'], subject: 'Life', body_html: '<p>Hi</p>' },
+      undefined,
+      'explain-1',
+    );
     assert.equal(r.status, 202);
     await deliver();
     clock.advance(10 * 60_000);
@@ -39,18 +43,27 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     };
 
     const jane = await explain(m['jane@rcpt.test'].id);
-    assert.deepEqual(jane.map((e) => e.stage), ['accepted', 'suppression', 'attempt 1', 'sent', 'open']);
+    assert.deepEqual(
+      jane.map((e) => e.stage),
+      ['accepted', 'suppression', 'attempt 1', 'sent', 'open'],
+    );
     assert.match(jane[0]!.detail, /via the REST API .*key svc_[^ ]*… .*Idempotency-Key "explain-1"/);
     assert.match(jane[2]!.detail, /TLS, \d+ ms: sent: 250 .*; DKIM d=acme\.test s=svc1 h=[^ ]*feedback-id/i);
     assert.match(jane[4]!.detail, /^human, counted/);
 
     const slow = await explain(m['slow@rcpt.test'].id);
-    assert.deepEqual(slow.map((e) => e.stage), ['accepted', 'suppression', 'attempt 1', 'attempt 2', 'bounced']);
+    assert.deepEqual(
+      slow.map((e) => e.stage),
+      ['accepted', 'suppression', 'attempt 1', 'attempt 2', 'bounced'],
+    );
     assert.match(slow[2]!.detail, /temporary .*451 4\.7\.1 greylisted/);
     assert.match(slow[3]!.detail, /permanent \(bad-mailbox\): 550 5\.1\.1/);
 
     const gone = await explain(m['gone@rcpt.test'].id);
-    assert.deepEqual(gone.map((e) => e.stage), ['accepted', 'suppression', 'bounced']);
+    assert.deepEqual(
+      gone.map((e) => e.stage),
+      ['accepted', 'suppression', 'bounced'],
+    );
     assert.match(gone[1]!.detail, /^not sent: gone@rcpt\.test is on the suppression list/);
 
     // People get a readable timeline; another workspace's id is not found.

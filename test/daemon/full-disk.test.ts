@@ -87,15 +87,25 @@ test('a full disk: no acknowledgement without the record, refusals leave nothing
       }),
     );
   }
-  console.log(`# full disk: ${accepted.size} accepted, ${refused.size} refused (REST statuses ${JSON.stringify(Object.fromEntries(statuses))})`);
+  console.log(
+    `# full disk: ${accepted.size} accepted, ${refused.size} refused (REST statuses ${JSON.stringify(Object.fromEntries(statuses))})`,
+  );
   assert.ok(refused.size > 100, `most sends were refused once the disk was full (${refused.size})`);
 
   // Admin writes (svc.json, replaced whole) are refused the same way, and leave nothing behind.
   // The journal writes above may have left a little room: fill what is left.
   const topUp = join(mnt, `filler-${fillers}`);
   await fill(mnt, 0).catch(() => {});
-  await assert.rejects(s.daemon.service.keys.create(s.ws, { scopes: 'send' }), (e: Error & { kind?: string }) => e.kind === 'store_unavailable', 'key creation refused');
-  assert.deepEqual((await readdir(dir)).filter((f) => f.endsWith('.tmp')), [], 'no temporary copy left');
+  await assert.rejects(
+    s.daemon.service.keys.create(s.ws, { scopes: 'send' }),
+    (e: Error & { kind?: string }) => e.kind === 'store_unavailable',
+    'key creation refused',
+  );
+  assert.deepEqual(
+    (await readdir(dir)).filter((f) => f.endsWith('.tmp')),
+    [],
+    'no temporary copy left',
+  );
   await rm(topUp, { force: true });
 
   // Space returns: the next send is accepted at once.

@@ -17,14 +17,23 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const r = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
     const m = await settled(s, r.body.id);
     const html = '<p>Thanks!</p><script>alert(1)</script>';
-    const mail = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('\r\n\r\nThanks, that helps.', `\r\nContent-Type: text/html\r\n\r\n${html}`);
+    const mail = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace(
+      '\r\n\r\nThanks, that helps.',
+      `\r\nContent-Type: text/html\r\n\r\n${html}`,
+    );
     assert.match((await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], mail)).end, /^250 /);
 
     const threads = (await s.get('/api/v2/inbox/threads')).body;
     assert.equal(threads.total, 1);
-    assert.deepEqual({ subject: threads.data[0].subject, count: threads.data[0].count, last_kind: threads.data[0].last_kind }, { subject: 'Hello', count: 2, last_kind: 'reply' });
+    assert.deepEqual(
+      { subject: threads.data[0].subject, count: threads.data[0].count, last_kind: threads.data[0].last_kind },
+      { subject: 'Hello', count: 2, last_kind: 'reply' },
+    );
     const thread = (await s.get(`/api/v2/inbox/threads/${threads.data[0].thread_id}`)).body;
-    assert.deepEqual(thread.items.map((i: { kind: string }) => i.kind), ['sent', 'reply']);
+    assert.deepEqual(
+      thread.items.map((i: { kind: string }) => i.kind),
+      ['sent', 'reply'],
+    );
     const items = (await s.get('/api/v2/inbox/items')).body;
     assert.equal(items.total, 1);
     const item = (await s.get(`/api/v2/inbox/items/${items.data[0].id}`)).body;
@@ -35,7 +44,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(sentList.body.data?.[0]?.kind, 'sent', JSON.stringify(sentList.body));
     assert.equal((await s.get('/api/v2/inbox/items?folder=trash')).status, 400);
     // By kind.
-    assert.deepEqual((await s.get('/api/v2/inbox/items?kind=reply')).body.data.map((i: { id: string }) => i.id), [items.data[0].id]);
+    assert.deepEqual(
+      (await s.get('/api/v2/inbox/items?kind=reply')).body.data.map((i: { id: string }) => i.id),
+      [items.data[0].id],
+    );
     assert.equal((await s.get('/api/v2/inbox/items?kind=bounce')).body.total, 0);
     const badKind = await s.get('/api/v2/inbox/items?kind=spam');
     assert.equal(badKind.status, 400);
@@ -51,7 +63,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(denied.body.error, 'missing permission: read');
     const reader = await keyFor('read');
     const replyAs = (k: string, body: unknown) =>
-      fetch(`${s.api}/api/v2/inbox/items/${item.id}/reply`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (x) => ({ status: x.status, body: (await x.json()) as any }));
+      fetch(`${s.api}/api/v2/inbox/items/${item.id}/reply`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (x) => ({ status: x.status, body: (await x.json()) as any }));
     assert.equal((await replyAs(reader, { text: 'x' })).status, 403);
     assert.equal((await replyAs(s.key, {})).status, 400);
 
@@ -73,7 +89,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(h.get('in-reply-to')![0], `<${item.message_id}>`);
     assert.match(h.get('references')![0]!, new RegExp(`<${m.message_id}> <${item.message_id}>`));
     const after = (await s.get(`/api/v2/inbox/threads/${threads.data[0].thread_id}`)).body;
-    assert.deepEqual(after.items.map((i: { kind: string }) => i.kind), ['sent', 'reply', 'sent']);
+    assert.deepEqual(
+      after.items.map((i: { kind: string }) => i.kind),
+      ['sent', 'reply', 'sent'],
+    );
 
     // The trial's 50 inbox sends a day: the 51st is 429 kind inbox_sends; API sends are untouched.
     for (let i = 1; i < 50; i++) assert.equal((await replyAs(s.key, { text: `n${i}` })).status, 202);
@@ -85,7 +104,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal((await s.post({ from: 'hello@acme.test', to: ['bob@rcpt.test'], subject: 'API', body_text: 'x' })).status, 202);
 
     // Deleting a received item takes send, stays in the workspace, leaves Sent copies alone, and frees its storage.
-    const del = (k: string, id: string) => fetch(`${s.api}/api/v2/inbox/items/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${k}` } }).then(async (x) => ({ status: x.status, text: await x.text() }));
+    const del = (k: string, id: string) =>
+      fetch(`${s.api}/api/v2/inbox/items/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${k}` } }).then(async (x) => ({
+        status: x.status,
+        text: await x.text(),
+      }));
     const used = await service.inbox.usage(s.ws);
     assert.ok(used > 0);
     assert.equal((await del(reader, item.id)).status, 403);

@@ -40,6 +40,9 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(held.length, 1);
     assert.deepEqual(await store.queue.claim('heir', now(), 300, 10), [], 'still leased');
     await sleep(350);
-    assert.deepEqual((await store.queue.claim('heir', now(), 300, 10)).map((j) => j.id), held.map((j) => j.id));
+    assert.deepEqual(
+      (await store.queue.claim('heir', now(), 300, 10)).map((j) => j.id),
+      held.map((j) => j.id),
+    );
   });
 }

@@ -7,11 +7,21 @@ import { RawSmtp, plain } from '../helpers/smtp-client.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation, pgProxy } from '../helpers/pg.js';
 
-const email = (over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hi', body_text: 'x', ...over });
+const email = (over: Record<string, unknown> = {}) => ({
+  from: 'hello@acme.test',
+  to: ['jane@rcpt.test'],
+  subject: 'Hi',
+  body_text: 'x',
+  ...over,
+});
 const bcc = (n: number, tag = 'r') => Array.from({ length: n }, (_, i) => `${tag}${i}@rcpt.test`);
 
 async function postWithKey(s: Sending, body: unknown, idem: string) {
-  const r = await fetch(`${s.api}/api/v2/emails`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', 'idempotency-key': idem }, body: JSON.stringify(body) });
+  const r = await fetch(`${s.api}/api/v2/emails`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json', 'idempotency-key': idem },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, body: (await r.json()) as any, replayed: r.headers.get('idempotent-replayed') };
 }
 
@@ -100,13 +110,25 @@ test('send quota: every recipient counts, per day and per month, resets at 00:00
   assert.equal(over.status, 429);
   assert.deepEqual(
     { ...over.body, error: typeof over.body.error },
-    { code: 'quota_exceeded', error: 'string', kind: 'api_sends', limit: 200, used: 150, window: 'day', resets_at: '2026-03-11T00:00:00.000Z', upgrade_url: `${s.api}/upgrade` },
+    {
+      code: 'quota_exceeded',
+      error: 'string',
+      kind: 'api_sends',
+      limit: 200,
+      used: 150,
+      window: 'day',
+      resets_at: '2026-03-11T00:00:00.000Z',
+      upgrade_url: `${s.api}/upgrade`,
+    },
   );
   assert.equal((await s.get('/api/v2/messages')).body.total, 150, 'nothing queued');
   assert.equal((await s.post(email({ bcc: bcc(49, 'y') }))).status, 202, '150 + 50 = 200 fits');
   assert.equal((await s.post(email())).status, 429);
   const usage = await s.daemon.service.workspaces.usage('acme');
-  assert.deepEqual(usage.quotas.find((q) => q.window === 'day'), { kind: 'api_sends', used: 200, limit: 200, window: 'day', resets_at: '2026-03-11T00:00:00.000Z' });
+  assert.deepEqual(
+    usage.quotas.find((q) => q.window === 'day'),
+    { kind: 'api_sends', used: 200, limit: 200, window: 'day', resets_at: '2026-03-11T00:00:00.000Z' },
+  );
   assert.equal(usage.quotas.find((q) => q.window === 'month')!.used, 200);
   clock.set('2026-03-11T00:00:00.000Z');
   assert.equal((await s.post(email())).status, 202, 'a new day');
@@ -122,7 +144,10 @@ test('monthly quota: over on the last day, allowed again on the 1st', async (t) 
   const s = await sending(t, { clock, deliver: false, plan: 'starter' });
   for (let i = 0; i < 10; i++) assert.equal((await s.post(email({ to: [], bcc: bcc(1000, `m${i}x`) }))).status, 202);
   const over = await s.post(email());
-  assert.deepEqual([over.status, over.body.window, over.body.limit, over.body.used, over.body.resets_at], [429, 'month', 10_000, 10_000, '2026-04-01T00:00:00.000Z']);
+  assert.deepEqual(
+    [over.status, over.body.window, over.body.limit, over.body.used, over.body.resets_at],
+    [429, 'month', 10_000, 10_000, '2026-04-01T00:00:00.000Z'],
+  );
   clock.set('2026-04-01T00:00:01Z');
   assert.equal((await s.post(email())).status, 202);
 });
@@ -149,9 +174,19 @@ if (TEST_DATABASE_URL) {
     const url = await migratedSchemaUrl(t);
     const proxy = await pgProxy(t);
     const clock = new ManualClock('2026-03-10T12:00:00Z');
-    const a = await sending(t, { clock, deliver: false, plan: 'trial', store: pgLocation(proxy.through(url), { connectTimeoutMs: 1000 }), env: { SVC_RATE_LIMIT: '60' } });
+    const a = await sending(t, {
+      clock,
+      deliver: false,
+      plan: 'trial',
+      store: pgLocation(proxy.through(url), { connectTimeoutMs: 1000 }),
+      env: { SVC_RATE_LIMIT: '60' },
+    });
     const b = await startTestDaemon(t, { clock, deliver: false, store: pgLocation(url), env: { SVC_RATE_LIMIT: '60' } });
-    const viaB = (path: string, init: RequestInit = {}) => fetch(`${b.api}${path}`, { ...init, headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
+    const viaB = (path: string, init: RequestInit = {}) =>
+      fetch(`${b.api}${path}`, {
+        ...init,
+        headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+      });
     for (let i = 0; i < 30; i++) assert.equal((await a.get('/api/v2/me')).status, 200);
     for (let i = 0; i < 30; i++) assert.equal((await viaB('/api/v2/me')).status, 200);
     assert.equal((await a.get('/api/v2/me')).status, 429);
@@ -165,8 +200,15 @@ if (TEST_DATABASE_URL) {
     // Idempotency across daemons: completed through one, replayed through the other.
     clock.advance(61_000);
     const done = await postWithKey(a, email(), 'shared');
-    const replay = await viaB('/api/v2/emails', { method: 'POST', headers: { 'idempotency-key': 'shared' }, body: JSON.stringify(email()) });
-    assert.deepEqual([replay.status, replay.headers.get('idempotent-replayed'), ((await replay.json()) as { id: string }).id], [200, 'true', done.body.id]);
+    const replay = await viaB('/api/v2/emails', {
+      method: 'POST',
+      headers: { 'idempotency-key': 'shared' },
+      body: JSON.stringify(email()),
+    });
+    assert.deepEqual(
+      [replay.status, replay.headers.get('idempotent-replayed'), ((await replay.json()) as { id: string }).id],
+      [200, 'true', done.body.id],
+    );
     // The store goes away: a keyed send is 503 with the spec's text, nothing sent.
     proxy.cut();
     const down = await postWithKey(a, email(), 'while-down');

@@ -26,23 +26,34 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal((await s.call('POST', '/api/v2/lists/nope/subscribers/import', { csv: 'a@b.test' }, nl)).status, 404);
 
     // A header row in another order, a BOM, CRLF, a quoted name with a comma and a newline, tags.
-    const withHeader = '\uFEFFTags,Email,First_Name\r\nvip;beta, Jane@Rcpt.TEST ,"Jane, ""JJ""\r\nDoe"\r\n;;,bob@rcpt.test,Bob\r\nx,not-an-email,Nobody\r\n\r\n';
+    const withHeader =
+      '\uFEFFTags,Email,First_Name\r\nvip;beta, Jane@Rcpt.TEST ,"Jane, ""JJ""\r\nDoe"\r\n;;,bob@rcpt.test,Bob\r\nx,not-an-email,Nobody\r\n\r\n';
     const r1 = await post(withHeader);
     assert.equal(r1.status, 200);
-    assert.deepEqual(r1.body, { imported: 2, skipped: 1, errors: [{ line: 5, email: 'not-an-email', error: 'invalid email: expected local@domain' }] });
-    assert.deepEqual((await all()).map((x) => [x.email, x.name, x.tags, x.status]), [
-      ['jane@rcpt.test', 'Jane, "JJ" Doe', ['vip', 'beta'], 'active'],
-      ['bob@rcpt.test', 'Bob', [], 'active'],
-    ]);
+    assert.deepEqual(r1.body, {
+      imported: 2,
+      skipped: 1,
+      errors: [{ line: 5, email: 'not-an-email', error: 'invalid email: expected local@domain' }],
+    });
+    assert.deepEqual(
+      (await all()).map((x) => [x.email, x.name, x.tags, x.status]),
+      [
+        ['jane@rcpt.test', 'Jane, "JJ" Doe', ['vip', 'beta'], 'active'],
+        ['bob@rcpt.test', 'Bob', [], 'active'],
+      ],
+    );
     // No header: the first column is the email; rows on the list keep their status and tags (no tags column).
     await service.lists.unsubscribe(s.ws, list.id, (await all())[1]!.id);
     const r2 = await post('carol@rcpt.test,Carol\nbob@rcpt.test,Robert\ncarol@rcpt.test,Carol again\n');
     assert.deepEqual(r2.body, { imported: 2, skipped: 0, errors: null });
-    assert.deepEqual((await all()).map((x) => [x.email, x.name, x.status]), [
-      ['jane@rcpt.test', 'Jane, "JJ" Doe', 'active'],
-      ['bob@rcpt.test', '', 'unsubscribed'],
-      ['carol@rcpt.test', '', 'active'],
-    ]);
+    assert.deepEqual(
+      (await all()).map((x) => [x.email, x.name, x.status]),
+      [
+        ['jane@rcpt.test', 'Jane, "JJ" Doe', 'active'],
+        ['bob@rcpt.test', '', 'unsubscribed'],
+        ['carol@rcpt.test', '', 'active'],
+      ],
+    );
     const r3 = await post('full_name,email\nJane Doe,jane@rcpt.test\n');
     assert.deepEqual(r3.body, { imported: 1, skipped: 0, errors: null });
     assert.deepEqual((await all())[0]!.tags, ['vip', 'beta'], 'no tags column: tags kept');
@@ -55,7 +66,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const rows = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `p${from + i}@rcpt.test`).join('\n');
     const over = await post(rows(98));
     assert.equal(over.status, 402);
-    assert.deepEqual({ ...over.body, error: 'x', upgrade_url: 'x' }, { error: 'x', code: 'quota_exceeded', kind: 'contacts', limit: 100, used: 3, would_add: 98, upgrade_url: 'x' });
+    assert.deepEqual(
+      { ...over.body, error: 'x', upgrade_url: 'x' },
+      { error: 'x', code: 'quota_exceeded', kind: 'contacts', limit: 100, used: 3, would_add: 98, upgrade_url: 'x' },
+    );
     assert.match(over.body.error, /^this import would add 98 new contacts; the trial plan allows 100 \(3 in use\)/);
     assert.equal((await all()).length, 3, 'nothing written');
     assert.deepEqual((await post(`${rows(97)}\njane@rcpt.test`)).body, { imported: 98, skipped: 0, errors: null });
@@ -73,7 +87,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const r4 = await s.call('POST', `/api/v2/lists/${big.id}/subscribers/import`, { csv: lines.join('\n') }, nl);
     assert.equal(r4.status, 200);
     const bad = Math.floor((lines.length - 1) / 1000);
-    assert.deepEqual([r4.body.imported, r4.body.skipped, r4.body.errors.length, r4.body.errors_total], [lines.length - 1 - bad, bad, Math.min(bad, 100), bad]);
+    assert.deepEqual(
+      [r4.body.imported, r4.body.skipped, r4.body.errors.length, r4.body.errors_total],
+      [lines.length - 1 - bad, bad, Math.min(bad, 100), bad],
+    );
     assert.equal((await service.lists.get(s.ws, big.id)).subscriber_count, lines.length - 1 - bad);
   });
 }

@@ -5,8 +5,40 @@ import { sending, settled, type Sending } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { verifyDkim } from '../helpers/sink.js';
 
-const MESSAGE_FIELDS = ['bounced_at', 'click_count', 'clicked_at', 'created_at', 'engagement_score', 'error', 'first_open_after_seconds', 'from', 'id', 'message_id', 'open_count', 'opened_at', 'replied_at', 'reply_count', 'sent_at', 'status', 'subject', 'to'];
-const LIST_FIELDS = ['click_count', 'created_at', 'from', 'id', 'message_id', 'open_count', 'opened_at', 'sent_at', 'status', 'subject', 'tenant_id', 'to'];
+const MESSAGE_FIELDS = [
+  'bounced_at',
+  'click_count',
+  'clicked_at',
+  'created_at',
+  'engagement_score',
+  'error',
+  'first_open_after_seconds',
+  'from',
+  'id',
+  'message_id',
+  'open_count',
+  'opened_at',
+  'replied_at',
+  'reply_count',
+  'sent_at',
+  'status',
+  'subject',
+  'to',
+];
+const LIST_FIELDS = [
+  'click_count',
+  'created_at',
+  'from',
+  'id',
+  'message_id',
+  'open_count',
+  'opened_at',
+  'sent_at',
+  'status',
+  'subject',
+  'tenant_id',
+  'to',
+];
 
 async function logSuite(s: Sending) {
   const send = (to: string[], subject = 'S') => s.post({ from: 'hello@acme.test', to, subject, body_text: 'x' });
@@ -20,14 +52,20 @@ async function logSuite(s: Sending) {
   const one = await s.get(`/api/v2/messages/${first.body.id}`);
   assert.equal(one.status, 200);
   for (const f of MESSAGE_FIELDS) assert.ok(f in one.body, f);
-  assert.deepEqual([one.body.from, one.body.to, one.body.subject, one.body.status, one.body.open_count, one.body.engagement_score, one.body.error], ['hello@acme.test', 'Alice@rcpt.test', 'S', 'sent', 0, 0, null]);
+  assert.deepEqual(
+    [one.body.from, one.body.to, one.body.subject, one.body.status, one.body.open_count, one.body.engagement_score, one.body.error],
+    ['hello@acme.test', 'Alice@rcpt.test', 'S', 'sent', 0, 0, null],
+  );
   assert.match(one.body.message_id, /^[0-9a-f-]{36}@acme\.test$/);
 
   const list = await s.get('/api/v2/messages');
   assert.equal(list.body.total, 6);
   assert.deepEqual(Object.keys(list.body.data[0]).sort(), LIST_FIELDS);
   assert.equal(list.body.data[5].to, 'Alice@rcpt.test', 'newest first');
-  assert.deepEqual((await s.get('/api/v2/messages?recipient=aLiCe')).body.data.map((m: any) => m.to), ['Alice@rcpt.test']);
+  assert.deepEqual(
+    (await s.get('/api/v2/messages?recipient=aLiCe')).body.data.map((m: any) => m.to),
+    ['Alice@rcpt.test'],
+  );
   assert.equal((await s.get('/api/v2/messages?recipient=other.test')).body.total, 3);
   const bounced = await s.get('/api/v2/messages?status=bounced');
   assert.deepEqual([bounced.body.total, bounced.body.data[0].to], [1, 'bad@rcpt.test']);
@@ -59,6 +97,9 @@ if (TEST_DATABASE_URL) {
     const s = await logSuite(await sending(t, { store: pgLocation(url) }));
     await s.sink.waitFor(2);
     assert.equal((await verifyDkim(s.sink.received[0]!.raw, s.dns.server))[0]!.status.result, 'pass');
-    assert.deepEqual((await s.daemon.service.suppressions.list(s.ws)).map((x) => x.address), ['bad@rcpt.test']);
+    assert.deepEqual(
+      (await s.daemon.service.suppressions.list(s.ws)).map((x) => x.address),
+      ['bad@rcpt.test'],
+    );
   });
 }

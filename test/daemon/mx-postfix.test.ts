@@ -41,7 +41,10 @@ for (const backend of backends) {
     const id = r.body.id as string;
     const slow = await s.post({ from: 'hello@acme.test', to: ['slow@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
     assert.equal(slow.status, 202);
-    const m = await until(async () => (await s.get(`/api/v2/messages/${id}`)).body as { status: string; error: string; bounced_at: string | null }, (x) => x.status === 'bounced');
+    const m = await until(
+      async () => (await s.get(`/api/v2/messages/${id}`)).body as { status: string; error: string; bounced_at: string | null },
+      (x) => x.status === 'bounced',
+    );
     assert.equal(m.status, 'bounced', `the message is ${m.status}; postfix logged:\n${postfix.log()}`);
     assert.match(m.error, /bounce report: 5\.1\.1/);
     assert.ok(m.bounced_at);
@@ -49,7 +52,10 @@ for (const backend of backends) {
     assert.match(postfix.log(), /status=bounced/);
     assert.match(postfix.log(), /sender non-delivery notification/);
     // Postfix took STARTTLS from our MX (with its self-signed certificate, as mail on the internet does).
-    assert.match(postfix.log(), new RegExp(`(Untrusted|Anonymous) TLS connection established to 127\\.0\\.0\\.1\\[127\\.0\\.0\\.1\\]:${mxPort}`));
+    assert.match(
+      postfix.log(),
+      new RegExp(`(Untrusted|Anonymous) TLS connection established to 127\\.0\\.0\\.1\\[127\\.0\\.0\\.1\\]:${mxPort}`),
+    );
     const service = s.daemon.service;
     const [item] = await service.store.inbox.about(s.ws.id, id);
     assert.equal(item?.kind, 'bounce');
@@ -62,7 +68,10 @@ for (const backend of backends) {
     // The delay warning: on the timeline, nothing else. A delay notice is automatic mail, never a
     // bounce (since the inbound-trust change, ab5b47c): kept as an auto_reply with its note.
     const slowId = slow.body.id as string;
-    const noted = await until(async () => (await service.explain(s.ws, slowId)).timeline.filter((e) => e.stage === 'received auto_reply').map((e) => e.detail), (x) => x.length > 0);
+    const noted = await until(
+      async () => (await service.explain(s.ws, slowId)).timeline.filter((e) => e.stage === 'received auto_reply').map((e) => e.detail),
+      (x) => x.length > 0,
+    );
     assert.equal(noted.length, 1, `no delay warning arrived; postfix logged:\n${postfix.log()}`);
     assert.match(noted[0]!, /slow@rcpt\.test: delivery delayed 4\.2\.0, still being retried by the receiving side; nothing changed/);
     assert.equal((await s.get(`/api/v2/messages/${slowId}`)).body.status, 'sent');

@@ -46,14 +46,22 @@ for (const backend of backends) {
     const m = await sendShared(s, ['alice@rcpt.test', 'bob@rcpt.test'], ['carol@other.test'], ['dave@rcpt.test']);
     // One transaction per recipient, each with the return path of that recipient's record alone.
     const tx = s.sink.received.slice(-4);
-    assert.deepEqual(tx.map((x) => x.to.length), [1, 1, 1, 1]);
+    assert.deepEqual(
+      tx.map((x) => x.to.length),
+      [1, 1, 1, 1],
+    );
     for (const x of tx) assert.equal(x.from, rp(m[x.to[0]!]));
     // The same copy for all of them, byte for byte (text only: nothing per recipient).
     assert.equal(new Set(tx.map((x) => x.raw.toString('base64'))).size, 1);
 
     // Alice forges a failure report about Bob (To) and Carol (Cc, another domain) to her own return path.
     for (const victim of ['bob@rcpt.test', 'carol@other.test']) {
-      const r = await transact(mx, '', [rp(m['alice@rcpt.test'])], dsn(victim, m[victim].message_id, 'failed', '5.1.1', `550 5.1.1 <${victim}>: user unknown`));
+      const r = await transact(
+        mx,
+        '',
+        [rp(m['alice@rcpt.test'])],
+        dsn(victim, m[victim].message_id, 'failed', '5.1.1', `550 5.1.1 <${victim}>: user unknown`),
+      );
       assert.match(r.end, /^250 /);
       const item = await latest(s);
       assert.equal(item.kind, 'bounce');
@@ -64,7 +72,10 @@ for (const backend of backends) {
       assert.equal(await suppressed(s, a), null);
     }
     // A forged complaint at the public address, naming the send's Message-ID and the Bcc recipient: kept as mail.
-    assert.match((await transact(mx, 'abuse@isp.test', ['hello@acme.test'], arf('dave@rcpt.test', m['dave@rcpt.test'].message_id))).end, /^250 /);
+    assert.match(
+      (await transact(mx, 'abuse@isp.test', ['hello@acme.test'], arf('dave@rcpt.test', m['dave@rcpt.test'].message_id))).end,
+      /^250 /,
+    );
     assert.deepEqual([(await latest(s)).kind, await suppressed(s, 'dave@rcpt.test')], ['mail', null]);
     assert.match((await latest(s)).note!, /not acted on/);
     // Alice's complaint naming Bob, at her own return path: nobody.
@@ -72,7 +83,13 @@ for (const backend of backends) {
     assert.equal(await suppressed(s, 'bob@rcpt.test'), null);
 
     // Carol's mailbox forwards: the report names the forward target and, as Original-Recipient, Carol.
-    const forwarded = dsn('carol.new@elsewhere.test', m['carol@other.test'].message_id, 'failed', '5.1.1', '550 5.1.1 user unknown').replace(
+    const forwarded = dsn(
+      'carol.new@elsewhere.test',
+      m['carol@other.test'].message_id,
+      'failed',
+      '5.1.1',
+      '550 5.1.1 user unknown',
+    ).replace(
       'Final-Recipient: rfc822; carol.new@elsewhere.test',
       'Original-Recipient: rfc822; carol@other.test\r\nFinal-Recipient: rfc822; carol.new@elsewhere.test',
     );
@@ -82,7 +99,13 @@ for (const backend of backends) {
 
     // Postfix's final report for a message that expired in a receiver's queue: failed, 4.3.2. Bounced, not suppressed.
     // Its original part is 3 MB: only the report's first megabyte is parsed, which holds its status.
-    const padded = dsn('bob@rcpt.test', m['bob@rcpt.test'].message_id, 'failed', '4.3.2', '421 4.3.2 system not accepting network messages').replace('Subject: Hello\r\n', `Subject: Hello\r\n${`X-Pad: ${'p'.repeat(990)}\r\n`.repeat(3200)}`);
+    const padded = dsn(
+      'bob@rcpt.test',
+      m['bob@rcpt.test'].message_id,
+      'failed',
+      '4.3.2',
+      '421 4.3.2 system not accepting network messages',
+    ).replace('Subject: Hello\r\n', `Subject: Hello\r\n${`X-Pad: ${'p'.repeat(990)}\r\n`.repeat(3200)}`);
     assert.ok(padded.length > 3_000_000);
     await transact(mx, '', [rp(m['bob@rcpt.test'])], padded);
     const bob = (await s.get(`/api/v2/messages/${m['bob@rcpt.test'].id}`)).body;
@@ -91,7 +114,10 @@ for (const backend of backends) {
     assert.match((await latest(s)).note!, /failed 4\.3\.2, not suppressed/);
 
     // A report that names nobody, at a return path of the older form shared by a copy of several: nobody.
-    const anonymous = dsn('x@x', m['alice@rcpt.test'].message_id, 'failed', '5.1.1', 'gone').replace('Final-Recipient: rfc822; x@x\r\n', '');
+    const anonymous = dsn('x@x', m['alice@rcpt.test'].message_id, 'failed', '5.1.1', 'gone').replace(
+      'Final-Recipient: rfc822; x@x\r\n',
+      '',
+    );
     await transact(mx, '', [`bounces+${m['alice@rcpt.test'].id}@acme.test`], anonymous);
     assert.equal((await s.get(`/api/v2/messages/${m['alice@rcpt.test'].id}`)).body.status, 'sent');
     assert.match((await latest(s)).note!, /names no recipient and its return path was used for several/);
@@ -129,7 +155,12 @@ for (const backend of backends) {
     assert.equal(await suppressed(s, 'solo@rcpt.test'), 'complaint');
     // The same from a domain that is not a configured loop (nothing authenticates it either): kept as mail.
     const o = await sendShared(s, ['other@rcpt.test']);
-    await transact(mx, 'fbl@loose.test', ['hello@acme.test'], arf('other@rcpt.test', o['other@rcpt.test'].message_id, { from: 'fbl@loose.test' }));
+    await transact(
+      mx,
+      'fbl@loose.test',
+      ['hello@acme.test'],
+      arf('other@rcpt.test', o['other@rcpt.test'].message_id, { from: 'fbl@loose.test' }),
+    );
     assert.deepEqual([(await latest(s)).kind, await suppressed(s, 'other@rcpt.test')], ['mail', null]);
   });
 
@@ -137,22 +168,34 @@ for (const backend of backends) {
     const { s, mx, service } = await daemon(t, backend);
     const m = (await sendShared(s, ['jane@rcpt.test']))['jane@rcpt.test'];
     // "Update our bank details", from a p=reject domain, sent from an address its SPF does not allow.
-    const spoof = replyTo('ceo@strict.test', 'hello@acme.test', m.message_id).replace('Thanks, that helps.', 'Please update our bank details.');
+    const spoof = replyTo('ceo@strict.test', 'hello@acme.test', m.message_id).replace(
+      'Thanks, that helps.',
+      'Please update our bank details.',
+    );
     const refused = await transact(mx, 'ceo@strict.test', ['hello@acme.test'], spoof);
     assert.equal(refused.end, '550 5.7.1 Message rejected: it fails the DMARC policy (p=reject) of its From domain');
     assert.equal((await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).total, 0);
     // A domain that publishes nothing: kept, threaded, marked, never counted.
-    assert.match((await transact(mx, 'jane@loose.test', ['hello@acme.test'], replyTo('jane@loose.test', 'hello@acme.test', m.message_id))).end, /^250 /);
+    assert.match(
+      (await transact(mx, 'jane@loose.test', ['hello@acme.test'], replyTo('jane@loose.test', 'hello@acme.test', m.message_id))).end,
+      /^250 /,
+    );
     const loose = await service.inbox.get(s.ws, (await latest(s)).id);
     assert.deepEqual([loose.kind, loose.message_ref, loose.auth?.verdict], ['mail', m.id, 'none']);
     assert.match(loose.note!, /not authenticated .*not counted as a reply/);
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 0);
     // Jane's real reply (SPF passes for rcpt.test): counted; the stored message starts with our trace fields.
-    assert.match((await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id))).end, /^250 /);
+    assert.match(
+      (await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id))).end,
+      /^250 /,
+    );
     const reply = await service.inbox.get(s.ws, (await latest(s)).id, { raw: true });
     assert.deepEqual([reply.kind, reply.auth?.verdict, reply.auth?.spf], ['reply', 'pass', 'pass']);
     const raw = Buffer.from(reply.raw!, 'base64').toString('latin1');
-    assert.match(raw, /^Received: from sender\.test \((\S+ )?\[127\.0\.0\.1\]\)\r\n\tby mx\.svc\.localhost \(svc\) with ESMTP id \S+\r\n\tfor <hello@acme\.test>;\r\n\t\w{3}, \d{2} \w{3} \d{4} [\d:]{8} \+0000\r\nAuthentication-Results: mx\.svc\.localhost;/);
+    assert.match(
+      raw,
+      /^Received: from sender\.test \((\S+ )?\[127\.0\.0\.1\]\)\r\n\tby mx\.svc\.localhost \(svc\) with ESMTP id \S+\r\n\tfor <hello@acme\.test>;\r\n\t\w{3}, \d{2} \w{3} \d{4} [\d:]{8} \+0000\r\nAuthentication-Results: mx\.svc\.localhost;/,
+    );
     assert.match(raw, /spf=pass/);
     assert.match(raw, /dmarc=none/);
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
@@ -175,12 +218,18 @@ for (const backend of backends) {
     assert.equal((await latest(s)).kind, 'auto_reply');
     // An ordinary-looking message to a return path is never a person's reply.
     await transact(mx, 'jane@rcpt.test', [rp(m)], replyTo('jane@rcpt.test', rp(m), m.message_id));
-    assert.deepEqual([(await latest(s)).kind, (await latest(s)).note], ['mail', 'sent to a return path, not to a mailbox; never counted as a reply']);
+    assert.deepEqual(
+      [(await latest(s)).kind, (await latest(s)).note],
+      ['mail', 'sent to a return path, not to a mailbox; never counted as a reply'],
+    );
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
 
     // qmail's "failure notice" and Exim's older bounce, to return paths: matched and applied.
     const q = await sendShared(s, ['q@rcpt.test', 'e@rcpt.test']);
-    for (const [who, file] of [['q@rcpt.test', 'qmail-failure-notice.eml'], ['e@rcpt.test', 'exim-mail-delivery-failed.eml']] as const) {
+    for (const [who, file] of [
+      ['q@rcpt.test', 'qmail-failure-notice.eml'],
+      ['e@rcpt.test', 'exim-mail-delivery-failed.eml'],
+    ] as const) {
       const r = await transact(mx, '', [rp(q[who])], fixture(file, { RETURN_PATH: rp(q[who]), RCPT: who, MESSAGE_ID: q[who].message_id }));
       assert.match(r.end, /^250 /);
       assert.equal((await s.get(`/api/v2/messages/${q[who].id}`)).body.status, 'bounced', file);
@@ -189,13 +238,29 @@ for (const backend of backends) {
     }
     // A delay is never kind bounce.
     const d = await sendShared(s, ['slow@rcpt.test']);
-    await transact(mx, '', [rp(d['slow@rcpt.test'])], dsn('slow@rcpt.test', d['slow@rcpt.test'].message_id, 'delayed', '4.4.1', 'connection timed out'));
-    assert.deepEqual([(await latest(s)).kind, (await s.get(`/api/v2/messages/${d['slow@rcpt.test'].id}`)).body.status], ['auto_reply', 'sent']);
+    await transact(
+      mx,
+      '',
+      [rp(d['slow@rcpt.test'])],
+      dsn('slow@rcpt.test', d['slow@rcpt.test'].message_id, 'delayed', '4.4.1', 'connection timed out'),
+    );
+    assert.deepEqual(
+      [(await latest(s)).kind, (await s.get(`/api/v2/messages/${d['slow@rcpt.test'].id}`)).body.status],
+      ['auto_reply', 'sent'],
+    );
     // Raw UTF-8 in headers (RFC 6532) is read as UTF-8, as the relay reads it.
-    await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], Buffer.from('From: Jürgen <jane@rcpt.test>\r\nSubject: Re: Grüße\r\n\r\nHallo\r\n', 'utf8'));
+    await transact(
+      mx,
+      'jane@rcpt.test',
+      ['hello@acme.test'],
+      Buffer.from('From: Jürgen <jane@rcpt.test>\r\nSubject: Re: Grüße\r\n\r\nHallo\r\n', 'utf8'),
+    );
     assert.equal((await latest(s)).subject, 'Re: Grüße');
     // postmaster@ of a verified domain reaches the inbox unregistered.
-    assert.match((await transact(mx, 'jane@rcpt.test', ['postmaster@acme.test'], 'From: jane@rcpt.test\r\nSubject: your server\r\n\r\nHi\r\n')).end, /^250 /);
+    assert.match(
+      (await transact(mx, 'jane@rcpt.test', ['postmaster@acme.test'], 'From: jane@rcpt.test\r\nSubject: your server\r\n\r\nHi\r\n')).end,
+      /^250 /,
+    );
     assert.deepEqual((await latest(s)).to, ['postmaster@acme.test']);
   });
 }

@@ -54,10 +54,18 @@ for (const backend of backends) {
     assert.match(await client.cmd('RCPT TO:<someone@elsewhere.test>'), /^550 5\.7\.1/);
     assert.match(await client.cmd('RCPT TO:<jane@rcpt.test>'), /^550 5\.7\.1/, 'never a relay, not even to a recipient of ours');
     assert.match(await client.cmd('RCPT TO:<bounces+00000000-0000-4000-8000-000000000000@acme.test>'), /^550 5\.1\.1/);
-    assert.match(await client.cmd(`RCPT TO:<${rp(m).replace('acme.test', 'good.test')}>`), /^550 5\.1\.1/, 'a return path on another domain than its message');
+    assert.match(
+      await client.cmd(`RCPT TO:<${rp(m).replace('acme.test', 'good.test')}>`),
+      /^550 5\.1\.1/,
+      'a return path on another domain than its message',
+    );
     assert.match(await client.cmd('RCPT TO:<HELLO@acme.test>'), /^250/);
     assert.match(await client.cmd(`RCPT TO:<${rp(m).toUpperCase()}>`), /^250/, 'a relay may change the case');
-    assert.match(await client.cmd(`RCPT TO:<bounces+${m.id}@acme.test>`), /^250/, 'the older form (one return path per copy) is still taken');
+    assert.match(
+      await client.cmd(`RCPT TO:<bounces+${m.id}@acme.test>`),
+      /^250/,
+      'the older form (one return path per copy) is still taken',
+    );
     // postmaster@ and abuse@ of every verified domain, registered or not (RFC 5321 §4.5.1).
     assert.match(await client.cmd('RCPT TO:<postmaster@acme.test>'), /^250/);
     assert.match(await client.cmd('RCPT TO:<Abuse@acme.test>'), /^250/);
@@ -94,33 +102,67 @@ for (const backend of backends) {
     assert.equal(after.engagement_score, 10);
     assert.equal(after.status, 'sent');
     const events = (await s.get(`/api/v2/messages/${m.id}/events`)).body.data;
-    assert.deepEqual(events.map((e: { kind: string }) => e.kind), ['reply']);
+    assert.deepEqual(
+      events.map((e: { kind: string }) => e.kind),
+      ['reply'],
+    );
     const inbox = await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 });
     assert.equal(inbox.data[0]!.kind, 'reply');
     assert.equal(inbox.data[0]!.message_ref, m.id);
     const sentCopies = await service.store.inbox.list(s.ws.id, { folder: 'sent', limit: 10, offset: 0 });
-    assert.equal(inbox.data[0]!.thread_id, sentCopies.data[0]!.thread_id, 'the reply is in the Sent copy\'s thread');
+    assert.equal(inbox.data[0]!.thread_id, sentCopies.data[0]!.thread_id, "the reply is in the Sent copy's thread");
 
     // An out-of-office to the same message: kept as auto_reply, never counted.
-    const ooo = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id, ['Auto-Submitted: auto-replied']));
+    const ooo = await transact(
+      mx,
+      'jane@rcpt.test',
+      ['hello@acme.test'],
+      replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id, ['Auto-Submitted: auto-replied']),
+    );
     assert.match(ooo.end, /^250/);
-    const vacation = await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('Subject: Re: Hello', 'Subject: Out of Office: Re: Hello'));
+    const vacation = await transact(
+      mx,
+      'jane@rcpt.test',
+      ['hello@acme.test'],
+      replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('Subject: Re: Hello', 'Subject: Out of Office: Re: Hello'),
+    );
     assert.match(vacation.end, /^250/);
     // A responder that answers the envelope sender, without In-Reply-To: the return path names the message.
     const away = plainMail('jane@rcpt.test', rp(m), 'Away').replace('Subject: Away', 'Subject: Away\r\nAuto-Submitted: auto-replied');
     assert.match((await transact(mx, '', [rp(m)], away)).end, /^250/);
     const awayItem = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data[0]!;
-    assert.deepEqual({ kind: awayItem.kind, ref: awayItem.message_ref, thread: awayItem.thread_id }, { kind: 'auto_reply', ref: m.id, thread: inbox.data[0]!.thread_id });
+    assert.deepEqual(
+      { kind: awayItem.kind, ref: awayItem.message_ref, thread: awayItem.thread_id },
+      { kind: 'auto_reply', ref: m.id, thread: inbox.data[0]!.thread_id },
+    );
     assert.equal((await s.get(`/api/v2/messages/${m.id}`)).body.reply_count, 1);
     // Anything else for a registered address is mail; nodemailer over STARTTLS, as another server would.
-    assert.match((await transact(mx, 'someone@elsewhere.test', ['hello@acme.test'], plainMail('someone@elsewhere.test', 'hello@acme.test'))).end, /^250/);
+    assert.match(
+      (await transact(mx, 'someone@elsewhere.test', ['hello@acme.test'], plainMail('someone@elsewhere.test', 'hello@acme.test'))).end,
+      /^250/,
+    );
     const u = new URL(mx);
-    const transport = nodemailer.createTransport({ host: u.hostname, port: Number(u.port), secure: false, requireTLS: true, tls: { rejectUnauthorized: false } });
-    const info = await transport.sendMail({ from: 'Ann <ann@elsewhere.test>', to: 'hello@acme.test', subject: 'Über TLS', text: 'Hallo', html: '<p>Hallo</p>' });
+    const transport = nodemailer.createTransport({
+      host: u.hostname,
+      port: Number(u.port),
+      secure: false,
+      requireTLS: true,
+      tls: { rejectUnauthorized: false },
+    });
+    const info = await transport.sendMail({
+      from: 'Ann <ann@elsewhere.test>',
+      to: 'hello@acme.test',
+      subject: 'Über TLS',
+      text: 'Hallo',
+      html: '<p>Hallo</p>',
+    });
     transport.close();
     assert.match(info.response, /^250 2\.0\.0 OK: queued/);
     const items = (await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 })).data;
-    assert.deepEqual(items.map((i) => i.kind), ['mail', 'mail', 'auto_reply', 'auto_reply', 'auto_reply', 'reply']);
+    assert.deepEqual(
+      items.map((i) => i.kind),
+      ['mail', 'mail', 'auto_reply', 'auto_reply', 'auto_reply', 'reply'],
+    );
     assert.deepEqual({ from: items[0]!.from, subject: items[0]!.subject }, { from: 'ann@elsewhere.test', subject: 'Über TLS' });
     const viewed = await service.inbox.get(s.ws, items[0]!.id);
     assert.deepEqual({ text: viewed.text?.trim(), html: viewed.html?.trim() }, { text: 'Hallo', html: '<p>Hallo</p>' });
@@ -142,7 +184,12 @@ for (const backend of backends) {
 
     // Failed, after sent: bounced with the report's words, suppressed, message.bounced once.
     for (let i = 0; i < 2; i++) {
-      const r = await transact(mx, '', [rp(bob)], dsn('bob@rcpt.test', bob.message_id, 'failed', '5.1.1', '550 5.1.1 <bob@rcpt.test>: user unknown'));
+      const r = await transact(
+        mx,
+        '',
+        [rp(bob)],
+        dsn('bob@rcpt.test', bob.message_id, 'failed', '5.1.1', '550 5.1.1 <bob@rcpt.test>: user unknown'),
+      );
       assert.match(r.end, /^250/);
     }
     const b = (await s.get(`/api/v2/messages/${bob.id}`)).body;
@@ -178,7 +225,8 @@ for (const backend of backends) {
 }
 
 /** A message of `n` empty parts; one nested `depth` deep; one whose header block is `bytes` long. */
-const manyParts = (n: number) => `From: a@elsewhere.test\r\nSubject: parts\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n${Array.from({ length: n }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('')}--b--\r\n`;
+const manyParts = (n: number) =>
+  `From: a@elsewhere.test\r\nSubject: parts\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n${Array.from({ length: n }, (_, i) => `--b\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('')}--b--\r\n`;
 const nested = (depth: number) => {
   let body = 'Content-Type: text/plain\r\n\r\ndeep\r\n';
   for (let i = 0; i < depth; i++) body = `Content-Type: multipart/mixed; boundary="n${i}"\r\n\r\n--n${i}\r\n${body}--n${i}--\r\n`;
@@ -187,8 +235,12 @@ const nested = (depth: number) => {
 /** A message/rfc822 (type written in capitals) wrapping a multipart of `n` parts: the bomb that skipped the part count. */
 const wrappedParts = (n: number) => `From: a@elsewhere.test\r\nSubject: wrapped\r\nContent-Type: MESSAGE/RFC822\r\n\r\n${manyParts(n)}`;
 /** Nested `depth` deep with its boundaries declared in capitals (BOUNDARY=). */
-const nestedCapitals = (depth: number) => nested(depth).replace(/boundary=/g, 'BOUNDARY=').replace(/multipart\/mixed/g, 'Multipart/Mixed');
-const bigHeaders = (bytes: number) => `From: a@elsewhere.test\r\nSubject: headers\r\n${Array.from({ length: Math.ceil(bytes / 100) }, (_, i) => `X-F${String(i).padStart(6, '0')}: ${'x'.repeat(88)}`).join('\r\n')}\r\n\r\nbody\r\n`;
+const nestedCapitals = (depth: number) =>
+  nested(depth)
+    .replace(/boundary=/g, 'BOUNDARY=')
+    .replace(/multipart\/mixed/g, 'Multipart/Mixed');
+const bigHeaders = (bytes: number) =>
+  `From: a@elsewhere.test\r\nSubject: headers\r\n${Array.from({ length: Math.ceil(bytes / 100) }, (_, i) => `X-F${String(i).padStart(6, '0')}: ${'x'.repeat(88)}`).join('\r\n')}\r\n\r\nbody\r\n`;
 
 for (const backend of backends) {
   test(`${backend}: MX: hostile messages (2,000 parts, 200 deep, the same in capitals, 20,000 parts inside a message/rfc822, a 2 MB header block) are kept raw and marked; the MX keeps answering`, async (t) => {
@@ -209,7 +261,10 @@ for (const backend of backends) {
     assert.ok(Buffer.from(raw!.raw!, 'base64').length > 2 * 1024 * 1024, 'the whole message is kept');
     assert.ok(raw!.headers.length <= 64 * 1024, 'the header block svc reads is bounded');
     // Still answering, and ordinary mail still parsed.
-    assert.match((await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], plainMail('a@elsewhere.test', 'hello@acme.test'))).end, /^250 /);
+    assert.match(
+      (await transact(mx, 'a@elsewhere.test', ['hello@acme.test'], plainMail('a@elsewhere.test', 'hello@acme.test'))).end,
+      /^250 /,
+    );
     assert.equal((await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data[0]!.note, null);
   });
 
@@ -243,7 +298,10 @@ for (const backend of backends) {
     assert.match(atRcpt.rcpts[0]!, /^452 4\.2\.2/);
     assert.match(atRcpt.rcpts[1]!, /^250/);
     assert.match(atRcpt.end, /^250 /);
-    assert.deepEqual((await service.store.inbox.list(other.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((i) => i.to), [['team@good.test']]);
+    assert.deepEqual(
+      (await service.store.inbox.list(other.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((i) => i.to),
+      [['team@good.test']],
+    );
     const kept = await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 10, offset: 0 });
     assert.equal(kept.total, 2);
     // Room again after a delete: the small one is taken, and the workspace is full again.
@@ -270,7 +328,8 @@ test('MX: a session still open when the daemon stops gets 421 4.3.2 from the rep
 
 test('MX rates: past its messages a minute a sender gets 451 4.7.1 at MAIL FROM (the null sender counted per client IP), a workspace past its own gets 451 4.7.1 at RCPT; others are still taken', async (t) => {
   const { s, mx, service } = await daemon(t, 'file', { SVC_MX_RATE_PER_SENDER: '3', SVC_MX_RATE_PER_WORKSPACE: '5' });
-  const send = (from: string) => transact(mx, from, ['hello@acme.test'], plainMail(from || 'mailer-daemon@elsewhere.test', 'hello@acme.test'));
+  const send = (from: string) =>
+    transact(mx, from, ['hello@acme.test'], plainMail(from || 'mailer-daemon@elsewhere.test', 'hello@acme.test'));
   for (let i = 0; i < 3; i++) assert.match((await send('flood@elsewhere.test')).end, /^250 /);
   const fourth = await send('FLOOD@elsewhere.test');
   assert.equal(fourth.mail, '451 4.7.1 Too much mail from this sender in the last minute; try again later');
@@ -279,7 +338,7 @@ test('MX rates: past its messages a minute a sender gets 451 4.7.1 at MAIL FROM 
   assert.match((await send('')).end, /^250 /);
   // The workspace's fifth is past its limit, whoever sends it.
   const sixth = await send('third@elsewhere.test');
-  assert.equal(sixth.rcpts[0], '451 4.7.1 Too much mail for this recipient\'s workspace in the last minute; try again later');
+  assert.equal(sixth.rcpts[0], "451 4.7.1 Too much mail for this recipient's workspace in the last minute; try again later");
   assert.equal((await service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 20, offset: 0 })).total, 5);
   const stats = s.daemon.listeners.find((l) => l.name === 'mx')!.stats!();
   assert.equal(stats.deferred, 2);

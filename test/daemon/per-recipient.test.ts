@@ -13,7 +13,14 @@ const pixelToken = (html: string) => /\/t\/o\/([A-Za-z0-9_-]+)\.gif/.exec(html)?
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: an HTML send to to, cc and bcc: one signed copy each, its own token, the same headers shown`, async (t) => {
     const { s, deliver } = await handOffByHand(t, {}, backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined);
-    const r = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], cc: ['bob@rcpt.test'], bcc: ['carol@rcpt.test'], subject: 'Yours', body_html: '<p>Hello</p>' });
+    const r = await s.post({
+      from: 'hello@acme.test',
+      to: ['jane@rcpt.test'],
+      cc: ['bob@rcpt.test'],
+      bcc: ['carol@rcpt.test'],
+      subject: 'Yours',
+      body_html: '<p>Hello</p>',
+    });
     assert.equal(r.status, 202);
     await deliver();
     assert.equal(s.sink.received.length, 3, 'one transaction per copy');
@@ -41,15 +48,36 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
 
 test('a text-only send to three recipients of one domain is one copy: a transaction per recipient (verp), or one for all (--return-path from)', async (t) => {
   const { s, deliver } = await handOffByHand(t);
-  assert.equal((await s.post({ from: 'hello@acme.test', to: ['a@rcpt.test', 'b@rcpt.test'], bcc: ['c@rcpt.test'], subject: 'Plain', body_text: 'hi' })).status, 202);
+  assert.equal(
+    (await s.post({ from: 'hello@acme.test', to: ['a@rcpt.test', 'b@rcpt.test'], bcc: ['c@rcpt.test'], subject: 'Plain', body_text: 'hi' }))
+      .status,
+    202,
+  );
   await deliver();
-  assert.deepEqual(s.sink.received.map((x) => x.to), [['a@rcpt.test'], ['b@rcpt.test'], ['c@rcpt.test']]);
+  assert.deepEqual(
+    s.sink.received.map((x) => x.to),
+    [['a@rcpt.test'], ['b@rcpt.test'], ['c@rcpt.test']],
+  );
   assert.equal(new Set(s.sink.received.map((x) => x.raw.toString('base64'))).size, 1, 'one copy');
   const ids = await byTo(s);
-  assert.deepEqual(s.sink.received.map((x) => x.from), ['a', 'b', 'c'].map((r) => `bounces+${ids[`${r}@rcpt.test`].id.replace(/-/g, '')}@acme.test`));
+  assert.deepEqual(
+    s.sink.received.map((x) => x.from),
+    ['a', 'b', 'c'].map((r) => `bounces+${ids[`${r}@rcpt.test`].id.replace(/-/g, '')}@acme.test`),
+  );
 
   const from = await handOffByHand(t, { SVC_RETURN_PATH: 'from' });
-  assert.equal((await from.s.post({ from: 'hello@acme.test', to: ['a@rcpt.test', 'b@rcpt.test'], bcc: ['c@rcpt.test'], subject: 'Plain', body_text: 'hi' })).status, 202);
+  assert.equal(
+    (
+      await from.s.post({
+        from: 'hello@acme.test',
+        to: ['a@rcpt.test', 'b@rcpt.test'],
+        bcc: ['c@rcpt.test'],
+        subject: 'Plain',
+        body_text: 'hi',
+      })
+    ).status,
+    202,
+  );
   await from.deliver();
   assert.equal(from.s.sink.received.length, 1);
   assert.deepEqual([...from.s.sink.received[0]!.to].sort(), ['a@rcpt.test', 'b@rcpt.test', 'c@rcpt.test']);
@@ -59,10 +87,16 @@ test('a text-only send to three recipients of one domain is one copy: a transact
 test('a recipient domain that cannot be reached is tried once for all its copies', async (t) => {
   const { s, deliver } = await handOffByHand(t);
   s.sink.greeting = { code: 421, message: '4.3.2 Service not available, closing channel' };
-  assert.equal((await s.post({ from: 'hello@acme.test', to: ['a@rcpt.test', 'b@rcpt.test', 'c@rcpt.test'], subject: 'Html', body_html: '<p>x</p>' })).status, 202);
+  assert.equal(
+    (await s.post({ from: 'hello@acme.test', to: ['a@rcpt.test', 'b@rcpt.test', 'c@rcpt.test'], subject: 'Html', body_html: '<p>x</p>' }))
+      .status,
+    202,
+  );
   await deliver();
   const listed = await byTo(s);
-  const m = Object.fromEntries(await Promise.all(Object.entries(listed).map(async ([to, x]) => [to, await full(s, (x as { id: string }).id)])));
+  const m = Object.fromEntries(
+    await Promise.all(Object.entries(listed).map(async ([to, x]) => [to, await full(s, (x as { id: string }).id)])),
+  );
   for (const who of ['a@rcpt.test', 'b@rcpt.test', 'c@rcpt.test']) {
     assert.equal(m[who].status, 'queued');
     assert.equal(m[who].attempts, 1);

@@ -74,7 +74,10 @@ if (TEST_DATABASE_URL) {
   test('a send whose statement committed but got no answer in time is 202, not a false 503; a late one is answered as the store holds it', async (t) => {
     const proxy = await pgProxy(t);
     const url = await migratedSchemaUrl(t);
-    const s = await sending(t, { deliver: false, store: pgLocation(proxy.through(url), { connectTimeoutMs: 1000, statementTimeoutMs: 1000 }) });
+    const s = await sending(t, {
+      deliver: false,
+      store: pgLocation(proxy.through(url), { connectTimeoutMs: 1000, statementTimeoutMs: 1000 }),
+    });
     const body = (subject: string) => ({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject, body_text: 'x' });
     // Warm the look-up caches (key, sender), so that the send itself is the statement that stalls.
     assert.equal((await s.post(body('warm'))).status, 202);
@@ -98,7 +101,11 @@ if (TEST_DATABASE_URL) {
     t.after(() => direct.close());
     await new Promise((res) => setTimeout(res, 500));
     const subjects = (await direct.messages.list(s.ws.id, { limit: 10, offset: 0 })).data.map((m) => m.subject).sort();
-    assert.deepEqual(subjects, r2.status === 202 ? ['committed', 'late', 'warm'] : ['committed', 'warm'], `answered ${r2.status}: what was answered 202 is there, what was answered 503 is not`);
+    assert.deepEqual(
+      subjects,
+      r2.status === 202 ? ['committed', 'late', 'warm'] : ['committed', 'warm'],
+      `answered ${r2.status}: what was answered 202 is there, what was answered 503 is not`,
+    );
     console.log(`# the late send was answered ${r2.status}`);
   });
 }
@@ -136,6 +143,9 @@ if (TEST_DATABASE_URL) {
     assert.equal((await client.reply()).join(), '421 4.4.2 Connection time limit reached, closing');
     const direct = PgStore.create(pgLocation(url), { log: silentLog });
     t.after(() => direct.close());
-    assert.deepEqual((await direct.messages.list(s.ws.id, { limit: 10, offset: 0 })).data.map((m) => m.subject).sort(), ['stalled', 'warm']);
+    assert.deepEqual((await direct.messages.list(s.ws.id, { limit: 10, offset: 0 })).data.map((m) => m.subject).sort(), [
+      'stalled',
+      'warm',
+    ]);
   });
 }

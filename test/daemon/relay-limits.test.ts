@@ -42,7 +42,8 @@ function firstLine(url: string, from: string): Promise<{ socket: Socket; line: s
   });
 }
 
-const relayStats = (s: { daemon: { listeners: Array<{ name: string; stats?: () => Record<string, number> }> } }) => s.daemon.listeners.find((l) => l.name === 'relay')!.stats!() as unknown as RelayStats;
+const relayStats = (s: { daemon: { listeners: Array<{ name: string; stats?: () => Record<string, number> }> } }) =>
+  s.daemon.listeners.find((l) => l.name === 'relay')!.stats!() as unknown as RelayStats;
 
 test('connection caps: per address and in all, 421 4.7.0 beyond them, free again when one closes', async (t) => {
   const s = await sending(t, { deliver: false, env: { SVC_RELAY_MAX_CONNECTIONS: '8', SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS: '5' } });
@@ -94,7 +95,11 @@ test('a client that never holds more than the per-address cap is never refused, 
     }
   };
   await Promise.all([lane(), lane()]);
-  assert.deepEqual(greetings.filter((g) => !/^220 /.test(g)), [], 'no 421 for a client within the cap');
+  assert.deepEqual(
+    greetings.filter((g) => !/^220 /.test(g)),
+    [],
+    'no 421 for a client within the cap',
+  );
   assert.equal(greetings.length, 80);
 });
 
@@ -148,7 +153,13 @@ test('data memory cap: a DATA that would pass it gets 451 4.3.1 and nothing is q
 
 test('the failed-AUTH map is bounded: past its size the oldest address is forgotten', async (t) => {
   const s = await sending(t, { deliver: false });
-  const relay = await startRelay(s.daemon.service, { ...DEFAULT_RELAY, host: '127.0.0.1', port: 0, tls: await tlsIdentity(s.daemon.service.deps), maxTrackedAddresses: 3 });
+  const relay = await startRelay(s.daemon.service, {
+    ...DEFAULT_RELAY,
+    host: '127.0.0.1',
+    port: 0,
+    tls: await tlsIdentity(s.daemon.service.deps),
+    maxTrackedAddresses: 3,
+  });
   t.after(() => relay.close());
   for (let i = 1; i <= 6; i++) {
     const from = `127.0.0.${10 + i}`;
@@ -175,10 +186,27 @@ test('under a low open-file limit the relay and the MX together keep a quarter o
   const dir = await tmpDir(t);
   const store = ['--store', `file:${dir}`];
   json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
-  const child = spawn('prlimit', ['--nofile=300:300', process.execPath, SVC, 'serve', ...store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery'], {
-    env: { ...process.env, NO_COLOR: '1', SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS: '1000', SVC_MX_MAX_CONNECTIONS_PER_ADDRESS: '1000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'prlimit',
+    [
+      '--nofile=300:300',
+      process.execPath,
+      SVC,
+      'serve',
+      ...store,
+      '--api-port',
+      '0',
+      '--relay-port',
+      '0',
+      '--mx-port',
+      '0',
+      '--no-delivery',
+    ],
+    {
+      env: { ...process.env, NO_COLOR: '1', SVC_RELAY_MAX_CONNECTIONS_PER_ADDRESS: '1000', SVC_MX_MAX_CONNECTIONS_PER_ADDRESS: '1000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   t.after(() => child.kill('SIGKILL'));
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
@@ -219,8 +247,11 @@ test('under a low open-file limit the relay and the MX together keep a quarter o
   // Once the burst of refusals has been closed (the last of them may still be in the daemon's queue
   // for a moment), the API answers while both listeners stay full: tried for at most 10 s.
   let health = 0;
-  for (const until = Date.now() + 10_000; health !== 200 && Date.now() < until; ) {
-    health = await fetch(`${urls.api}/healthz`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status, () => 0);
+  for (const until = Date.now() + 10_000; health !== 200 && Date.now() < until;) {
+    health = await fetch(`${urls.api}/healthz`, { signal: AbortSignal.timeout(5000) }).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (health !== 200) await new Promise((r) => setTimeout(r, 200));
   }
   assert.equal(health, 200);

@@ -41,7 +41,10 @@ test('reply codes: greeting, EHLO, AUTH, MAIL, RCPT, DATA, RSET, NOOP, QUIT', as
   const readOnly = (await s.daemon.service.keys.create(s.ws, { scopes: 'read' })).key;
   const c2 = (await RawSmtp.open(url)).client;
   await c2.cmd('EHLO x');
-  assert.equal(await c2.cmd(`AUTH PLAIN ${plain('svc_' + 'f'.repeat(48))}`), '535 5.7.8 Authentication credentials invalid (invalid or revoked key)');
+  assert.equal(
+    await c2.cmd(`AUTH PLAIN ${plain('svc_' + 'f'.repeat(48))}`),
+    '535 5.7.8 Authentication credentials invalid (invalid or revoked key)',
+  );
   assert.equal(await c2.cmd(`AUTH PLAIN ${plain(readOnly)}`), '535 5.7.8 Authentication credentials invalid (missing send scope)');
   // AUTH LOGIN, the username ignored.
   assert.match(await c2.cmd('AUTH LOGIN'), /^334 /);
@@ -79,7 +82,10 @@ test('the relay greets at once: a client that sends EHLO with its connect is ans
   });
   const lines = got.trimEnd().split('\r\n');
   assert.match(lines[0]!, /^220 /);
-  assert.ok(lines.some((l) => /^250[ -]/.test(l)), got);
+  assert.ok(
+    lines.some((l) => /^250[ -]/.test(l)),
+    got,
+  );
   assert.match(lines.at(-1)!, /^221 /);
 });
 
@@ -133,7 +139,8 @@ test('bare LF and CR line ends are normalised to CRLF, and a smuggling payload s
   await c.cmd('RCPT TO:<jane@rcpt.test>');
   await c.cmd('DATA');
   // Every form of a "second message" hidden behind a lone LF or CR.
-  const smuggled = 'Subject: one\n\nfirst\n.\nMAIL FROM:<hello@acme.test>\nRCPT TO:<victim@rcpt.test>\nDATA\nSubject: two\n\nsecond\n.\r\nthird\r.\r\nend\r\n.';
+  const smuggled =
+    'Subject: one\n\nfirst\n.\nMAIL FROM:<hello@acme.test>\nRCPT TO:<victim@rcpt.test>\nDATA\nSubject: two\n\nsecond\n.\r\nthird\r.\r\nend\r\n.';
   assert.equal(await c.cmd(smuggled), '250 2.0.0 OK: queued');
   assert.match(await c.cmd('NOOP'), /^250 /, 'the session goes on; nothing else was read as commands');
   const list = (await s.get('/api/v2/messages')).body;
@@ -262,7 +269,14 @@ JVBERi0xLjQK
   // The PDF and the inline image arrive whole; the HTML still points at the image; no pixel.
   const parsed = await PostalMime.parse(got.raw);
   assert.deepEqual(
-    parsed.attachments.map((a) => [a.mimeType, a.disposition, a.disposition === 'attachment' ? a.filename : a.contentId, Buffer.from(a.content as ArrayBuffer).toString('base64')]).sort(),
+    parsed.attachments
+      .map((a) => [
+        a.mimeType,
+        a.disposition,
+        a.disposition === 'attachment' ? a.filename : a.contentId,
+        Buffer.from(a.content as ArrayBuffer).toString('base64'),
+      ])
+      .sort(),
     [
       ['application/pdf', 'attachment', 'a.pdf', 'JVBERi0xLjQK'],
       ['image/png', 'inline', '<logo@acme>', 'iVBORw0KGgo='],
@@ -292,43 +306,70 @@ print(json.dumps([[p.get_filename(), p.get_content_type() + ';' + (p.get_param('
   return JSON.parse(String(r.stdout));
 }
 
-test('text attachments arrive byte for byte with their charset (7bit, quoted-printable, 8bit, a calendar), read back by Python\'s email package', { skip: python ? false : 'python3 is not on this machine' }, async (t) => {
-  const { s, url } = await relay(t);
-  const c = await authed(s, url);
-  await c.cmd('MAIL FROM:<hello@acme.test> BODY=8BITMIME');
-  await c.cmd('RCPT TO:<jane@rcpt.test>');
-  await c.cmd('DATA');
-  const part = (name: string, type: string, cte: string, body: string) =>
-    `--mix\r\nContent-Type: ${type}; name="${name}"\r\nContent-Transfer-Encoding: ${cte}\r\nContent-Disposition: attachment; filename="${name}"\r\n\r\n${body}\r\n`;
-  const message = Buffer.from(
-    'From: hello@acme.test\r\nTo: jane@rcpt.test\r\nSubject: files\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="mix"\r\n\r\n' +
-      '--mix\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nsee the files\r\n' +
-      // A file with no final newline, one with two, one whose QP ends in a soft break, Latin-1 raw.
-      part('notes.txt', 'text/plain; charset=us-ascii', '7bit', 'line one\r\nline two') +
-      part('blank.txt', 'text/plain; charset=us-ascii', '7bit', 'ends in two\r\n\r\n') +
-      part('cafe.txt', 'text/plain; charset=iso-8859-1; format=flowed', 'quoted-printable', 'caf=E9 cr=C3=A8me=20\r\nno newline at the end=') +
-      part('raw.txt', 'text/plain; charset=iso-8859-1', '8bit', 'na\xefve\r\nlast') +
-      part('invite.ics', 'text/calendar; charset=utf-8; method=REQUEST', '7bit', 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n') +
-      '--mix--\r\n.',
-    'latin1',
-  );
-  c.write(message);
-  c.write('\r\n');
-  assert.equal((await c.reply()).join(), '250 2.0.0 OK: queued');
-  await s.sink.waitFor(1);
-  const sent = pythonAttachments(message);
-  const got = pythonAttachments(s.sink.received[0]!.raw);
-  assert.equal(sent.length, 5);
-  assert.deepEqual(got, sent);
-  // The parameters ride along (nodemailer adds name=).
-  assert.match(s.sink.received[0]!.raw.toString('latin1'), /Content-Type: text\/plain; charset=iso-8859-1; format=flowed;\s+name=cafe\.txt/);
-});
+test(
+  "text attachments arrive byte for byte with their charset (7bit, quoted-printable, 8bit, a calendar), read back by Python's email package",
+  { skip: python ? false : 'python3 is not on this machine' },
+  async (t) => {
+    const { s, url } = await relay(t);
+    const c = await authed(s, url);
+    await c.cmd('MAIL FROM:<hello@acme.test> BODY=8BITMIME');
+    await c.cmd('RCPT TO:<jane@rcpt.test>');
+    await c.cmd('DATA');
+    const part = (name: string, type: string, cte: string, body: string) =>
+      `--mix\r\nContent-Type: ${type}; name="${name}"\r\nContent-Transfer-Encoding: ${cte}\r\nContent-Disposition: attachment; filename="${name}"\r\n\r\n${body}\r\n`;
+    const message = Buffer.from(
+      'From: hello@acme.test\r\nTo: jane@rcpt.test\r\nSubject: files\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="mix"\r\n\r\n' +
+        '--mix\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nsee the files\r\n' +
+        // A file with no final newline, one with two, one whose QP ends in a soft break, Latin-1 raw.
+        part('notes.txt', 'text/plain; charset=us-ascii', '7bit', 'line one\r\nline two') +
+        part('blank.txt', 'text/plain; charset=us-ascii', '7bit', 'ends in two\r\n\r\n') +
+        part(
+          'cafe.txt',
+          'text/plain; charset=iso-8859-1; format=flowed',
+          'quoted-printable',
+          'caf=E9 cr=C3=A8me=20\r\nno newline at the end=',
+        ) +
+        part('raw.txt', 'text/plain; charset=iso-8859-1', '8bit', 'na\xefve\r\nlast') +
+        part('invite.ics', 'text/calendar; charset=utf-8; method=REQUEST', '7bit', 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n') +
+        '--mix--\r\n.',
+      'latin1',
+    );
+    c.write(message);
+    c.write('\r\n');
+    assert.equal((await c.reply()).join(), '250 2.0.0 OK: queued');
+    await s.sink.waitFor(1);
+    const sent = pythonAttachments(message);
+    const got = pythonAttachments(s.sink.received[0]!.raw);
+    assert.equal(sent.length, 5);
+    assert.deepEqual(got, sent);
+    // The parameters ride along (nodemailer adds name=).
+    assert.match(
+      s.sink.received[0]!.raw.toString('latin1'),
+      /Content-Type: text\/plain; charset=iso-8859-1; format=flowed;\s+name=cafe\.txt/,
+    );
+  },
+);
 
 test('nodemailer client: STARTTLS, AUTH LOGIN, a message delivered', async (t) => {
   const { s, url } = await relay(t);
   const port = Number(new URL(url).port);
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, auth: { user: 'app', pass: s.key }, authMethod: 'LOGIN', tls: { rejectUnauthorized: false } });
-  const info = await transport.sendMail({ from: 'hello@acme.test', to: 'jane@rcpt.test', bcc: 'secret@rcpt.test', subject: 'via nodemailer', text: 'hi', html: '<b>hi</b>' });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    requireTLS: true,
+    auth: { user: 'app', pass: s.key },
+    authMethod: 'LOGIN',
+    tls: { rejectUnauthorized: false },
+  });
+  const info = await transport.sendMail({
+    from: 'hello@acme.test',
+    to: 'jane@rcpt.test',
+    bcc: 'secret@rcpt.test',
+    subject: 'via nodemailer',
+    text: 'hi',
+    html: '<b>hi</b>',
+  });
   assert.match(info.response, /^250 2\.0\.0 OK: queued/);
   await s.sink.waitFor(2);
   assert.deepEqual(s.sink.received.flatMap((x) => x.to).sort(), ['jane@rcpt.test', 'secret@rcpt.test']);
@@ -363,7 +404,7 @@ s.quit()
 
 test('revocation takes effect on the next AUTH; a message accepted before is delivered', async (t) => {
   const { s, url } = await relay(t);
-  const key = (await s.daemon.service.keys.create(s.ws, { scopes: 'send' }));
+  const key = await s.daemon.service.keys.create(s.ws, { scopes: 'send' });
   const c = await authed(s, url, key.key);
   await c.cmd('MAIL FROM:<hello@acme.test>');
   await c.cmd('RCPT TO:<jane@rcpt.test>');

@@ -28,7 +28,10 @@ test('Idempotency-Keys past their 24 hours are forgotten by the retention worker
   assert.equal((await s.post(body, s.key, 'key-young')).status, 202);
   clock.advance(5 * 3600_000);
   await s.daemon.workers.find((w) => w.name === 'retention')!.runOnce();
-  assert.ok(s.logs.some((l) => /retention: forgot 1 Idempotency-Keys older than 24 hours/.test(l)), s.logs.join('\n'));
+  assert.ok(
+    s.logs.some((l) => /retention: forgot 1 Idempotency-Keys older than 24 hours/.test(l)),
+    s.logs.join('\n'),
+  );
   assert.equal((await s.post(body, s.key, 'key-young')).status, 200);
   assert.equal((await s.post(body, s.key, 'key-old')).status, 202);
 });

@@ -35,7 +35,11 @@ test('validation: the spec texts, 400, nothing queued', async (t) => {
     if (typeof error === 'string') assert.equal(r.body.error, error);
     else assert.match(r.body.error, error);
   }
-  const raw = await fetch(`${s.api}/api/v2/emails`, { method: 'POST', headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' }, body: '{"from":' });
+  const raw = await fetch(`${s.api}/api/v2/emails`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${s.key}`, 'content-type': 'application/json' },
+    body: '{"from":',
+  });
   assert.deepEqual([raw.status, ((await raw.json()) as { error: string }).error.startsWith('invalid body')], [400, true]);
   assert.deepEqual((await s.get('/api/v2/messages')).body, { data: [], total: 0 });
   assert.equal(await s.daemon.service.store.queue.depth(), 0);
@@ -46,10 +50,16 @@ test('the From address must be an active registered address on a verified domain
   const { service } = s.daemon;
   const r1 = await s.post({ ...ok, from: 'Someone <nobody@acme.test>' });
   assert.equal(r1.status, 403);
-  assert.equal(r1.body.error, "from address 'nobody@acme.test' is not registered for this account. The domain acme.test is verified: add the address.");
+  assert.equal(
+    r1.body.error,
+    "from address 'nobody@acme.test' is not registered for this account. The domain acme.test is verified: add the address.",
+  );
   const r2 = await s.post({ ...ok, from: 'x@elsewhere.test' });
   assert.equal(r2.status, 403);
-  assert.match(r2.body.error, /^from address 'x@elsewhere\.test' is not registered for this account\. elsewhere\.test is not a domain of this account/);
+  assert.match(
+    r2.body.error,
+    /^from address 'x@elsewhere\.test' is not registered for this account\. elsewhere\.test is not a domain of this account/,
+  );
   await service.domains.add(s.ws, 'pending.test');
   await service.addresses.add(s.ws, 'me@pending.test');
   const r3 = await s.post({ ...ok, from: 'me@pending.test' });
@@ -65,7 +75,12 @@ test('the From address must be an active registered address on a verified domain
   assert.equal(r5.status, 202);
   await s.sink.waitFor(1);
   assert.match(s.sink.received[0]!.from, /^bounces\+[0-9a-f]{32}@acme\.test$/);
-  assert.match(s.sink.received[0]!.raw.toString().match(/^From: (.*)$/m)![1]!.trim(), /<hello@acme\.test>$/);
+  assert.match(
+    s.sink.received[0]!.raw.toString()
+      .match(/^From: (.*)$/m)![1]!
+      .trim(),
+    /<hello@acme\.test>$/,
+  );
 });
 
 test('scopes: send is needed to send; read or send to read the log (403 names read)', async (t) => {
@@ -78,7 +93,10 @@ test('scopes: send is needed to send; read or send to read the log (403 names re
   assert.deepEqual(await s.get('/api/v2/messages', news).then((r) => [r.status, r.body.error]), [403, 'missing permission: read']);
   assert.equal((await s.get('/api/v2/messages', sendOnly)).status, 200);
   assert.equal((await s.get('/api/v2/messages', readOnly)).status, 200);
-  assert.equal((await fetch(`${s.api}/api/v2/emails`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status, 401);
+  assert.equal(
+    (await fetch(`${s.api}/api/v2/emails`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status,
+    401,
+  );
 });
 
 test('trial workspaces send only once SPF, DKIM and DMARC pass', async (t) => {
@@ -97,7 +115,8 @@ test('trial workspaces send only once SPF, DKIM and DMARC pass', async (t) => {
 test('a verified domain whose DKIM record broke: its mail goes unsigned and /healthz names a dkim fault until the record is fixed', async (t) => {
   const s = await sending(t);
   const recheck = s.daemon.workers.find((w) => w.name === 'domain-recheck')!;
-  const health = async () => (await fetch(`${s.api}/healthz`)).json() as Promise<{ ok: boolean; faults?: Array<{ kind: string; detail: string }> }>;
+  const health = async () =>
+    (await fetch(`${s.api}/healthz`)).json() as Promise<{ ok: boolean; faults?: Array<{ kind: string; detail: string }> }>;
   const signed = (n: number) => /^DKIM-Signature:/im.test(s.sink.received[n - 1]!.raw.toString('latin1').split('\r\n\r\n')[0]!);
   assert.equal((await s.post(ok)).status, 202);
   await s.sink.waitFor(1);
@@ -107,7 +126,10 @@ test('a verified domain whose DKIM record broke: its mail goes unsigned and /hea
   await recheck.runOnce();
   const broken = await health();
   assert.equal(broken.ok, true);
-  assert.deepEqual(broken.faults?.map((f) => f.kind), ['dkim']);
+  assert.deepEqual(
+    broken.faults?.map((f) => f.kind),
+    ['dkim'],
+  );
   assert.match(broken.faults![0]!.detail, /the DKIM record of acme\.test no longer checks out: mail from it goes unsigned/);
   assert.equal((await s.post(ok)).status, 202);
   await s.sink.waitFor(2);

@@ -11,16 +11,28 @@ function part(raw: string, type: string): string {
   const p = raw.split(/\r?\n--[^\r\n]+\r?\n/).find((x) => new RegExp(`Content-Type: ${type}`, 'i').test(x.split(/\r?\n\r?\n/)[0]!))!;
   const [head, ...rest] = p.split(/\r?\n\r?\n/);
   const content = rest.join('\r\n\r\n').replace(/\r?\n--[^\r\n]*--\s*$/, '');
-  if (/quoted-printable/i.test(head!)) return Buffer.from(content.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  if (/quoted-printable/i.test(head!))
+    return Buffer.from(
+      content.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
   if (/base64/i.test(head!)) return Buffer.from(content, 'base64').toString('utf8');
   return content;
 }
 
-const body = (over: Record<string, unknown> = {}) => ({ from: 'Acme Support <hello@acme.test>', to: ['jane@rcpt.test'], subject: 'Hello', body_html: '<p>Hi <a href="https://example.com/x">there</a></p>', ...over });
+const body = (over: Record<string, unknown> = {}) => ({
+  from: 'Acme Support <hello@acme.test>',
+  to: ['jane@rcpt.test'],
+  subject: 'Hello',
+  body_html: '<p>Hi <a href="https://example.com/x">there</a></p>',
+  ...over,
+});
 
 test('202 with the send response; the message arrives DKIM-signed with the headers of the spec', async (t) => {
   const s = await sending(t);
-  const r = await s.post(body({ cc: ['Bob <bob@rcpt.test>'], bcc: ['secret@rcpt.test'], reply_to: 'x@y.z', attachments: [{}], template: 'ignored' }));
+  const r = await s.post(
+    body({ cc: ['Bob <bob@rcpt.test>'], bcc: ['secret@rcpt.test'], reply_to: 'x@y.z', attachments: [{}], template: 'ignored' }),
+  );
   assert.equal(r.status, 202, JSON.stringify(r.body));
   assert.deepEqual(Object.keys(r.body).sort(), ['id', 'queued', 'recipient_count', 'status', 'tracking_url']);
   assert.equal(r.body.status, 'queued');
@@ -59,10 +71,14 @@ test('202 with the send response; the message arrives DKIM-signed with the heade
   assert.equal(dkim[0]!.selector, 'svc1');
   const sig = h.get('dkim-signature')![0]!;
   assert.match(sig, /c=relaxed\/relaxed/);
-  for (const f of ['from', 'to', 'cc', 'subject', 'date', 'message-id', 'mime-version', 'content-type']) assert.match(sig.toLowerCase(), new RegExp(`h=[^;]*\\b${f}\\b`), f);
+  for (const f of ['from', 'to', 'cc', 'subject', 'date', 'message-id', 'mime-version', 'content-type'])
+    assert.match(sig.toLowerCase(), new RegExp(`h=[^;]*\\b${f}\\b`), f);
   // The other two recipients' records are sent as well.
   const list = await s.get('/api/v2/messages?limit=10');
-  assert.deepEqual(list.body.data.map((x: any) => x.status), ['sent', 'sent', 'sent']);
+  assert.deepEqual(
+    list.body.data.map((x: any) => x.status),
+    ['sent', 'sent', 'sent'],
+  );
 });
 
 test('bcc only: To: undisclosed-recipients:;', async (t) => {
@@ -75,7 +91,13 @@ test('bcc only: To: undisclosed-recipients:;', async (t) => {
     assert.equal((await verifyDkim(got.raw, s.dns.server))[0]!.status.result, 'pass');
     assert.ok(!got.raw.toString().includes('a@rcpt.test') && !got.raw.toString().includes('b@other.test'));
   }
-  assert.deepEqual(s.sink.received.map((x) => x.to).flat().sort(), ['a@rcpt.test', 'b@other.test']);
+  assert.deepEqual(
+    s.sink.received
+      .map((x) => x.to)
+      .flat()
+      .sort(),
+    ['a@rcpt.test', 'b@other.test'],
+  );
 });
 
 test('non-ASCII subject round trip, fragment wrapped, text generated, pixel in the HTML only', async (t) => {

@@ -35,7 +35,8 @@ for (const backend of backends) {
       [{ name: 'Welcome', list_id: list.id, trigger: 'open' }, 400, "trigger must be 'subscribe' (the only trigger)"],
       [{ name: 7, list_id: list.id }, 400, 'invalid body: name must be a string'],
     ];
-    for (const [body, status, error] of errors) assert.deepEqual(await call('POST', '/api/v2/sequences', body).then((r) => [r.status, r.body.error]), [status, error]);
+    for (const [body, status, error] of errors)
+      assert.deepEqual(await call('POST', '/api/v2/sequences', body).then((r) => [r.status, r.body.error]), [status, error]);
     const created = await call('POST', '/api/v2/sequences', { name: 'Welcome', list_id: list.id });
     assert.equal(created.status, 201);
     const seq = created.body;
@@ -43,7 +44,10 @@ for (const backend of backends) {
     assert.deepEqual([seq.trigger, seq.active, seq.step_count], ['subscribe', true, 0]);
     const reader = (await service.keys.create(s.ws, { scopes: 'read' })).key;
     assert.equal((await call('GET', '/api/v2/sequences', undefined, reader)).body.data.length, 1);
-    assert.deepEqual(await call('POST', '/api/v2/sequences', { name: 'x', list_id: list.id }, reader).then((r) => [r.status, r.body.error]), [403, 'missing permission: newsletter']);
+    assert.deepEqual(
+      await call('POST', '/api/v2/sequences', { name: 'x', list_id: list.id }, reader).then((r) => [r.status, r.body.error]),
+      [403, 'missing permission: newsletter'],
+    );
     const steps = `/api/v2/sequences/${seq.id}/steps`;
     const stepErrors: Array<[unknown, number, string]> = [
       [{ position: 0, delay_hours: 0, body_html: 'x' }, 400, 'subject is required'],
@@ -52,15 +56,38 @@ for (const backend of backends) {
       [{ position: -1, delay_hours: 0, subject: 'x', body_html: 'x' }, 400, 'position must be a whole number from 0 to 10000'],
       [{ position: '0', delay_hours: 0, subject: 'x', body_html: 'x' }, 400, 'invalid body: position must be an integer'],
     ];
-    for (const [body, status, error] of stepErrors) assert.deepEqual(await call('POST', steps, body).then((r) => [r.status, r.body.error]), [status, error]);
-    assert.equal((await call('POST', '/api/v2/sequences/nope/steps', { position: 0, delay_hours: 0, subject: 'x', body_html: 'x' })).status, 404);
-    const day1 = (await call('POST', steps, { position: 1, delay_hours: 24, subject: 'Day one', body_html: '<p>Day one for {{email}}</p>' })).body;
-    const welcome = await call('POST', steps, { position: 0, delay_hours: 0, subject: 'Welcome {{name}}', body_html: '<p>Hi {{first_name|friend}}, this is {{email}}. <a href="{{unsubscribe_url}}">Leave</a></p>' });
+    for (const [body, status, error] of stepErrors)
+      assert.deepEqual(await call('POST', steps, body).then((r) => [r.status, r.body.error]), [status, error]);
+    assert.equal(
+      (await call('POST', '/api/v2/sequences/nope/steps', { position: 0, delay_hours: 0, subject: 'x', body_html: 'x' })).status,
+      404,
+    );
+    const day1 = (
+      await call('POST', steps, { position: 1, delay_hours: 24, subject: 'Day one', body_html: '<p>Day one for {{email}}</p>' })
+    ).body;
+    const welcome = await call('POST', steps, {
+      position: 0,
+      delay_hours: 0,
+      subject: 'Welcome {{name}}',
+      body_html: '<p>Hi {{first_name|friend}}, this is {{email}}. <a href="{{unsubscribe_url}}">Leave</a></p>',
+    });
     assert.equal(welcome.status, 201);
-    assert.deepEqual(Object.keys(welcome.body).sort(), ['body_html', 'body_text', 'created_at', 'delay_hours', 'id', 'position', 'sequence_id', 'subject']);
+    assert.deepEqual(Object.keys(welcome.body).sort(), [
+      'body_html',
+      'body_text',
+      'created_at',
+      'delay_hours',
+      'id',
+      'position',
+      'sequence_id',
+      'subject',
+    ]);
     const day3 = (await call('POST', steps, { position: 2, delay_hours: 48, subject: 'Day three', body_text: 'Day three' })).body;
     assert.equal((await call('POST', steps, { position: 2, delay_hours: 1, subject: 'again', body_text: 'x' })).status, 409);
-    assert.deepEqual((await call('GET', steps, undefined, reader)).body.data.map((x: { position: number }) => x.position), [0, 1, 2]);
+    assert.deepEqual(
+      (await call('GET', steps, undefined, reader)).body.data.map((x: { position: number }) => x.position),
+      [0, 1, 2],
+    );
     assert.equal((await call('GET', '/api/v2/sequences')).body.data[0].step_count, 3);
 
     // Enrolment: subscribers who become active (POST, import); step 0 (no delay) goes at once.
@@ -76,7 +103,12 @@ for (const backend of backends) {
     const raw = welcomed.raw.toString('utf8').replace(/=\r\n/g, '');
     assert.match(raw, /^Subject: Welcome \{\{name\}\}\r$/m, 'the subject as written');
     assert.match(raw, /Hi friend, this is jane@rcpt\.test\./, 'name variables are always empty in sequence steps');
-    assert.match(headers(welcomed.raw).get('list-unsubscribe')![0]!, new RegExp(`^<${service.deps.config.baseUrl}/u/${jane.unsubscribe_token}>, <mailto:bounces\\+[0-9a-f]{32}@acme\\.test\\?subject=unsubscribe>$`));
+    assert.match(
+      headers(welcomed.raw).get('list-unsubscribe')![0]!,
+      new RegExp(
+        `^<${service.deps.config.baseUrl}/u/${jane.unsubscribe_token}>, <mailto:bounces\\+[0-9a-f]{32}@acme\\.test\\?subject=unsubscribe>$`,
+      ),
+    );
     const enrolments = async () => new Map((await service.store.sequences.enrolments(s.ws.id, seq.id)).map((e) => [e.subscriber_id, e]));
     const carol = (await service.lists.subscribers(s.ws, list.id, {})).data.find((x: { email: string }) => x.email === 'carol@rcpt.test')!;
     assert.match((await enrolments()).get(carol.id)!.reason!, /^step 0 skipped: carol@rcpt\.test is on the suppression list \(manual/);
@@ -107,7 +139,12 @@ for (const backend of backends) {
     clock.advance(2 * HOUR);
     // The daemon stops; the step falls due while it is down; the next daemon sends it once.
     await s.daemon.close();
-    const again = await startTestDaemon(t, { clock, store, schedule: false, env: { SVC_DNS_SERVERS: s.dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.sink.port) } });
+    const again = await startTestDaemon(t, {
+      clock,
+      store,
+      schedule: false,
+      env: { SVC_DNS_SERVERS: s.dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.sink.port) },
+    });
     assert.equal((await again.daemon.service.scheduler.runOnce(owner)).sent, 1);
     assert.equal((await again.daemon.service.scheduler.runOnce(owner)).sent, 0);
     const ws = (await again.daemon.service.store.workspaces.getByName('acme'))!;
@@ -139,11 +176,18 @@ if (TEST_DATABASE_URL) {
     for (const subject of ['One', 'Two']) {
       clock.advance(HOUR + 1000);
       // Both daemons' schedulers at once, twice over, with their own runners running besides.
-      await Promise.all([service.scheduler.runOnce('a'), other.daemon.service.scheduler.runOnce('b'), service.scheduler.runOnce('c'), other.daemon.service.scheduler.runOnce('d')]);
+      await Promise.all([
+        service.scheduler.runOnce('a'),
+        other.daemon.service.scheduler.runOnce('b'),
+        service.scheduler.runOnce('c'),
+        other.daemon.service.scheduler.runOnce('d'),
+      ]);
       // The daemons' own schedulers may still hold a few (leased to them, so the passes above
       // skipped them): wait for those, then look again a moment later for any second copy.
-      const records = async () => (await service.store.messages.list(s.ws.id, { limit: 1000, offset: 0 })).data.filter((m) => m.subject === subject);
-      for (const until = Date.now() + 15_000; (await records()).length < N && Date.now() < until; ) await new Promise((res) => setTimeout(res, 50));
+      const records = async () =>
+        (await service.store.messages.list(s.ws.id, { limit: 1000, offset: 0 })).data.filter((m) => m.subject === subject);
+      for (const until = Date.now() + 15_000; (await records()).length < N && Date.now() < until;)
+        await new Promise((res) => setTimeout(res, 50));
       await new Promise((res) => setTimeout(res, 300));
       const of = await records();
       assert.equal(of.length, N, `${subject}: one record per subscriber`);

@@ -14,7 +14,10 @@ test('store check: an inbox record without its message, and a duplicated accept 
   const s = await sending(t);
   const r = await s.post(mail(['jane@rcpt.test']));
   await settled(s, r.body.id);
-  assert.match((await transact(s.daemon.url('mx'), 'a@elsewhere.test', ['hello@acme.test'], plainMail('a@elsewhere.test', 'hello@acme.test'))).end, /^250 /);
+  assert.match(
+    (await transact(s.daemon.url('mx'), 'a@elsewhere.test', ['hello@acme.test'], plainMail('a@elsewhere.test', 'hello@acme.test'))).end,
+    /^250 /,
+  );
   const store = s.daemon.service.deps.config.store;
   assert.equal(store.kind, 'file');
   const dir = (store as { dir: string }).dir;
@@ -27,7 +30,13 @@ test('store check: an inbox record without its message, and a duplicated accept 
   await writeFile(mailFile, (await readFile(mailFile, 'utf8')) + accept + '\n');
   const inboxFile = join(dir, 'inbox', day);
   // The message's line (`~` + base64) is taken out from before its record.
-  await writeFile(inboxFile, (await readFile(inboxFile, 'utf8')).split('\n').filter((l) => !l.startsWith('~')).join('\n'));
+  await writeFile(
+    inboxFile,
+    (await readFile(inboxFile, 'utf8'))
+      .split('\n')
+      .filter((l) => !l.startsWith('~'))
+      .join('\n'),
+  );
 
   const report = await checkFileStore(dir);
   assert.equal(report.ok, false);
@@ -38,9 +47,14 @@ test('store check: an inbox record without its message, and a duplicated accept 
   // Read through the API, that item is a 500 that names no file of the server (the log does).
   const d = await startTestDaemon(t, { store: { kind: 'file', dir } });
   const key = await d.key('read');
-  const list = (await (await fetch(`${d.api}/api/v2/inbox/items`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ id: string }> };
+  const list = (await (await fetch(`${d.api}/api/v2/inbox/items`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+    data: Array<{ id: string }>;
+  };
   const got = await fetch(`${d.api}/api/v2/inbox/items/${list.data[0]!.id}`, { headers: { authorization: `Bearer ${key}` } });
   assert.equal(got.status, 500);
   assert.deepEqual(await got.json(), { error: 'store data file cannot be read' });
-  assert.ok(d.logs.some((l) => l.includes(dir)), 'the log names the file');
+  assert.ok(
+    d.logs.some((l) => l.includes(dir)),
+    'the log names the file',
+  );
 });

@@ -19,8 +19,18 @@ async function fetchPixel(url: string, ua = 'Mozilla/5.0 (Macintosh; Intel Mac O
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: the pixel, the prefetch window, labels, per-recipient counts, webhooks only for counted opens, workspace isolation`, async (t) => {
-    const { s, clock, deliver } = await handOffByHand(t, { SVC_PREFETCH_WINDOW: '1' }, backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined);
-    const r = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], cc: ['bob@rcpt.test'], subject: 'Tracked', body_html: '<p>Hi</p>' });
+    const { s, clock, deliver } = await handOffByHand(
+      t,
+      { SVC_PREFETCH_WINDOW: '1' },
+      backend === 'postgres' ? pgLocation(await migratedSchemaUrl(t)) : undefined,
+    );
+    const r = await s.post({
+      from: 'hello@acme.test',
+      to: ['jane@rcpt.test'],
+      cc: ['bob@rcpt.test'],
+      subject: 'Tracked',
+      body_html: '<p>Hi</p>',
+    });
     assert.equal(r.status, 202);
     await deliver();
     const byRcpt = Object.fromEntries(await Promise.all(s.sink.received.map(async (x) => [x.to[0]!, await pixelOf(x.raw)] as const)));
@@ -32,7 +42,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const known = await fetchPixel(janeUrl!);
     for (const other of [`${s.api}/t/o/${'x'.repeat(24)}.gif`, `${s.api}/t/o/not-a-token`, `${s.api}/t/o/%00%ff.gif`]) {
       const o = await fetchPixel(other);
-      assert.deepEqual([o.status, o.body, o.headers.get('content-type'), o.headers.get('cache-control')], [known.status, known.body, known.headers.get('content-type'), known.headers.get('cache-control')]);
+      assert.deepEqual(
+        [o.status, o.body, o.headers.get('content-type'), o.headers.get('cache-control')],
+        [known.status, known.body, known.headers.get('content-type'), known.headers.get('cache-control')],
+      );
     }
     assert.deepEqual([known.status, known.headers.get('content-type')], [200, 'image/gif']);
     assert.deepEqual(known.body, PIXEL);
@@ -55,18 +68,24 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.deepEqual([bob.open_count, bob.opened_at], [0, null]);
     const ev = await s.get(`/api/v2/messages/${jane.id}/events`);
     assert.equal(ev.status, 200);
-    assert.deepEqual(ev.body.data.map((e: any) => [e.kind, e.prefetch, e.source]), [
-      ['open', true, 'prefetch'],
-      ['open', false, 'proxy'],
-      ['open', true, 'scanner'],
-    ]);
+    assert.deepEqual(
+      ev.body.data.map((e: any) => [e.kind, e.prefetch, e.source]),
+      [
+        ['open', true, 'prefetch'],
+        ['open', false, 'proxy'],
+        ['open', true, 'scanner'],
+      ],
+    );
     assert.equal(ev.body.total, 3);
     for (const e of ev.body.data) assert.deepEqual(Object.keys(e).sort(), ['created_at', 'ip', 'kind', 'prefetch', 'source', 'user_agent']);
     assert.deepEqual((await s.get(`/api/v2/messages/${bob.id}/events`)).body, { data: [], total: 0 });
 
     // Webhooks: one message.opened, for the counted open, carrying the recipient.
     const opened = (await s.daemon.service.store.outbox.pending(100)).filter((e) => e.event === 'message.opened');
-    assert.deepEqual(opened.map((e) => [e.message_id, e.payload.to]), [[jane.id, 'jane@rcpt.test']]);
+    assert.deepEqual(
+      opened.map((e) => [e.message_id, e.payload.to]),
+      [[jane.id, 'jane@rcpt.test']],
+    );
 
     // Another workspace cannot read them.
     const otherWs = await s.daemon.service.workspaces.create('other', 'scale');
@@ -84,7 +103,8 @@ test('tracked links: a signed link redirects and counts a click (and an open); a
   const base = s.daemon.service.deps.config.baseUrl;
   const good = trackedLink(base, key, token!, 'https://example.com/page?a=1&b=2');
   clock.advance(60_000);
-  const go = (url: string) => fetch(url, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0' } });
+  const go = (url: string) =>
+    fetch(url, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0' } });
 
   const ok = await go(good);
   assert.deepEqual([ok.status, ok.headers.get('location')], [302, 'https://example.com/page?a=1&b=2']);
@@ -111,7 +131,10 @@ test('tracked links: a signed link redirects and counts a click (and an open); a
   // The click counts, and as the first open too (the pixel was never loaded).
   assert.deepEqual([m.click_count, m.open_count, m.engagement_score], [1, 1, 6]);
   const ev = (await s.get(`/api/v2/messages/${m.id}/events`)).body.data;
-  assert.deepEqual(ev.map((e: any) => [e.kind, e.source, e.url]), [['click', 'human', 'https://example.com/page?a=1&b=2']]);
+  assert.deepEqual(
+    ev.map((e: any) => [e.kind, e.source, e.url]),
+    [['click', 'human', 'https://example.com/page?a=1&b=2']],
+  );
   const outbox = (await s.daemon.service.store.outbox.pending(100)).filter((e) => e.event === 'message.clicked');
   assert.equal(outbox.length, 1);
   assert.ok(!('url' in outbox[0]!.payload) && !('to' in outbox[0]!.payload), 'message.clicked carries no link');

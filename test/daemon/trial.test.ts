@@ -26,7 +26,17 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const { service } = s.daemon;
     // A second daemon on the same Postgres, sweeping at the same moments.
     const other = pgUrl
-      ? await startTestDaemon(t, { store: pgLocation(pgUrl), clock, env: { ...env, SVC_DNS_SERVERS: s.dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.sink.port), SVC_SMTP_TIMEOUT: '2000' } })
+      ? await startTestDaemon(t, {
+          store: pgLocation(pgUrl),
+          clock,
+          env: {
+            ...env,
+            SVC_DNS_SERVERS: s.dns.server,
+            SVC_DNS_TIMEOUT: '300',
+            SVC_DIRECT_PORT: String(s.sink.port),
+            SVC_SMTP_TIMEOUT: '2000',
+          },
+        })
       : null;
     const sweeps = () => Promise.all([service.trialSweep(), ...(other ? [other.daemon.service.trialSweep()] : [])]);
     const sweep = async () => (await sweeps()).reduce((n, r) => n + r.warned, 0);
@@ -49,7 +59,11 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal((await service.workspaces.show('trialco')).delete_at, dates.delete_at);
     assert.equal((await service.workspaces.show('paid')).delete_at, null, 'a plan stops the countdown');
 
-    const warningsTo = () => s.sink.received.filter((r) => /its data is deleted in/.test(subjectOf(r.raw))).map((r) => `${r.to.join(',')} ${subjectOf(r.raw).replace(/ \(.*\)$/, '')}`).sort();
+    const warningsTo = () =>
+      s.sink.received
+        .filter((r) => /its data is deleted in/.test(subjectOf(r.raw)))
+        .map((r) => `${r.to.join(',')} ${subjectOf(r.raw).replace(/ \(.*\)$/, '')}`)
+        .sort();
     const at = (iso: string, ms = 0) => clock.set(new Date(Date.parse(iso) + ms));
 
     at(dates.warnings[0]!, -60_000);
@@ -78,11 +92,14 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     at(dates.delete_at, -60_000);
     assert.equal(await sweep(), 0, 'three warnings in all');
     assert.ok(await service.workspaces.byName('trialco'), 'kept until its date');
-    assert.deepEqual(await service.store.workspaces.trialWarnings(trialco.id), { sent: 3, last_at: new Date(Date.parse(dates.warnings[2]!)).toISOString() });
+    assert.deepEqual(await service.store.workspaces.trialWarnings(trialco.id), {
+      sent: 3,
+      last_at: new Date(Date.parse(dates.warnings[2]!)).toISOString(),
+    });
     at(dates.delete_at);
     await sweeps();
     const deletedLogs = () => [...s.logs, ...(other?.logs ?? [])].filter((l) => /workspace trialco: its data is deleted/.test(l));
-    for (const deadline = Date.now() + 10_000; !deletedLogs().length; ) {
+    for (const deadline = Date.now() + 10_000; !deletedLogs().length;) {
       assert.ok(Date.now() < deadline, 'the deletion finished within 10 s');
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -99,9 +116,16 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.ok(await service.workspaces.byName('paid'));
     await s.sink.waitFor(invitations + 3);
     assert.equal(s.sink.received.length, invitations + 3, 'nothing else mailed: not the member, not the paid or ownerless workspaces');
-    assert.deepEqual(warningsTo(), ['ann@rcpt.test trialco: its data is deleted in 1 day', 'ann@rcpt.test trialco: its data is deleted in 14 days', 'ann@rcpt.test trialco: its data is deleted in 7 days']);
+    assert.deepEqual(warningsTo(), [
+      'ann@rcpt.test trialco: its data is deleted in 1 day',
+      'ann@rcpt.test trialco: its data is deleted in 14 days',
+      'ann@rcpt.test trialco: its data is deleted in 7 days',
+    ]);
     assert.equal((await service.store.workspaces.trialWarnings(quiet.id)).sent, 0, 'no owner: nothing recorded');
-    assert.ok(s.logs.some((l) => /trial: workspace quiet has no owner to warn/.test(l)), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => /trial: workspace quiet has no owner to warn/.test(l)),
+      s.logs.join('\n'),
+    );
     // Not counted against the operator's plan.
     assert.equal((await service.workspaces.usage('acme')).quotas.find((q) => q.kind === 'api_sends' && q.window === 'day')!.used, 0);
   });

@@ -28,18 +28,29 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(shown.headers.get('content-type')!, /^text\/html; charset=utf-8/);
     assert.match(shown.headers.get('content-security-policy')!, /default-src 'none'/);
     assert.equal(shown.headers.get('cache-control'), 'no-store');
-    assert.match(html, /<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe<\/button><\/form>/);
+    assert.match(
+      html,
+      /<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe<\/button><\/form>/,
+    );
     assert.match(html, /News &#60;weekly&#62; &#38; &#34;more&#34;/);
     assert.doesNotMatch(html, /<script|src=|https?:\/\//);
     assert.equal(await status(jane.id), 'active');
 
     // One-click POST as a mailbox provider sends it: done, unsubscribed, suppressed; again the same.
-    const oneClick = () => fetch(at(url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    const oneClick = () =>
+      fetch(at(url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
     const done = await oneClick();
     assert.equal(done.status, 200);
     assert.match(await done.text(), /<h1>You are unsubscribed<\/h1>/);
     assert.equal(await status(jane.id), 'unsubscribed');
-    assert.deepEqual((await service.store.suppressions.find(s.ws.id, ['jane@rcpt.test'])).map((x) => x.reason), ['unsubscribe']);
+    assert.deepEqual(
+      (await service.store.suppressions.find(s.ws.id, ['jane@rcpt.test'])).map((x) => x.reason),
+      ['unsubscribe'],
+    );
     assert.equal((await oneClick()).status, 200);
     assert.match(await (await fetch(at(url))).text(), /You are unsubscribed/);
     // Multipart, as some providers post it.
@@ -53,7 +64,12 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const altered = carol.unsubscribe_token.slice(0, -1) + (carol.unsubscribe_token.endsWith('A') ? 'B' : 'A');
     for (const token of [altered, 'x'.repeat(43), 'short', '%0d%0aSet-Cookie:x']) {
       for (const method of ['GET', 'POST']) {
-        const r = await fetch(`${s.api}/u/${token}`, { method, ...(method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' } : {}) });
+        const r = await fetch(`${s.api}/u/${token}`, {
+          method,
+          ...(method === 'POST'
+            ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' }
+            : {}),
+        });
         assert.equal(r.status, 404, `${method} ${token}`);
         assert.match(await r.text(), /<h1>Link not valid<\/h1>/);
         assert.equal(r.headers.get('set-cookie'), null);

@@ -92,11 +92,18 @@ test('svc webhooks add/list/test/deliveries/replay from the command line, on a r
   assert.deepEqual(added.events, ['message.*']);
   r.secret = added.secret;
   const listed = json(await cli('webhooks', 'list'));
-  assert.deepEqual(listed.map((e: any) => e.id), [added.id]);
+  assert.deepEqual(
+    listed.map((e: any) => e.id),
+    [added.id],
+  );
   assert.equal('secret' in listed[0], false, 'list never shows secrets');
 
   // `tail` piped: one JSON object per attempt as it happens.
-  const tail = spawn(process.execPath, [SVC, '--store', store, '--workspace', 'acme', 'webhooks', 'tail', '--json', '--since', new Date(Date.now() - 1000).toISOString()], { env: { ...process.env, ...INSECURE }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const tail = spawn(
+    process.execPath,
+    [SVC, '--store', store, '--workspace', 'acme', 'webhooks', 'tail', '--json', '--since', new Date(Date.now() - 1000).toISOString()],
+    { env: { ...process.env, ...INSECURE }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   t.after(() => tail.kill());
   const tailed: any[] = [];
   createInterface({ input: tail.stdout }).on('line', (l) => tailed.push(JSON.parse(l)));
@@ -117,11 +124,20 @@ test('svc webhooks add/list/test/deliveries/replay from the command line, on a r
   assert.equal(second!.body.message_id, first!.body.message_id);
 
   for (let i = 0; i < 100 && tailed.length < 2; i++) await new Promise((res) => setTimeout(res, 50));
-  assert.deepEqual(tailed.map((a) => [a.id, a.kind, a.status_code]), [[tested.id, 'test', 200], [replayed.id, 'replay', 200]]);
+  assert.deepEqual(
+    tailed.map((a) => [a.id, a.kind, a.status_code]),
+    [
+      [tested.id, 'test', 200],
+      [replayed.id, 'replay', 200],
+    ],
+  );
   tail.kill();
 
   const log = json(await cli('webhooks', 'deliveries', '--endpoint', added.id));
-  assert.deepEqual(log.map((a: any) => a.kind), ['replay', 'test']);
+  assert.deepEqual(
+    log.map((a: any) => a.kind),
+    ['replay', 'test'],
+  );
   for (const a of log) for (const f of ['id', 'endpoint_id', 'event', 'status_code', 'response', 'attempted_at']) assert.ok(f in a, f);
 
   // Rotating the secret: the next delivery is signed with the new one only.
@@ -157,7 +173,13 @@ test('a receiver answering 500 then 200 gets the event again after the backoff; 
   assert.equal(r.received[1]!.verified, true);
   assert.ok(r.received[1]!.body.timestamp > r.received[0]!.body.timestamp, 'each attempt is signed at its sending');
   const log = await s.daemon.service.webhooks.deliveries(s.ws, { endpoint_id: e.id, limit: 10 });
-  assert.deepEqual(log.map((a) => [a.attempt, a.status_code, a.ok]), [[2, 200, true], [1, 500, false]]);
+  assert.deepEqual(
+    log.map((a) => [a.attempt, a.status_code, a.ok]),
+    [
+      [2, 200, true],
+      [1, 500, false],
+    ],
+  );
   assert.equal(log[1]!.response, 'boom');
   assert.equal(await s.daemon.service.store.webhooks.depth(), 0);
 
@@ -232,7 +254,14 @@ test('private addresses are refused without --allow-insecure-webhooks, also behi
   const s = await sending(t, { deliver: false });
   const r = await receiver(t);
   const port = new URL(r.url).port;
-  for (const url of ['https://127.0.0.1/', 'https://[::1]/', 'https://169.254.169.254/latest', 'https://0x7f000001/', 'https://[::ffff:10.0.0.1]/', 'http://example.com/']) {
+  for (const url of [
+    'https://127.0.0.1/',
+    'https://[::1]/',
+    'https://169.254.169.254/latest',
+    'https://0x7f000001/',
+    'https://[::ffff:10.0.0.1]/',
+    'http://example.com/',
+  ]) {
     await assert.rejects(s.daemon.service.webhooks.add(s.ws, url), /allowed only with --allow-insecure-webhooks|must be https/, url);
   }
   // Names are resolved at delivery and every address checked: put endpoints in the store directly.
@@ -243,7 +272,18 @@ test('private addresses are refused without --allow-insecure-webhooks, also behi
     ['mixed', `https://mixed.hooks.test:${port}/hook`],
     ['literal', `https://127.0.0.1:${port}/hook`],
   ] as const) {
-    await store.endpoints.create({ id, workspace_id: s.ws.id, url, events: ['message.*'], secret: 'whsec_x', status: 'enabled', disabled_reason: null, failing_since: null, created_at: at, secret_rotated_at: null });
+    await store.endpoints.create({
+      id,
+      workspace_id: s.ws.id,
+      url,
+      events: ['message.*'],
+      secret: 'whsec_x',
+      status: 'enabled',
+      disabled_reason: null,
+      failing_since: null,
+      created_at: at,
+      secret_rotated_at: null,
+    });
   }
   await s.post(mail('jane@rcpt.test'));
   await s.daemon.workers.find((w) => w.name === 'delivery')!.runOnce();
@@ -318,7 +358,10 @@ test('replay --failed --since: each event whose latest attempt failed is sent on
   const stillFailing = log.find((a) => !a.ok && a.status_code === 502)!;
 
   const replayed = await s.daemon.service.webhooks.replayFailed(s.ws, since);
-  assert.deepEqual(replayed.map((a) => [a.kind, a.ok, a.message_id]), [['replay', true, stillFailing.message_id]]);
+  assert.deepEqual(
+    replayed.map((a) => [a.kind, a.ok, a.message_id]),
+    [['replay', true, stillFailing.message_id]],
+  );
   assert.deepEqual(await s.daemon.service.webhooks.replayFailed(s.ws, since), [], 'nothing failed is left');
   // The replay settled that event's automatic retries: they never send it again.
   const received = r.received.length;
@@ -328,7 +371,13 @@ test('replay --failed --since: each event whose latest attempt failed is sent on
   }
   assert.equal(r.received.length, received, 'no automatic retry after the replay was taken');
 
-  const usage = await svc(['--store', `file:${(s.daemon.service.deps.config.store as { dir: string }).dir}`, 'webhooks', 'replay', '--failed']);
+  const usage = await svc([
+    '--store',
+    `file:${(s.daemon.service.deps.config.store as { dir: string }).dir}`,
+    'webhooks',
+    'replay',
+    '--failed',
+  ]);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /--failed --since TIME/);
 });

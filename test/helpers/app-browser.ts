@@ -30,14 +30,25 @@ export function browser(api: string) {
         if (/max-age=0/i.test(c)) jar.delete(k);
         else jar.set(k, v);
       }
-      return { status: r.status, location: r.headers.get('location'), html: await r.text(), headers: r.headers, cookies: r.headers.getSetCookie() };
+      return {
+        status: r.status,
+        location: r.headers.get('location'),
+        html: await r.text(),
+        headers: r.headers,
+        cookies: r.headers.getSetCookie(),
+      };
     },
   };
 }
 export const formOf = (html: string) => /name="form" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 /** A browser of a person just added to `ws` with `role`, signed in through their link. */
-export async function signedInAs(d: Pick<Awaited<ReturnType<typeof startTestDaemon>>, 'daemon' | 'api'>, ws: Workspace, email: string, role: string) {
+export async function signedInAs(
+  d: Pick<Awaited<ReturnType<typeof startTestDaemon>>, 'daemon' | 'api'>,
+  ws: Workspace,
+  email: string,
+  role: string,
+) {
   const u = await d.daemon.service.people.create(ws, { email, role });
   // With a system sender the link was mailed; the operator's reset gives one here.
   const url = u.sign_in_url ?? (await d.daemon.service.people.reset(ws, email)).sign_in_url;
@@ -57,7 +68,10 @@ export async function answeredThread(t: TestContext, backend: string, html: stri
   const s = await sending(t, { plan: 'trial', ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
   const sent = await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Hello', body_html: '<p>Hello</p>' });
   const m = await settled(s, sent.body.id);
-  const mail = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace('\r\n\r\nThanks, that helps.', `\r\nContent-Type: text/html\r\n\r\n${html}`);
+  const mail = replyTo('jane@rcpt.test', 'hello@acme.test', m.message_id).replace(
+    '\r\n\r\nThanks, that helps.',
+    `\r\nContent-Type: text/html\r\n\r\n${html}`,
+  );
   assert.match((await transact(s.daemon.url('mx'), 'jane@rcpt.test', ['hello@acme.test'], mail)).end, /^250 /);
   return Object.assign(s, { messageId: m.message_id as string });
 }

@@ -47,10 +47,25 @@ export interface ServeProcess {
 }
 
 /** Starts `svc serve` on free ports and waits for its ready lines. */
-export function serve(args: string[], opts: { env?: Record<string, string>; listeners?: string[]; prefix?: string[] } = {}): Promise<ServeProcess> {
+export function serve(
+  args: string[],
+  opts: { env?: Record<string, string>; listeners?: string[]; prefix?: string[] } = {},
+): Promise<ServeProcess> {
   const want = opts.listeners ?? ['api'];
   // `prefix`: a command the daemon runs under (unshare for a PID namespace of its own).
-  const command = [...(opts.prefix ?? []), process.execPath, SVC, 'serve', '--api-port', '0', '--relay-port', '0', '--mx-port', '0', ...args];
+  const command = [
+    ...(opts.prefix ?? []),
+    process.execPath,
+    SVC,
+    'serve',
+    '--api-port',
+    '0',
+    '--relay-port',
+    '0',
+    '--mx-port',
+    '0',
+    ...args,
+  ];
   const child = spawn(command[0]!, command.slice(1), {
     // The rate limit is exercised by its own tests; here it is out of the way.
     env: childEnv({ SVC_RATE_LIMIT: '1000000', ...opts.env }),
@@ -103,7 +118,12 @@ export async function cliSender(base: string[], dns: FixtureDns): Promise<string
 }
 
 /** POST /api/v2/emails to a daemon started with serve(): a simple message from hello@acme.test; the status and the body. */
-export async function postEmail(d: ServeProcess, key: string, to: string, subject: string): Promise<{ status: number; body: { id: string } & Record<string, unknown> }> {
+export async function postEmail(
+  d: ServeProcess,
+  key: string,
+  to: string,
+  subject: string,
+): Promise<{ status: number; body: { id: string } & Record<string, unknown> }> {
   const r = await fetch(`${d.urls.api}/api/v2/emails`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

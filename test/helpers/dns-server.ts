@@ -83,7 +83,13 @@ export class FixtureDns {
     // dns-packet encodes the response code only as the low bits of flags.
     const RCODE = { FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3 } as const;
     const fail = (rcode: keyof typeof RCODE) => dnsPacket.encode({ ...reply, flags: (reply.flags ?? 0) | RCODE[rcode] });
-    const reply: dnsPacket.Packet = { id: query.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | dnsPacket.AUTHORITATIVE_ANSWER, questions: query.questions ?? [], answers: [] };
+    const reply: dnsPacket.Packet = {
+      id: query.id,
+      type: 'response',
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | dnsPacket.AUTHORITATIVE_ANSWER,
+      questions: query.questions ?? [],
+      answers: [],
+    };
     if (!q) return fail('FORMERR');
     const name = q.name.toLowerCase().replace(/\.$/, '');
     const origin = [...this.zones.keys()].filter((o) => name === o || name.endsWith('.' + o)).sort((a, b) => b.length - a.length)[0];
@@ -110,7 +116,13 @@ export class FixtureDns {
       if (l.type === 'TXT') answers.push({ type: 'TXT', name: q.name, ttl: 60, class: 'IN', data: quoted(value).flatMap(split255) });
       else if (l.type === 'MX') {
         const [prio, exchange] = value.split(/\s+/);
-        answers.push({ type: 'MX', name: q.name, ttl: 60, class: 'IN', data: { preference: Number(prio), exchange: exchange === '.' ? '' : exchange! } });
+        answers.push({
+          type: 'MX',
+          name: q.name,
+          ttl: 60,
+          class: 'IN',
+          data: { preference: Number(prio), exchange: exchange === '.' ? '' : exchange! },
+        });
       } else if (l.type === 'A') answers.push({ type: 'A', name: q.name, ttl: 60, class: 'IN', data: value });
       else if (l.type === 'PTR') answers.push({ type: 'PTR', name: q.name, ttl: 60, class: 'IN', data: value.replace(/\.$/, '') });
     }

@@ -6,7 +6,12 @@ interface RecordLike {
   value: string;
 }
 
-export function publish(dns: FixtureDns, domain: string, records: RecordLike[], names = { mx_host: 'mx.svc.localhost', service_domain: 'svc.localhost' }): void {
+export function publish(
+  dns: FixtureDns,
+  domain: string,
+  records: RecordLike[],
+  names = { mx_host: 'mx.svc.localhost', service_domain: 'svc.localhost' },
+): void {
   const by = (p: string) => records.find((r) => r.purpose === p)!.value;
   const dkim = by('dkim');
   const p = dkim.slice(dkim.indexOf('p=') + 2);

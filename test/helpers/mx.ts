@@ -39,11 +39,28 @@ export async function transact(url: string, from: string, to: string[], message:
 const lines = (...l: string[]) => l.join('\r\n') + '\r\n';
 
 export function replyTo(from: string, to: string, inReplyTo: string, extra: string[] = []): string {
-  return lines(`From: Jane <${from}>`, `To: ${to}`, 'Subject: Re: Hello', `Message-ID: <${Math.random().toString(36).slice(2)}@rcpt.test>`, `In-Reply-To: <${inReplyTo}>`, `References: <${inReplyTo}>`, ...extra, '', 'Thanks, that helps.');
+  return lines(
+    `From: Jane <${from}>`,
+    `To: ${to}`,
+    'Subject: Re: Hello',
+    `Message-ID: <${Math.random().toString(36).slice(2)}@rcpt.test>`,
+    `In-Reply-To: <${inReplyTo}>`,
+    `References: <${inReplyTo}>`,
+    ...extra,
+    '',
+    'Thanks, that helps.',
+  );
 }
 
 export function plainMail(from: string, to: string, subject = 'Question'): string {
-  return lines(`From: ${from}`, `To: ${to}`, `Subject: ${subject}`, `Message-ID: <${Math.random().toString(36).slice(2)}@elsewhere.test>`, '', 'Hello there.');
+  return lines(
+    `From: ${from}`,
+    `To: ${to}`,
+    `Subject: ${subject}`,
+    `Message-ID: <${Math.random().toString(36).slice(2)}@elsewhere.test>`,
+    '',
+    'Hello there.',
+  );
 }
 
 /**
@@ -51,7 +68,15 @@ export function plainMail(from: string, to: string, subject = 'Question'): strin
  * the machine-readable part of `type` with `fields`, and the original (`originalType`: its headers
  * alone, or the whole message).
  */
-function report(opts: { reportType: string; headers: string[]; human: string; type: string; fields: string[]; originalType: string; original: string[] }): string {
+function report(opts: {
+  reportType: string;
+  headers: string[];
+  human: string;
+  type: string;
+  fields: string[];
+  originalType: string;
+  original: string[];
+}): string {
   const b = `${opts.reportType.toUpperCase()}-BOUNDARY`;
   return lines(
     ...opts.headers,
@@ -78,15 +103,38 @@ function report(opts: { reportType: string; headers: string[]; human: string; ty
 }
 
 /** An RFC 3464 report about `original` (its Message-ID), for `recipient`. */
-export function dsn(recipient: string, originalMessageId: string | null, action: 'failed' | 'delayed', status: string, diagnostic: string): string {
+export function dsn(
+  recipient: string,
+  originalMessageId: string | null,
+  action: 'failed' | 'delayed',
+  status: string,
+  diagnostic: string,
+): string {
   return report({
     reportType: 'delivery-status',
-    headers: ['From: Mail Delivery System <mailer-daemon@rcpt.test>', 'To: hello@acme.test', 'Subject: Undelivered Mail Returned to Sender', 'Auto-Submitted: auto-replied'],
+    headers: [
+      'From: Mail Delivery System <mailer-daemon@rcpt.test>',
+      'To: hello@acme.test',
+      'Subject: Undelivered Mail Returned to Sender',
+      'Auto-Submitted: auto-replied',
+    ],
     human: 'Your message could not be delivered.',
     type: 'message/delivery-status',
-    fields: ['Reporting-MTA: dns; mx.rcpt.test', '', `Final-Recipient: rfc822; ${recipient}`, `Action: ${action}`, `Status: ${status}`, `Diagnostic-Code: smtp; ${diagnostic}`],
+    fields: [
+      'Reporting-MTA: dns; mx.rcpt.test',
+      '',
+      `Final-Recipient: rfc822; ${recipient}`,
+      `Action: ${action}`,
+      `Status: ${status}`,
+      `Diagnostic-Code: smtp; ${diagnostic}`,
+    ],
     originalType: 'text/rfc822-headers',
-    original: ['From: hello@acme.test', `To: ${recipient}`, ...(originalMessageId ? [`Message-ID: <${originalMessageId}>`] : []), 'Subject: Hello'],
+    original: [
+      'From: hello@acme.test',
+      `To: ${recipient}`,
+      ...(originalMessageId ? [`Message-ID: <${originalMessageId}>`] : []),
+      'Subject: Hello',
+    ],
   });
 }
 
@@ -94,14 +142,30 @@ export function dsn(recipient: string, originalMessageId: string | null, action:
  * An RFC 5965 report about `original`, sent to `recipient`: `type` (default abuse); `redacted`
  * leaves out Original-Rcpt-To and the original's To (as providers that redact do).
  */
-export function arf(recipient: string, originalMessageId: string | null, opts: { type?: string; redacted?: boolean; from?: string } = {}): string {
+export function arf(
+  recipient: string,
+  originalMessageId: string | null,
+  opts: { type?: string; redacted?: boolean; from?: string } = {},
+): string {
   return report({
     reportType: 'feedback-report',
     headers: [`From: ${opts.from ?? 'feedback@isp.test'}`, 'To: hello@acme.test', 'Subject: Complaint'],
     human: 'This is an abuse report.',
     type: 'message/feedback-report',
-    fields: [`Feedback-Type: ${opts.type ?? 'abuse'}`, 'User-Agent: isp-fbl/1.0', 'Version: 1', ...(opts.redacted ? [] : [`Original-Rcpt-To: <${recipient}>`])],
+    fields: [
+      `Feedback-Type: ${opts.type ?? 'abuse'}`,
+      'User-Agent: isp-fbl/1.0',
+      'Version: 1',
+      ...(opts.redacted ? [] : [`Original-Rcpt-To: <${recipient}>`]),
+    ],
     originalType: 'message/rfc822',
-    original: ['From: hello@acme.test', `To: ${opts.redacted ? 'redacted@redacted' : recipient}`, ...(originalMessageId ? [`Message-ID: <${originalMessageId}>`] : []), 'Subject: Hello', '', 'Body.'],
+    original: [
+      'From: hello@acme.test',
+      `To: ${opts.redacted ? 'redacted@redacted' : recipient}`,
+      ...(originalMessageId ? [`Message-ID: <${originalMessageId}>`] : []),
+      'Subject: Hello',
+      '',
+      'Body.',
+    ],
   });
 }

@@ -104,7 +104,13 @@ export async function pgProxy(t: { after(fn: () => unknown): void }) {
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  t.after(() => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  );
   const port = (server.address() as { port: number }).port;
   return {
     /** `url` with host and port pointing through the proxy. */

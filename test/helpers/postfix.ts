@@ -42,7 +42,10 @@ export interface Postfix {
  * `milter`: an smtpd milter on that loopback port (OpenDKIM, for the peer benchmark); `extra`: more
  * main.cf lines, after the others (a later line wins).
  */
-export async function startPostfix(t: { after(fn: () => unknown): void }, opts: { port: number; relay: number; routes?: Record<string, number>; milter?: number; extra?: string[] }): Promise<Postfix> {
+export async function startPostfix(
+  t: { after(fn: () => unknown): void },
+  opts: { port: number; relay: number; routes?: Record<string, number>; milter?: number; extra?: string[] },
+): Promise<Postfix> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-postfix-'));
   // Postfix's own processes run as the postfix user and must reach their data directory.
   chmodSync(dir, 0o755);
@@ -85,7 +88,9 @@ export async function startPostfix(t: { after(fn: () => unknown): void }, opts: 
       'maximal_backoff_time = 2s',
       // A delay warning (an RFC 3464 report with Action: delayed) for mail still queued after 1 s.
       'delay_warning_time = 1s',
-      ...(opts.milter ? [`smtpd_milters = inet:127.0.0.1:${opts.milter}`, 'non_smtpd_milters = $smtpd_milters', 'milter_default_action = tempfail'] : []),
+      ...(opts.milter
+        ? [`smtpd_milters = inet:127.0.0.1:${opts.milter}`, 'non_smtpd_milters = $smtpd_milters', 'milter_default_action = tempfail']
+        : []),
       ...(opts.extra ?? []),
       '',
     ].join('\n'),

@@ -8,7 +8,7 @@ import { startTestDaemon, type TestDaemon } from './daemon.js';
 import type { StoreLocation } from '../../src/config.js';
 import type { Workspace } from '../../src/model/workspace.js';
 
-export interface Sending extends Omit<TestDaemon, "key"> {
+export interface Sending extends Omit<TestDaemon, 'key'> {
   dns: FixtureDns;
   sink: Sink;
   ws: Workspace;
@@ -43,7 +43,11 @@ export async function sending(
   const call = async (method: string, path: string, body: unknown, k: string, idem?: string) => {
     const r = await fetch(`${d.api}${path}`, {
       method,
-      headers: { authorization: `Bearer ${k}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(idem ? { 'idempotency-key': idem } : {}) },
+      headers: {
+        authorization: `Bearer ${k}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(idem ? { 'idempotency-key': idem } : {}),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await r.text();
@@ -73,7 +77,13 @@ export async function settled(s: Sending, id: string, ms = 5000): Promise<any> {
 }
 
 /** A simple email body from hello@acme.test. */
-export const mail = (to: string[], over: Record<string, unknown> = {}) => ({ from: 'hello@acme.test', to, subject: 'Hi', body_text: 'x', ...over });
+export const mail = (to: string[], over: Record<string, unknown> = {}) => ({
+  from: 'hello@acme.test',
+  to,
+  subject: 'Hi',
+  body_text: 'x',
+  ...over,
+});
 
 /**
  * A sending daemon on a moved clock whose hand-offs the test runs itself (`deliver`), so retries are
@@ -87,5 +97,6 @@ export async function handOffByHand(t: { after(fn: () => unknown): void }, env: 
 }
 
 /** The workspace's messages by recipient, and one message in full. */
-export const byTo = async (s: Sending) => Object.fromEntries((await s.get('/api/v2/messages?limit=500')).body.data.map((m: any) => [m.to, m]));
+export const byTo = async (s: Sending) =>
+  Object.fromEntries((await s.get('/api/v2/messages?limit=500')).body.data.map((m: any) => [m.to, m]));
 export const full = async (s: Sending, id: string) => (await s.get(`/api/v2/messages/${id}`)).body;

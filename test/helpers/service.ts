@@ -15,6 +15,12 @@ export async function testService(
   t.after(() => store.close());
   const logs: string[] = [];
   const config = { ...loadConfig({}, {}), store: { kind: 'file' as const, dir }, ...opts.config };
-  const service = createService({ store, config, clock: opts.clock ?? systemClock, random: systemRandom, log: lineLog((l) => logs.push(l)) });
+  const service = createService({
+    store,
+    config,
+    clock: opts.clock ?? systemClock,
+    random: systemRandom,
+    log: lineLog((l) => logs.push(l)),
+  });
   return { service, logs };
 }

@@ -131,14 +131,18 @@ export async function verifyDkim(raw: Buffer, dnsServer: string) {
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([dnsServer]);
   const r = await dkimVerify(raw, {
-    resolver: (name: string, type: string) => (type === 'TXT' ? resolver.resolveTxt(name) : resolver.resolve(name, type as 'A')) as Promise<never>,
+    resolver: (name: string, type: string) =>
+      (type === 'TXT' ? resolver.resolveTxt(name) : resolver.resolve(name, type as 'A')) as Promise<never>,
   });
   return r.results;
 }
 
 /** The header block of a raw message, unfolded, as name → values. */
 export function headers(raw: Buffer): Map<string, string[]> {
-  const head = raw.toString('utf8').split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
+  const head = raw
+    .toString('utf8')
+    .split(/\r?\n\r?\n/)[0]!
+    .replace(/\r?\n[ \t]+/g, ' ');
   const out = new Map<string, string[]>();
   for (const line of head.split(/\r?\n/)) {
     const i = line.indexOf(':');

@@ -43,7 +43,13 @@ export class Receiver {
       } catch {
         /* kept empty: the test sees verified false */
       }
-      this.received.push({ headers: req.headers, raw: raw.toString(), body, verified: verifyWebhook(raw, req.headers['x-svc-signature'] as string | undefined, this.secret, { now: this.now() }).ok, at: Date.now() });
+      this.received.push({
+        headers: req.headers,
+        raw: raw.toString(),
+        body,
+        verified: verifyWebhook(raw, req.headers['x-svc-signature'] as string | undefined, this.secret, { now: this.now() }).ok,
+        at: Date.now(),
+      });
       for (const w of this.#waiters.splice(0)) w();
       const a = this.answers.shift() ?? this.fallback;
       if (a === 'hang') {

@@ -95,19 +95,23 @@ if (TEST_DATABASE_URL) {
   });
 }
 
-test('file store: a command announces to the daemon over the admin socket, and hears the daemon when it listens', { timeout: 60_000 }, async (t) => {
-  const d = await startTestDaemon(t, { deliver: false });
-  const dir = (d.daemon.service.store.describe).replace(/^file:/, '');
-  const remote = await RemoteStore.connect(socketPath(dir));
-  t.after(() => remote.close());
-  const command = new Bus();
-  command.connect(remote.events!, { hear: true });
-  const daemonHeard = heard(d.daemon.service.bus, 1);
-  command.publish('queued');
-  assert.deepEqual(await daemonHeard, ['queued']);
-  // A round trip proves the listen request is in before the daemon publishes.
-  await remote.workspaces.list();
-  const commandHeard = heard(command, 1);
-  d.daemon.service.bus.publish('attempted');
-  assert.deepEqual(await commandHeard, ['attempted']);
-});
+test(
+  'file store: a command announces to the daemon over the admin socket, and hears the daemon when it listens',
+  { timeout: 60_000 },
+  async (t) => {
+    const d = await startTestDaemon(t, { deliver: false });
+    const dir = d.daemon.service.store.describe.replace(/^file:/, '');
+    const remote = await RemoteStore.connect(socketPath(dir));
+    t.after(() => remote.close());
+    const command = new Bus();
+    command.connect(remote.events!, { hear: true });
+    const daemonHeard = heard(d.daemon.service.bus, 1);
+    command.publish('queued');
+    assert.deepEqual(await daemonHeard, ['queued']);
+    // A round trip proves the listen request is in before the daemon publishes.
+    await remote.workspaces.list();
+    const commandHeard = heard(command, 1);
+    d.daemon.service.bus.publish('attempted');
+    assert.deepEqual(await commandHeard, ['attempted']);
+  },
+);

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describeStore, loadConfig, parseStore, publicSettingsWarnings } from '../../src/config.js';
 import { isSvcError } from '../../src/errors.js';
 
-const usage = (re: RegExp) => (e: unknown) => isSvcError(e) && e.kind === 'usage' && e.spec.exit === 2 && re.test(e.message) && !e.message.includes('\n');
+const usage = (re: RegExp) => (e: unknown) =>
+  isSvcError(e) && e.kind === 'usage' && e.spec.exit === 2 && re.test(e.message) && !e.message.includes('\n');
 
 test('defaults are CONTRACT.md defaults', () => {
   const c = loadConfig({}, {}, '/srv');
@@ -21,11 +22,25 @@ test('defaults are CONTRACT.md defaults', () => {
 });
 
 test('flags win over SVC_* environment, which wins over defaults', () => {
-  const env = { SVC_API_PORT: '9000', SVC_RELAY_PORT: '2600', SVC_STORE: 'postgres://u:p@db/svc', SVC_SERVICE_DOMAIN: 'mail.example.com', SVC_ALLOW_INSECURE_WEBHOOKS: '1', SVC_DNS_SERVERS: '127.0.0.1:5353,[::1]:53' };
+  const env = {
+    SVC_API_PORT: '9000',
+    SVC_RELAY_PORT: '2600',
+    SVC_STORE: 'postgres://u:p@db/svc',
+    SVC_SERVICE_DOMAIN: 'mail.example.com',
+    SVC_ALLOW_INSECURE_WEBHOOKS: '1',
+    SVC_DNS_SERVERS: '127.0.0.1:5353,[::1]:53',
+  };
   const c = loadConfig({ apiPort: '9100' }, env, '/srv');
   assert.equal(c.apiPort, 9100);
   assert.equal(c.relayPort, 2600);
-  assert.deepEqual(c.store, { kind: 'postgres', url: 'postgres://u:p@db/svc', schema: undefined, poolSize: 10, statementTimeoutMs: 10_000, connectTimeoutMs: 3_000 });
+  assert.deepEqual(c.store, {
+    kind: 'postgres',
+    url: 'postgres://u:p@db/svc',
+    schema: undefined,
+    poolSize: 10,
+    statementTimeoutMs: 10_000,
+    connectTimeoutMs: 3_000,
+  });
   assert.equal(c.mxHost, 'mx.mail.example.com');
   assert.equal(c.allowInsecureWebhooks, true);
   assert.deepEqual(c.dnsServers, ['127.0.0.1:5353', '[::1]:53']);
@@ -39,7 +54,10 @@ test('store URLs: file:DIR relative or absolute, file:// URLs, postgres and post
 });
 
 test('postgres: ?schema= is ours, pool settings come from flags and env, the password is masked', () => {
-  const c = loadConfig({ store: 'postgres://u:s3cret@db:5433/svc?schema=tenant_a&sslmode=disable', pgPoolSize: '4' }, { SVC_PG_STATEMENT_TIMEOUT: '2500' });
+  const c = loadConfig(
+    { store: 'postgres://u:s3cret@db:5433/svc?schema=tenant_a&sslmode=disable', pgPoolSize: '4' },
+    { SVC_PG_STATEMENT_TIMEOUT: '2500' },
+  );
   assert.ok(c.store.kind === 'postgres');
   assert.equal(c.store.schema, 'tenant_a');
   assert.equal(c.store.url, 'postgres://u:s3cret@db:5433/svc?sslmode=disable');
@@ -74,7 +92,8 @@ test('the password of a postgres URL never appears in an error', () => {
 });
 
 test('a daemon listening beyond loopback is warned about a loopback or unspecified base URL and about svc.localhost; on loopback nothing is said', () => {
-  const at = (host: string, baseUrl: string, serviceDomain = 'mail.example.com') => publicSettingsWarnings({ host, baseUrl, serviceDomain });
+  const at = (host: string, baseUrl: string, serviceDomain = 'mail.example.com') =>
+    publicSettingsWarnings({ host, baseUrl, serviceDomain });
   assert.deepEqual(at('127.0.0.1', 'http://127.0.0.1:8080', 'svc.localhost'), []);
   assert.deepEqual(at('::1', 'http://[::1]:8080', 'svc.localhost'), []);
   assert.deepEqual(at('0.0.0.0', 'https://mail.example.com'), []);

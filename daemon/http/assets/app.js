@@ -12,7 +12,9 @@
     if (busy) return;
     busy = true;
     fetch(location.href, { credentials: 'same-origin', headers: { accept: 'text/html' } })
-      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (r) {
+        return r.ok ? r.text() : null;
+      })
       .then(function (html) {
         if (html === null) return;
         var fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(region.id);
@@ -20,7 +22,9 @@
         if (fresh && now) now.replaceWith(document.importNode(fresh, true));
       })
       .catch(function () {})
-      .then(function () { busy = false; });
+      .then(function () {
+        busy = false;
+      });
   });
 })();
 
@@ -31,7 +35,14 @@
     var field = button.previousElementSibling;
     button.hidden = false;
     button.addEventListener('click', function () {
-      navigator.clipboard.writeText(field.value).then(function () { button.textContent = 'Copied'; }, function () { field.select(); });
+      navigator.clipboard.writeText(field.value).then(
+        function () {
+          button.textContent = 'Copied';
+        },
+        function () {
+          field.select();
+        },
+      );
     });
   });
 })();

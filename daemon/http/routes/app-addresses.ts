@@ -12,7 +12,11 @@ import { appSession, refusalOf, type Member } from '../app-session.js';
 export function appAddressRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
   const show = async (reply: FastifyReply, code: number, m: Member, problem?: string) =>
-    page(reply, code, addressesPage(formToken(m.token), { ws: m.ws.name, role: m.role }, await service.addresses.list(m.ws), problem ? { problem } : {}));
+    page(
+      reply,
+      code,
+      addressesPage(formToken(m.token), { ws: m.ws.name, role: m.role }, await service.addresses.list(m.ws), problem ? { problem } : {}),
+    );
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/addresses', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'manage');

@@ -40,7 +40,8 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
   const { page, member, memberForm } = appSession(service);
   const base = (m: Member) => `/app/w/${encodeURIComponent(m.ws.name)}/inbox`;
   const events = (m: Member) => `${base(m)}/events`;
-  const notFound = (reply: FastifyReply) => page(reply, 404, appPage('Not found', '<p>There is no such thread in this workspace. <a href="/app/">Back to svc</a></p>'));
+  const notFound = (reply: FastifyReply) =>
+    page(reply, 404, appPage('Not found', '<p>There is no such thread in this workspace. <a href="/app/">Back to svc</a></p>'));
 
   scope.get<{ Params: { ws: string }; Querystring: Record<string, string> }>('/app/w/:ws/inbox', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'inbox');
@@ -51,7 +52,11 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
     // A search looks through every thread, archived and Sent-only ones too.
     const r = await service.inbox.threads(m.ws, { view: search ? 'all' : view, search, limit: PER_PAGE, offset: (p - 1) * PER_PAGE });
     if (wantsJson(req)) return reply.headers({ 'cache-control': 'no-store' }).send(r);
-    return page(reply, 200, threadsPage(nav(m), { view, search, threads: r.data, total: r.total, page: p, per: PER_PAGE, live: events(m) }));
+    return page(
+      reply,
+      200,
+      threadsPage(nav(m), { view, search, threads: r.data, total: r.total, page: p, per: PER_PAGE, live: events(m) }),
+    );
   });
 
   scope.get<{ Params: { ws: string }; Querystring: Record<string, string> }>('/app/w/:ws/inbox/sent', async (req, reply) => {
@@ -68,7 +73,12 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
   });
 
   /** The thread page, or null when the workspace has no such thread. */
-  const showThread = async (reply: FastifyReply, m: Member, threadId: string, opts: { code?: number; images?: string; problem?: string; sent?: boolean; draft?: string; json?: boolean } = {}) => {
+  const showThread = async (
+    reply: FastifyReply,
+    m: Member,
+    threadId: string,
+    opts: { code?: number; images?: string; problem?: string; sent?: boolean; draft?: string; json?: boolean } = {},
+  ) => {
     let t: Awaited<ReturnType<Service['inbox']['thread']>>;
     try {
       t = await service.inbox.thread(m.ws, threadId);
@@ -82,17 +92,33 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
     const messages: ThreadMessage[] = await Promise.all(
       shown.map(async (s) => {
         const i = await service.inbox.get(m.ws, s.id);
-        return { id: i.id, folder: i.folder, kind: i.kind, from: i.from, to: i.to, subject: i.subject, created_at: i.created_at, text: i.text, html: i.html, note: i.note, auth: i.auth };
+        return {
+          id: i.id,
+          folder: i.folder,
+          kind: i.kind,
+          from: i.from,
+          to: i.to,
+          subject: i.subject,
+          created_at: i.created_at,
+          text: i.text,
+          html: i.html,
+          note: i.note,
+          auth: i.auth,
+        };
       }),
     );
     // The reply answers the newest message a person wrote (mail or a reply: not a report or an
     // automatic reply, often a machine's); in a thread of our mail and such notices only, it writes
     // to our recipient again.
     const newestFirst = [...messages].reverse();
-    const replyTo = newestFirst.find((x) => x.kind === 'mail' || x.kind === 'reply') ?? newestFirst.find((x) => x.folder === 'sent') ?? null;
+    const replyTo =
+      newestFirst.find((x) => x.kind === 'mail' || x.kind === 'reply') ?? newestFirst.find((x) => x.folder === 'sent') ?? null;
     const images = opts.images && messages.some((x) => x.id === opts.images) ? opts.images : null;
     const left = t.items.length - shown.length;
-    if (opts.json) return reply.headers({ 'cache-control': 'no-store' }).send({ thread_id: t.thread_id, unread: t.unread, archived: t.archived, earlier: left, messages });
+    if (opts.json)
+      return reply
+        .headers({ 'cache-control': 'no-store' })
+        .send({ thread_id: t.thread_id, unread: t.unread, archived: t.archived, earlier: left, messages });
     const html = threadPage(nav(m), {
       form: formToken(m.token),
       thread: t,
@@ -108,12 +134,19 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
     return page(reply, opts.code ?? 200, html, { images: images !== null });
   };
 
-  scope.get<{ Params: { ws: string; thread: string }; Querystring: Record<string, string> }>('/app/w/:ws/inbox/t/:thread', async (req, reply) => {
-    const m = await member(req, reply, req.params.ws, 'inbox');
-    if (!m) return reply;
-    const shown = await showThread(reply, m, req.params.thread, { ...(req.query.images ? { images: req.query.images } : {}), ...(req.query.sent === '1' ? { sent: true } : {}), json: wantsJson(req) });
-    return shown ?? notFound(reply);
-  });
+  scope.get<{ Params: { ws: string; thread: string }; Querystring: Record<string, string> }>(
+    '/app/w/:ws/inbox/t/:thread',
+    async (req, reply) => {
+      const m = await member(req, reply, req.params.ws, 'inbox');
+      if (!m) return reply;
+      const shown = await showThread(reply, m, req.params.thread, {
+        ...(req.query.images ? { images: req.query.images } : {}),
+        ...(req.query.sent === '1' ? { sent: true } : {}),
+        json: wantsJson(req),
+      });
+      return shown ?? notFound(reply);
+    },
+  );
 
   scope.post<{ Params: { ws: string; thread: string } }>('/app/w/:ws/inbox/t/:thread/mark', async (req, reply) => {
     const posted = await memberForm(req, reply, req.params.ws, 'inbox');
@@ -123,7 +156,10 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
     const read = flag('read');
     const archived = flag('archived');
     try {
-      await service.inbox.mark(m.ws, req.params.thread, { ...(read !== undefined ? { read } : {}), ...(archived !== undefined ? { archived } : {}) });
+      await service.inbox.mark(m.ws, req.params.thread, {
+        ...(read !== undefined ? { read } : {}),
+        ...(archived !== undefined ? { archived } : {}),
+      });
     } catch (e) {
       const r = refusalOf(e);
       if (!r) throw e;
@@ -139,7 +175,8 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
     if (!posted) return reply;
     const { m, form } = posted;
     const text = form.get('text') ?? '';
-    const again = async (code: number, problem: string) => (await showThread(reply, m, req.params.thread, { code, problem, draft: text })) ?? notFound(reply);
+    const again = async (code: number, problem: string) =>
+      (await showThread(reply, m, req.params.thread, { code, problem, draft: text })) ?? notFound(reply);
     // The item answered must be of this thread (and so of this workspace).
     const item = await service.inbox.get(m.ws, form.get('item') ?? '').catch((e) => {
       if (isSvcError(e) && e.kind === 'not_found') return null;

@@ -14,9 +14,24 @@ import { appSession, refusalOf, type Member } from '../app-session.js';
 export function appMemberRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
 
-  const show = async (reply: FastifyReply, code: number, m: Member, opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string } = {}) => {
+  const show = async (
+    reply: FastifyReply,
+    code: number,
+    m: Member,
+    opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string } = {},
+  ) => {
     const people = await service.people.list(m.ws);
-    return page(reply, code, membersPage(formToken(m.token), { ws: m.ws.name, role: m.role }, people, { used: people.length, limit: limitFor(m.ws, 'seats') }, { ...opts, roles: ROLES }));
+    return page(
+      reply,
+      code,
+      membersPage(
+        formToken(m.token),
+        { ws: m.ws.name, role: m.role },
+        people,
+        { used: people.length, limit: limitFor(m.ws, 'seats') },
+        { ...opts, roles: ROLES },
+      ),
+    );
   };
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
@@ -32,7 +47,11 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
       const role = form.get('role') ?? 'member';
       const name = form.get('name')?.trim();
       const by = m.who.account.name ?? m.who.account.email;
-      const u = await service.people.create(m.ws, { email: form.get('email') ?? '', role, ...(name ? { name } : {}) }, { via: 'app', by, as: m.role });
+      const u = await service.people.create(
+        m.ws,
+        { email: form.get('email') ?? '', role, ...(name ? { name } : {}) },
+        { via: 'app', by, as: m.role },
+      );
       return show(reply, 201, m, { added: { email: u.email, url: u.sign_in_url, mailed: u.mailed } });
     } catch (e) {
       const s = refusalOf(e);
@@ -41,7 +60,10 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
     }
   });
 
-  const change = (path: string, act: (m: { ws: Workspace; role: Role }, target: { email: string; role: Role }, form: URLSearchParams) => Promise<unknown>) =>
+  const change = (
+    path: string,
+    act: (m: { ws: Workspace; role: Role }, target: { email: string; role: Role }, form: URLSearchParams) => Promise<unknown>,
+  ) =>
     scope.post<{ Params: { ws: string; id: string } }>(path, async (req, reply) => {
       const posted = await memberForm(req, reply, req.params.ws, 'manage');
       if (!posted) return reply;

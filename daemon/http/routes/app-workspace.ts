@@ -17,7 +17,17 @@ const PER_PAGE = 50;
 export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
   const show = async (reply: FastifyReply, code: number, m: Member, problem?: string) =>
-    page(reply, code, workspacePage({ ws: m.ws.name, role: m.role }, await service.workspaces.show(m.ws.name), service.deps.clock.now(), upgradeUrlOf(service.deps.config), { form: formToken(m.token), ...(problem ? { problem } : {}) }));
+    page(
+      reply,
+      code,
+      workspacePage(
+        { ws: m.ws.name, role: m.role },
+        await service.workspaces.show(m.ws.name),
+        service.deps.clock.now(),
+        upgradeUrlOf(service.deps.config),
+        { form: formToken(m.token), ...(problem ? { problem } : {}) },
+      ),
+    );
 
   scope.get<{ Params: { ws: string } }>('/app/w/:ws/workspace', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'inbox');
@@ -29,9 +39,17 @@ export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): vo
     const posted = await memberForm(req, reply, req.params.ws, 'own');
     if (!posted) return reply;
     const { m, form } = posted;
-    if ((form.get('confirm') ?? '').trim() !== m.ws.name) return show(reply, 400, m, `to delete the workspace, type its name, ${m.ws.name}, exactly.`);
+    if ((form.get('confirm') ?? '').trim() !== m.ws.name)
+      return show(reply, 400, m, `to delete the workspace, type its name, ${m.ws.name}, exactly.`);
     await service.deletion.request(m.ws, `owner:${m.who.account.email}`);
-    return page(reply, 200, appPage('Workspace deleted', `<p>The workspace ${escape(m.ws.name)} is deleted: nobody can use it any more, and its data is being removed.</p><p><a href="/app/">Back to svc</a></p>`));
+    return page(
+      reply,
+      200,
+      appPage(
+        'Workspace deleted',
+        `<p>The workspace ${escape(m.ws.name)} is deleted: nobody can use it any more, and its data is being removed.</p><p><a href="/app/">Back to svc</a></p>`,
+      ),
+    );
   });
 
   scope.get<{ Params: { ws: string }; Querystring: Record<string, string> }>('/app/w/:ws/messages', async (req, reply) => {
@@ -41,8 +59,20 @@ export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): vo
     const to = (req.query.to ?? '').trim().slice(0, 254);
     const n = Number(req.query.page);
     const p = Number.isInteger(n) && n >= 1 && n <= 1_000_000 ? n : 1;
-    const r = await service.messages.list(m.ws, { ...(status ? { status } : {}), ...(to ? { recipient: to } : {}), limit: PER_PAGE, offset: (p - 1) * PER_PAGE });
-    return page(reply, 200, messagesPage({ ws: m.ws.name, role: m.role }, { rows: r.data, total: r.total, status, to, page: p, per: PER_PAGE, statuses: MESSAGE_STATUSES }));
+    const r = await service.messages.list(m.ws, {
+      ...(status ? { status } : {}),
+      ...(to ? { recipient: to } : {}),
+      limit: PER_PAGE,
+      offset: (p - 1) * PER_PAGE,
+    });
+    return page(
+      reply,
+      200,
+      messagesPage(
+        { ws: m.ws.name, role: m.role },
+        { rows: r.data, total: r.total, status, to, page: p, per: PER_PAGE, statuses: MESSAGE_STATUSES },
+      ),
+    );
   });
 
   scope.get<{ Params: { ws: string; id: string } }>('/app/w/:ws/messages/:id', async (req, reply) => {

@@ -31,12 +31,17 @@ const FORM_BODY_MAX = 8 * 1024;
 export function appRoutes(app: FastifyInstance, service: Service): void {
   const { cookie, page, refuse, crossSite, preForm, preFormOk, signedIn, formOk, formOf } = appSession(service);
   const startSession = (reply: FastifyReply, token: string) =>
-    reply.header('set-cookie', [cookie(SESSION_COOKIE, token, { maxAge: SESSION_DAYS * 86_400, sameSite: 'lax' }), cookie(FORM_COOKIE, '', { maxAge: 0, sameSite: 'strict' })]);
+    reply.header('set-cookie', [
+      cookie(SESSION_COOKIE, token, { maxAge: SESSION_DAYS * 86_400, sameSite: 'lax' }),
+      cookie(FORM_COOKIE, '', { maxAge: 0, sameSite: 'strict' }),
+    ]);
 
   const live = inboxLive(app, service);
   void app.register(async (scope) => {
     // Forms only, small, here alone (the JSON API keeps its own parser).
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_MAX }, (_req, body, done) => done(null, new URLSearchParams(body as string)));
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_MAX }, (_req, body, done) =>
+      done(null, new URLSearchParams(body as string)),
+    );
     appKeyRoutes(scope, service);
     appMemberRoutes(scope, service);
     appAddressRoutes(scope, service);
@@ -46,7 +51,9 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
     appWorkspaceRoutes(scope, service);
 
     scope.get('/app/app.js', async (_req, reply) =>
-      reply.headers({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' }).send(APP_JS),
+      reply
+        .headers({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+        .send(APP_JS),
     );
 
     scope.get('/app', async (_req, reply) => reply.redirect('/app/', 303));
@@ -54,7 +61,9 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
       const s = await signedIn(req);
       if (!s) return reply.headers({ 'cache-control': 'no-store' }).redirect('/app/sign-in', 303);
       const names = new Map((await service.store.workspaces.list()).map((w) => [w.id, w.name]));
-      const workspaces = s.who.memberships.flatMap((m) => (names.has(m.workspace_id) ? [{ name: names.get(m.workspace_id)!, role: m.role }] : []));
+      const workspaces = s.who.memberships.flatMap((m) =>
+        names.has(m.workspace_id) ? [{ name: names.get(m.workspace_id)!, role: m.role }] : [],
+      );
       return page(reply, 200, homePage(formToken(s.token), s.who.account, workspaces));
     });
 
@@ -66,7 +75,12 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
       if (crossSite(req)) return refuse(reply, 'this form was sent from another site.');
       const form = formOf(req);
       const email = (form.get('email') ?? '').slice(0, 320);
-      if (!preFormOk(req, form)) return page(reply, 403, signInPage(preForm(reply), { email, problem: 'this form expired or did not come from this page. Please sign in again.' }));
+      if (!preFormOk(req, form))
+        return page(
+          reply,
+          403,
+          signInPage(preForm(reply), { email, problem: 'this form expired or did not come from this page. Please sign in again.' }),
+        );
       try {
         const { session } = await service.signIn.signIn(email, form.get('password') ?? '', req.ip);
         startSession(reply, session);
@@ -74,7 +88,11 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
       } catch (e) {
         if (!isSvcError(e) || (e.kind !== 'sign_in_failed' && e.kind !== 'rate_limited')) throw e;
         if (e.kind === 'rate_limited') reply.headers((e as SvcError).headers ?? {});
-        return page(reply, e.kind === 'rate_limited' ? 429 : 401, signInPage(preForm(reply), { email, problem: e.kind === 'sign_in_failed' ? 'wrong email or password.' : `${e.message}.` }));
+        return page(
+          reply,
+          e.kind === 'rate_limited' ? 429 : 401,
+          signInPage(preForm(reply), { email, problem: e.kind === 'sign_in_failed' ? 'wrong email or password.' : `${e.message}.` }),
+        );
       }
     });
 
@@ -88,13 +106,22 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
       const form = formOf(req);
       const holder = await service.signIn.linkHolder(req.params.token);
       if (!holder) return page(reply, 404, linkNotValidPage());
-      if (!preFormOk(req, form)) return page(reply, 403, choosePasswordPage(preForm(reply), holder.email, { min: PASSWORD_MIN, problem: 'this form expired or did not come from this page. Please try again.' }));
+      if (!preFormOk(req, form))
+        return page(
+          reply,
+          403,
+          choosePasswordPage(preForm(reply), holder.email, {
+            min: PASSWORD_MIN,
+            problem: 'this form expired or did not come from this page. Please try again.',
+          }),
+        );
       try {
         const { session } = await service.signIn.choosePassword(req.params.token, form.get('password') ?? '');
         startSession(reply, session);
         return reply.redirect('/app/', 303);
       } catch (e) {
-        if (isSvcError(e) && e.kind === 'invalid_argument') return page(reply, 400, choosePasswordPage(preForm(reply), holder.email, { min: PASSWORD_MIN, problem: `${e.message}.` }));
+        if (isSvcError(e) && e.kind === 'invalid_argument')
+          return page(reply, 400, choosePasswordPage(preForm(reply), holder.email, { min: PASSWORD_MIN, problem: `${e.message}.` }));
         if (isSvcError(e) && e.kind === 'not_found') return page(reply, 404, linkNotValidPage());
         throw e;
       }

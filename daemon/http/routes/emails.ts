@@ -20,7 +20,9 @@ export function emailRoutes(app: FastifyInstance, service: Service): void {
     service.messages.list(principalOf(req).workspace, req.query),
   );
 
-  app.get<{ Params: { id: string } }>('/api/v2/messages/:id', { config: { scope: readOrSend } }, async (req) => service.messages.get(principalOf(req).workspace, req.params.id));
+  app.get<{ Params: { id: string } }>('/api/v2/messages/:id', { config: { scope: readOrSend } }, async (req) =>
+    service.messages.get(principalOf(req).workspace, req.params.id),
+  );
 
   app.get<{ Params: { id: string } }>('/api/v2/messages/:id/events', { config: { scope: readOrSend } }, async (req) =>
     service.tracking.events(principalOf(req).workspace, req.params.id),

@@ -7,7 +7,16 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { UNSUBSCRIBE_PATH } from '../../../src/lists/lists.js';
 import { CONFIRM_PATH } from '../../../src/lists/confirm.js';
-import { PAGE_HEADERS, cancelledPage, confirmPage, confirmSubscriptionPage, confirmedPage, donePage, expiredPage, unknownPage } from '../list-pages.js';
+import {
+  PAGE_HEADERS,
+  cancelledPage,
+  confirmPage,
+  confirmSubscriptionPage,
+  confirmedPage,
+  donePage,
+  expiredPage,
+  unknownPage,
+} from '../list-pages.js';
 
 /** What a one-click POST may carry; the body itself is not needed (the POST is the request). */
 const FORM_BODY_MAX = 4096;
@@ -38,9 +47,15 @@ export function listLinkRoutes(app: FastifyInstance, service: Service): void {
       if (found === 'expired') return reply.code(410).send(expiredPage());
       const { subscriber, list } = found;
       if (subscriber.status === 'unsubscribed') return cancelledPage(list, subscriber.email);
-      return ask && subscriber.status === 'pending' ? confirmSubscriptionPage(list, subscriber.email) : confirmedPage(list, subscriber.email);
+      return ask && subscriber.status === 'pending'
+        ? confirmSubscriptionPage(list, subscriber.email)
+        : confirmedPage(list, subscriber.email);
     };
-    scope.get<{ Params: { code: string } }>(`${CONFIRM_PATH}:code`, async (req, reply) => confirmed(await service.lists.confirmation(req.params.code), reply, true));
-    scope.post<{ Params: { code: string } }>(`${CONFIRM_PATH}:code`, async (req, reply) => confirmed(await service.lists.confirm(req.params.code), reply, false));
+    scope.get<{ Params: { code: string } }>(`${CONFIRM_PATH}:code`, async (req, reply) =>
+      confirmed(await service.lists.confirmation(req.params.code), reply, true),
+    );
+    scope.post<{ Params: { code: string } }>(`${CONFIRM_PATH}:code`, async (req, reply) =>
+      confirmed(await service.lists.confirm(req.params.code), reply, false),
+    );
   });
 }

@@ -13,13 +13,19 @@ type StepParams = { Params: { id: string; step_id: string } };
 export function sequenceRoutes(app: FastifyInstance, service: Service): void {
   const ws = (req: Parameters<typeof principalOf>[0]) => principalOf(req).workspace;
   app.get('/api/v2/sequences', { config: { scope: readOrNewsletter } }, async (req) => ({ data: await service.sequences.list(ws(req)) }));
-  app.post('/api/v2/sequences', { config: { scope: newsletter } }, async (req, reply) => reply.code(201).send(await service.sequences.create(ws(req), req.body)));
+  app.post('/api/v2/sequences', { config: { scope: newsletter } }, async (req, reply) =>
+    reply.code(201).send(await service.sequences.create(ws(req), req.body)),
+  );
   app.delete<SeqParams>('/api/v2/sequences/:id', { config: { scope: newsletter } }, async (req, reply) => {
     await service.sequences.remove(ws(req), req.params.id);
     return reply.code(204).send();
   });
-  app.get<SeqParams>('/api/v2/sequences/:id/steps', { config: { scope: readOrNewsletter } }, async (req) => ({ data: await service.sequences.steps(ws(req), req.params.id) }));
-  app.post<SeqParams>('/api/v2/sequences/:id/steps', { config: { scope: newsletter } }, async (req, reply) => reply.code(201).send(await service.sequences.addStep(ws(req), req.params.id, req.body)));
+  app.get<SeqParams>('/api/v2/sequences/:id/steps', { config: { scope: readOrNewsletter } }, async (req) => ({
+    data: await service.sequences.steps(ws(req), req.params.id),
+  }));
+  app.post<SeqParams>('/api/v2/sequences/:id/steps', { config: { scope: newsletter } }, async (req, reply) =>
+    reply.code(201).send(await service.sequences.addStep(ws(req), req.params.id, req.body)),
+  );
   app.delete<StepParams>('/api/v2/sequences/:id/steps/:step_id', { config: { scope: newsletter } }, async (req, reply) => {
     await service.sequences.removeStep(ws(req), req.params.id, req.params.step_id);
     return reply.code(204).send();

@@ -42,7 +42,12 @@ export async function compose(sent: SendContent, copy: CopyFor, baseUrl: string,
   const raw = await renderMime(
     content,
     draft,
-    copy.list ? { messageId: copy.list.message_id, to: [{ name: copy.list.subscriber.name.replace(/[\x00-\x1f\x7f]+/g, ' ').trim() || null, address: copy.recipients[0]! }] } : undefined,
+    copy.list
+      ? {
+          messageId: copy.list.message_id,
+          to: [{ name: copy.list.subscriber.name.replace(/[\x00-\x1f\x7f]+/g, ' ').trim() || null, address: copy.recipients[0]! }],
+        }
+      : undefined,
   );
   return { raw, envelope: { from: content.from, to: copy.recipients }, headers: draft.headers.map(([name]) => name) };
 }
@@ -55,7 +60,11 @@ export async function compose(sent: SendContent, copy: CopyFor, baseUrl: string,
 export function copiesOf(content: SendContent, job: OutboundJob, messages: Message[]): CopyFor[] {
   const perRecipient = STEPS.some((s) => s.perRecipient(content));
   if (perRecipient && messages.every((m) => m.token)) {
-    return messages.map((m) => ({ recipients: [m.to], token: m.token!, ...(m.subscriber ? { list: { subscriber: m.subscriber, record_id: m.id, message_id: m.message_id } } : {}) }));
+    return messages.map((m) => ({
+      recipients: [m.to],
+      token: m.token!,
+      ...(m.subscriber ? { list: { subscriber: m.subscriber, record_id: m.id, message_id: m.message_id } } : {}),
+    }));
   }
   return [{ recipients: messages.map((m) => m.to), token: perRecipient ? job.open_token : null }];
 }

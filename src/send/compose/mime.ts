@@ -55,7 +55,11 @@ function alternativeMessage(root: ReturnType<MailComposer['compile']>, parts: re
  * `copy`: the copy's Message-ID (without brackets) and who its To: shows: the send's, or a list
  * copy's own (its one subscriber).
  */
-export async function renderMime(content: SendContent, draft: Draft, copy: { messageId: string; to: SendContent['to'] } = { messageId: content.message_id, to: content.to }): Promise<Buffer> {
+export async function renderMime(
+  content: SendContent,
+  draft: Draft,
+  copy: { messageId: string; to: SendContent['to'] } = { messageId: content.message_id, to: content.to },
+): Promise<Buffer> {
   const { html, text } = draft;
   const { messageId, to } = copy;
   const parts = text && html ? ([alternativePart('text/plain', text), alternativePart('text/html', html)] as const) : null;
@@ -68,7 +72,12 @@ export async function renderMime(content: SendContent, draft: Draft, copy: { mes
     date: new Date(content.created_at),
     messageId: `<${messageId}>`,
     // A reply from the team inbox answers its message (ids are checked where they are read: no CR/LF).
-    ...(content.in_reply_to ? { inReplyTo: `<${content.in_reply_to}>`, references: [...(content.references ?? []), content.in_reply_to].filter((x, i, a) => a.indexOf(x) === i).map((x) => `<${x}>`) } : {}),
+    ...(content.in_reply_to
+      ? {
+          inReplyTo: `<${content.in_reply_to}>`,
+          references: [...(content.references ?? []), content.in_reply_to].filter((x, i, a) => a.indexOf(x) === i).map((x) => `<${x}>`),
+        }
+      : {}),
     headers: Object.fromEntries(draft.headers),
     // Two parts are given ready-encoded (see alternativePart); a single part is the message's
     // root node, whose headers MailComposer writes, so it is left to MailComposer whole.

@@ -41,7 +41,10 @@ export interface RelayedMail extends Omit<Email, 'attachments'> {
  * decoded from =0A becomes CRLF, as postal-mime no longer tells the two apart.
  */
 export function canonicalText(bytes: Buffer, keepLastBreak = false): Buffer {
-  const end = !keepLastBreak && bytes.length && bytes[bytes.length - 1] === 0x0a && bytes[bytes.length - 2] !== 0x0d ? bytes.length - 1 : bytes.length;
+  const end =
+    !keepLastBreak && bytes.length && bytes[bytes.length - 1] === 0x0a && bytes[bytes.length - 2] !== 0x0d
+      ? bytes.length - 1
+      : bytes.length;
   const out: Buffer[] = [];
   let start = 0;
   for (let i = bytes.indexOf(0x0a); i !== -1 && i < end; i = bytes.indexOf(0x0a, i + 1)) {
@@ -68,14 +71,19 @@ const proto = RelayParser.prototype as unknown as { collectAttachment(node: Part
 const collect = (PostalMime.prototype as unknown as typeof proto).collectAttachment;
 proto.collectAttachment = function (this: RelayParser, node: PartNode, ...rest: unknown[]) {
   collect.call(this, node, ...rest);
-  const params = Object.fromEntries(Object.entries(node.contentType.parsed.params).filter(([k, v]) => k.toLowerCase() !== 'name' && TOKEN.test(k) && typeof v === 'string' && !CONTROL.test(v) && v.length <= 200));
+  const params = Object.fromEntries(
+    Object.entries(node.contentType.parsed.params).filter(
+      ([k, v]) => k.toLowerCase() !== 'name' && TOKEN.test(k) && typeof v === 'string' && !CONTROL.test(v) && v.length <= 200,
+    ),
+  );
   this.extra.push({ params, encoding: node.contentTransferEncoding.encoding });
 };
 
 export async function parseRelayed(raw: Buffer): Promise<RelayedMail> {
   const parser = new RelayParser({ attachmentEncoding: 'arraybuffer' });
   const mail = await parser.parse(raw);
-  if (parser.extra.length !== mail.attachments.length) throw new Error('postal-mime no longer reports attachments through collectAttachment');
+  if (parser.extra.length !== mail.attachments.length)
+    throw new Error('postal-mime no longer reports attachments through collectAttachment');
   return {
     ...mail,
     attachments: mail.attachments.map((a, i) => {

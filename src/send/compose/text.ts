@@ -10,7 +10,14 @@ import type { Step } from './draft.js';
 // above the largest message the relay takes (25 MB). Lines wrap at 76, not RFC 5322's 78: a text
 // with no longer line (and no character outside ASCII) goes out as 7bit, as written, where one
 // line of 77 made the whole part quoted-printable with soft breaks (mime.ts).
-const toText = compile({ wordwrap: 76, limits: { maxInputLength: 32 * 1024 * 1024 }, selectors: [{ selector: 'img', format: 'skip' }, { selector: 'a', options: { hideLinkHrefIfSameAsText: true } }] });
+const toText = compile({
+  wordwrap: 76,
+  limits: { maxInputLength: 32 * 1024 * 1024 },
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+  ],
+});
 
 export function textFromHtml(html: string): string {
   return toText(html);
@@ -48,6 +55,7 @@ export const textStep: Step = {
   perRecipient: () => false,
   apply(draft, { content, texts }) {
     // First of the steps: draft.html is still the content's own.
-    if (draft.text === null && draft.html !== null && content.html !== null) draft.text = texts ? texts.textOf(content.id, draft.html) : textFromHtml(draft.html);
+    if (draft.text === null && draft.html !== null && content.html !== null)
+      draft.text = texts ? texts.textOf(content.id, draft.html) : textFromHtml(draft.html);
   },
 };

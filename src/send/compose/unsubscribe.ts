@@ -8,7 +8,6 @@ import { returnPath } from '../../mail/return-path.js';
 import { escapeHtml } from './document.js';
 import type { Step } from './draft.js';
 
-
 export const unsubscribeStep: Step = {
   name: 'unsubscribe',
   perRecipient: (c) => c.source === 'broadcast' || c.source === 'sequence',

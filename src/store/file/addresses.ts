@@ -11,11 +11,19 @@ export function fileAddresses(doc: DocFile): AddressStore {
   return {
     create: async (a, limit) => {
       doc.open();
-      if (!doc.data.domains.some((d) => d.id === a.domain_id && d.workspace_id === a.workspace_id)) throw new SvcError('not_found', 'domain not found');
+      if (!doc.data.domains.some((d) => d.id === a.domain_id && d.workspace_id === a.workspace_id))
+        throw new SvcError('not_found', 'domain not found');
       const mine = doc.data.addresses.filter((x) => x.workspace_id === a.workspace_id);
       if (mine.some((x) => x.address === a.address)) throw new SvcError('conflict', `address ${a.address} is already registered`);
       if (limit !== null && mine.length >= limit) return { refused: 'count_limit', kind: 'addresses', limit, used: mine.length };
-      const rec: Address = { id: a.id, workspace_id: a.workspace_id, domain_id: a.domain_id, address: a.address, status: a.status, created_at: a.created_at };
+      const rec: Address = {
+        id: a.id,
+        workspace_id: a.workspace_id,
+        domain_id: a.domain_id,
+        address: a.address,
+        status: a.status,
+        created_at: a.created_at,
+      };
       doc.data.addresses.push(rec);
       await doc.commit();
       return copy(rec);

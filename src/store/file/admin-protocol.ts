@@ -20,11 +20,17 @@ export interface AdminRequest {
 
 export type AdminMessage = AdminRequest | { publish: Topic } | { listen: true };
 
-export type AdminResponse = { id: number; result: unknown } | { id: number; error: { kind: ErrorKindName; message: string } } | { event: Topic };
+export type AdminResponse =
+  { id: number; result: unknown } | { id: number; error: { kind: ErrorKindName; message: string } } | { event: Topic };
 
 /** A Buffer as JSON.stringify writes it. */
 const isBufferJson = (v: unknown): v is { type: 'Buffer'; data: number[] } =>
-  typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'Buffer' && Array.isArray((v as { data?: unknown }).data) && Object.keys(v).length === 2;
+  typeof v === 'object' &&
+  v !== null &&
+  (v as { type?: unknown }).type === 'Buffer' &&
+  Array.isArray((v as { data?: unknown }).data) &&
+  Object.keys(v).length === 2;
 
 /** One line of the protocol, with its Buffers made Buffers again. */
-export const parseAdminLine = <M>(line: string): M => JSON.parse(line, (_k, v: unknown) => (isBufferJson(v) ? Buffer.from(v.data) : v)) as M;
+export const parseAdminLine = <M>(line: string): M =>
+  JSON.parse(line, (_k, v: unknown) => (isBufferJson(v) ? Buffer.from(v.data) : v)) as M;

@@ -39,7 +39,18 @@ export function campaignLines(r: Replay): void {
   r.kind('campaign', (v) => {
     const why = shape({ at: 's', c: 'o', debit: 'o' })(v);
     if (why) return why;
-    const c = shape({ id: 's', workspace_id: 's', list_id: 's', from: 's', subject: 's', html: 's', text: 's', status: 's', cursor: 'n', copies: 'n' })((v as { c: unknown }).c);
+    const c = shape({
+      id: 's',
+      workspace_id: 's',
+      list_id: 's',
+      from: 's',
+      subject: 's',
+      html: 's',
+      text: 's',
+      status: 's',
+      cursor: 'n',
+      copies: 'n',
+    })((v as { c: unknown }).c);
     return c && `c: ${c}`;
   })
     .kind('campaign_status', shape({ at: 's', id: 's', status: 's' }))
@@ -49,7 +60,6 @@ export function campaignLines(r: Replay): void {
 
 const PARTITION = 'all';
 const copyCampaign = (c: Campaign): Campaign => ({ ...c });
-
 
 /** What the campaigns need of the message aggregate: the send quota's counts, and the copies. */
 export interface CampaignMessages {
@@ -65,7 +75,13 @@ export interface CampaignMessages {
  * The campaigns on their journal (`replay`); `mail` is the mail journal's registry, whose accept
  * lines carry fan-out progress.
  */
-export function fileCampaigns(log: Journal<Line>, replay: Replay, mail: Replay, msgs: CampaignMessages, now: () => Date): { store: CampaignStore; keepProgress(accept: MessageStore['accept']): MessageStore['accept'] } {
+export function fileCampaigns(
+  log: Journal<Line>,
+  replay: Replay,
+  mail: Replay,
+  msgs: CampaignMessages,
+  now: () => Date,
+): { store: CampaignStore; keepProgress(accept: MessageStore['accept']): MessageStore['accept'] } {
   const byId = new Map<string, Campaign>();
   /** Per campaign: the end of the chain of its fan-out batches being stored. */
   const chains = new Map<string, Promise<unknown>>();
@@ -106,7 +122,12 @@ export function fileCampaigns(log: Journal<Line>, replay: Replay, mail: Replay, 
     create: async (c, debit) => {
       const held = msgs.reserve(c.workspace_id, debit);
       if ('refused' in held) return held;
-      const line: CreateLine = { t: 'campaign', at: c.created_at, c: copyCampaign(c), debit: { n: debit.n, windows: debit.windows.map((w) => ({ ...w })) } };
+      const line: CreateLine = {
+        t: 'campaign',
+        at: c.created_at,
+        c: copyCampaign(c),
+        debit: { n: debit.n, windows: debit.windows.map((w) => ({ ...w })) },
+      };
       try {
         await log.append(PARTITION, [line]);
       } finally {
@@ -120,7 +141,11 @@ export function fileCampaigns(log: Journal<Line>, replay: Replay, mail: Replay, 
       const c = byId.get(id);
       return c && c.workspace_id === workspaceId ? copyCampaign(c) : null;
     },
-    list: async (workspaceId) => [...byId.values()].filter((c) => c.workspace_id === workspaceId).reverse().map(copyCampaign),
+    list: async (workspaceId) =>
+      [...byId.values()]
+        .filter((c) => c.workspace_id === workspaceId)
+        .reverse()
+        .map(copyCampaign),
     unfinished: async () => [...byId.values()].filter((c) => c.status === 'queued' || c.status === 'sending').map(copyCampaign),
     setStatus: async (workspaceId, id, status, from, at) => {
       const c = byId.get(id);

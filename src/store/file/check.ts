@@ -65,7 +65,18 @@ export async function setAside(dir: string, journal: string, bad: readonly BadLi
   const fresh = bad.filter((b) => !seen.has(`${b.partition}:${b.offset}`));
   if (!fresh.length) return 0;
   const text = fresh
-    .map((b) => JSON.stringify({ journal, partition: b.partition, line: b.line, offset: b.offset, reason: b.reason, set_aside_at: new Date().toISOString(), base64: b.raw.toString('base64') }) + '\n')
+    .map(
+      (b) =>
+        JSON.stringify({
+          journal,
+          partition: b.partition,
+          line: b.line,
+          offset: b.offset,
+          reason: b.reason,
+          set_aside_at: new Date().toISOString(),
+          base64: b.raw.toString('base64'),
+        }) + '\n',
+    )
     .join('');
   await appendFile(path, text, { mode: 0o600 });
   const fh = await open(path, 'r');
@@ -126,11 +137,26 @@ async function scanJournals(dir: string): Promise<Scanned[]> {
         // A received item's message, or a relayed send's, lies on the line before its record.
         if ((r.t === 'inbound' || r.t === 'accept') && r.raw_length !== undefined && attachment?.length !== r.raw_length) {
           const what = r.t === 'inbound' ? 'inbox record' : 'relayed send';
-          findings.push({ file, line: null, offset, kind: 'bad_reference', reason: attachment ? `the message before this ${what} is ${attachment.length} bytes, the record says ${r.raw_length}` : `no message line before this ${what} (it says ${r.raw_length} bytes): it cannot be read` });
+          findings.push({
+            file,
+            line: null,
+            offset,
+            kind: 'bad_reference',
+            reason: attachment
+              ? `the message before this ${what} is ${attachment.length} bytes, the record says ${r.raw_length}`
+              : `no message line before this ${what} (it says ${r.raw_length} bytes): it cannot be read`,
+          });
         }
         if (name === 'mail' && r.t === 'accept' && r.content?.id) {
           const first = accepted.get(r.content.id);
-          if (first) findings.push({ file, line: null, offset, kind: 'duplicate', reason: `send ${r.content.id} accepted a second time (first at ${first})` });
+          if (first)
+            findings.push({
+              file,
+              line: null,
+              offset,
+              kind: 'duplicate',
+              reason: `send ${r.content.id} accepted a second time (first at ${first})`,
+            });
           else accepted.set(r.content.id, `${f} byte ${offset}`);
         }
       });
@@ -164,10 +190,10 @@ async function copyRanges(file: string, to: FileHandle, ranges: ReadonlyArray<[n
   try {
     const buf = Buffer.allocUnsafe(1024 * 1024);
     for (const [start, end] of ranges) {
-      for (let pos = start; pos < end; ) {
+      for (let pos = start; pos < end;) {
         const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, end - pos), pos);
         if (bytesRead <= 0) throw new Error(`${file} is shorter than it was when checked`);
-        for (let w = 0; w < bytesRead; ) w += (await to.write(buf, w, bytesRead - w)).bytesWritten;
+        for (let w = 0; w < bytesRead;) w += (await to.write(buf, w, bytesRead - w)).bytesWritten;
         pos += bytesRead;
       }
     }
@@ -187,7 +213,14 @@ async function report(dir: string, scanned: Scanned[]): Promise<StoreReport> {
   if (data) problems.push(data);
   for (const s of scanned) {
     for (const b of s.bad) problems.push({ file: s.file, line: b.line, offset: b.offset, kind: 'bad_line', reason: b.reason });
-    if (s.tornAt !== null) problems.push({ file: s.file, line: null, offset: s.tornAt, kind: 'torn_tail', reason: `${s.size - s.tornAt} byte(s) after the last newline (a write a crash cut short; never acknowledged)` });
+    if (s.tornAt !== null)
+      problems.push({
+        file: s.file,
+        line: null,
+        offset: s.tornAt,
+        kind: 'torn_tail',
+        reason: `${s.size - s.tornAt} byte(s) after the last newline (a write a crash cut short; never acknowledged)`,
+      });
     problems.push(...s.findings);
   }
   return { store: `file:${dir}`, ok: problems.every((p) => p.kind === 'torn_tail'), problems };
@@ -204,7 +237,11 @@ export async function repairFileStore(dir: string, apply: boolean): Promise<Repa
   const actions: RepairReport['actions'] = [];
   for (const s of scanned) {
     if (!s.bad.length && s.tornAt === null) continue;
-    if (s.bad.length) actions.push({ file: s.file, action: `copy ${s.bad.length} unreadable line(s) (line ${s.bad.map((b) => b.line).join(', ')}) to ${join(dir, QUARANTINE, `${s.journal}.jsonl`)} and remove them from the journal` });
+    if (s.bad.length)
+      actions.push({
+        file: s.file,
+        action: `copy ${s.bad.length} unreadable line(s) (line ${s.bad.map((b) => b.line).join(', ')}) to ${join(dir, QUARANTINE, `${s.journal}.jsonl`)} and remove them from the journal`,
+      });
     if (s.tornAt !== null) actions.push({ file: s.file, action: `cut the torn tail (${s.size - s.tornAt} byte(s) at offset ${s.tornAt})` });
     if (!apply) continue;
     await setAside(dir, s.journal, s.bad);

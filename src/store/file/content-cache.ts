@@ -24,7 +24,8 @@ export class ContentCache {
       if (this.#recent.size > ENTRIES) this.#recent.delete(this.#recent.keys().next().value!);
       p.then(
         (c) => {
-          if (!c || c.attachments?.length || (c.html?.length ?? 0) + (c.text?.length ?? 0) + (c.raw?.length ?? 0) > CACHED_MAX) this.forget(id, p!);
+          if (!c || c.attachments?.length || (c.html?.length ?? 0) + (c.text?.length ?? 0) + (c.raw?.length ?? 0) > CACHED_MAX)
+            this.forget(id, p!);
         },
         () => this.forget(id, p!),
       );

@@ -10,7 +10,10 @@ export function fileDaemons(): DaemonStore {
     beat: async (s) => void reports.set(s.id, structuredClone(s)),
     list: async (now) => {
       const since = Date.parse(now) - DAEMON_STALE_MS;
-      return [...reports.values()].filter((s) => Date.parse(s.updated_at) >= since).sort((a, b) => (a.started_at < b.started_at ? -1 : 1)).map((s) => structuredClone(s));
+      return [...reports.values()]
+        .filter((s) => Date.parse(s.updated_at) >= since)
+        .sort((a, b) => (a.started_at < b.started_at ? -1 : 1))
+        .map((s) => structuredClone(s));
     },
     gone: async (id) => void reports.delete(id),
   };

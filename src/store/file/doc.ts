@@ -60,7 +60,25 @@ export interface PrunedWorkspace {
   at: string;
 }
 
-const emptyDoc = (): Doc => ({ version: 1, workspaces: [], keys: [], domains: [], addresses: [], webhook_endpoints: [], lists: [], tls: null, secrets: {}, accounts: [], memberships: [], signin_links: [], sessions: [], inbox_threads: [], trials: {}, deletions: {}, pruned: [] });
+const emptyDoc = (): Doc => ({
+  version: 1,
+  workspaces: [],
+  keys: [],
+  domains: [],
+  addresses: [],
+  webhook_endpoints: [],
+  lists: [],
+  tls: null,
+  secrets: {},
+  accounts: [],
+  memberships: [],
+  signin_links: [],
+  sessions: [],
+  inbox_threads: [],
+  trials: {},
+  deletions: {},
+  pruned: [],
+});
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
 // records are plain JSON data; this is several times cheaper than structuredClone on Node 20.
@@ -114,7 +132,11 @@ export class DocFile {
     doc.deletions ??= {};
     doc.pruned ??= [];
     const why = dataFileProblem(doc);
-    if (why) throw new SvcError('store_corrupt', `data file ${join(this.dir, DATA_FILE)} is not a readable svc store (${why}); it was left untouched (svc store check)`);
+    if (why)
+      throw new SvcError(
+        'store_corrupt',
+        `data file ${join(this.dir, DATA_FILE)} is not a readable svc store (${why}); it was left untouched (svc store check)`,
+      );
     this.wsById = new Map(doc.workspaces.map((w) => [w.id, w]));
     this.wsByName = new Map(doc.workspaces.map((w) => [w.name, w]));
     this.keyByHash = new Map(doc.keys.map((k) => [k.hash, k]));

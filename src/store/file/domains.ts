@@ -15,7 +15,8 @@ export async function sealDomainKeys(doc: DocFile, box: SecretBox | null): Promi
   const domains = doc.data.domains;
   if (!box) {
     if (domains.some((d) => isSealed(d.dkim_private_key))) throw new SvcError('store_locked', NEEDS_KEY_FILE_STORE);
-    if ((doc.data.tls && isSealed(doc.data.tls.key)) || Object.values(doc.data.secrets).some(isSealed)) throw new SvcError('store_locked', NEEDS_KEY_SECRETS);
+    if ((doc.data.tls && isSealed(doc.data.tls.key)) || Object.values(doc.data.secrets).some(isSealed))
+      throw new SvcError('store_locked', NEEDS_KEY_SECRETS);
     return;
   }
   // A key sealed with another key is refused (store_locked); a damaged one disables its domain only.

@@ -39,7 +39,9 @@ export class DurableJsonFile<T> implements Adapter<T> {
     try {
       return JSON.parse(text) as T;
     } catch (e) {
-      throw new SvcError('store_corrupt', `data file ${this.path} cannot be parsed (${(e as Error).message}); it was left untouched`, { cause: e });
+      throw new SvcError('store_corrupt', `data file ${this.path} cannot be parsed (${(e as Error).message}); it was left untouched`, {
+        cause: e,
+      });
     }
   }
 

@@ -37,6 +37,7 @@ export function observeEngagement(mail: Replay, inbound: Replay, byId: Map<strin
       if (m) applyEvent(m, e);
     }
     // message.bounced only for a record this line bounced (never twice for one record).
-    for (const e of line.outbox) if (byId.has(e.message_id) && (e.event !== 'message.bounced' || bounced.has(e.message_id))) outboxed.set(e.id, e);
+    for (const e of line.outbox)
+      if (byId.has(e.message_id) && (e.event !== 'message.bounced' || bounced.has(e.message_id))) outboxed.set(e.id, e);
   });
 }

@@ -80,7 +80,16 @@ export class FileStore implements Store {
     this.#lists = fileLists(doc, subs.journal, subs.replay);
     const suppressions = fileSuppressions(held.journal, held.replay, now);
     const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
-    this.#inbox = fileInbox(inbox.journal, inbox.replay, mail.replay, mail.journal, suppressions.store, (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)), inboxSnapshotMin, fileThreadMarks(doc));
+    this.#inbox = fileInbox(
+      inbox.journal,
+      inbox.replay,
+      mail.replay,
+      mail.journal,
+      suppressions.store,
+      (fn) => msgs.lookup.onPurge((_ids, _contents, days) => fn(days)),
+      inboxSnapshotMin,
+      fileThreadMarks(doc),
+    );
     const campaigns = fileCampaigns(camps.journal, camps.replay, mail.replay, msgs.lookup, now);
     const sequences = fileSequences(seqs.journal, seqs.replay, mail.replay, now);
     const webhookGroups = fileWebhooks(doc, mail.journal, mail.replay, msgs.outbox);
@@ -89,7 +98,8 @@ export class FileStore implements Store {
     // records leave memory. The rest of svc.json goes in workspaces.ts.
     const endpointsGone = async (wsId: string): Promise<number> => {
       let n = 0;
-      for (const e of doc.data.webhook_endpoints.filter((x) => x.workspace_id === wsId)) if (await webhookGroups.endpoints.remove(wsId, e.id)) n++;
+      for (const e of doc.data.webhook_endpoints.filter((x) => x.workspace_id === wsId))
+        if (await webhookGroups.endpoints.remove(wsId, e.id)) n++;
       return n;
     };
     const hooks: DeletionHooks = {
@@ -98,7 +108,11 @@ export class FileStore implements Store {
         await endpointsGone(wsId);
       },
       forget: async (wsId) => {
-        let n = msgs.lookup.forgetWorkspace(wsId) + suppressions.forgetWorkspace(wsId) + (await this.#inbox.forgetWorkspace(wsId)) + (await endpointsGone(wsId));
+        let n =
+          msgs.lookup.forgetWorkspace(wsId) +
+          suppressions.forgetWorkspace(wsId) +
+          (await this.#inbox.forgetWorkspace(wsId)) +
+          (await endpointsGone(wsId));
         for (const l of doc.data.lists.filter((x) => x.workspace_id === wsId)) if (await this.#lists.lists.remove(wsId, l.id)) n++;
         return n;
       },
@@ -137,7 +151,11 @@ export class FileStore implements Store {
   /** Takes the directory's lock and loads it; throws LockHeldError when another process owns it. */
   /** `encryptionKey`: DKIM private keys in svc.json are kept sealed with it (secret-box.ts). */
   /** `inboxSnapshotMin`: the least received items for which the inbox index is snapshotted at close (INBOX_SNAPSHOT_MIN but in tests). */
-  static async open(dir: string, role: LockRole, opts: { now?: () => Date; encryptionKey?: Buffer; inboxSnapshotMin?: number } = {}): Promise<FileStore> {
+  static async open(
+    dir: string,
+    role: LockRole,
+    opts: { now?: () => Date; encryptionKey?: Buffer; inboxSnapshotMin?: number } = {},
+  ): Promise<FileStore> {
     const now = opts.now ?? (() => new Date());
     const box = opts.encryptionKey ? new SecretBox(opts.encryptionKey) : null;
     try {
@@ -240,7 +258,9 @@ export class FileStore implements Store {
   }
 
   startupNote(): string | null {
-    return this.prunedLines ? `the journals were written again without ${this.prunedLines} line${this.prunedLines === 1 ? '' : 's'} of deleted workspaces` : null;
+    return this.prunedLines
+      ? `the journals were written again without ${this.prunedLines} line${this.prunedLines === 1 ? '' : 's'} of deleted workspaces`
+      : null;
   }
 
   /** File writes made so far (grouping shows as fewer writes than calls). */

@@ -33,7 +33,8 @@ export function fileIdempotency(replay: Replay): IdempotencyStore {
       const t = Date.parse(now);
       const cur = claims.get(id);
       const fp = cur?.fingerprint ? { fingerprint: cur.fingerprint } : {};
-      if (cur && cur.state === 'completed' && t - cur.at < ttlMs) return { state: 'completed', response: structuredClone(cur.response!), ...fp };
+      if (cur && cur.state === 'completed' && t - cur.at < ttlMs)
+        return { state: 'completed', response: structuredClone(cur.response!), ...fp };
       if (cur && cur.state === 'running' && t - cur.at < runningTtlMs) return { state: 'running', ...fp };
       claims.set(id, { state: 'running', token, at: t, response: null, fingerprint });
       return { state: 'claimed' };

@@ -130,7 +130,23 @@ class Core {
   readonly newest = u32();
   readonly actPrev = u32();
   readonly actNext = u32();
-  readonly columns = [this.ws, this.flags, this.day, this.pos, this.createdS, this.createdMs, this.prev, this.tnext, this.idHash, this.midHash, this.tKey, this.count, this.newest, this.actPrev, this.actNext];
+  readonly columns = [
+    this.ws,
+    this.flags,
+    this.day,
+    this.pos,
+    this.createdS,
+    this.createdMs,
+    this.prev,
+    this.tnext,
+    this.idHash,
+    this.midHash,
+    this.tKey,
+    this.count,
+    this.newest,
+    this.actPrev,
+    this.actNext,
+  ];
   readonly ids = new HashSlots((e) => this.idHash.get(e));
   readonly mids = new HashSlots((e) => this.midHash.get(e));
   readonly threads = new HashSlots((e) => Math.floor(this.tKey.get(e) / 2 ** 20));
@@ -410,7 +426,10 @@ export class InboxIndex {
   }
 
   /** A folder's items newest stored first, optionally of one kind or one thread: a page and the total. */
-  list(workspaceId: string, q: { sent: boolean; kind?: InboxKind; thread?: number; offset: number; limit: number }): { items: number[]; total: number } {
+  list(
+    workspaceId: string,
+    q: { sent: boolean; kind?: InboxKind; thread?: number; offset: number; limit: number },
+  ): { items: number[]; total: number } {
     const w = this.#wsNo.get(workspaceId);
     const space = w === undefined ? undefined : this.#c.spaces.get(w);
     if (!space) return { items: [], total: 0 };
@@ -444,7 +463,10 @@ export class InboxIndex {
    * (given the thread's key and that time) filters them, and then every thread is visited for the
    * total: a walk of numbers only.
    */
-  threads(workspaceId: string, q: { offset: number; limit: number; keep?: (key: number, receivedMs: number | null) => boolean }): { threads: ThreadAt[]; total: number } {
+  threads(
+    workspaceId: string,
+    q: { offset: number; limit: number; keep?: (key: number, receivedMs: number | null) => boolean },
+  ): { threads: ThreadAt[]; total: number } {
     const w = this.#wsNo.get(workspaceId);
     const space = w === undefined ? undefined : this.#c.spaces.get(w);
     if (!space) return { threads: [], total: 0 };
@@ -605,9 +627,19 @@ export class InboxIndex {
     }
     const rows = keep.length;
     const x: IndexRows = {
-      rows, workspaces: [...this.#wsIds], days: [...this.#days], refs: [],
-      ws: new Uint32Array(rows), flags: new Uint8Array(rows), day: new Uint16Array(rows), pos: new Float64Array(rows), createdS: new Uint32Array(rows),
-      createdMs: new Uint16Array(rows), idHash: new Uint32Array(rows), midHash: new Uint32Array(rows), tKey: new Float64Array(rows),
+      rows,
+      workspaces: [...this.#wsIds],
+      days: [...this.#days],
+      refs: [],
+      ws: new Uint32Array(rows),
+      flags: new Uint8Array(rows),
+      day: new Uint16Array(rows),
+      pos: new Float64Array(rows),
+      createdS: new Uint32Array(rows),
+      createdMs: new Uint16Array(rows),
+      idHash: new Uint32Array(rows),
+      midHash: new Uint32Array(rows),
+      tKey: new Float64Array(rows),
     };
     const row = new Map<number, number>();
     keep.forEach((n, i) => {
@@ -656,7 +688,8 @@ export class InboxIndex {
 
   /** Holds what image() gave, in place of what it held: called before anything else is added. */
   load(img: IndexImage): void {
-    if (this.#c.n !== 0 || this.#wsIds.length || this.#days.length) throw new Error('an inbox index image is loaded into an index that holds items');
+    if (this.#c.n !== 0 || this.#wsIds.length || this.#days.length)
+      throw new Error('an inbox index image is loaded into an index that holds items');
     const c = new Core();
     c.n = img.n;
     c.gone = img.gone;
@@ -686,8 +719,16 @@ export class InboxIndex {
     for (let i = 0; i < x.rows; i++) {
       const f = x.flags[i]!;
       this.#add({
-        w: w[x.ws[i]!]!, kind: f & KIND, hasMid: (f & HAS_MID) !== 0, day: d[x.day[i]!]!, pos: x.pos[i]!, created: x.createdS[i]! * 1000 + x.createdMs[i]!,
-        idHash: x.idHash[i]!, midHash: x.midHash[i]!, tKey: x.tKey[i]!, ref: refOf.get(i) ?? null,
+        w: w[x.ws[i]!]!,
+        kind: f & KIND,
+        hasMid: (f & HAS_MID) !== 0,
+        day: d[x.day[i]!]!,
+        pos: x.pos[i]!,
+        created: x.createdS[i]! * 1000 + x.createdMs[i]!,
+        idHash: x.idHash[i]!,
+        midHash: x.midHash[i]!,
+        tKey: x.tKey[i]!,
+        ref: refOf.get(i) ?? null,
       });
     }
   }
@@ -704,8 +745,16 @@ export class InboxIndex {
       const f = old.flags.get(n);
       if (f & GONE) continue;
       this.#add({
-        w: old.ws.get(n), kind: f & KIND, hasMid: (f & HAS_MID) !== 0, day: old.day.get(n), pos: old.pos.get(n), created: old.created(n),
-        idHash: old.idHash.get(n), midHash: old.midHash.get(n), tKey: old.tKey.get(n), ref: refOf.get(n) ?? null,
+        w: old.ws.get(n),
+        kind: f & KIND,
+        hasMid: (f & HAS_MID) !== 0,
+        day: old.day.get(n),
+        pos: old.pos.get(n),
+        created: old.created(n),
+        idHash: old.idHash.get(n),
+        midHash: old.midHash.get(n),
+        tKey: old.tKey.get(n),
+        ref: refOf.get(n) ?? null,
       });
     }
     if (bulk) return;

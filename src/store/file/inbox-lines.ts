@@ -83,12 +83,29 @@ export interface InboxRemovedLine extends Line {
 /** The line kinds of the inbox journal. */
 export function inboxLines(r: Replay): void {
   r.kind('inbox_removed', shape({ at: 's', workspace_id: 's', id: 's' }));
-  r.kind('inbound', all(shape({ at: 's', items: 'a', updates: 'a', outbox: 'a', events: 'a', suppressions: 'a' }), each('items', shape({ id: 's', workspace_id: 's', thread_id: 's', kind: 's', created_at: 's' }))));
+  r.kind(
+    'inbound',
+    all(
+      shape({ at: 's', items: 'a', updates: 'a', outbox: 'a', events: 'a', suppressions: 'a' }),
+      each('items', shape({ id: 's', workspace_id: 's', thread_id: 's', kind: 's', created_at: 's' })),
+    ),
+  );
 }
 
 export const summaryOf = (i: InboxSummary): InboxSummary => ({
-  id: i.id, workspace_id: i.workspace_id, folder: i.folder, kind: i.kind, thread_id: i.thread_id, from: i.from, to: [...i.to], subject: i.subject,
-  message_id: i.message_id, size: i.size, message_ref: i.message_ref, note: i.note, created_at: i.created_at,
+  id: i.id,
+  workspace_id: i.workspace_id,
+  folder: i.folder,
+  kind: i.kind,
+  thread_id: i.thread_id,
+  from: i.from,
+  to: [...i.to],
+  subject: i.subject,
+  message_id: i.message_id,
+  size: i.size,
+  message_ref: i.message_ref,
+  note: i.note,
+  created_at: i.created_at,
 });
 
 /**
@@ -97,7 +114,11 @@ export const summaryOf = (i: InboxSummary): InboxSummary => ({
  * when it changed message records (a reply, a bounce: read again at every start), or nothing; a
  * deletion of an item of the same segment goes with it. `live` says whether an item at a place is.
  */
-export function compacted(line: Line, at: { partition: string; segment: number; offset: number }, live: (item: InboundLine['items'][number], where: typeof at) => boolean): Keep<Line> {
+export function compacted(
+  line: Line,
+  at: { partition: string; segment: number; offset: number },
+  live: (item: InboundLine['items'][number], where: typeof at) => boolean,
+): Keep<Line> {
   if (line.t === 'inbox_removed') {
     const r = line as InboxRemovedLine;
     return r.offset !== undefined && (r.segment ?? 0) === at.segment ? 'drop' : 'keep';
@@ -111,6 +132,11 @@ export function compacted(line: Line, at: { partition: string; segment: number; 
   const { raw_length, item_bodies, ...rest } = l;
   const attachment = items.length > 0 && raw_length !== undefined;
   // The bodies stay last (BODIES).
-  const record: InboundLine = { ...rest, items, ...(attachment ? { raw_length } : {}), ...(item_bodies ? { item_bodies: item_bodies.filter((_, k) => alive[k]) } : {}) };
+  const record: InboundLine = {
+    ...rest,
+    items,
+    ...(attachment ? { raw_length } : {}),
+    ...(item_bodies ? { item_bodies: item_bodies.filter((_, k) => alive[k]) } : {}),
+  };
   return { record, attachment };
 }

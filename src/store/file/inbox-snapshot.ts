@@ -81,7 +81,11 @@ export async function readSnapshot(dir: string): Promise<Snapshot | null> {
     // An older format (or another file): the journal is read, and the next close writes this one.
     if (buf.toString('latin1', 0, MAGIC.length) !== MAGIC) return null;
     const nl = buf.indexOf(0x0a, MAGIC.length);
-    const head = JSON.parse(buf.toString('utf8', MAGIC.length, nl)) as SnapshotMeta & { index: Omit<IndexImage, 'blobs'>; lengths: number[]; sha256: string };
+    const head = JSON.parse(buf.toString('utf8', MAGIC.length, nl)) as SnapshotMeta & {
+      index: Omit<IndexImage, 'blobs'>;
+      lengths: number[];
+      sha256: string;
+    };
     // The columns' lengths follow from the item count; the tables' are their own.
     const expected = InboxIndex.columnBytes(head.index.n);
     if (head.lengths.length !== expected.length + 3 || expected.some((b, k) => head.lengths[k] !== b)) return null;

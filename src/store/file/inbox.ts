@@ -8,8 +8,28 @@
 // Memory holds only the compact index of inbox-index.ts (numbers, no strings); what a list shows is
 // read from the lines (inbox-lines.ts), and a snapshot of the index spares a start from reading them
 // (inbox-snapshot.ts). Deleted items' bytes leave the disk when a compaction rewrites their segment.
-import { inView, matches, sentItem, storageCharge, threadFlags, type InboxItem, type InboxSummary, type InboxThread, type ThreadState } from '../../model/inbox.js';
-import { BODIES, compacted, inboxLines, restored, storedBody, summaryOf, type InboundLine, type InboxRemovedLine, type StoredItem } from './inbox-lines.js';
+import {
+  inView,
+  matches,
+  sentItem,
+  storageCharge,
+  threadFlags,
+  type InboxItem,
+  type InboxSummary,
+  type InboxThread,
+  type ThreadState,
+} from '../../model/inbox.js';
+import {
+  BODIES,
+  compacted,
+  inboxLines,
+  restored,
+  storedBody,
+  summaryOf,
+  type InboundLine,
+  type InboxRemovedLine,
+  type StoredItem,
+} from './inbox-lines.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { fnv } from './columns.js';
@@ -17,7 +37,15 @@ import { InboxIndex, NONE, type ItemRef, type ThreadAt } from './inbox-index.js'
 import type { ThreadMarks } from './thread-marks.js';
 import { Gate } from './gate.js';
 import type { Rewritten } from './segment-rewrite.js';
-import { readSnapshot, stillHolds, writeSnapshot, type LinePlace, type Segment, type Snapshot, type SnapshotMeta } from './inbox-snapshot.js';
+import {
+  readSnapshot,
+  stillHolds,
+  writeSnapshot,
+  type LinePlace,
+  type Segment,
+  type Snapshot,
+  type SnapshotMeta,
+} from './inbox-snapshot.js';
 import { dayOf, type Journal, type LineAt } from './journal.js';
 import type { AcceptLine } from './messages.js';
 import type { Line, Replay } from './replay.js';
@@ -103,7 +131,8 @@ export function fileInbox(
     return (await journal.recordFrom(r.at, whole ? undefined : BODIES)) as InboundLine | null;
   };
   /** Which of a line's items is the item. */
-  const itemIn = (r: ItemRef, line: InboundLine): number => line.items.findIndex((i) => i.workspace_id === r.workspace && fnv(i.id) === r.idHash);
+  const itemIn = (r: ItemRef, line: InboundLine): number =>
+    line.items.findIndex((i) => i.workspace_id === r.workspace && fnv(i.id) === r.idHash);
   const summary = async (r: ItemRef): Promise<InboxSummary | null> => {
     const line = await lineOf(r, false);
     if (!line) return null;
@@ -165,7 +194,8 @@ export function fileInbox(
   replay.on<InboundLine>('inbound', (line, at) => {
     if (!at || fromSnapshot) return;
     dirty = true;
-    if (line.updates.length || line.events.length || line.outbox.length) effects.push({ partition: at.partition, segment: at.segment, offset: at.offset, length: at.length });
+    if (line.updates.length || line.events.length || line.outbox.length)
+      effects.push({ partition: at.partition, segment: at.segment, offset: at.offset, length: at.length });
     const where = { partition: at.partition, segment: at.segment ?? 0, offset: at.offset };
     for (const item of line.items) {
       index.add(item, where);
@@ -175,7 +205,19 @@ export function fileInbox(
   mailReplay.on<AcceptLine>('accept', (line, at) => {
     // What the index keeps of a Sent copy, without building the whole item (its headers) per send.
     const c = line.content;
-    if (at) index.add({ id: c.id, workspace_id: c.workspace_id, kind: 'sent', thread_id: c.thread_id ?? c.id, message_id: c.message_id, message_ref: null, created_at: c.created_at }, { partition: at.partition, segment: at.segment ?? 0, offset: at.offset });
+    if (at)
+      index.add(
+        {
+          id: c.id,
+          workspace_id: c.workspace_id,
+          kind: 'sent',
+          thread_id: c.thread_id ?? c.id,
+          message_id: c.message_id,
+          message_ref: null,
+          created_at: c.created_at,
+        },
+        { partition: at.partition, segment: at.segment ?? 0, offset: at.offset },
+      );
   });
   // Both journals are read before threads are put in order, once.
   index.beginBulk();
@@ -185,89 +227,105 @@ export function fileInbox(
   });
 
   const store: InboxStore = {
-    receive: (d) => gate.shared(async () => {
-      for (const s of d.suppressions) await suppressions.add(s);
-      for (const l of d.lifted ?? []) {
-        const [s] = await suppressions.find(l.workspace_id, [l.address]);
-        if (s?.reason === 'complaint') await suppressions.remove(l.workspace_id, l.address);
-      }
-      const base64 = d.raw.toString('base64');
-      const at = d.items[0]?.created_at ?? new Date().toISOString();
-      // Key order is the line's: the bodies last (BODIES).
-      const line: InboundLine = {
-        t: 'inbound',
-        at,
-        items: d.items.map(summaryOf),
-        updates: d.updates,
-        outbox: d.outbox,
-        events: d.events,
-        suppressions: d.suppressions.map((s) => ({ ...s })),
-        raw_length: base64.length,
-        item_bodies: d.items.map((i) => storedBody(i, d.raw)),
-      };
-      inflight++;
-      begun++;
-      try {
-        const where = await journal.appendLocated(dayOf(line.at), line, base64);
-        replay.apply(line, where);
-      } finally {
-        inflight--;
-      }
-    }),
-    list: (workspaceId, q) => gate.shared(async () => {
-      const thread = q.thread_id === undefined ? undefined : index.thread(workspaceId, q.thread_id);
-      const page = index.list(workspaceId, { sent: q.folder === 'sent', kind: q.kind, thread, offset: q.offset, limit: q.limit });
-      return { data: await summaries(page.items), total: page.total };
-    }),
-    get: (workspaceId, id) => gate.shared(async () => {
-      const found = await find(workspaceId, id);
-      return found ? full(found.ref) : null;
-    }),
-    threads: (workspaceId, q) => gate.shared(async () => {
-      const view = q.view ?? 'all';
-      const needle = (q.search ?? '').toLowerCase();
-      const mine = marks.of(workspaceId);
-      const byKey = new Map<number, ThreadState>();
-      for (const [id, s] of mine) {
-        const key = index.threadKeyOf(workspaceId, id);
-        if (key !== undefined) byKey.set(key, s);
-      }
-      const keep = view === 'all' && !needle ? undefined : (key: number, ms: number | null) => inView(view, iso(ms), threadFlags(iso(ms), byKey.get(key)).archived);
-      // Refs are taken before any await (InboxIndex.ref).
-      const shown = (t: ThreadAt) => ({ t, last: index.ref(t.newest), first: t.oldest === t.newest ? null : index.ref(t.oldest) });
-      const build = async ({ t, last: lastRef, first: firstRef }: ReturnType<typeof shown>): Promise<InboxThread | null> => {
-        const [last, first] = await Promise.all([summary(lastRef), firstRef ? summary(firstRef) : null]);
-        if (!last) return null;
-        const received_at = iso(t.receivedMs);
-        // The subject is the first item's; the sender and kind the newest's (as in Postgres).
-        return {
-          thread_id: last.thread_id, subject: (first ?? last).subject, count: t.count, last_at: last.created_at, last_from: last.from, last_kind: last.kind, received_at,
-          ...threadFlags(received_at, mine.get(last.thread_id)),
+    receive: (d) =>
+      gate.shared(async () => {
+        for (const s of d.suppressions) await suppressions.add(s);
+        for (const l of d.lifted ?? []) {
+          const [s] = await suppressions.find(l.workspace_id, [l.address]);
+          if (s?.reason === 'complaint') await suppressions.remove(l.workspace_id, l.address);
+        }
+        const base64 = d.raw.toString('base64');
+        const at = d.items[0]?.created_at ?? new Date().toISOString();
+        // Key order is the line's: the bodies last (BODIES).
+        const line: InboundLine = {
+          t: 'inbound',
+          at,
+          items: d.items.map(summaryOf),
+          updates: d.updates,
+          outbox: d.outbox,
+          events: d.events,
+          suppressions: d.suppressions.map((s) => ({ ...s })),
+          raw_length: base64.length,
+          item_bodies: d.items.map((i) => storedBody(i, d.raw)),
         };
-      };
-      const done = async (page: Array<ReturnType<typeof shown>>, total: number) => ({ data: (await Promise.all(page.map(build))).filter((t): t is InboxThread => t !== null), total });
-      if (!needle) {
-        const page = index.threads(workspaceId, { offset: q.offset, limit: q.limit, ...(keep ? { keep } : {}) });
-        return done(page.threads.map(shown), page.total);
-      }
-      // A search reads the items' lines (memory holds no strings), newest threads first, up to SEARCH_SCAN items.
-      const candidates: Array<{ s: ReturnType<typeof shown>; items: ItemRef[] }> = [];
-      let reading = 0;
-      for (const t of index.threads(workspaceId, { offset: 0, limit: Infinity, keep: keep! }).threads) {
-        if (reading >= SEARCH_SCAN) break;
-        const items = index.threadItems(t.anchor).map((n) => index.ref(n));
-        reading += items.length;
-        candidates.push({ s: shown(t), items });
-      }
-      const hits: Array<ReturnType<typeof shown>> = [];
-      let found = 0;
-      for (const c of candidates) {
-        const ss = await Promise.all(c.items.map(summary));
-        if (!ss.some((s) => s !== null && matches(needle, s))) continue;
-        if (found++ >= q.offset && hits.length < q.limit) hits.push(c.s);
-      }
-      return done(hits, found);
-    }),
+        inflight++;
+        begun++;
+        try {
+          const where = await journal.appendLocated(dayOf(line.at), line, base64);
+          replay.apply(line, where);
+        } finally {
+          inflight--;
+        }
+      }),
+    list: (workspaceId, q) =>
+      gate.shared(async () => {
+        const thread = q.thread_id === undefined ? undefined : index.thread(workspaceId, q.thread_id);
+        const page = index.list(workspaceId, { sent: q.folder === 'sent', kind: q.kind, thread, offset: q.offset, limit: q.limit });
+        return { data: await summaries(page.items), total: page.total };
+      }),
+    get: (workspaceId, id) =>
+      gate.shared(async () => {
+        const found = await find(workspaceId, id);
+        return found ? full(found.ref) : null;
+      }),
+    threads: (workspaceId, q) =>
+      gate.shared(async () => {
+        const view = q.view ?? 'all';
+        const needle = (q.search ?? '').toLowerCase();
+        const mine = marks.of(workspaceId);
+        const byKey = new Map<number, ThreadState>();
+        for (const [id, s] of mine) {
+          const key = index.threadKeyOf(workspaceId, id);
+          if (key !== undefined) byKey.set(key, s);
+        }
+        const keep =
+          view === 'all' && !needle
+            ? undefined
+            : (key: number, ms: number | null) => inView(view, iso(ms), threadFlags(iso(ms), byKey.get(key)).archived);
+        // Refs are taken before any await (InboxIndex.ref).
+        const shown = (t: ThreadAt) => ({ t, last: index.ref(t.newest), first: t.oldest === t.newest ? null : index.ref(t.oldest) });
+        const build = async ({ t, last: lastRef, first: firstRef }: ReturnType<typeof shown>): Promise<InboxThread | null> => {
+          const [last, first] = await Promise.all([summary(lastRef), firstRef ? summary(firstRef) : null]);
+          if (!last) return null;
+          const received_at = iso(t.receivedMs);
+          // The subject is the first item's; the sender and kind the newest's (as in Postgres).
+          return {
+            thread_id: last.thread_id,
+            subject: (first ?? last).subject,
+            count: t.count,
+            last_at: last.created_at,
+            last_from: last.from,
+            last_kind: last.kind,
+            received_at,
+            ...threadFlags(received_at, mine.get(last.thread_id)),
+          };
+        };
+        const done = async (page: Array<ReturnType<typeof shown>>, total: number) => ({
+          data: (await Promise.all(page.map(build))).filter((t): t is InboxThread => t !== null),
+          total,
+        });
+        if (!needle) {
+          const page = index.threads(workspaceId, { offset: q.offset, limit: q.limit, ...(keep ? { keep } : {}) });
+          return done(page.threads.map(shown), page.total);
+        }
+        // A search reads the items' lines (memory holds no strings), newest threads first, up to SEARCH_SCAN items.
+        const candidates: Array<{ s: ReturnType<typeof shown>; items: ItemRef[] }> = [];
+        let reading = 0;
+        for (const t of index.threads(workspaceId, { offset: 0, limit: Infinity, keep: keep! }).threads) {
+          if (reading >= SEARCH_SCAN) break;
+          const items = index.threadItems(t.anchor).map((n) => index.ref(n));
+          reading += items.length;
+          candidates.push({ s: shown(t), items });
+        }
+        const hits: Array<ReturnType<typeof shown>> = [];
+        let found = 0;
+        for (const c of candidates) {
+          const ss = await Promise.all(c.items.map(summary));
+          if (!ss.some((s) => s !== null && matches(needle, s))) continue;
+          if (found++ >= q.offset && hits.length < q.limit) hits.push(c.s);
+        }
+        return done(hits, found);
+      }),
     threadState: async (workspaceId, threadId) => marks.get(workspaceId, threadId),
     markThread: async (workspaceId, threadId, patch) => {
       const ref = await gate.shared(async () => {
@@ -282,60 +340,72 @@ export function fileInbox(
       await marks.set(workspaceId, threadId, patch);
       return true;
     },
-    threadOf: (workspaceId, messageIds) => gate.shared(async () => {
-      for (const mid of messageIds) {
-        for (const ref of index.byMessageId(workspaceId, mid).map((n) => index.ref(n))) {
-          const s = await summary(ref);
-          if (s?.message_id === mid) return s.thread_id;
+    threadOf: (workspaceId, messageIds) =>
+      gate.shared(async () => {
+        for (const mid of messageIds) {
+          for (const ref of index.byMessageId(workspaceId, mid).map((n) => index.ref(n))) {
+            const s = await summary(ref);
+            if (s?.message_id === mid) return s.thread_id;
+          }
         }
-      }
-      return null;
-    }),
-    about: (workspaceId, ref) => gate.shared(async () => {
-      const mine = index.about(ref).filter((n) => index.workspaceOf(n) === workspaceId);
-      return (await summaries(mine)).filter((s) => s.message_ref === ref);
-    }),
+        return null;
+      }),
+    about: (workspaceId, ref) =>
+      gate.shared(async () => {
+        const mine = index.about(ref).filter((n) => index.workspaceOf(n) === workspaceId);
+        return (await summaries(mine)).filter((s) => s.message_ref === ref);
+      }),
     usage: async (workspaceId) => {
       let bytes = 0;
       for (const b of usage.get(workspaceId)?.values() ?? []) bytes += b;
       return bytes;
     },
-    remove: (workspaceId, id) => gate.shared(async () => {
-      // Two deletes of one item at once: the first deletes it, the second finds nothing (as a row delete would).
-      if (removing.has(`${workspaceId}/${id}`)) return false;
-      removing.add(`${workspaceId}/${id}`);
-      try {
-        const found = await find(workspaceId, id);
-        if (!found || found.summary.folder !== 'inbox') return false;
-        const { partition, segment, offset } = found.ref.at;
-        const line: InboxRemovedLine = { t: 'inbox_removed', at: new Date().toISOString(), workspace_id: workspaceId, id, segment, offset, size: found.summary.size };
-        inflight++;
-        begun++;
+    remove: (workspaceId, id) =>
+      gate.shared(async () => {
+        // Two deletes of one item at once: the first deletes it, the second finds nothing (as a row delete would).
+        if (removing.has(`${workspaceId}/${id}`)) return false;
+        removing.add(`${workspaceId}/${id}`);
         try {
-          await journal.append(partition, [line]);
-          replay.apply(line, { partition, offset: 0, length: 0 });
+          const found = await find(workspaceId, id);
+          if (!found || found.summary.folder !== 'inbox') return false;
+          const { partition, segment, offset } = found.ref.at;
+          const line: InboxRemovedLine = {
+            t: 'inbox_removed',
+            at: new Date().toISOString(),
+            workspace_id: workspaceId,
+            id,
+            segment,
+            offset,
+            size: found.summary.size,
+          };
+          inflight++;
+          begun++;
+          try {
+            await journal.append(partition, [line]);
+            replay.apply(line, { partition, offset: 0, length: 0 });
+          } finally {
+            inflight--;
+          }
+          return true;
         } finally {
-          inflight--;
+          removing.delete(`${workspaceId}/${id}`);
         }
-        return true;
-      } finally {
-        removing.delete(`${workspaceId}/${id}`);
-      }
-    }),
-    purge: (before) => gate.shared(async () => {
-      const cutoff = dayOf(before);
-      let n = 0;
-      for (const day of await journal.partitions()) {
-        if (day >= cutoff) break;
-        await journal.drop(day);
-        n += index.removeDay(day, false);
-        for (const days of usage.values()) days.delete(day);
-        effects = effects.filter((e) => e.partition !== day);
-        for (const key of [...dead.keys()]) if (key.startsWith(`${day}/`)) dead.delete(key);
-        dirty = true;
-      }
-      return n;
-    }),
+      }),
+    purge: (before) =>
+      gate.shared(async () => {
+        const cutoff = dayOf(before);
+        let n = 0;
+        for (const day of await journal.partitions()) {
+          if (day >= cutoff) break;
+          await journal.drop(day);
+          n += index.removeDay(day, false);
+          for (const days of usage.values()) days.delete(day);
+          effects = effects.filter((e) => e.partition !== day);
+          for (const key of [...dead.keys()]) if (key.startsWith(`${day}/`)) dead.delete(key);
+          dirty = true;
+        }
+        return n;
+      }),
     compact: async () => {
       let freed = 0;
       for (const [key, bytes] of [...dead]) {
@@ -357,7 +427,11 @@ export function fileInbox(
     let done: Rewritten | null;
     try {
       done = await journal.rewrite(partition, segment, (line, at) =>
-        compacted(line, { partition: at.partition, segment, offset: at.offset }, (i, where) => placedAt(i.workspace_id, i.id, where) !== undefined),
+        compacted(
+          line,
+          { partition: at.partition, segment, offset: at.offset },
+          (i, where) => placedAt(i.workspace_id, i.id, where) !== undefined,
+        ),
       );
     } finally {
       inflight--;
@@ -451,6 +525,6 @@ export function fileInbox(
         index.remove([n]);
         charge(line.workspace_id, found!.ref.at.partition, -storageCharge(found!.summary.size));
       }
-    }
+    },
   };
 }

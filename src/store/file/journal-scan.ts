@@ -83,10 +83,10 @@ export async function scanFile<T>(
       atLineStart = true;
       skipping = false;
     };
-    for (let pos = from; pos < size; ) {
+    for (let pos = from; pos < size;) {
       const { bytesRead } = await fh.read(chunk, 0, Math.min(chunk.length, size - pos), pos);
       if (bytesRead <= 0) break;
-      for (let from = 0; from < bytesRead; ) {
+      for (let from = 0; from < bytesRead;) {
         const nl = chunk.indexOf(0x0a, from);
         const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
         if (atLineStart && end > from) {
@@ -106,4 +106,3 @@ export async function scanFile<T>(
     await fh.close();
   }
 }
-

@@ -56,7 +56,7 @@ const TAIL_CHUNK = 1024 * 1024;
 export async function tornTailStart(fh: FileHandle, size: number): Promise<number | null> {
   if (size === 0) return null;
   const buf = Buffer.alloc(Math.min(size, TAIL_CHUNK));
-  for (let end = size; end > 0; ) {
+  for (let end = size; end > 0;) {
     const start = Math.max(0, end - buf.length);
     const n = end - start;
     await fh.read(buf, 0, n, start);
@@ -260,14 +260,19 @@ export class Journal<T> {
       if (cut !== -1) return JSON.parse(`${buf.toString('utf8', 0, cut)}}`) as T;
       const nl = buf.subarray(0, have).indexOf(0x0a, from);
       if (nl !== -1) return JSON.parse(buf.toString('utf8', 0, nl)) as T;
-      if (bytesRead === 0) throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
+      if (bytesRead === 0)
+        throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
     }
   }
 
   /** The attachment (`length` characters, as appendLocated took them) of the record whose line lies at `at`, or null when its day was dropped. */
   async attachmentAt(at: LineAt, length: number): Promise<string | null> {
     const line = await this.#bytesAt({ ...at, offset: at.offset - length - 2, length: length + 2 });
-    if (line && line[0] !== ATTACHMENT) throw new SvcError('store_corrupt', `journal ${this.#path(stemOf(at.partition, at.segment))} has no attachment where a record says; it was left untouched`);
+    if (line && line[0] !== ATTACHMENT)
+      throw new SvcError(
+        'store_corrupt',
+        `journal ${this.#path(stemOf(at.partition, at.segment))} has no attachment where a record says; it was left untouched`,
+      );
     return line && line.toString('latin1', 1);
   }
 
@@ -278,7 +283,8 @@ export class Journal<T> {
     if (!fh) return null;
     const buf = Buffer.allocUnsafe(at.length);
     const { bytesRead } = await fh.read(buf, 0, at.length, at.offset);
-    if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a) throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
+    if (bytesRead !== at.length || buf[at.length - 1] !== 0x0a)
+      throw new SvcError('store_corrupt', `journal ${this.#path(stem)} is shorter than a line it holds; it was left untouched`);
     return buf.subarray(0, at.length - 1);
   }
 
@@ -346,7 +352,13 @@ export class Journal<T> {
       if (from && segment < from.segment) continue;
       const stem = stemOf(partition, segment);
       const start = from && segment === from.segment ? from.offset : 0;
-      const scan = await scanFile<T>(this.#path(stem), stem, this.#validate, (record, offset, length) => fn(record, segment ? { partition, segment, offset, length } : { partition, offset, length }), start);
+      const scan = await scanFile<T>(
+        this.#path(stem),
+        stem,
+        this.#validate,
+        (record, offset, length) => fn(record, segment ? { partition, segment, offset, length } : { partition, offset, length }),
+        start,
+      );
       for (const b of scan.bad) this.#problems.set(`${stem}:${b.offset}`, b);
     }
   }
@@ -378,7 +390,8 @@ export class Journal<T> {
     const stem = stemOf(partition, segment);
     const path = this.#path(stem);
     const tmp = `${path}${REWRITE}`;
-    const at = (offset: number, length: number): LineAt => (segment ? { partition, segment, offset, length } : { partition, offset, length });
+    const at = (offset: number, length: number): LineAt =>
+      segment ? { partition, segment, offset, length } : { partition, offset, length };
     const done = await rewriteSegment<T>(path, stem, tmp, this.#validate, (record, offset, length) => keep(record, at(offset, length)));
     if (!done) return null;
     await rename(tmp, path);
@@ -415,7 +428,10 @@ export class Journal<T> {
   async #closeReader(stem: string): Promise<void> {
     const reader = this.#readers.get(stem);
     this.#readers.delete(stem);
-    await reader?.then((fh) => fh.close(), () => {});
+    await reader?.then(
+      (fh) => fh.close(),
+      () => {},
+    );
   }
 
   async #flush(): Promise<void> {
@@ -515,7 +531,7 @@ export class Journal<T> {
     try {
       // On Linux a write into a nearly full filesystem can be short without an error: loop until
       // every byte is there; a write that makes no progress is a full disk.
-      for (let done = 0; done < size; ) {
+      for (let done = 0; done < size;) {
         const { bytesWritten } = await fh.write(data, done, size - done);
         if (bytesWritten <= 0) throw Object.assign(new Error('no space left on device (write made no progress)'), { code: 'ENOSPC' });
         done += bytesWritten;

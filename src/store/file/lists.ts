@@ -30,8 +30,10 @@ interface GoneLine extends Line {
 
 /** The subscribers journal's line kinds (the journal validates its lines with it). */
 export function subscriberLines(r: Replay): void {
-  r.kind('sub', shape({ at: 's', k: 'n', id: 's', list_id: 's', workspace_id: 's', email: 's', status: 's', unsubscribe_token: 's', tags: 'a' }))
-    .kind('sub_gone', shape({ at: 's', k: 'n', id: 's' }));
+  r.kind(
+    'sub',
+    shape({ at: 's', k: 'n', id: 's', list_id: 's', workspace_id: 's', email: 's', status: 's', unsubscribe_token: 's', tags: 'a' }),
+  ).kind('sub_gone', shape({ at: 's', k: 'n', id: 's' }));
 }
 
 const placeOf = (at: LineAt): LinePlace => ({ segment: at.segment ?? 0, offset: at.offset });

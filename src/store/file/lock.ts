@@ -84,7 +84,9 @@ async function readLock(path: string): Promise<LockInfo | null> {
 /** Holds the flock in a child (see the top of this file); null when another process holds it. */
 function flock(path: string): Promise<ChildProcess | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn('flock', ['--nonblock', '--conflict-exit-code', String(HELD), path, 'sh', '-c', 'echo locked; exec cat'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('flock', ['--nonblock', '--conflict-exit-code', String(HELD), path, 'sh', '-c', 'echo locked; exec cat'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     const done = (fn: () => void) => {
@@ -99,9 +101,23 @@ function flock(path: string): Promise<ChildProcess | null> {
     });
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', (e: NodeJS.ErrnoException) =>
-      done(() => reject(e.code === 'ENOENT' ? new SvcError('store_unavailable', 'the file store needs flock(1) (util-linux) to lock its directory, and it is not on PATH', { cause: e }) : e)),
+      done(() =>
+        reject(
+          e.code === 'ENOENT'
+            ? new SvcError('store_unavailable', 'the file store needs flock(1) (util-linux) to lock its directory, and it is not on PATH', {
+                cause: e,
+              })
+            : e,
+        ),
+      ),
     );
-    child.on('exit', (code) => done(() => (code === HELD ? resolve(null) : reject(new SvcError('store_unavailable', `cannot lock ${path}: flock exited ${code}${err ? `: ${err.trim()}` : ''}`)))));
+    child.on('exit', (code) =>
+      done(() =>
+        code === HELD
+          ? resolve(null)
+          : reject(new SvcError('store_unavailable', `cannot lock ${path}: flock exited ${code}${err ? `: ${err.trim()}` : ''}`)),
+      ),
+    );
   });
 }
 

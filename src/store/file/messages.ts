@@ -73,13 +73,19 @@ export function messageLines(r: Replay): void {
   );
   r.kind(
     'outcome',
-    all(shape({ at: 's', job_id: 's', outcome: 'o' }), (v) => all(shape({ updates: 'a', events: 'a' }), each('events', eventShape))((v as { outcome: unknown }).outcome)),
+    all(shape({ at: 's', job_id: 's', outcome: 'o' }), (v) =>
+      all(shape({ updates: 'a', events: 'a' }), each('events', eventShape))((v as { outcome: unknown }).outcome),
+    ),
   );
 }
 
 // Copies in, copies out: nobody outside can change the in-memory state. Hand-written because these
 // records are on the hot path and structuredClone costs more than the rest of a store call.
-const copyMessage = (m: Message): Message => ({ ...m, notes: [...(m.notes ?? [])], ...(m.subscriber ? { subscriber: { ...m.subscriber } } : {}) });
+const copyMessage = (m: Message): Message => ({
+  ...m,
+  notes: [...(m.notes ?? [])],
+  ...(m.subscriber ? { subscriber: { ...m.subscriber } } : {}),
+});
 const copyContent = (c: SendContent): SendContent => ({
   ...c,
   to: c.to.map((p) => ({ ...p })),
@@ -122,7 +128,13 @@ export interface MessageLookup {
  * The message aggregate on the mail journal. `suppressed` answers from the suppression aggregate
  * (a send checks its recipients in the same call); an outcome's suppressions are added through it.
  */
-export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Replay, suppressions: { has(ws: string, address: string): boolean; store: SuppressionStore }, now: () => Date): MessageGroups & { lookup: MessageLookup } {
+export function fileMessages(
+  mail: Journal<Line>,
+  replay: Replay,
+  inbound: Replay,
+  suppressions: { has(ws: string, address: string): boolean; store: SuppressionStore },
+  now: () => Date,
+): MessageGroups & { lookup: MessageLookup } {
   const byId = new Map<string, Message>();
   /** Records by their own token (tracking finds them by it). */
   const byToken = new Map<string, Message>();
@@ -207,7 +219,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       const m = byId.get(u.id);
       if (!m) continue;
       // Not its id (the record keeps the string its indexes hold); a job's times and errors once.
-      for (const [k, v] of Object.entries(u)) if (k !== 'id') (m as unknown as Record<string, unknown>)[k] = typeof v === 'string' ? attemptStrings.get(v, v) : v;
+      for (const [k, v] of Object.entries(u))
+        if (k !== 'id') (m as unknown as Record<string, unknown>)[k] = typeof v === 'string' ? attemptStrings.get(v, v) : v;
     }
     for (const e of outcome.events) outboxed.set(e.id, e);
     const job = jobs.get(line.job_id);
@@ -278,7 +291,15 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         jobs: batch.jobs.map(copyJob),
         events: batch.events.map(copyEvent),
         ...(batch.debit ? { debit: { n: batch.debit.n, windows: batch.debit.windows.map((w) => ({ ...w })) } } : {}),
-        ...(batch.idempotency ? { idempotency: { key: batch.idempotency.key, response: batch.idempotency.response, fingerprint: batch.idempotency.fingerprint ?? null } } : {}),
+        ...(batch.idempotency
+          ? {
+              idempotency: {
+                key: batch.idempotency.key,
+                response: batch.idempotency.response,
+                fingerprint: batch.idempotency.fingerprint ?? null,
+              },
+            }
+          : {}),
         ...(batch.campaign ? { campaign: { ...batch.campaign } } : {}),
         ...(batch.enrolment ? { enrolment: { ...batch.enrolment } } : {}),
       };
@@ -333,7 +354,9 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       );
     },
     attempts: async (workspaceId, messageId) =>
-      (await transcripts.read(messageId, (at) => mail.readAt(at) as Promise<OutcomeLine | null>)).filter((a) => a.workspace_id === workspaceId).map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })),
+      (await transcripts.read(messageId, (at) => mail.readAt(at) as Promise<OutcomeLine | null>))
+        .filter((a) => a.workspace_id === workspaceId)
+        .map((a) => ({ ...a, dkim: a.dkim && { ...a.dkim } })),
     purge: async (before) => {
       const cutoff = dayOf(before);
       // A day of this month stays on disk (its sends count in the monthly quota when the store is
@@ -362,7 +385,11 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
         });
         if (day.slice(0, 7) < thisMonth) await mail.drop(day);
       }
-      for (const [ws, list] of byWorkspace) byWorkspace.set(ws, list.filter((m) => byId.has(m.id)));
+      for (const [ws, list] of byWorkspace)
+        byWorkspace.set(
+          ws,
+          list.filter((m) => byId.has(m.id)),
+        );
       for (const [c, list] of byCampaign) {
         const kept = list.filter((m) => byId.has(m.id));
         if (kept.length) byCampaign.set(c, kept);
@@ -378,7 +405,8 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       const t = Date.parse(nowIso);
       const skip = new Set(skipDomains);
       // A job never tried is due at once (QueueStore.claim); the pick is fair (fair-order.ts).
-      const due = (j: OutboundJob) => !j.held && (j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && !skip.has(j.domain) && leases.free(j.id, t);
+      const due = (j: OutboundJob) =>
+        !j.held && (j.attempts === 0 || Date.parse(j.next_attempt_at) <= t) && !skip.has(j.domain) && leases.free(j.id, t);
       return jobs.pick(max, maxBulk, due).map((j) => {
         leases.take(j.id, owner, t, leaseMs);
         return copyJob(j);
@@ -472,7 +500,12 @@ export function fileMessages(mail: Journal<Line>, replay: Replay, inbound: Repla
       lookup.dropJobs(workspaceId);
       for (const [id, e] of outboxed) if (e.workspace_id === workspaceId) outboxed.delete(id);
       usage.delete(workspaceId);
-      for (const fn of purgeListeners) fn(gone.map((m) => m.id), [...contentsGone], []);
+      for (const fn of purgeListeners)
+        fn(
+          gone.map((m) => m.id),
+          [...contentsGone],
+          [],
+        );
       return gone.length;
     },
     copiesOf: (id) => byCampaign.get(id) ?? [],

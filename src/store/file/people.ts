@@ -32,7 +32,8 @@ export function filePeople(doc: DocFile): PeopleStore {
       if (!doc.wsById.has(workspaceId)) throw new SvcError('not_found', 'workspace not found');
       const existing = d.accounts.find((a) => a.email === account.email);
       const mine = d.memberships.filter((m) => m.workspace_id === workspaceId);
-      if (existing && mine.some((m) => m.account_id === existing.id)) throw new SvcError('conflict', `${account.email} is a member of this workspace already`);
+      if (existing && mine.some((m) => m.account_id === existing.id))
+        throw new SvcError('conflict', `${account.email} is a member of this workspace already`);
       if (limit !== null && mine.length >= limit) return { refused: 'count_limit', kind: 'seats', limit, used: mine.length };
       const a = existing ?? copy(account);
       if (!existing) d.accounts.push(a);

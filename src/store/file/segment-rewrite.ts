@@ -21,16 +21,17 @@ export interface Rewritten {
 }
 
 /** A piece of the new file: bytes copied from the old one, or a record's new line. */
-type Piece = { from: number; to: number; record: number } | { text: string; attachment: { from: number; to: number } | null; record: number };
+type Piece =
+  { from: number; to: number; record: number } | { text: string; attachment: { from: number; to: number } | null; record: number };
 
 const COPY_CHUNK = 1024 * 1024;
 
 /** The bytes [from, to) of `src` appended to `dst` at `at`, a chunk at a time. */
 async function copy(src: FileHandle, dst: FileHandle, buf: Buffer, from: number, to: number, at: number): Promise<void> {
-  for (let pos = from; pos < to; ) {
+  for (let pos = from; pos < to;) {
     const { bytesRead } = await src.read(buf, 0, Math.min(buf.length, to - pos), pos);
     if (bytesRead <= 0) throw new Error(`segment ended at ${pos} while rewriting (expected ${to})`);
-    for (let done = 0; done < bytesRead; ) done += (await dst.write(buf, done, bytesRead - done, at + pos - from + done)).bytesWritten;
+    for (let done = 0; done < bytesRead;) done += (await dst.write(buf, done, bytesRead - done, at + pos - from + done)).bytesWritten;
     pos += bytesRead;
   }
 }
@@ -40,7 +41,13 @@ async function copy(src: FileHandle, dst: FileHandle, buf: Buffer, from: number,
  * written, with where its line lies). null when the segment has a bad line or a torn tail (left as
  * it is). The caller renames `tmp` over `path`.
  */
-export async function rewriteSegment<T>(path: string, stem: string, tmp: string, validate: Validate, keep: (record: T, offset: number, length: number) => Keep<T>): Promise<Rewritten | null> {
+export async function rewriteSegment<T>(
+  path: string,
+  stem: string,
+  tmp: string,
+  validate: Validate,
+  keep: (record: T, offset: number, length: number) => Keep<T>,
+): Promise<Rewritten | null> {
   const pieces: Piece[] = [];
   const scan = await scanFile<T>(path, stem, validate, (record, offset, length, attachment) => {
     const what = keep(record, offset, length);
@@ -70,7 +77,7 @@ export async function rewriteSegment<T>(path: string, stem: string, tmp: string,
         at += p.attachment.to - p.attachment.from;
       }
       const bytes = Buffer.from(p.text);
-      for (let done = 0; done < bytes.length; ) done += (await dst.write(bytes, done, bytes.length - done, at + done)).bytesWritten;
+      for (let done = 0; done < bytes.length;) done += (await dst.write(bytes, done, bytes.length - done, at + done)).bytesWritten;
       moved.set(p.record, { offset: at, length: bytes.length });
       at += bytes.length;
     }

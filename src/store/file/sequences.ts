@@ -56,7 +56,12 @@ export function sequenceLines(r: Replay): void {
 const PARTITION = 'all';
 const copyEnrolment = (e: Enrolment): Enrolment => ({ ...e });
 
-export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, now: () => Date): { store: SequenceStore; keepSteps(accept: MessageStore['accept']): MessageStore['accept'] } {
+export function fileSequences(
+  log: Journal<Line>,
+  replay: Replay,
+  mail: Replay,
+  now: () => Date,
+): { store: SequenceStore; keepSteps(accept: MessageStore['accept']): MessageStore['accept'] } {
   const sequences = new Map<string, Sequence>();
   const steps = new Map<string, SequenceStep>();
   const enrolments = new Map<string, Enrolment>();
@@ -68,7 +73,8 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
   const leases = new Leases();
   sequenceLines(replay);
 
-  const stepsOf = (sequenceId: string) => [...steps.values()].filter((s) => s.sequence_id === sequenceId).sort((a, b) => a.position - b.position);
+  const stepsOf = (sequenceId: string) =>
+    [...steps.values()].filter((s) => s.sequence_id === sequenceId).sort((a, b) => a.position - b.position);
   const counted = (s: Sequence): SequenceWithCount => ({ ...s, step_count: stepsOf(s.id).length });
   const moveOn = (m: EnrolmentStep) => {
     const e = enrolments.get(m.id);
@@ -79,12 +85,15 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
   replay.on<SeqGoneLine>('seq_gone', (l) => {
     sequences.delete(l.id);
     for (const s of stepsOf(l.id)) steps.delete(s.id);
-    for (const e of enrolments.values()) if (e.sequence_id === l.id && e.status === 'active') Object.assign(e, { status: 'stopped', due_at: null, reason: 'the sequence was removed' });
+    for (const e of enrolments.values())
+      if (e.sequence_id === l.id && e.status === 'active')
+        Object.assign(e, { status: 'stopped', due_at: null, reason: 'the sequence was removed' });
   });
   replay.on<StepLine>('step', (l) => {
     steps.set(l.step.id, { ...l.step });
     // The new step may be next for anyone: each active enrolment is looked at again.
-    for (const e of enrolments.values()) if (e.sequence_id === l.step.sequence_id && e.status === 'active' && e.position < l.step.position) e.due_at = e.last_at;
+    for (const e of enrolments.values())
+      if (e.sequence_id === l.step.sequence_id && e.status === 'active' && e.position < l.step.position) e.due_at = e.last_at;
   });
   replay.on<StepGoneLine>('step_gone', (l) => void steps.delete(l.id));
   replay.on<EnrolLine>('enrol', (l) => {
@@ -130,7 +139,8 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
       const s = own(workspaceId, id);
       return s ? counted(s) : null;
     },
-    ofList: async (workspaceId, listId) => [...sequences.values()].filter((s) => s.workspace_id === workspaceId && s.list_id === listId && s.active).map((s) => ({ ...s })),
+    ofList: async (workspaceId, listId) =>
+      [...sequences.values()].filter((s) => s.workspace_id === workspaceId && s.list_id === listId && s.active).map((s) => ({ ...s })),
     remove: async (workspaceId, id) => {
       if (!own(workspaceId, id)) return false;
       await write({ t: 'seq_gone', at: at(), id } as SeqGoneLine);
@@ -138,7 +148,8 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
     },
     addStep: async (step) => {
       if (!own(step.workspace_id, step.sequence_id)) throw new SvcError('not_found', 'sequence not found');
-      if (stepsOf(step.sequence_id).some((s) => s.position === step.position)) throw new SvcError('conflict', `the sequence has a step at position ${step.position} already`);
+      if (stepsOf(step.sequence_id).some((s) => s.position === step.position))
+        throw new SvcError('conflict', `the sequence has a step at position ${step.position} already`);
       await write({ t: 'step', at: step.created_at, step: { ...step } } as StepLine);
       return { ...step };
     },
@@ -161,7 +172,8 @@ export function fileSequences(log: Journal<Line>, replay: Replay, mail: Replay, 
       if (fresh.length) await write({ t: 'enrol', at: at(), e: fresh.map(copyEnrolment) } as EnrolLine);
       return fresh.length;
     },
-    enrolments: async (workspaceId, sequenceId) => [...enrolments.values()].filter((e) => e.workspace_id === workspaceId && e.sequence_id === sequenceId).map(copyEnrolment),
+    enrolments: async (workspaceId, sequenceId) =>
+      [...enrolments.values()].filter((e) => e.workspace_id === workspaceId && e.sequence_id === sequenceId).map(copyEnrolment),
     claimDue: async (owner, nowIso, leaseMs, max) => {
       const t = Date.parse(nowIso);
       const out: Enrolment[] = [];

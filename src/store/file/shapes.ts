@@ -11,8 +11,18 @@ export function shape(fields: Record<string, 's' | 'a' | 'o' | 'n' | '?'>): Chec
     if (!isObj(v)) return 'not an object';
     for (const [k, kind] of Object.entries(fields)) {
       const x = v[k];
-      const ok = kind === 's' ? typeof x === 'string' : kind === 'a' ? Array.isArray(x) : kind === 'o' ? isObj(x) : kind === 'n' ? typeof x === 'number' : x === null || typeof x === 'string';
-      if (!ok) return `field ${k} is ${x === undefined ? 'missing' : `not ${{ s: 'a string', a: 'an array', o: 'an object', n: 'a number', '?': 'a string or null' }[kind]}`}`;
+      const ok =
+        kind === 's'
+          ? typeof x === 'string'
+          : kind === 'a'
+            ? Array.isArray(x)
+            : kind === 'o'
+              ? isObj(x)
+              : kind === 'n'
+                ? typeof x === 'number'
+                : x === null || typeof x === 'string';
+      if (!ok)
+        return `field ${k} is ${x === undefined ? 'missing' : `not ${{ s: 'a string', a: 'an array', o: 'an object', n: 'a number', '?': 'a string or null' }[kind]}`}`;
     }
     return null;
   };

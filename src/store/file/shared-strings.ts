@@ -9,7 +9,10 @@ import type { DeliveryAttempt } from '../../model/attempt.js';
 const same = <T>(v: T, ref: T): T => (v === ref ? ref : v);
 
 /** A send's records share the strings of its content and of its first record. */
-export function shareRecordStrings(content: { id: string; workspace_id: string; from: string; subject: string }, messages: Message[]): void {
+export function shareRecordStrings(
+  content: { id: string; workspace_id: string; from: string; subject: string },
+  messages: Message[],
+): void {
   const first = messages[0];
   if (!first) return;
   for (const m of messages) {
@@ -40,7 +43,12 @@ export class Interner<T = string> {
 }
 
 /** An attempt as kept in memory: its record's strings, and repeated replies, hosts and signatures once. */
-export function shareAttemptStrings(a: DeliveryAttempt, record: Message, strings: Interner, signatures: Interner<NonNullable<DeliveryAttempt['dkim']>>): DeliveryAttempt {
+export function shareAttemptStrings(
+  a: DeliveryAttempt,
+  record: Message,
+  strings: Interner,
+  signatures: Interner<NonNullable<DeliveryAttempt['dkim']>>,
+): DeliveryAttempt {
   a.workspace_id = same(a.workspace_id, record.workspace_id);
   a.message_id = same(a.message_id, record.id);
   a.at = strings.get(a.at, a.at);

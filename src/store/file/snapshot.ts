@@ -94,10 +94,25 @@ export async function takeSnapshot(dir: string, out: string): Promise<Snapshot> 
       };
       for (const h of held) {
         const header = Buffer.alloc(BLOCK);
-        new Header({ path: relative(dir, h.path).split(sep).join('/'), mode: h.mode, size: h.size, mtime: h.mtime, type: 'File', uid: 0, gid: 0 }).encode(header, 0);
+        new Header({
+          path: relative(dir, h.path).split(sep).join('/'),
+          mode: h.mode,
+          size: h.size,
+          mtime: h.mtime,
+          type: 'File',
+          uid: 0,
+          gid: 0,
+        }).encode(header, 0);
         await write(header);
         if (h.size > 0) {
-          for await (const chunk of createReadStream('', { fd: h.fd, start: 0, end: h.size - 1, autoClose: false, highWaterMark: 1024 * 1024 })) await write(chunk as Buffer);
+          for await (const chunk of createReadStream('', {
+            fd: h.fd,
+            start: 0,
+            end: h.size - 1,
+            autoClose: false,
+            highWaterMark: 1024 * 1024,
+          }))
+            await write(chunk as Buffer);
         }
         const pad = (BLOCK - (h.size % BLOCK)) % BLOCK;
         if (pad) await write(Buffer.alloc(pad));
@@ -143,7 +158,8 @@ export async function restoreSnapshot(file: string, dir: string): Promise<{ file
   }
   const bad = entries.find((e) => e.type !== 'File' || e.path.startsWith('/') || e.path.split('/').includes('..'));
   if (bad) throw new SvcError('invalid_argument', `${file} is not an svc backup: it holds ${bad.type} ${bad.path}`);
-  if (!entries.some((e) => e.path === DATA_FILE)) throw new SvcError('invalid_argument', `${file} is not an svc backup: it has no ${DATA_FILE}`);
+  if (!entries.some((e) => e.path === DATA_FILE))
+    throw new SvcError('invalid_argument', `${file} is not an svc backup: it has no ${DATA_FILE}`);
   const existing = await readdir(dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
   if (existing.length) throw new SvcError('conflict', `${dir} is not empty: a backup is restored into a new store`);
   await mkdir(dir, { recursive: true, mode: 0o700 });

@@ -86,10 +86,14 @@ export class SubscriberIndex {
   }
 
   /** Adds a subscriber at the list's next ordinal. */
-  add(s: { id: string; list_id: string; workspace_id: string; email: string; status: SubscriberStatus; unsubscribe_token: string }, at: LinePlace): number {
+  add(
+    s: { id: string; list_id: string; workspace_id: string; email: string; status: SubscriberStatus; unsubscribe_token: string },
+    at: LinePlace,
+  ): number {
     const l = this.#entry(s.list_id, s.workspace_id);
     const n = this.#n++;
-    for (const col of [this.#list, this.#status, this.#pos, this.#idHash, this.#emailHash, this.#tokenHash, this.#ekey, this.#ord]) col.reserve(this.#n);
+    for (const col of [this.#list, this.#status, this.#pos, this.#idHash, this.#emailHash, this.#tokenHash, this.#ekey, this.#ord])
+      col.reserve(this.#n);
     this.#ord.set(n, l.length);
     this.#list.set(n, l.no);
     this.#status.set(n, statusCode(s.status));

@@ -30,7 +30,11 @@ export function suppressionLines(r: Replay): void {
 const PARTITION = 'all';
 const copySuppression = (s: Suppression): Suppression => ({ ...s });
 
-export function fileSuppressions(log: Journal<Line>, replay: Replay, now: () => Date): { store: SuppressionStore; has(ws: string, address: string): boolean; forgetWorkspace(ws: string): number } {
+export function fileSuppressions(
+  log: Journal<Line>,
+  replay: Replay,
+  now: () => Date,
+): { store: SuppressionStore; has(ws: string, address: string): boolean; forgetWorkspace(ws: string): number } {
   const byWorkspace = new Map<string, Map<string, Suppression>>();
   suppressionLines(replay);
   replay.on<AddLine>('add', (l) => {

@@ -52,7 +52,13 @@ export function fileThreadMarks(doc: DocFile): ThreadMarks {
       if (r) {
         if (patch.read_at !== undefined) r.read_at = patch.read_at;
         if (patch.archived_at !== undefined) r.archived_at = patch.archived_at;
-      } else doc.data.inbox_threads.push({ workspace_id: workspaceId, thread_id: threadId, read_at: patch.read_at ?? null, archived_at: patch.archived_at ?? null });
+      } else
+        doc.data.inbox_threads.push({
+          workspace_id: workspaceId,
+          thread_id: threadId,
+          read_at: patch.read_at ?? null,
+          archived_at: patch.archived_at ?? null,
+        });
       // On a failed write commit() puts memory back to what the disk holds.
       await doc.commit();
     },

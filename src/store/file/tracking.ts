@@ -15,7 +15,14 @@ import { all, each, shape } from './shapes.js';
 
 /** The line kind of this aggregate in the mail journal. */
 export function trackingLines(r: Replay): void {
-  r.kind('track', all(shape({ at: 's', events: 'a', outbox: 'a' }), each('events', shape({ id: 's', message_id: 's', kind: 's', source: 's', created_at: 's' })), each('outbox', eventShape)));
+  r.kind(
+    'track',
+    all(
+      shape({ at: 's', events: 'a', outbox: 'a' }),
+      each('events', shape({ id: 's', message_id: 's', kind: 's', source: 's', created_at: 's' })),
+      each('outbox', eventShape),
+    ),
+  );
 }
 
 const copyTrack = (e: MessageEvent): MessageEvent => ({ ...e });
@@ -34,10 +41,13 @@ export function fileTracking(mail: Journal<Line>, replay: Replay, inbound: Repla
   });
 
   return {
-    byTokens: async (tokens) => tokens.flatMap((t) => {
-      const m = messages.byToken(t);
-      return m ? [{ id: m.id, workspace_id: m.workspace_id, token: m.token, from: m.from, to: m.to, subject: m.subject, sent_at: m.sent_at }] : [];
-    }),
+    byTokens: async (tokens) =>
+      tokens.flatMap((t) => {
+        const m = messages.byToken(t);
+        return m
+          ? [{ id: m.id, workspace_id: m.workspace_id, token: m.token, from: m.from, to: m.to, subject: m.subject, sent_at: m.sent_at }]
+          : [];
+      }),
     record: async (events, outbox) => {
       const kept = events.filter((e) => messages.has(e.message_id));
       if (!kept.length) return;
@@ -52,6 +62,8 @@ export function fileTracking(mail: Journal<Line>, replay: Replay, inbound: Repla
       replay.apply(line, await mail.appendLocated(dayOf(line.at), line));
     },
     events: async (workspaceId, messageId) =>
-      (await byMessage.read(messageId, (at: LineAt) => mail.readAt(at) as Promise<TrackLine | null>)).filter((e) => e.workspace_id === workspaceId).map(copyTrack),
+      (await byMessage.read(messageId, (at: LineAt) => mail.readAt(at) as Promise<TrackLine | null>))
+        .filter((e) => e.workspace_id === workspaceId)
+        .map(copyTrack),
   };
 }

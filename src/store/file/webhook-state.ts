@@ -73,7 +73,14 @@ export class WebhookState {
     const out: WebhookAttempt[] = [];
     for (let i = this.#log.length - 1; i >= 0 && out.length < q.limit; i--) {
       const a = this.#log[i]!;
-      if ((q.since && a.attempted_at < q.since) || a.workspace_id !== workspaceId || (q.endpoint_id && a.endpoint_id !== q.endpoint_id) || (q.message_id && a.message_id !== q.message_id) || (q.failed && a.ok)) continue;
+      if (
+        (q.since && a.attempted_at < q.since) ||
+        a.workspace_id !== workspaceId ||
+        (q.endpoint_id && a.endpoint_id !== q.endpoint_id) ||
+        (q.message_id && a.message_id !== q.message_id) ||
+        (q.failed && a.ok)
+      )
+        continue;
       out.push(copyAttempt(a));
     }
     return out;

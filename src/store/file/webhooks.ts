@@ -22,7 +22,12 @@ export function webhookLines(r: Replay): void {
 
 const copyEndpoint = (e: WebhookEndpoint): WebhookEndpoint => ({ ...e, events: [...e.events] });
 
-export function fileWebhooks(doc: DocFile, mail: Journal<Line>, replay: Replay, outbox: OutboxStore): { endpoints: WebhookEndpointStore; webhooks: WebhookStore } {
+export function fileWebhooks(
+  doc: DocFile,
+  mail: Journal<Line>,
+  replay: Replay,
+  outbox: OutboxStore,
+): { endpoints: WebhookEndpointStore; webhooks: WebhookStore } {
   const state = new WebhookState();
   webhookLines(replay);
   for (const t of ['wh_fanout', 'wh_record', 'wh_drop']) replay.on<WebhookLine>(t, (line) => state.apply(line));
@@ -54,7 +59,9 @@ export function fileWebhooks(doc: DocFile, mail: Journal<Line>, replay: Replay, 
     },
     listByWorkspace: async (workspaceId) => {
       doc.open();
-      return endpointList().filter((e) => e.workspace_id === workspaceId).map(view);
+      return endpointList()
+        .filter((e) => e.workspace_id === workspaceId)
+        .map(view);
     },
     get: async (workspaceId, id) => {
       doc.open();
@@ -87,7 +94,13 @@ export function fileWebhooks(doc: DocFile, mail: Journal<Line>, replay: Replay, 
       const jobs: WebhookJob[] = [];
       for (const ev of events) {
         for (const ep of endpointList()) {
-          if (ep.workspace_id !== ev.workspace_id || ep.status !== 'enabled' || ep.created_at > ev.created_at || !endpointWants(ep.events, ev.event)) continue;
+          if (
+            ep.workspace_id !== ev.workspace_id ||
+            ep.status !== 'enabled' ||
+            ep.created_at > ev.created_at ||
+            !endpointWants(ep.events, ev.event)
+          )
+            continue;
           jobs.push({
             id: randomUUID(),
             workspace_id: ev.workspace_id,
@@ -115,9 +128,15 @@ export function fileWebhooks(doc: DocFile, mail: Journal<Line>, replay: Replay, 
       doc.open();
       if (!records.length) return;
       // A job that is gone (its endpoint was removed meanwhile) still gets its attempt logged.
-      const kept = records.map((r) => (r.job && !state.has(r.job.id) ? { attempt: r.attempt, ...(r.disable ? { disable: r.disable } : {}) } : r));
+      const kept = records.map((r) =>
+        r.job && !state.has(r.job.id) ? { attempt: r.attempt, ...(r.disable ? { disable: r.disable } : {}) } : r,
+      );
       const at = kept.reduce((m, r) => (r.attempt.attempted_at > m ? r.attempt.attempted_at : m), kept[0]!.attempt.attempted_at);
-      await write({ t: 'wh_record', at, records: kept.map((r) => ({ ...r, attempt: { ...r.attempt, payload: { ...r.attempt.payload } } })) });
+      await write({
+        t: 'wh_record',
+        at,
+        records: kept.map((r) => ({ ...r, attempt: { ...r.attempt, payload: { ...r.attempt.payload } } })),
+      });
       const disabled = records.filter((r) => r.disable);
       for (const r of disabled) {
         const e = byId(r.attempt.endpoint_id);

@@ -38,7 +38,9 @@ export class WorkspacePrune {
     if (line.t === 'inbound') {
       // Mail received: its items' bodies lie in a list beside them, and the message (the line's
       // attachment) stays while an item is left; the compaction's rule says how (inbox-lines.ts).
-      const k = compacted(line, { partition: '', segment: -1, offset: 0 }, (i) => (this.#workspaces.has(i.workspace_id) ? (this.#theirs(i), false) : true));
+      const k = compacted(line, { partition: '', segment: -1, offset: 0 }, (i) =>
+        this.#workspaces.has(i.workspace_id) ? (this.#theirs(i), false) : true,
+      );
       if (k === 'drop') return 'drop';
       if (k !== 'keep') ({ record: base, attachment } = k);
     }
@@ -54,7 +56,8 @@ export class WorkspacePrune {
   /** The object, a copy without the workspaces' parts, or null when it is theirs. */
   #object(o: Obj): Obj | null {
     if (typeof o.workspace_id === 'string' && this.#workspaces.has(o.workspace_id)) return this.#theirs(o);
-    for (const [k, v] of Object.entries(o)) if (k !== 'workspace_id' && typeof v === 'string' && REF.test(k) && this.#learnt.has(v)) return this.#theirs(o);
+    for (const [k, v] of Object.entries(o))
+      if (k !== 'workspace_id' && typeof v === 'string' && REF.test(k) && this.#learnt.has(v)) return this.#theirs(o);
     let out = o;
     for (const [k, v] of Object.entries(o)) {
       let next: Json = v;
@@ -103,7 +106,12 @@ export class WorkspacePrune {
  * `pruned` workspaces. The inbox index's snapshot goes: it points into the old segments. How many
  * lines were dropped or written again.
  */
-export async function pruneJournals(pruned: readonly PrunedWorkspace[], journals: ReadonlyArray<Journal<Line>>, inboxDir: string, snapshotFile: string): Promise<number> {
+export async function pruneJournals(
+  pruned: readonly PrunedWorkspace[],
+  journals: ReadonlyArray<Journal<Line>>,
+  inboxDir: string,
+  snapshotFile: string,
+): Promise<number> {
   const prune = new WorkspacePrune(pruned);
   const touched: Array<{ journal: Journal<Line>; partition: string; segment: number }> = [];
   let lines = 0;

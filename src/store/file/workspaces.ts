@@ -100,10 +100,19 @@ export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceSto
       const marked = doc.data.deletions[id];
       if (!marked) return { removed: 0, done: false };
       const own = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id === id);
-      const ids = [...new Set([...(marked.endpoint_ids ?? []), ...[...own(doc.data.webhook_endpoints), ...own(doc.data.lists)].map((x) => x.id)])];
+      const ids = [
+        ...new Set([...(marked.endpoint_ids ?? []), ...[...own(doc.data.webhook_endpoints), ...own(doc.data.lists)].map((x) => x.id)]),
+      ];
       let removed = await hooks.forget(id);
       const d = doc.data;
-      const before = d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.inbox_threads.length + d.keys.length + d.memberships.length;
+      const before =
+        d.domains.length +
+        d.addresses.length +
+        d.webhook_endpoints.length +
+        d.lists.length +
+        d.inbox_threads.length +
+        d.keys.length +
+        d.memberships.length;
       const other = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id !== id);
       d.domains = other(d.domains);
       d.addresses = other(d.addresses);
@@ -114,7 +123,15 @@ export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceSto
       for (const k of d.keys) if (k.workspace_id === id) doc.keyByHash.delete(k.hash);
       d.keys = other(d.keys);
       d.memberships = other(d.memberships);
-      removed += before - (d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.inbox_threads.length + d.keys.length + d.memberships.length);
+      removed +=
+        before -
+        (d.domains.length +
+          d.addresses.length +
+          d.webhook_endpoints.length +
+          d.lists.length +
+          d.inbox_threads.length +
+          d.keys.length +
+          d.memberships.length);
       delete d.trials[id];
       delete d.deletions[id];
       d.pruned.push({ id, ids, at: new Date().toISOString() });

@@ -19,7 +19,13 @@ export interface CampaignStore {
    * Moves it to `status` from one of `from` (null when it is not in one of them, or not found):
    * sending when its fan-out starts, sent when its last copy is handed off, cancelled.
    */
-  setStatus(workspaceId: string, id: string, status: Campaign['status'], from: Array<Campaign['status']>, at: string): Promise<Campaign | null>;
+  setStatus(
+    workspaceId: string,
+    id: string,
+    status: Campaign['status'],
+    from: Array<Campaign['status']>,
+    at: string,
+  ): Promise<Campaign | null>;
   /** Counts a subscriber's unsubscribe against the newest campaign that sent it a copy (none: nothing counted). */
   countUnsubscribe(workspaceId: string, subscriberId: string): Promise<void>;
   /** Its copies by status, and how many were opened and clicked. */

@@ -8,7 +8,15 @@ export interface IdempotencyStore {
    * of the request) is kept with the claim, so a reuse of the key for another request is told apart.
    * A claim is completed by the send it guards (AcceptBatch.idempotency).
    */
-  claim(workspaceId: string, key: string, token: string, now: string, ttlMs: number, runningTtlMs: number, fingerprint?: string | null): Promise<IdempotencyClaim>;
+  claim(
+    workspaceId: string,
+    key: string,
+    token: string,
+    now: string,
+    ttlMs: number,
+    runningTtlMs: number,
+    fingerprint?: string | null,
+  ): Promise<IdempotencyClaim>;
   /** Gives a running claim back (the request failed before queueing). */
   release(workspaceId: string, key: string, token: string): Promise<void>;
   /**

@@ -29,24 +29,42 @@ export interface SubscriberStore {
    * (its status kept). A new address the workspace has on none of its lists is refused past
    * `limit` distinct addresses (the plan's newsletter contacts). Throws not_found when the list is gone.
    */
-  upsert(s: Subscriber, update: SubscriberUpdate, limit: CountLimit): Promise<{ subscriber: Subscriber; created: boolean } | CountLimitRefusal>;
+  upsert(
+    s: Subscriber,
+    update: SubscriberUpdate,
+    limit: CountLimit,
+  ): Promise<{ subscriber: Subscriber; created: boolean } | CountLimitRefusal>;
   /**
    * upsert for many subscribers of one list in one write (an import): each new one added, each
    * already on the list updated (name; tags when given). Their emails are distinct. Refused whole
    * when the new addresses would take the workspace past `limit` contacts.
    */
-  upsertMany(workspaceId: string, listId: string, rows: Array<{ s: Subscriber; update: SubscriberUpdate }>, limit: CountLimit): Promise<{ created: number; updated: number } | CountLimitRefusal>;
+  upsertMany(
+    workspaceId: string,
+    listId: string,
+    rows: Array<{ s: Subscriber; update: SubscriberUpdate }>,
+    limit: CountLimit,
+  ): Promise<{ created: number; updated: number } | CountLimitRefusal>;
   /** How many of these addresses (distinct, lower-cased) the workspace has on none of its lists. */
   newContacts(workspaceId: string, emails: string[]): Promise<number>;
   /** Oldest first, optionally of one status. */
-  list(workspaceId: string, listId: string, q: { status?: SubscriberStatus | undefined; limit: number; offset: number }): Promise<SubscriberPage>;
+  list(
+    workspaceId: string,
+    listId: string,
+    q: { status?: SubscriberStatus | undefined; limit: number; offset: number },
+  ): Promise<SubscriberPage>;
   get(workspaceId: string, listId: string, id: string): Promise<Subscriber | null>;
   /**
    * Up to `limit` active subscribers of the list after position `cursor` in its own order (0: from
    * the first), the position of the last one read, and whether that was the list's end. A
    * broadcast's fan-out reads a list with it; subscribers added meanwhile come after the others.
    */
-  activeAfter(workspaceId: string, listId: string, cursor: number, limit: number): Promise<{ data: Subscriber[]; cursor: number; done: boolean }>;
+  activeAfter(
+    workspaceId: string,
+    listId: string,
+    cursor: number,
+    limit: number,
+  ): Promise<{ data: Subscriber[]; cursor: number; done: boolean }>;
   /** The position (as activeAfter counts) of the list's newest subscriber: those added later come after it. */
   lastPosition(workspaceId: string, listId: string): Promise<number>;
   /** The subscriber of an unsubscribe token, in any workspace (the unsubscribe URL names no workspace), with its list's name (its pages show it). */

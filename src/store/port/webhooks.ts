@@ -5,7 +5,11 @@ export interface WebhookEndpointStore {
   create(e: WebhookEndpoint): Promise<WebhookEndpoint>;
   listByWorkspace(workspaceId: string): Promise<WebhookEndpoint[]>;
   get(workspaceId: string, id: string): Promise<WebhookEndpoint | null>;
-  update(workspaceId: string, id: string, patch: Partial<Pick<WebhookEndpoint, 'status' | 'disabled_reason' | 'secret' | 'secret_rotated_at'>>): Promise<WebhookEndpoint | null>;
+  update(
+    workspaceId: string,
+    id: string,
+    patch: Partial<Pick<WebhookEndpoint, 'status' | 'disabled_reason' | 'secret' | 'secret_rotated_at'>>,
+  ): Promise<WebhookEndpoint | null>;
   /** Removes the endpoint and its pending jobs; its delivery log stays. */
   remove(workspaceId: string, id: string): Promise<boolean>;
 }

@@ -37,14 +37,29 @@ export function pgAddresses(db: PgLookups): AddressStore {
         if (!r.rows[0]) throw new SvcError('conflict', `address ${a.address} is already registered`);
         return toAddress(r.rows[0]);
       }),
-    listByWorkspace: async (workspaceId) => (await db.rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toAddress),
+    listByWorkspace: async (workspaceId) =>
+      (await db.rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(
+        toAddress,
+      ),
     get: async (workspaceId, address) =>
       db.cached(`address:${workspaceId}\0${address}`, async () => {
-        const [r] = await db.rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 AND address = $2`, [workspaceId, address], 'address_get');
+        const [r] = await db.rows<AddressRow>(
+          `SELECT ${ADDRESS_COLS} FROM addresses WHERE workspace_id = $1 AND address = $2`,
+          [workspaceId, address],
+          'address_get',
+        );
         return r ? toAddress(r) : null;
       }),
     everywhere: async (address) =>
-      db.cached(`address:*\0${address}`, async () => (await db.rows<AddressRow>(`SELECT ${ADDRESS_COLS} FROM addresses WHERE address = $1 ORDER BY created_at`, [address], 'address_everywhere')).map(toAddress)),
+      db.cached(`address:*\0${address}`, async () =>
+        (
+          await db.rows<AddressRow>(
+            `SELECT ${ADDRESS_COLS} FROM addresses WHERE address = $1 ORDER BY created_at`,
+            [address],
+            'address_everywhere',
+          )
+        ).map(toAddress),
+      ),
     setStatus: async (workspaceId, id, status) =>
       db.senderWrite(async () => {
         const [r] = await db.rows<AddressRow>(
@@ -56,8 +71,13 @@ export function pgAddresses(db: PgLookups): AddressStore {
       }),
     remove: async (workspaceId, id) =>
       db.senderWrite(
-        async () => (await db.rows(`WITH d AS (DELETE FROM addresses WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT d.id, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM d`, [workspaceId, id])).length > 0,
+        async () =>
+          (
+            await db.rows(
+              `WITH d AS (DELETE FROM addresses WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT d.id, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM d`,
+              [workspaceId, id],
+            )
+          ).length > 0,
       ),
   };
-
 }

@@ -6,7 +6,8 @@ import type { CampaignStore } from '../port/campaigns.js';
 import { iso, type PgDb } from './db.js';
 import { refusalFrom } from './messages.js';
 
-const COLS = 'id, workspace_id, list_id, from_addr, from_name, subject, html, text_body, preheader, status, recipients, cursor, copies, unsubscribed, created_at, updated_at, fanned_out_at';
+const COLS =
+  'id, workspace_id, list_id, from_addr, from_name, subject, html, text_body, preheader, status, recipients, cursor, copies, unsubscribed, created_at, updated_at, fanned_out_at';
 
 type CampaignRow = Omit<Campaign, 'from' | 'text' | 'cursor' | 'created_at' | 'updated_at' | 'fanned_out_at'> & {
   from_addr: string;
@@ -45,7 +46,25 @@ export function pgCampaigns(db: PgDb): CampaignStore {
           await x.query('SELECT svc_debit($1, $2, $3)', [c.workspace_id, debit.n, JSON.stringify(debit.windows)]);
           const { rows } = await x.query<CampaignRow>(
             `INSERT INTO campaigns (${COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING ${COLS}`,
-            [c.id, c.workspace_id, c.list_id, c.from, c.from_name, c.subject, c.html, c.text, c.preheader, c.status, c.recipients, c.cursor, c.copies, c.unsubscribed, c.created_at, c.updated_at, c.fanned_out_at],
+            [
+              c.id,
+              c.workspace_id,
+              c.list_id,
+              c.from,
+              c.from_name,
+              c.subject,
+              c.html,
+              c.text,
+              c.preheader,
+              c.status,
+              c.recipients,
+              c.cursor,
+              c.copies,
+              c.unsubscribed,
+              c.created_at,
+              c.updated_at,
+              c.fanned_out_at,
+            ],
           );
           return toCampaign(rows[0]!);
         });
@@ -56,11 +75,19 @@ export function pgCampaigns(db: PgDb): CampaignStore {
       }
     },
     get: async (workspaceId, id) => {
-      const [r] = await db.rows<CampaignRow>(`SELECT ${COLS} FROM campaigns WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'campaign_get');
+      const [r] = await db.rows<CampaignRow>(
+        `SELECT ${COLS} FROM campaigns WHERE workspace_id = $1 AND id = $2`,
+        [workspaceId, id],
+        'campaign_get',
+      );
       return r ? toCampaign(r) : null;
     },
-    list: async (workspaceId) => (await db.rows<CampaignRow>(`SELECT ${COLS} FROM campaigns WHERE workspace_id = $1 ORDER BY seq DESC`, [workspaceId])).map(toCampaign),
-    unfinished: async () => (await db.rows<CampaignRow>(`SELECT ${COLS} FROM campaigns WHERE status IN ('queued', 'sending') ORDER BY seq`, [])).map(toCampaign),
+    list: async (workspaceId) =>
+      (await db.rows<CampaignRow>(`SELECT ${COLS} FROM campaigns WHERE workspace_id = $1 ORDER BY seq DESC`, [workspaceId])).map(
+        toCampaign,
+      ),
+    unfinished: async () =>
+      (await db.rows<CampaignRow>(`SELECT ${COLS} FROM campaigns WHERE status IN ('queued', 'sending') ORDER BY seq`, [])).map(toCampaign),
     setStatus: async (workspaceId, id, status, from, at) => {
       const [r] = await db.rows<CampaignRow>(
         `UPDATE campaigns SET status = $3, updated_at = $5 WHERE workspace_id = $1 AND id = $2 AND status = ANY($4) RETURNING ${COLS}`,
@@ -83,7 +110,13 @@ export function pgCampaigns(db: PgDb): CampaignStore {
         [workspaceId, id],
         'campaign_counts',
       );
-      return { queued: Number(r!.queued), sent: Number(r!.sent), bounced: Number(r!.bounced), opened: Number(r!.opened), clicked: Number(r!.clicked) };
+      return {
+        queued: Number(r!.queued),
+        sent: Number(r!.sent),
+        bounced: Number(r!.bounced),
+        opened: Number(r!.opened),
+        clicked: Number(r!.clicked),
+      };
     },
   };
 }

@@ -17,7 +17,13 @@ export function pgDaemons(db: PgDb): DaemonStore {
       await db.rows(`DELETE FROM daemon_status WHERE updated_at < $1::timestamptz - interval '1 day'`, [s.updated_at], 'daemons_sweep');
     },
     list: async (now) =>
-      (await db.rows<{ report: DaemonStatus }>(`SELECT report FROM daemon_status WHERE updated_at >= $1 ORDER BY report->>'started_at', id`, [new Date(Date.parse(now) - DAEMON_STALE_MS).toISOString()], 'daemons_list')).map((r) => r.report),
+      (
+        await db.rows<{ report: DaemonStatus }>(
+          `SELECT report FROM daemon_status WHERE updated_at >= $1 ORDER BY report->>'started_at', id`,
+          [new Date(Date.parse(now) - DAEMON_STALE_MS).toISOString()],
+          'daemons_list',
+        )
+      ).map((r) => r.report),
     gone: async (id) => void (await db.rows(`DELETE FROM daemon_status WHERE id = $1`, [id], 'daemons_gone')),
   };
 }

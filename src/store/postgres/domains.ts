@@ -14,17 +14,26 @@ import { isSealed, NEEDS_KEY, openDomainKey } from '../secret-box.js';
 
 type DomainRow = Row<Domain, 'created_at' | 'verified_at' | 'checked_at'>;
 
-const DOMAIN_COLS = 'id, workspace_id, domain, status, token, dkim_public_key, dkim_private_key, legacy, dkim_verified, records, history, created_at, verified_at, checked_at';
+const DOMAIN_COLS =
+  'id, workspace_id, domain, status, token, dkim_public_key, dkim_private_key, legacy, dkim_verified, records, history, created_at, verified_at, checked_at';
 
 /**
  * Locks the workspace row (so concurrent adds take turns) and counts its rows of `table`: the
  * count check and the insert that follows hold together. null when under `limit`.
  */
-export async function underLimit(c: pg.PoolClient, workspaceId: string, table: 'domains' | 'addresses' | 'memberships', kind: CountKind, limit: number | null): Promise<CountLimitRefusal | null> {
+export async function underLimit(
+  c: pg.PoolClient,
+  workspaceId: string,
+  table: 'domains' | 'addresses' | 'memberships',
+  kind: CountKind,
+  limit: number | null,
+): Promise<CountLimitRefusal | null> {
   const ws = await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
   if (ws.rowCount === 0) throw new SvcError('not_found', 'workspace not found');
   if (limit === null) return null;
-  const used = Number((await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = $1`, [workspaceId])).rows[0]!.n);
+  const used = Number(
+    (await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE workspace_id = $1`, [workspaceId])).rows[0]!.n,
+  );
   return used >= limit ? { refused: 'count_limit', kind, limit, used } : null;
 }
 
@@ -60,26 +69,58 @@ export function pgDomains(db: PgLookups): DomainStore {
         const r = await c.query<DomainRow>(
           `INSERT INTO domains (${DOMAIN_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            ON CONFLICT (workspace_id, domain) DO NOTHING RETURNING ${DOMAIN_COLS}`,
-          [d.id, d.workspace_id, d.domain, d.status, d.token, d.dkim_public_key, db.box ? db.box.seal(d.dkim_private_key) : d.dkim_private_key, d.legacy, d.dkim_verified, JSON.stringify(d.records), JSON.stringify(d.history), d.created_at, d.verified_at, d.checked_at],
+          [
+            d.id,
+            d.workspace_id,
+            d.domain,
+            d.status,
+            d.token,
+            d.dkim_public_key,
+            db.box ? db.box.seal(d.dkim_private_key) : d.dkim_private_key,
+            d.legacy,
+            d.dkim_verified,
+            JSON.stringify(d.records),
+            JSON.stringify(d.history),
+            d.created_at,
+            d.verified_at,
+            d.checked_at,
+          ],
         );
         if (!r.rows[0]) throw new SvcError('conflict', `domain ${d.domain} is already in this workspace`);
         return domainOf(r.rows[0]);
       }),
-    listByWorkspace: async (workspaceId) => (await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map((r) => domainOf(r)),
+    listByWorkspace: async (workspaceId) =>
+      (await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map((r) =>
+        domainOf(r),
+      ),
     listAll: async () => (await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains ORDER BY seq`, [])).map((r) => domainOf(r)),
     get: async (workspaceId, domain) =>
-      db.cached(`domain:${workspaceId}\0${domain}`, async () => {
-        const [r] = await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`, [workspaceId, domain], 'domain_get');
-        return r ? domainOf(r) : null;
-      }, copyOrNull),
+      db.cached(
+        `domain:${workspaceId}\0${domain}`,
+        async () => {
+          const [r] = await db.rows<DomainRow>(
+            `SELECT ${DOMAIN_COLS} FROM domains WHERE workspace_id = $1 AND domain = $2`,
+            [workspaceId, domain],
+            'domain_get',
+          );
+          return r ? domainOf(r) : null;
+        },
+        copyOrNull,
+      ),
     // Every hand-off reads its sending domain (for the DKIM key).
     byId: async (id) =>
-      db.cached(`domain-id:${id}`, async () => {
-        const [r] = await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
-        return r ? domainOf(r) : null;
-      }, copyOrNull),
+      db.cached(
+        `domain-id:${id}`,
+        async () => {
+          const [r] = await db.rows<DomainRow>(`SELECT ${DOMAIN_COLS} FROM domains WHERE id = $1`, [id], 'domain_by_id');
+          return r ? domainOf(r) : null;
+        },
+        copyOrNull,
+      ),
     verifiedBy: async (domain) => {
-      const [r] = await db.rows<{ workspace_id: string }>(`SELECT workspace_id FROM domains WHERE domain = $1 AND status = 'verified'`, [domain]);
+      const [r] = await db.rows<{ workspace_id: string }>(`SELECT workspace_id FROM domains WHERE domain = $1 AND status = 'verified'`, [
+        domain,
+      ]);
       return r?.workspace_id ?? null;
     },
     saveCheck: async (id, check) =>
@@ -99,14 +140,20 @@ export function pgDomains(db: PgLookups): DomainStore {
           return domainOf(r.rows[0]!);
         } catch (e) {
           // domains_verified_once: another workspace verified this domain first.
-          if ((e as { code?: string }).code === '23505') throw new SvcError('conflict', `domain ${cur.domain} is already verified by another workspace`);
+          if ((e as { code?: string }).code === '23505')
+            throw new SvcError('conflict', `domain ${cur.domain} is already verified by another workspace`);
           throw e;
         }
       }),
     remove: async (workspaceId, id) =>
       db.senderWrite(
-        async () => (await db.rows(`WITH d AS (DELETE FROM domains WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT d.id, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM d`, [workspaceId, id])).length > 0,
+        async () =>
+          (
+            await db.rows(
+              `WITH d AS (DELETE FROM domains WHERE workspace_id = $1 AND id = $2 RETURNING id) SELECT d.id, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM d`,
+              [workspaceId, id],
+            )
+          ).length > 0,
       ),
   };
-
 }

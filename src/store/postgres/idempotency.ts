@@ -10,7 +10,15 @@ export function pgIdempotency(db: PgDb): IdempotencyStore {
   // Idempotency claims of concurrent requests, in one statement (two claims of the same key in one
   // batch make it fail, and then each runs alone). A claim is won by inserting the key, or by taking
   // over a completed one past its lifetime or a running one whose request must have died.
-  type Claim = { workspace_id: string; key: string; token: string; now: string; ttl_ms: number; running_ttl_ms: number; fingerprint: string | null };
+  type Claim = {
+    workspace_id: string;
+    key: string;
+    token: string;
+    now: string;
+    ttl_ms: number;
+    running_ttl_ms: number;
+    fingerprint: string | null;
+  };
   const claims = new Batcher<Claim, boolean>(async (items) => {
     const [first] = items as [Claim];
     // One statement answers for one pair of lifetimes (the service uses one); others go alone.
@@ -67,7 +75,8 @@ export function pgIdempotency(db: PgDb): IdempotencyStore {
 
   return {
     claim: async (workspaceId, key, token, now, ttlMs, runningTtlMs, fingerprint = null) => {
-      if (await claims.run({ workspace_id: workspaceId, key, token, now, ttl_ms: ttlMs, running_ttl_ms: runningTtlMs, fingerprint })) return { state: 'claimed' };
+      if (await claims.run({ workspace_id: workspaceId, key, token, now, ttl_ms: ttlMs, running_ttl_ms: runningTtlMs, fingerprint }))
+        return { state: 'claimed' };
       const [cur] = await db.rows<{ state: 'running' | 'completed'; response: StoredResponse | null; fingerprint: string | null }>(
         `SELECT state, response, fingerprint FROM idempotency_keys WHERE workspace_id = $1 AND key = $2`,
         [workspaceId, key],
@@ -77,16 +86,26 @@ export function pgIdempotency(db: PgDb): IdempotencyStore {
       return cur.state === 'completed' ? { state: 'completed', response: cur.response!, ...fp } : { state: 'running', ...fp };
     },
     release: async (workspaceId, key, token) => {
-      await db.rows(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token]);
+      await db.rows(`DELETE FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [
+        workspaceId,
+        key,
+        token,
+      ]);
     },
     renew: async (workspaceId, key, token) => {
-      await db.rows(`UPDATE idempotency_keys SET heartbeat_at = now() WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`, [workspaceId, key, token], 'idem_renew');
+      await db.rows(
+        `UPDATE idempotency_keys SET heartbeat_at = now() WHERE workspace_id = $1 AND key = $2 AND token = $3 AND state = 'running'`,
+        [workspaceId, key, token],
+        'idem_renew',
+      );
     },
     // Hourly, over about a day of keys: a scan of the table is cheaper than an index kept on every claim.
     purge: async (before) => {
-      const [r] = await db.rows<{ n: number }>(`WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`, [before]);
+      const [r] = await db.rows<{ n: number }>(
+        `WITH gone AS (DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+        [before],
+      );
       return r?.n ?? 0;
     },
   };
-
 }

@@ -1,7 +1,18 @@
 // Postgres: the team inbox. Received items in inbox_items; Sent copies are the send_contents rows
 // (their id is the item id, their thread_id or else their id the thread). A received message and
 // what it changes (bounces, suppressions, reply counts, webhook events) are one transaction.
-import { STORAGE_MIN_CHARGE, sentItem, storageCharge, threadFlags, type InboxFolder, type InboxItem, type InboxKind, type InboxSummary, type InboxThread, type ThreadState } from '../../model/inbox.js';
+import {
+  STORAGE_MIN_CHARGE,
+  sentItem,
+  storageCharge,
+  threadFlags,
+  type InboxFolder,
+  type InboxItem,
+  type InboxKind,
+  type InboxSummary,
+  type InboxThread,
+  type ThreadState,
+} from '../../model/inbox.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { PgDb } from './db.js';
 import { toContent, type ContentRow } from './messages.js';
@@ -37,7 +48,9 @@ const SENT_SUMMARY = `SELECT id, workspace_id, 'sent' AS kind, COALESCE(thread_i
                              subject, message_id, 0 AS size, NULL AS message_ref, NULL AS note, created_at
                         FROM send_contents WHERE source <> 'fence'`;
 
-const toSummary = (r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'headers' | 'text_body' | 'html' | 'envelope' | 'auth' | 'raw'>): InboxSummary => ({
+const toSummary = (
+  r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'headers' | 'text_body' | 'html' | 'envelope' | 'auth' | 'raw'>,
+): InboxSummary => ({
   id: r.id,
   workspace_id: r.workspace_id,
   folder: (r.kind === 'sent' ? 'sent' : 'inbox') as InboxFolder,
@@ -53,7 +66,18 @@ const toSummary = (r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'header
   created_at: r.created_at.toISOString(),
 });
 
-const toItem = (r: ItemRow): InboxItem => ({ ...toSummary(r), cc: r.cc_list, in_reply_to: r.in_reply_to, references: r.refs, headers: r.headers, text: r.text_body, html: r.html, envelope: r.envelope, auth: r.auth ?? null, raw: r.raw });
+const toItem = (r: ItemRow): InboxItem => ({
+  ...toSummary(r),
+  cc: r.cc_list,
+  in_reply_to: r.in_reply_to,
+  references: r.refs,
+  headers: r.headers,
+  text: r.text_body,
+  html: r.html,
+  envelope: r.envelope,
+  auth: r.auth ?? null,
+  raw: r.raw,
+});
 
 export function pgInbox(db: PgDb): InboxStore {
   return {
@@ -65,7 +89,11 @@ export function pgInbox(db: PgDb): InboxStore {
             [s.workspace_id, s.address, s.reason, s.detail, s.created_at, s.message_id ?? null, s.class ?? null],
           );
         }
-        for (const l of d.lifted ?? []) await c.query(`DELETE FROM suppressions WHERE workspace_id = $1 AND address = $2 AND reason = 'complaint'`, [l.workspace_id, l.address]);
+        for (const l of d.lifted ?? [])
+          await c.query(`DELETE FROM suppressions WHERE workspace_id = $1 AND address = $2 AND reason = 'complaint'`, [
+            l.workspace_id,
+            l.address,
+          ]);
         await c.query(
           `INSERT INTO inbox_items (id, workspace_id, kind, thread_id, from_addr, to_list, cc_list, subject, message_id, in_reply_to, refs, headers, text_body, html, envelope, auth, raw, size, message_ref, note, created_at)
            SELECT id, workspace_id, kind, thread_id, "from", "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, auth, $2, size, message_ref, note, created_at
@@ -77,7 +105,10 @@ export function pgInbox(db: PgDb): InboxStore {
         const added = new Map<string, number>();
         for (const i of d.items) added.set(i.workspace_id, (added.get(i.workspace_id) ?? 0) + storageCharge(i.size));
         for (const [ws, bytes] of [...added].sort()) {
-          await c.query(`INSERT INTO inbox_usage (workspace_id, bytes) VALUES ($1, $2) ON CONFLICT (workspace_id) DO UPDATE SET bytes = inbox_usage.bytes + EXCLUDED.bytes`, [ws, bytes]);
+          await c.query(
+            `INSERT INTO inbox_usage (workspace_id, bytes) VALUES ($1, $2) ON CONFLICT (workspace_id) DO UPDATE SET bytes = inbox_usage.bytes + EXCLUDED.bytes`,
+            [ws, bytes],
+          );
         }
         // A permanent bounce report bounces a record not bounced yet, and only then is message.bounced sent.
         const bounced = d.updates.length
@@ -113,14 +144,22 @@ export function pgInbox(db: PgDb): InboxStore {
       ].join(' AND ');
       const n = filter.length;
       const name = `${q.folder}${q.thread_id ? '_thread' : ''}${q.kind ? '_kind' : ''}`;
-      const rows = await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`, [...filter, q.limit, q.offset], `inbox_list_${name}`);
+      const rows = await db.rows<ItemRow>(
+        `SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        [...filter, q.limit, q.offset],
+        `inbox_list_${name}`,
+      );
       const [c] = await db.rows<{ n: string }>(`SELECT count(*) AS n FROM ${from} WHERE ${where}`, filter, `inbox_count_${name}`);
       return { data: rows.map(toSummary), total: Number(c!.n) };
     },
     get: async (workspaceId, id) => {
       const [r] = await db.rows<ItemRow>(`SELECT * FROM inbox_items WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'inbox_get');
       if (r) return toItem(r);
-      const [c] = await db.rows<ContentRow>(`SELECT * FROM send_contents WHERE workspace_id = $1 AND id = $2 AND source <> 'fence'`, [workspaceId, id], 'inbox_get_sent');
+      const [c] = await db.rows<ContentRow>(
+        `SELECT * FROM send_contents WHERE workspace_id = $1 AND id = $2 AND source <> 'fence'`,
+        [workspaceId, id],
+        'inbox_get_sent',
+      );
       return c ? sentItem(toContent(c)) : null;
     },
     threads: async (workspaceId, q) => {
@@ -129,17 +168,32 @@ export function pgInbox(db: PgDb): InboxStore {
       const view = q.view === 'archived' ? archived : q.view === 'inbox' ? `t.received_at IS NOT NULL AND NOT ${archived}` : 'true';
       // The inbox view holds only threads with received mail: the sends of other threads (most of a
       // sending workspace's) are not grouped at all.
-      const inboxOnly = q.view === 'inbox' ? 'AND COALESCE(thread_id, id) IN (SELECT thread_id FROM inbox_items WHERE workspace_id = $1)' : '';
+      const inboxOnly =
+        q.view === 'inbox' ? 'AND COALESCE(thread_id, id) IN (SELECT thread_id FROM inbox_items WHERE workspace_id = $1)' : '';
       // strpos on lower-cased text: the search is text, never a pattern. Without one, nothing is read for it.
       const searching = (q.search ?? '') !== '';
       const hit = (col: string) => (searching ? `strpos(lower(${col}), $4) > 0` : 'true');
       // A thread's items of both folders (a send is its own thread unless it answered one: send_contents_thread).
-      const members = (inbox: string, sent: string) => `SELECT ${inbox} FROM inbox_items WHERE workspace_id = $1 AND thread_id = page.thread_id
+      const members = (
+        inbox: string,
+        sent: string,
+      ) => `SELECT ${inbox} FROM inbox_items WHERE workspace_id = $1 AND thread_id = page.thread_id
         UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND id = page.thread_id AND thread_id IS NULL
         UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND thread_id = page.thread_id`;
       // Every thread is counted and dated from narrow rows; only the page's threads then look up their
       // first subject and newest sender (measured with 10,000 items and 10,000 sends: README).
-      const rows = await db.rows<{ thread_id: string; subject: string; count: string; last_at: Date; last_from: string; last_kind: InboxKind; received_at: Date | null; read_at: Date | null; archived_at: Date | null; total: string }>(
+      const rows = await db.rows<{
+        thread_id: string;
+        subject: string;
+        count: string;
+        last_at: Date;
+        last_from: string;
+        last_kind: InboxKind;
+        received_at: Date | null;
+        read_at: Date | null;
+        archived_at: Date | null;
+        total: string;
+      }>(
         `WITH items AS (SELECT thread_id, created_at, true AS received, ${hit('subject')} OR ${hit('from_addr')} OR ${hit('to_list::text')} AS hit
                           FROM inbox_items WHERE workspace_id = $1
                         UNION ALL SELECT COALESCE(thread_id, id), created_at, false, ${hit('subject')} OR ${hit('from_addr')} OR ${hit('to_list::text')}
@@ -161,7 +215,13 @@ export function pgInbox(db: PgDb): InboxStore {
       const data: InboxThread[] = rows.map((r) => {
         const received_at = r.received_at?.toISOString() ?? null;
         return {
-          thread_id: r.thread_id, subject: r.subject, count: Number(r.count), last_at: r.last_at.toISOString(), last_from: r.last_from, last_kind: r.last_kind, received_at,
+          thread_id: r.thread_id,
+          subject: r.subject,
+          count: Number(r.count),
+          last_at: r.last_at.toISOString(),
+          last_from: r.last_from,
+          last_kind: r.last_kind,
+          received_at,
           ...threadFlags(received_at, { read_at: r.read_at?.toISOString() ?? null, archived_at: r.archived_at?.toISOString() ?? null }),
         };
       });
@@ -169,7 +229,11 @@ export function pgInbox(db: PgDb): InboxStore {
       return { data, total };
     },
     threadState: async (workspaceId, threadId) => {
-      const [r] = await db.rows<{ read_at: Date | null; archived_at: Date | null }>(`SELECT read_at, archived_at FROM inbox_thread_state WHERE workspace_id = $1 AND thread_id = $2`, [workspaceId, threadId], 'inbox_thread_state');
+      const [r] = await db.rows<{ read_at: Date | null; archived_at: Date | null }>(
+        `SELECT read_at, archived_at FROM inbox_thread_state WHERE workspace_id = $1 AND thread_id = $2`,
+        [workspaceId, threadId],
+        'inbox_thread_state',
+      );
       return { read_at: r?.read_at?.toISOString() ?? null, archived_at: r?.archived_at?.toISOString() ?? null };
     },
     markThread: async (workspaceId, threadId, patch) => {
@@ -201,13 +265,30 @@ export function pgInbox(db: PgDb): InboxStore {
       );
       return r?.thread_id ?? null;
     },
-    about: async (workspaceId, ref) => (await db.rows<ItemRow>(`SELECT ${SUMMARY_COLS} FROM inbox_items WHERE workspace_id = $1 AND message_ref = $2 ORDER BY seq`, [workspaceId, ref], 'inbox_about')).map(toSummary),
-    usage: async (workspaceId) => Number((await db.rows<{ bytes: string }>(`SELECT bytes FROM inbox_usage WHERE workspace_id = $1`, [workspaceId], 'inbox_usage'))[0]?.bytes ?? 0),
+    about: async (workspaceId, ref) =>
+      (
+        await db.rows<ItemRow>(
+          `SELECT ${SUMMARY_COLS} FROM inbox_items WHERE workspace_id = $1 AND message_ref = $2 ORDER BY seq`,
+          [workspaceId, ref],
+          'inbox_about',
+        )
+      ).map(toSummary),
+    usage: async (workspaceId) =>
+      Number(
+        (await db.rows<{ bytes: string }>(`SELECT bytes FROM inbox_usage WHERE workspace_id = $1`, [workspaceId], 'inbox_usage'))[0]
+          ?.bytes ?? 0,
+      ),
     remove: (workspaceId, id) =>
       db.tx(async (c) => {
-        const gone = await c.query<{ size: string }>(`DELETE FROM inbox_items WHERE workspace_id = $1 AND id = $2 RETURNING size`, [workspaceId, id]);
+        const gone = await c.query<{ size: string }>(`DELETE FROM inbox_items WHERE workspace_id = $1 AND id = $2 RETURNING size`, [
+          workspaceId,
+          id,
+        ]);
         if (!gone.rows.length) return false;
-        await c.query(`UPDATE inbox_usage SET bytes = bytes - $2 WHERE workspace_id = $1`, [workspaceId, storageCharge(Number(gone.rows[0]!.size))]);
+        await c.query(`UPDATE inbox_usage SET bytes = bytes - $2 WHERE workspace_id = $1`, [
+          workspaceId,
+          storageCharge(Number(gone.rows[0]!.size)),
+        ]);
         return true;
       }),
     purge: async (before) =>

@@ -25,16 +25,10 @@ export function pgKeys(db: PgLookups): KeyStore {
   return {
     create: async (k) => {
       try {
-        const [r] = await db.rows<KeyRow>(`INSERT INTO api_keys (${KEY_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLS}`, [
-          k.id,
-          k.workspace_id,
-          k.name,
-          k.scopes,
-          k.prefix,
-          k.hash,
-          k.created_at,
-          k.revoked_at,
-        ]);
+        const [r] = await db.rows<KeyRow>(
+          `INSERT INTO api_keys (${KEY_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${KEY_COLS}`,
+          [k.id, k.workspace_id, k.name, k.scopes, k.prefix, k.hash, k.created_at, k.revoked_at],
+        );
         return toKey(r!);
       } catch (e) {
         if (e instanceof SvcError && e.kind === 'not_found') throw new SvcError('not_found', 'workspace not found');
@@ -42,7 +36,8 @@ export function pgKeys(db: PgLookups): KeyStore {
         throw e;
       }
     },
-    listByWorkspace: async (workspaceId) => (await db.rows<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toKey),
+    listByWorkspace: async (workspaceId) =>
+      (await db.rows<KeyRow>(`SELECT ${KEY_COLS} FROM api_keys WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toKey),
     findByHash: async (hash): Promise<KeyOwner | null> => {
       const cached = db.cache?.get<KeyOwner>(`key:${hash}`);
       if (cached) return cached;
@@ -57,7 +52,10 @@ export function pgKeys(db: PgLookups): KeyStore {
         'key_by_hash',
       );
       if (!r) return null;
-      const owner = { key: toKey(r), workspace: { id: r.workspace_id, name: r.w_name, plan: r.w_plan, created_at: r.w_created_at.toISOString() } };
+      const owner = {
+        key: toKey(r),
+        workspace: { id: r.workspace_id, name: r.w_name, plan: r.w_plan, created_at: r.w_created_at.toISOString() },
+      };
       db.cache?.set(`key:${hash}`, owner, generation);
       return owner;
     },
@@ -74,5 +72,4 @@ export function pgKeys(db: PgLookups): KeyStore {
       return r ? toKey(r) : null;
     },
   };
-
 }

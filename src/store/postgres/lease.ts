@@ -25,7 +25,8 @@ export function claimStatement(q: ClaimShape): string {
 }
 
 /** Extends the leases `$1` still holds on the jobs `$2` by `$3` ms from the database's now. */
-export const renewStatement = (table: string) => `UPDATE ${table} SET lease_until = now() + $3 * interval '1 millisecond' WHERE id = ANY($2) AND lease_owner = $1`;
+export const renewStatement = (table: string) =>
+  `UPDATE ${table} SET lease_until = now() + $3 * interval '1 millisecond' WHERE id = ANY($2) AND lease_owner = $1`;
 
 /** Set with an attempt's outcome: the job is free again (for its next attempt). */
 export const RELEASED = 'lease_owner = NULL, lease_until = NULL';

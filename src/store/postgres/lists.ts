@@ -14,7 +14,9 @@ type ListRow = Row<List, 'created_at' | 'updated_at'> & { subscriber_count: stri
 type SubscriberRow = Omit<Row<Subscriber, 'created_at' | 'updated_at'>, 'confirm_sent_at'> & { confirm_sent_at: Date | null };
 
 const LIST_COLS = 'id, workspace_id, name, description, from_name, from_address, reply_to, double_opt_in, created_at, updated_at';
-const COUNTED = `SELECT ${LIST_COLS.split(', ').map((c) => `l.${c}`).join(', ')}, (SELECT count(*) FROM subscribers s WHERE s.list_id = l.id) AS subscriber_count FROM lists l`;
+const COUNTED = `SELECT ${LIST_COLS.split(', ')
+  .map((c) => `l.${c}`)
+  .join(', ')}, (SELECT count(*) FROM subscribers s WHERE s.list_id = l.id) AS subscriber_count FROM lists l`;
 const SUB_COLS = 'id, list_id, workspace_id, email, name, status, unsubscribe_token, tags, created_at, updated_at, confirm_sent_at';
 /** Subscribers removed per statement by sweep. */
 const SWEEP_BATCH = 5000;
@@ -52,11 +54,21 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
   const lists: ListStore = {
     create: async (l) => {
       await db.rows(`INSERT INTO lists (${LIST_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
-        l.id, l.workspace_id, l.name, l.description, l.from_name, l.from_address, l.reply_to, l.double_opt_in, l.created_at, l.updated_at,
+        l.id,
+        l.workspace_id,
+        l.name,
+        l.description,
+        l.from_name,
+        l.from_address,
+        l.reply_to,
+        l.double_opt_in,
+        l.created_at,
+        l.updated_at,
       ]);
       return { ...l, subscriber_count: 0 };
     },
-    listByWorkspace: async (workspaceId) => (await db.rows<ListRow>(`${COUNTED} WHERE l.workspace_id = $1 AND NOT l.deleted ORDER BY l.seq`, [workspaceId])).map(toList),
+    listByWorkspace: async (workspaceId) =>
+      (await db.rows<ListRow>(`${COUNTED} WHERE l.workspace_id = $1 AND NOT l.deleted ORDER BY l.seq`, [workspaceId])).map(toList),
     get: async (workspaceId, id) => {
       const r = await getList(workspaceId, id);
       return r ? toList(r) : null;
@@ -64,18 +76,24 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
     update: async (workspaceId, id, patch, at) => {
       const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
       const sets = fields.map(([k], i) => `${k} = $${i + 4}`);
-      const done = await db.rows(`UPDATE lists SET ${[...sets, 'updated_at = $3'].join(', ')} WHERE workspace_id = $1 AND id = $2 AND NOT deleted RETURNING id`, [
-        workspaceId, id, at, ...fields.map(([, v]) => v),
-      ]);
+      const done = await db.rows(
+        `UPDATE lists SET ${[...sets, 'updated_at = $3'].join(', ')} WHERE workspace_id = $1 AND id = $2 AND NOT deleted RETURNING id`,
+        [workspaceId, id, at, ...fields.map(([, v]) => v)],
+      );
       if (!done.length) return null;
       return toList((await getList(workspaceId, id))!);
     },
-    remove: async (workspaceId, id) => (await db.rows(`UPDATE lists SET deleted = true WHERE workspace_id = $1 AND id = $2 AND NOT deleted RETURNING id`, [workspaceId, id])).length > 0,
+    remove: async (workspaceId, id) =>
+      (await db.rows(`UPDATE lists SET deleted = true WHERE workspace_id = $1 AND id = $2 AND NOT deleted RETURNING id`, [workspaceId, id]))
+        .length > 0,
     sweep: async () => {
       let removed = 0;
       for (const { id } of await db.rows<{ id: string }>(`SELECT id FROM lists WHERE deleted ORDER BY seq`, [])) {
         for (;;) {
-          const gone = await db.rows(`DELETE FROM subscribers WHERE id IN (SELECT id FROM subscribers WHERE list_id = $1 LIMIT ${SWEEP_BATCH}) RETURNING 1`, [id]);
+          const gone = await db.rows(
+            `DELETE FROM subscribers WHERE id IN (SELECT id FROM subscribers WHERE list_id = $1 LIMIT ${SWEEP_BATCH}) RETURNING 1`,
+            [id],
+          );
           removed += gone.length;
           if (gone.length < SWEEP_BATCH) break;
         }
@@ -103,16 +121,33 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
       const where = `s.list_id = $1 AND s.workspace_id = $2${q.status ? ' AND s.status = $3' : ''}`;
       const args: unknown[] = q.status ? [listId, workspaceId, q.status] : [listId, workspaceId];
       const [data, total] = await Promise.all([
-        db.rows<SubscriberRow>(`SELECT ${SUB_COLS.split(', ').map((c) => `s.${c}`).join(', ')} FROM subscribers s WHERE ${where} ORDER BY s.seq LIMIT ${q.limit} OFFSET ${q.offset}`, args),
+        db.rows<SubscriberRow>(
+          `SELECT ${SUB_COLS.split(', ')
+            .map((c) => `s.${c}`)
+            .join(', ')} FROM subscribers s WHERE ${where} ORDER BY s.seq LIMIT ${q.limit} OFFSET ${q.offset}`,
+          args,
+        ),
         db.rows<{ n: string }>(`SELECT count(*) AS n FROM subscribers s WHERE ${where}`, args),
       ]);
       return { data: data.map(toSubscriber), total: Number(total[0]!.n) };
     },
     get: async (workspaceId, listId, id) => {
-      const [r] = await db.rows<SubscriberRow>(`SELECT ${SUB_COLS} FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3`, [workspaceId, listId, id]);
+      const [r] = await db.rows<SubscriberRow>(`SELECT ${SUB_COLS} FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3`, [
+        workspaceId,
+        listId,
+        id,
+      ]);
       return r ? toSubscriber(r) : null;
     },
-    lastPosition: async (workspaceId, listId) => Number((await db.rows<{ n: string }>(`SELECT COALESCE(max(seq), 0) AS n FROM subscribers WHERE list_id = $1 AND workspace_id = $2`, [listId, workspaceId]))[0]!.n),
+    lastPosition: async (workspaceId, listId) =>
+      Number(
+        (
+          await db.rows<{ n: string }>(`SELECT COALESCE(max(seq), 0) AS n FROM subscribers WHERE list_id = $1 AND workspace_id = $2`, [
+            listId,
+            workspaceId,
+          ])
+        )[0]!.n,
+      ),
     activeAfter: async (workspaceId, listId, cursor, limit) => {
       const rows = await db.rows<SubscriberRow & { seq: string }>(
         `SELECT ${SUB_COLS}, seq FROM subscribers WHERE list_id = $1 AND workspace_id = $2 AND status = 'active' AND seq > $3 ORDER BY seq LIMIT ${limit}`,
@@ -123,7 +158,11 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
     },
     byToken: async (token) => {
       const [r] = await db.rows<SubscriberRow & { list_name: string }>(
-        `SELECT ${SUB_COLS.split(', ').map((c) => `s.${c}`).join(', ')}, l.name AS list_name FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.unsubscribe_token = $1 AND NOT l.deleted`,
+        `SELECT ${SUB_COLS.split(', ')
+          .map((c) => `s.${c}`)
+          .join(
+            ', ',
+          )}, l.name AS list_name FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.unsubscribe_token = $1 AND NOT l.deleted`,
         [token],
       );
       return r ? { subscriber: toSubscriber(r), list: r.list_name } : null;
@@ -136,10 +175,15 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
       return r ? toSubscriber(r) : null;
     },
     confirmSent: async (workspaceId, listId, id, at) => {
-      const [r] = await db.rows<SubscriberRow>(`UPDATE subscribers SET confirm_sent_at = $4 WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING ${SUB_COLS}`, [workspaceId, listId, id, at]);
+      const [r] = await db.rows<SubscriberRow>(
+        `UPDATE subscribers SET confirm_sent_at = $4 WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING ${SUB_COLS}`,
+        [workspaceId, listId, id, at],
+      );
       return r ? toSubscriber(r) : null;
     },
-    remove: async (workspaceId, listId, id) => (await db.rows(`DELETE FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING 1`, [workspaceId, listId, id])).length > 0,
+    remove: async (workspaceId, listId, id) =>
+      (await db.rows(`DELETE FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND id = $3 RETURNING 1`, [workspaceId, listId, id]))
+        .length > 0,
     contacts: async (workspaceId) => db.tx((c) => contactsOf(c, workspaceId)),
   };
   return { lists, subscribers };
@@ -178,9 +222,20 @@ async function upsertRows(
      RETURNING ${SUB_COLS}, (xmax = 0) AS inserted`,
     [
       // The subscriber as added ($5-$10), and the update of one already on the list ($11-$14).
-      rows.map((x) => x.s.id), listId, workspaceId, emails, rows.map((x) => x.s.name), rows.map((x) => x.s.status), rows.map((x) => x.s.unsubscribe_token),
-      rows.map((x) => JSON.stringify(x.s.tags)), rows.map((x) => x.s.created_at), rows.map((x) => x.s.updated_at),
-      rows.map((x) => x.update.name), rows.map((x) => JSON.stringify(x.update.tags ?? [])), rows.map((x) => x.update.tags !== undefined), rows.map((x) => x.update.updated_at),
+      rows.map((x) => x.s.id),
+      listId,
+      workspaceId,
+      emails,
+      rows.map((x) => x.s.name),
+      rows.map((x) => x.s.status),
+      rows.map((x) => x.s.unsubscribe_token),
+      rows.map((x) => JSON.stringify(x.s.tags)),
+      rows.map((x) => x.s.created_at),
+      rows.map((x) => x.s.updated_at),
+      rows.map((x) => x.update.name),
+      rows.map((x) => JSON.stringify(x.update.tags ?? [])),
+      rows.map((x) => x.update.tags !== undefined),
+      rows.map((x) => x.update.updated_at),
     ],
   );
   return r.rows;
@@ -196,6 +251,9 @@ async function knownOf(c: pg.PoolClient, workspaceId: string, emails: string[]):
 }
 
 async function contactsOf(c: pg.PoolClient, workspaceId: string): Promise<number> {
-  const r = await c.query<{ n: string }>(`SELECT count(DISTINCT s.email) AS n FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.workspace_id = $1 AND NOT l.deleted`, [workspaceId]);
+  const r = await c.query<{ n: string }>(
+    `SELECT count(DISTINCT s.email) AS n FROM subscribers s JOIN lists l ON l.id = s.list_id WHERE s.workspace_id = $1 AND NOT l.deleted`,
+    [workspaceId],
+  );
   return Number(r.rows[0]!.n);
 }

@@ -16,7 +16,10 @@ export const MESSAGE_COLS = `id, workspace_id, content_id, source, from_addr, to
   reply_count, first_open_after_seconds, message_id, error, notes, created_at, sent_at, opened_at, clicked_at, replied_at, bounced_at,
   attempts, last_error, next_attempt_at, token, via, campaign_id, subscriber`;
 
-export type MessageRow = Omit<Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>, 'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token' | 'via' | 'campaign_id' | 'subscriber'> & {
+export type MessageRow = Omit<
+  Row<Message, 'created_at' | 'sent_at' | 'opened_at' | 'clicked_at' | 'replied_at' | 'bounced_at'>,
+  'from' | 'to' | 'attempts' | 'last_error' | 'next_attempt_at' | 'token' | 'via' | 'campaign_id' | 'subscriber'
+> & {
   from_addr: string;
   to_addr: string;
   attempts: number;
@@ -85,20 +88,55 @@ export const FENCE_WINDOW_MS = 60_000;
 export const RELAY_FENCE_WINDOW_MS = 240_000;
 
 export type ContentRow = {
-  id: string; workspace_id: string; source: SendContent['source']; from_addr: string; from_name: string | null; domain_id: string; to_list: SendContent['to']; cc_list: SendContent['cc'];
-  subject: string; html: string | null; text_body: string | null; message_id: string; notes: string[]; created_at: Date; attachments: SendContent['attachments'] | null;
-  thread_id: string | null; in_reply_to: string | null; refs: string[] | null; preheader: string | null; raw: Buffer | null;
+  id: string;
+  workspace_id: string;
+  source: SendContent['source'];
+  from_addr: string;
+  from_name: string | null;
+  domain_id: string;
+  to_list: SendContent['to'];
+  cc_list: SendContent['cc'];
+  subject: string;
+  html: string | null;
+  text_body: string | null;
+  message_id: string;
+  notes: string[];
+  created_at: Date;
+  attachments: SendContent['attachments'] | null;
+  thread_id: string | null;
+  in_reply_to: string | null;
+  refs: string[] | null;
+  preheader: string | null;
+  raw: Buffer | null;
 };
 
 export const toContent = (r: ContentRow): SendContent => ({
-  id: r.id, workspace_id: r.workspace_id, source: r.source, from: r.from_addr, from_name: r.from_name, domain_id: r.domain_id, to: r.to_list, cc: r.cc_list, subject: r.subject, html: r.html,
-  text: r.text_body, message_id: r.message_id, notes: r.notes, created_at: r.created_at.toISOString(), ...(r.attachments ? { attachments: r.attachments } : {}),
-  ...(r.thread_id ? { thread_id: r.thread_id } : {}), ...(r.in_reply_to ? { in_reply_to: r.in_reply_to } : {}), ...(r.refs ? { references: r.refs } : {}),
+  id: r.id,
+  workspace_id: r.workspace_id,
+  source: r.source,
+  from: r.from_addr,
+  from_name: r.from_name,
+  domain_id: r.domain_id,
+  to: r.to_list,
+  cc: r.cc_list,
+  subject: r.subject,
+  html: r.html,
+  text: r.text_body,
+  message_id: r.message_id,
+  notes: r.notes,
+  created_at: r.created_at.toISOString(),
+  ...(r.attachments ? { attachments: r.attachments } : {}),
+  ...(r.thread_id ? { thread_id: r.thread_id } : {}),
+  ...(r.in_reply_to ? { in_reply_to: r.in_reply_to } : {}),
+  ...(r.refs ? { references: r.refs } : {}),
   ...(r.preheader ? { preheader: r.preheader } : {}),
   ...(r.raw ? { raw: r.raw.toString('base64') } : {}),
 });
 
-export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS }): { messages: MessageStore; usage: UsageStore } {
+export function pgMessages(
+  db: PgDb,
+  fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS },
+): { messages: MessageStore; usage: UsageStore } {
   // The sends of one batch (batcher.ts) in one statement, so atomic without BEGIN/COMMIT:
   // their contents, records, jobs and events; per workspace, the suppression check and the quota
   // debit (locks taken in workspace order, after the contents are in); the idempotency claims
@@ -115,9 +153,26 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
       created_at: b.content.created_at,
     }));
     const contents = batches.map(({ content: k }) => ({
-      id: k.id, workspace_id: k.workspace_id, source: k.source, from_addr: k.from, from_name: k.from_name, domain_id: k.domain_id, to_list: k.to, cc_list: k.cc,
-      subject: k.subject, html: k.html, text_body: k.text, message_id: k.message_id, notes: k.notes, created_at: k.created_at, attachments: k.attachments ?? null,
-      thread_id: k.thread_id ?? null, in_reply_to: k.in_reply_to ?? null, refs: k.references ?? null, preheader: k.preheader ?? null, raw: k.raw ?? null,
+      id: k.id,
+      workspace_id: k.workspace_id,
+      source: k.source,
+      from_addr: k.from,
+      from_name: k.from_name,
+      domain_id: k.domain_id,
+      to_list: k.to,
+      cc_list: k.cc,
+      subject: k.subject,
+      html: k.html,
+      text_body: k.text,
+      message_id: k.message_id,
+      notes: k.notes,
+      created_at: k.created_at,
+      attachments: k.attachments ?? null,
+      thread_id: k.thread_id ?? null,
+      in_reply_to: k.in_reply_to ?? null,
+      refs: k.references ?? null,
+      preheader: k.preheader ?? null,
+      raw: k.raw ?? null,
     }));
     const keyed = batches.filter((b) => b.idempotency);
     const progress = batches.flatMap((b) => (b.campaign ? [b.campaign] : []));
@@ -211,7 +266,11 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
         return rows.length === 0;
       } catch (e) {
         if (!(e instanceof SvcError && e.kind === 'store_unavailable') || Date.now() + delay > deadline) {
-          throw new SvcError('store_unavailable', `store unavailable: whether this send was queued is unknown (no answer from postgres for ${Math.round(windowMs / 1000)} s); retry with the same Idempotency-Key`, { cause: e });
+          throw new SvcError(
+            'store_unavailable',
+            `store unavailable: whether this send was queued is unknown (no answer from postgres for ${Math.round(windowMs / 1000)} s); retry with the same Idempotency-Key`,
+            { cause: e },
+          );
         }
         await new Promise((r) => setTimeout(r, delay));
       }
@@ -229,7 +288,11 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
         },
       ),
     get: async (workspaceId, id) => {
-      const [r] = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'message_get');
+      const [r] = await db.rows<MessageRow>(
+        `SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`,
+        [workspaceId, id],
+        'message_get',
+      );
       return r ? toMessage(r) : null;
     },
     list: async (workspaceId, q) => {
@@ -260,7 +323,9 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
         values.push(q.until);
         where.push(`created_at < $${values.length}`);
       }
-      const [{ n }] = (await db.rows<{ n: string }>(`SELECT count(*) AS n FROM messages WHERE ${where.join(' AND ')}`, values)) as [{ n: string }];
+      const [{ n }] = (await db.rows<{ n: string }>(`SELECT count(*) AS n FROM messages WHERE ${where.join(' AND ')}`, values)) as [
+        { n: string },
+      ];
       const rows = await db.rows<MessageRow>(
         `SELECT ${MESSAGE_COLS} FROM messages WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length + 1} OFFSET $${values.length + 2}`,
         [...values, q.limit, q.offset],
@@ -268,19 +333,31 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
       return { data: rows.map(toMessage), total: Number(n) };
     },
     byIds: (ids) => messageReads.run(ids),
-    byHeaderId: async (workspaceId, messageId) => (await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND message_id = $2 ORDER BY seq`, [workspaceId, messageId], 'messages_by_header')).map(toMessage),
+    byHeaderId: async (workspaceId, messageId) =>
+      (
+        await db.rows<MessageRow>(
+          `SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND message_id = $2 ORDER BY seq`,
+          [workspaceId, messageId],
+          'messages_by_header',
+        )
+      ).map(toMessage),
     content: (id) => contentReads.run(id),
     attempts: async (workspaceId, messageId) =>
-      (await db.rows<Row<DeliveryAttempt, 'at'> & { seq: string }>(
-        `SELECT * FROM (SELECT seq, id, workspace_id, message_id, attempt, at, duration_ms, host, ip, tls, outcome, class, reply, dkim FROM delivery_attempts
+      (
+        await db.rows<Row<DeliveryAttempt, 'at'> & { seq: string }>(
+          `SELECT * FROM (SELECT seq, id, workspace_id, message_id, attempt, at, duration_ms, host, ip, tls, outcome, class, reply, dkim FROM delivery_attempts
           WHERE workspace_id = $1 AND message_id = $2 ORDER BY seq DESC LIMIT ${ATTEMPTS_KEPT}) AS newest ORDER BY seq`,
-        [workspaceId, messageId],
-        'delivery_attempts',
-      )).map(({ seq: _seq, ...r }) => ({ ...r, at: r.at.toISOString() })),
+          [workspaceId, messageId],
+          'delivery_attempts',
+        )
+      ).map(({ seq: _seq, ...r }) => ({ ...r, at: r.at.toISOString() })),
     purge: async (before) =>
       db.tx(async (c) => {
         const r = await c.query(`DELETE FROM messages WHERE created_at < $1`, [before]);
-        await c.query(`DELETE FROM send_contents s WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM outbound_jobs j WHERE j.content_id = s.id)`, [before]);
+        await c.query(
+          `DELETE FROM send_contents s WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM outbound_jobs j WHERE j.content_id = s.id)`,
+          [before],
+        );
         return r.rowCount ?? 0;
       }),
   };
@@ -288,7 +365,11 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
   // The reads of concurrent hand-offs (a worker runs dozens at once), one statement for each kind.
   const contentReads = new Batcher<string, SendContent | null>(async (ids) => {
     // What delivery needs: the content of a send with jobs left (a finished one is only its Sent copy).
-    const rows = await db.rows<ContentRow>(`SELECT * FROM send_contents c WHERE id = ANY($1) AND EXISTS (SELECT 1 FROM outbound_jobs j WHERE j.content_id = c.id)`, [ids], 'content_get');
+    const rows = await db.rows<ContentRow>(
+      `SELECT * FROM send_contents c WHERE id = ANY($1) AND EXISTS (SELECT 1 FROM outbound_jobs j WHERE j.content_id = c.id)`,
+      [ids],
+      'content_get',
+    );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => {
       const r = byId.get(id);
@@ -296,7 +377,11 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
     });
   });
   const messageReads = new Batcher<string[], Message[]>(async (lists) => {
-    const rows = await db.rows<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages WHERE id = ANY($1) ORDER BY seq`, [[...new Set(lists.flat())]], 'messages_by_ids');
+    const rows = await db.rows<MessageRow>(
+      `SELECT ${MESSAGE_COLS} FROM messages WHERE id = ANY($1) ORDER BY seq`,
+      [[...new Set(lists.flat())]],
+      'messages_by_ids',
+    );
     // Each caller gets records of its own, in creation order.
     return lists.map((ids) => {
       const wanted = new Set(ids);
@@ -306,7 +391,10 @@ export function pgMessages(db: PgDb, fenceMs = { api: FENCE_WINDOW_MS, relay: RE
 
   const usage: UsageStore = {
     get: async (workspaceId, keys) => {
-      const rows = await db.rows<{ window_key: string; used: number }>(`SELECT window_key, used FROM send_usage WHERE workspace_id = $1 AND window_key = ANY($2)`, [workspaceId, keys]);
+      const rows = await db.rows<{ window_key: string; used: number }>(
+        `SELECT window_key, used FROM send_usage WHERE workspace_id = $1 AND window_key = ANY($2)`,
+        [workspaceId, keys],
+      );
       const found = new Map(rows.map((r) => [r.window_key, r.used]));
       return Object.fromEntries(keys.map((k) => [k, found.get(k) ?? 0]));
     },

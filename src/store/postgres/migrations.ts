@@ -68,9 +68,13 @@ export async function settledSchemaVersion(pool: Pool, schema: string | undefine
 export async function assertSchemaCurrent(db: Pick<ClientBase, 'query'>, version?: number): Promise<void> {
   const [have, want] = [version ?? (await schemaVersion(db)), await latestVersion()];
   if (have < want) {
-    throw new SvcError('schema_behind', `postgres schema is at version ${have}, this svc needs ${want}: run \`svc migrate\` (or start with \`svc serve --migrate\`)`);
+    throw new SvcError(
+      'schema_behind',
+      `postgres schema is at version ${have}, this svc needs ${want}: run \`svc migrate\` (or start with \`svc serve --migrate\`)`,
+    );
   }
-  if (have > want) throw new SvcError('schema_behind', `postgres schema is at version ${have}, newer than this svc knows (${want}): upgrade svc`);
+  if (have > want)
+    throw new SvcError('schema_behind', `postgres schema is at version ${have}, newer than this svc knows (${want}): upgrade svc`);
 }
 
 export interface MigrateResult {
@@ -89,11 +93,17 @@ export async function migrate(pool: Pool, schema: string | undefined, upTo = Inf
     await client.query(`SELECT pg_advisory_lock(hashtext($1))`, key);
     try {
       if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await client.query(`CREATE TABLE IF NOT EXISTS svc_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS svc_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
       const from = await schemaVersion(client);
       // A schema a newer svc wrote is never "up to date" for this one: the daemon would refuse it.
       const newest = migrations.at(-1)?.version ?? 0;
-      if (upTo === Infinity && from > newest) throw new SvcError('schema_behind', `postgres schema is at version ${from}, newer than this svc knows (${newest}): upgrade svc; nothing was changed`);
+      if (upTo === Infinity && from > newest)
+        throw new SvcError(
+          'schema_behind',
+          `postgres schema is at version ${from}, newer than this svc knows (${newest}): upgrade svc; nothing was changed`,
+        );
       const applied: string[] = [];
       for (const m of migrations.filter((x) => x.version > from)) {
         await client.query('BEGIN');

@@ -134,7 +134,8 @@ export class PgStore implements Store {
       // lock, so two at once are safe); an older schema waits for `svc migrate`.
       const version = this.#migrate ? 0 : await schemaVersion(this.#pool);
       if (this.#migrate || version === 0) await migrate(this.#pool, this.#loc.schema);
-      else if (version !== (await latestVersion())) await assertSchemaCurrent(this.#pool, await settledSchemaVersion(this.#pool, this.#loc.schema));
+      else if (version !== (await latestVersion()))
+        await assertSchemaCurrent(this.#pool, await settledSchemaVersion(this.#pool, this.#loc.schema));
       await this.#sealKeys();
       this.#schemaOk = true;
     })().catch((e: unknown) => {
@@ -152,22 +153,43 @@ export class PgStore implements Store {
     if (!this.#box) {
       const sealed = await this.#pool.query(`SELECT 1 FROM domains WHERE dkim_private_key LIKE 'enc:%' LIMIT 1`);
       if (sealed.rowCount) throw new SvcError('store_locked', NEEDS_KEY);
-      const secrets = await this.#pool.query(`SELECT 1 FROM tls_identity WHERE key LIKE 'enc:%' UNION ALL SELECT 1 FROM service_secrets WHERE value LIKE 'enc:%' LIMIT 1`);
+      const secrets = await this.#pool.query(
+        `SELECT 1 FROM tls_identity WHERE key LIKE 'enc:%' UNION ALL SELECT 1 FROM service_secrets WHERE value LIKE 'enc:%' LIMIT 1`,
+      );
       if (secrets.rowCount) throw new SvcError('store_locked', NEEDS_KEY_SECRETS);
       return;
     }
-    const [other] = (await this.#pool.query<{ dkim_private_key: string }>(`SELECT dkim_private_key FROM domains WHERE dkim_private_key LIKE 'enc:%' AND dkim_private_key NOT LIKE $1 LIMIT 1`, [`enc:v1:${this.#box.id}:%`])).rows;
+    const [other] = (
+      await this.#pool.query<{ dkim_private_key: string }>(
+        `SELECT dkim_private_key FROM domains WHERE dkim_private_key LIKE 'enc:%' AND dkim_private_key NOT LIKE $1 LIMIT 1`,
+        [`enc:v1:${this.#box.id}:%`],
+      )
+    ).rows;
     if (other) this.#box.open(other.dkim_private_key, 'a DKIM key in this database');
-    const plain = (await this.#pool.query<{ id: string; dkim_private_key: string }>(`SELECT id, dkim_private_key FROM domains WHERE dkim_private_key NOT LIKE 'enc:%'`)).rows;
+    const plain = (
+      await this.#pool.query<{ id: string; dkim_private_key: string }>(
+        `SELECT id, dkim_private_key FROM domains WHERE dkim_private_key NOT LIKE 'enc:%'`,
+      )
+    ).rows;
     for (const r of plain) {
-      await this.#pool.query(`UPDATE domains SET dkim_private_key = $2 WHERE id = $1 AND dkim_private_key = $3`, [r.id, this.#box.seal(r.dkim_private_key), r.dkim_private_key]);
+      await this.#pool.query(`UPDATE domains SET dkim_private_key = $2 WHERE id = $1 AND dkim_private_key = $3`, [
+        r.id,
+        this.#box.seal(r.dkim_private_key),
+        r.dkim_private_key,
+      ]);
     }
     // The STARTTLS private key and the service's secrets (the tracked-link key) likewise.
     for (const r of (await this.#pool.query<{ key: string }>(`SELECT key FROM tls_identity WHERE key NOT LIKE 'enc:%'`)).rows) {
       await this.#pool.query(`UPDATE tls_identity SET key = $1 WHERE key = $2`, [this.#box.seal(r.key), r.key]);
     }
-    for (const r of (await this.#pool.query<{ name: string; value: string }>(`SELECT name, value FROM service_secrets WHERE value NOT LIKE 'enc:%'`)).rows) {
-      await this.#pool.query(`UPDATE service_secrets SET value = $2 WHERE name = $1 AND value = $3`, [r.name, this.#box.seal(r.value), r.value]);
+    for (const r of (
+      await this.#pool.query<{ name: string; value: string }>(`SELECT name, value FROM service_secrets WHERE value NOT LIKE 'enc:%'`)
+    ).rows) {
+      await this.#pool.query(`UPDATE service_secrets SET value = $2 WHERE name = $1 AND value = $3`, [
+        r.name,
+        this.#box.seal(r.value),
+        r.value,
+      ]);
     }
   }
 
@@ -181,11 +203,20 @@ export class PgStore implements Store {
     const to = new SecretBox(next);
     const from = this.#box;
     return this.#tx(async (c) => {
-      const domains = (await c.query<{ id: string; domain: string; v: string }>(`SELECT id, domain, dkim_private_key AS v FROM domains ORDER BY id FOR UPDATE`)).rows;
+      const domains = (
+        await c.query<{ id: string; domain: string; v: string }>(
+          `SELECT id, domain, dkim_private_key AS v FROM domains ORDER BY id FOR UPDATE`,
+        )
+      ).rows;
       const tls = (await c.query<{ v: string }>(`SELECT key AS v FROM tls_identity WHERE id = 1 FOR UPDATE`)).rows;
-      const secrets = (await c.query<{ name: string; v: string }>(`SELECT name, value AS v FROM service_secrets ORDER BY name FOR UPDATE`)).rows;
+      const secrets = (await c.query<{ name: string; v: string }>(`SELECT name, value AS v FROM service_secrets ORDER BY name FOR UPDATE`))
+        .rows;
       const sealed = resealAll(
-        [...domains.map((d) => ({ what: `the DKIM key of ${d.domain}`, value: d.v })), ...tls.map((t) => ({ what: 'the STARTTLS private key', value: t.v })), ...secrets.map((s) => ({ what: `the service secret ${s.name}`, value: s.v }))],
+        [
+          ...domains.map((d) => ({ what: `the DKIM key of ${d.domain}`, value: d.v })),
+          ...tls.map((t) => ({ what: 'the STARTTLS private key', value: t.v })),
+          ...secrets.map((s) => ({ what: `the service secret ${s.name}`, value: s.v })),
+        ],
         from,
         to,
       );

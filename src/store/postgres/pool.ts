@@ -45,4 +45,3 @@ export function createPool(loc: PostgresLocation, log: Log): pg.Pool {
   pool.on('error', (e) => log.warn(`postgres: idle connection lost (${e.message})`));
   return pool;
 }
-

@@ -27,7 +27,8 @@ const toJob = (r: JobRow): OutboundJob => ({
   ...(r.held ? { held: true } : {}),
 });
 
-export const JOB_COLS = 'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, priority, held';
+export const JOB_COLS =
+  'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, priority, held';
 
 /**
  * The fair claim (QueueStore.claim; file/fair-order.ts): due and free jobs ranked by
@@ -68,7 +69,9 @@ const CLAIM = `WITH RECURSIVE spaces AS (
   )
   UPDATE outbound_jobs o SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond'
     FROM locked WHERE o.id = locked.id
-  RETURNING ${JOB_COLS.split(', ').map((c) => `o.${c}`).join(', ')}`;
+  RETURNING ${JOB_COLS.split(', ')
+    .map((c) => `o.${c}`)
+    .join(', ')}`;
 
 export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
   // Completions of concurrent hand-offs, in one statement (one round trip instead of seven per
@@ -77,7 +80,14 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
   // not pending (completed elsewhere) is skipped. Suppressions go in address order, so that two
   // batches never wait on each other in opposite orders.
   const completions = new Batcher<{ jobId: string; outcome: JobOutcome }, void>(async (items) => {
-    const input = items.map(({ jobId, outcome }) => ({ job_id: jobId, updates: outcome.updates, events: outcome.events, suppressions: outcome.suppressions, retry: outcome.retry ?? null, transcript: outcome.transcript ?? [] }));
+    const input = items.map(({ jobId, outcome }) => ({
+      job_id: jobId,
+      updates: outcome.updates,
+      events: outcome.events,
+      suppressions: outcome.suppressions,
+      retry: outcome.retry ?? null,
+      transcript: outcome.transcript ?? [],
+    }));
     await db.rows(
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1) AS x(job_id text, updates jsonb, events jsonb, suppressions jsonb, retry jsonb, transcript jsonb)
@@ -161,7 +171,9 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
       const rows = await db.rows<JobRow>(
         `WITH free AS (SELECT id FROM outbound_jobs WHERE id = ANY($2) AND (lease_until IS NULL OR lease_until <= now()) FOR UPDATE SKIP LOCKED)
          UPDATE outbound_jobs o SET lease_owner = $1, lease_until = now() + $3 * interval '1 millisecond' FROM free WHERE o.id = free.id
-         RETURNING ${JOB_COLS.split(', ').map((c) => `o.${c}`).join(', ')}`,
+         RETURNING ${JOB_COLS.split(', ')
+           .map((c) => `o.${c}`)
+           .join(', ')}`,
         [owner, jobIds, leaseMs],
         'queue_take',
       );
@@ -171,10 +183,19 @@ export function pgQueue(db: PgDb): { queue: QueueStore; outbox: OutboxStore } {
 
   const outbox: OutboxStore = {
     pending: async (limit) =>
-      (await db.rows<{ id: string; workspace_id: string; event: OutboxEvent['event']; message_id: string; payload: Record<string, unknown>; created_at: Date }>(
-        `SELECT id, workspace_id, event, message_id, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1`,
-        [limit],
-      )).map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
+      (
+        await db.rows<{
+          id: string;
+          workspace_id: string;
+          event: OutboxEvent['event'];
+          message_id: string;
+          payload: Record<string, unknown>;
+          created_at: Date;
+        }>(
+          `SELECT id, workspace_id, event, message_id, payload, created_at FROM outbox_events WHERE dispatched_at IS NULL ORDER BY seq LIMIT $1`,
+          [limit],
+        )
+      ).map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
   };
 
   return { queue, outbox };

@@ -24,7 +24,10 @@ const toSuppression = (r: SuppressionRow): Suppression => ({
 
 export function pgSuppressions(db: PgDb): SuppressionStore {
   return {
-    list: async (workspaceId) => (await db.rows<SuppressionRow>(`SELECT * FROM suppressions WHERE workspace_id = $1 ORDER BY created_at, address`, [workspaceId])).map(toSuppression),
+    list: async (workspaceId) =>
+      (await db.rows<SuppressionRow>(`SELECT * FROM suppressions WHERE workspace_id = $1 ORDER BY created_at, address`, [workspaceId])).map(
+        toSuppression,
+      ),
     add: async (s) => {
       const [r] = await db.rows<SuppressionRow>(
         `WITH ins AS (INSERT INTO suppressions (workspace_id, address, reason, detail, created_at, message_id, class) VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -34,9 +37,18 @@ export function pgSuppressions(db: PgDb): SuppressionStore {
       );
       return toSuppression(r!);
     },
-    remove: async (workspaceId, address) => (await db.rows(`DELETE FROM suppressions WHERE workspace_id = $1 AND address = $2 RETURNING address`, [workspaceId, address])).length > 0,
+    remove: async (workspaceId, address) =>
+      (await db.rows(`DELETE FROM suppressions WHERE workspace_id = $1 AND address = $2 RETURNING address`, [workspaceId, address]))
+        .length > 0,
     find: async (workspaceId, addresses) =>
-      addresses.length ? (await db.rows<SuppressionRow>(`SELECT * FROM suppressions WHERE workspace_id = $1 AND address = ANY($2)`, [workspaceId, addresses], 'suppression_find')).map(toSuppression) : [],
+      addresses.length
+        ? (
+            await db.rows<SuppressionRow>(
+              `SELECT * FROM suppressions WHERE workspace_id = $1 AND address = ANY($2)`,
+              [workspaceId, addresses],
+              'suppression_find',
+            )
+          ).map(toSuppression)
+        : [],
   };
-
 }

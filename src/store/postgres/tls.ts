@@ -7,11 +7,18 @@ import type { PgDb } from './db.js';
 export function pgTls(db: PgDb, box: SecretBox | null = null): TlsStore {
   const tls: TlsStore = {
     get: async () => {
-      const [r] = await db.rows<{ cert: string; key: string; created_at: Date }>(`SELECT cert, key, created_at FROM tls_identity WHERE id = 1`, []);
+      const [r] = await db.rows<{ cert: string; key: string; created_at: Date }>(
+        `SELECT cert, key, created_at FROM tls_identity WHERE id = 1`,
+        [],
+      );
       return r ? { cert: r.cert, key: openSecret(box, r.key, 'the STARTTLS private key'), created_at: r.created_at.toISOString() } : null;
     },
     saveIfAbsent: async (t) => {
-      await db.rows(`INSERT INTO tls_identity (id, cert, key, created_at) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING`, [t.cert, sealSecret(box, t.key), t.created_at]);
+      await db.rows(`INSERT INTO tls_identity (id, cert, key, created_at) VALUES (1, $1, $2, $3) ON CONFLICT (id) DO NOTHING`, [
+        t.cert,
+        sealSecret(box, t.key),
+        t.created_at,
+      ]);
       return (await tls.get())!;
     },
   };

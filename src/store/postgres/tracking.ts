@@ -7,12 +7,19 @@ import type { PgDb, Row } from './db.js';
 
 const EVENT_COLS = 'id, workspace_id, message_id, kind, prefetch, source, reason, url, ip, user_agent, created_at';
 type EventRow = Row<MessageEvent, 'created_at'>;
-interface CopyRow { id: string; workspace_id: string; token: string; from_addr: string; to_addr: string; subject: string; sent_at: Date | null }
+interface CopyRow {
+  id: string;
+  workspace_id: string;
+  token: string;
+  from_addr: string;
+  to_addr: string;
+  subject: string;
+  sent_at: Date | null;
+}
 const COUNTED = `source IN ('human', 'proxy')`;
 
 /** $1 the events, $2 their webhook events (JSON arrays): stored and applied in one statement (the inbox's replies use it too). */
-export const RECORD_EVENTS =
-  `WITH ev AS (
+export const RECORD_EVENTS = `WITH ev AS (
      SELECT * FROM jsonb_to_recordset($1) AS e(id text, workspace_id text, message_id text, kind text, prefetch boolean, source text, reason text,
             url text, ip text, user_agent text, created_at timestamptz)
    ), kept AS (
@@ -58,19 +65,34 @@ export function pgTracking(db: PgDb): TrackingStore {
     // Only the few columns a hit needs: a batch of 64 whole rows cost more than the record statement.
     byTokens: async (tokens) =>
       tokens.length
-        ? (await db.rows<CopyRow>(`SELECT id, workspace_id, token, from_addr, to_addr, subject, sent_at FROM messages WHERE token = ANY($1)`, [tokens], 'copies_by_token')).map((r) => ({
-            id: r.id, workspace_id: r.workspace_id, token: r.token, from: r.from_addr, to: r.to_addr, subject: r.subject, sent_at: r.sent_at?.toISOString() ?? null,
+        ? (
+            await db.rows<CopyRow>(
+              `SELECT id, workspace_id, token, from_addr, to_addr, subject, sent_at FROM messages WHERE token = ANY($1)`,
+              [tokens],
+              'copies_by_token',
+            )
+          ).map((r) => ({
+            id: r.id,
+            workspace_id: r.workspace_id,
+            token: r.token,
+            from: r.from_addr,
+            to: r.to_addr,
+            subject: r.subject,
+            sent_at: r.sent_at?.toISOString() ?? null,
           }))
         : [],
     record: async (events, outbox) => {
       if (!events.length) return;
-      await db.rows(RECORD_EVENTS,
-        [JSON.stringify(events), JSON.stringify(outbox)],
-        'tracking_record',
-      );
+      await db.rows(RECORD_EVENTS, [JSON.stringify(events), JSON.stringify(outbox)], 'tracking_record');
     },
     events: async (workspaceId, messageId) =>
-      (await db.rows<EventRow>(`SELECT ${EVENT_COLS} FROM message_events WHERE workspace_id = $1 AND message_id = $2 ORDER BY seq`, [workspaceId, messageId], 'message_events')).map((r) => ({
+      (
+        await db.rows<EventRow>(
+          `SELECT ${EVENT_COLS} FROM message_events WHERE workspace_id = $1 AND message_id = $2 ORDER BY seq`,
+          [workspaceId, messageId],
+          'message_events',
+        )
+      ).map((r) => ({
         ...r,
         created_at: r.created_at.toISOString(),
       })),

@@ -41,7 +41,8 @@ const toJob = (r: JobRow): WebhookJob => ({
   created_at: r.created_at.toISOString(),
 });
 
-const ATTEMPT_COLS = 'id, workspace_id, endpoint_id, job_id, event_id, event, message_id, payload, kind, attempt, ok, status_code, error, response, duration_ms, attempted_at';
+const ATTEMPT_COLS =
+  'id, workspace_id, endpoint_id, job_id, event_id, event, message_id, payload, kind, attempt, ok, status_code, error, response, duration_ms, attempted_at';
 
 type AttemptRow = Omit<WebhookAttempt, 'attempted_at'> & { attempted_at: Date };
 const toAttempt = (r: AttemptRow): WebhookAttempt => ({ ...r, attempted_at: r.attempted_at.toISOString() });
@@ -77,9 +78,14 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
       return toEndpoint(r!);
     },
     listByWorkspace: async (workspaceId) =>
-      (await db.rows<EndpointRow>(`SELECT ${ENDPOINT_COLS} FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])).map(toEndpoint),
+      (
+        await db.rows<EndpointRow>(`SELECT ${ENDPOINT_COLS} FROM webhook_endpoints WHERE workspace_id = $1 ORDER BY seq`, [workspaceId])
+      ).map(toEndpoint),
     get: async (workspaceId, id) => {
-      const [r] = await db.rows<EndpointRow>(`SELECT ${ENDPOINT_COLS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+      const [r] = await db.rows<EndpointRow>(`SELECT ${ENDPOINT_COLS} FROM webhook_endpoints WHERE workspace_id = $1 AND id = $2`, [
+        workspaceId,
+        id,
+      ]);
       return r ? toEndpoint(r) : null;
     },
     update: async (workspaceId, id, patch) => {
@@ -122,7 +128,9 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
     },
     // Leases on the database's clock, as for outbound jobs (pg-mail.ts).
     claim: async (owner, now, leaseMs, max) => {
-      const rows = await db.rows<JobRow & { ep: EndpointRow & { created_at: string; failing_since: string | null; secret_rotated_at: string | null } }>(
+      const rows = await db.rows<
+        JobRow & { ep: EndpointRow & { created_at: string; failing_since: string | null; secret_rotated_at: string | null } }
+      >(
         `WITH c AS (${CLAIM}) SELECT c.*, to_jsonb(ep) AS ep FROM c JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`,
         [owner, now, leaseMs, max],
         'webhook_claim',
@@ -190,11 +198,17 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
         where.push(`attempted_at >= $${values.length}`);
       }
       values.push(q.limit);
-      const rows = await db.rows<AttemptRow>(`SELECT ${ATTEMPT_COLS} FROM webhook_attempts WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`, values);
+      const rows = await db.rows<AttemptRow>(
+        `SELECT ${ATTEMPT_COLS} FROM webhook_attempts WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${values.length}`,
+        values,
+      );
       return rows.map(toAttempt);
     },
     attempt: async (workspaceId, id) => {
-      const [r] = await db.rows<AttemptRow>(`SELECT ${ATTEMPT_COLS} FROM webhook_attempts WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+      const [r] = await db.rows<AttemptRow>(`SELECT ${ATTEMPT_COLS} FROM webhook_attempts WHERE workspace_id = $1 AND id = $2`, [
+        workspaceId,
+        id,
+      ]);
       return r ? toAttempt(r) : null;
     },
     depth: async () => Number((await db.rows<{ n: string }>(`SELECT count(*) AS n FROM webhook_jobs`, []))[0]!.n),

@@ -62,7 +62,12 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
   return {
     create: async (ws) => {
       try {
-        const [r] = await db.rows<WorkspaceRow>(`INSERT INTO workspaces (${WS_COLS}) VALUES ($1, $2, $3, $4) RETURNING ${WS_COLS}`, [ws.id, ws.name, ws.plan, ws.created_at]);
+        const [r] = await db.rows<WorkspaceRow>(`INSERT INTO workspaces (${WS_COLS}) VALUES ($1, $2, $3, $4) RETURNING ${WS_COLS}`, [
+          ws.id,
+          ws.name,
+          ws.plan,
+          ws.created_at,
+        ]);
         return toWorkspace(r!);
       } catch (e) {
         if (e instanceof SvcError && e.kind === 'conflict') throw new SvcError('conflict', `workspace '${ws.name}' already exists`);
@@ -84,15 +89,28 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
       return r ? toWorkspace(r) : null;
     },
     trialWarnings: async (id) => {
-      const [r] = await db.rows<{ trial_warnings: number; trial_warned_at: Date | null }>(`SELECT trial_warnings, trial_warned_at FROM workspaces WHERE id = $1`, [id], 'ws_trial_warnings');
+      const [r] = await db.rows<{ trial_warnings: number; trial_warned_at: Date | null }>(
+        `SELECT trial_warnings, trial_warned_at FROM workspaces WHERE id = $1`,
+        [id],
+        'ws_trial_warnings',
+      );
       return { sent: r?.trial_warnings ?? 0, last_at: r?.trial_warned_at?.toISOString() ?? null };
     },
     recordTrialWarning: async (id, n, at) =>
-      (await db.rows(`UPDATE workspaces SET trial_warnings = $2, trial_warned_at = $3 WHERE id = $1 AND ${LIVE} AND trial_warnings = $2 - 1 RETURNING id`, [id, n, at], 'ws_trial_warned')).length === 1,
+      (
+        await db.rows(
+          `UPDATE workspaces SET trial_warnings = $2, trial_warned_at = $3 WHERE id = $1 AND ${LIVE} AND trial_warnings = $2 - 1 RETURNING id`,
+          [id, n, at],
+          'ws_trial_warned',
+        )
+      ).length === 1,
     markDeleted: (id, at, reason) =>
       db.tx(async (c) => {
         // The name is freed (a deleted row keeps it in deleted_name): names are unique among rows.
-        const marked = await c.query(`UPDATE workspaces SET deleted_at = $2, deletion_reason = $3, deleted_name = name, name = '~' || id WHERE id = $1 AND ${LIVE} RETURNING id`, [id, at, reason]);
+        const marked = await c.query(
+          `UPDATE workspaces SET deleted_at = $2, deletion_reason = $3, deleted_name = name, name = '~' || id WHERE id = $1 AND ${LIVE} RETURNING id`,
+          [id, at, reason],
+        );
         if (!marked.rowCount) return false;
         // Every daemon drops its cached keys and look-ups of the workspace at commit.
         const keys = await c.query<{ hash: string }>(`DELETE FROM api_keys WHERE workspace_id = $1 RETURNING hash`, [id]);
@@ -100,13 +118,21 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
         await c.query(`DELETE FROM webhook_jobs WHERE workspace_id = $1`, [id]);
         const people = await c.query<{ account_id: string }>(`DELETE FROM memberships WHERE workspace_id = $1 RETURNING account_id`, [id]);
         // Its people's accounts go too (their sessions and links with them), but for those who are members elsewhere.
-        await c.query(`DELETE FROM accounts a WHERE a.id = ANY ($1) AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.account_id = a.id)`, [people.rows.map((r) => r.account_id)]);
+        await c.query(
+          `DELETE FROM accounts a WHERE a.id = ANY ($1) AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.account_id = a.id)`,
+          [people.rows.map((r) => r.account_id)],
+        );
         for (const k of keys.rows) await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', $1)`, [`key:${k.hash}`]);
         await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', $1), pg_notify('${INVALIDATE_CHANNEL}', 'senders')`, [`ws:${id}`]);
         return true;
       }),
     deletions: async () =>
-      (await db.rows<DeletionRow>(`SELECT ${WS_COLS}, deleted_name, deleted_at, deletion_reason FROM workspaces WHERE deleted_at IS NOT NULL ORDER BY deleted_at, seq`, [])).map((r) => ({
+      (
+        await db.rows<DeletionRow>(
+          `SELECT ${WS_COLS}, deleted_name, deleted_at, deletion_reason FROM workspaces WHERE deleted_at IS NOT NULL ORDER BY deleted_at, seq`,
+          [],
+        )
+      ).map((r) => ({
         ...toWorkspace(r),
         name: r.deleted_name,
         deleted_at: r.deleted_at.toISOString(),
@@ -128,7 +154,10 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
       for (const table of [...ENDED_AT_ONCE, ...PURGED]) {
         const want = limit - removed;
         // By ctid, so a batch is bounded whatever the table's key.
-        const n = await db.rows(`DELETE FROM ${table} WHERE ctid = ANY (ARRAY (SELECT ctid FROM ${table} WHERE workspace_id = $1 LIMIT $2)) RETURNING 1`, [id, want]);
+        const n = await db.rows(
+          `DELETE FROM ${table} WHERE ctid = ANY (ARRAY (SELECT ctid FROM ${table} WHERE workspace_id = $1 LIMIT $2)) RETURNING 1`,
+          [id, want],
+        );
         removed += n.length;
         if (n.length === want) return { removed, done: false };
       }
@@ -136,12 +165,13 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
       // Nothing left: the row goes, unless something was written meanwhile (a send in flight as the
       // mark was made); the row's lock keeps new writes that check it out until the commit.
       return db.tx(async (c) => {
-        if (!(await c.query(`SELECT 1 FROM workspaces WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, [id])).rowCount) return { removed: 0, done: false };
-        for (const table of [...PURGED, ...ENDED_AT_ONCE]) if ((await c.query(`SELECT 1 FROM ${table} WHERE workspace_id = $1 LIMIT 1`, [id])).rowCount) return { removed: 0, done: false };
+        if (!(await c.query(`SELECT 1 FROM workspaces WHERE id = $1 AND deleted_at IS NOT NULL FOR UPDATE`, [id])).rowCount)
+          return { removed: 0, done: false };
+        for (const table of [...PURGED, ...ENDED_AT_ONCE])
+          if ((await c.query(`SELECT 1 FROM ${table} WHERE workspace_id = $1 LIMIT 1`, [id])).rowCount) return { removed: 0, done: false };
         await c.query(`DELETE FROM workspaces WHERE id = $1`, [id]);
         return { removed: 1, done: true };
       });
     },
   };
-
 }

@@ -15,7 +15,9 @@ async function api(t: { after(fn: () => unknown): void }, bodyLimit = 1024 * 102
   const app: FastifyInstance = await buildApi(service, {
     routes: (scope) => {
       scope.post('/api/v2/test-echo', { config: { scope: { anyOf: ['send'], named: 'send' } } }, async (req) => ({ body: req.body }));
-      scope.get('/api/v2/test-lists', { config: { scope: { anyOf: ['read', 'newsletter'], named: 'newsletter' } } }, async (req) => ({ tenant: principalOf(req).workspace.name }));
+      scope.get('/api/v2/test-lists', { config: { scope: { anyOf: ['read', 'newsletter'], named: 'newsletter' } } }, async (req) => ({
+        tenant: principalOf(req).workspace.name,
+      }));
       scope.get('/api/v2/test-messages', { config: { scope: { anyOf: ['read', 'send'], named: 'read' } } }, async () => ({ ok: true }));
     },
   });
@@ -87,7 +89,14 @@ test('403 names the scope the spec says: newsletter for read-or-newsletter, read
   assert.equal((await call(`${url}/api/v2/test-lists`, { headers: bearer(news) })).status, 200);
   assert.deepEqual((await call(`${url}/api/v2/test-messages`, { headers: bearer(news) })).body, { error: 'missing permission: read' });
   assert.equal((await call(`${url}/api/v2/test-messages`, { headers: bearer(send) })).status, 200);
-  assert.deepEqual(await call(`${url}/api/v2/test-echo`, { method: 'POST', headers: { ...bearer(contacts), 'content-type': 'application/json' }, body: '{}' }).then((r) => [r.status, r.body]), [403, { error: 'missing permission: send' }]);
+  assert.deepEqual(
+    await call(`${url}/api/v2/test-echo`, {
+      method: 'POST',
+      headers: { ...bearer(contacts), 'content-type': 'application/json' },
+      body: '{}',
+    }).then((r) => [r.status, r.body]),
+    [403, { error: 'missing permission: send' }],
+  );
   const star = await key(service, '*');
   for (const p of ['test-lists', 'test-messages']) assert.equal((await call(`${url}/api/v2/${p}`, { headers: bearer(star) })).status, 200);
 });
@@ -117,28 +126,51 @@ test('bodies: bad JSON, wrong content type and deep nesting are 400 invalid body
     assert.equal(r.status, 400, `${type} ${body.slice(0, 30)}`);
     assert.match(r.body.error, /^invalid body/);
   }
-  assert.deepEqual((await post('['.repeat(33) + ']'.repeat(33), 'application/json')).body, { error: 'invalid body: nested deeper than 32 levels' });
+  assert.deepEqual((await post('['.repeat(33) + ']'.repeat(33), 'application/json')).body, {
+    error: 'invalid body: nested deeper than 32 levels',
+  });
   // 32 levels are fine; brackets inside strings do not count, whatever the escapes before them.
   assert.equal((await post('{"a":'.repeat(31) + '"[[[[{{{{"' + '}'.repeat(31), 'application/json')).status, 200);
   const escaped = '{"a":' + JSON.stringify('\\" [[[[ \\\\"{{{{' + '['.repeat(40)) + ',"b":' + '['.repeat(31) + ']'.repeat(31) + '}';
   assert.equal((await post(escaped, 'application/json')).status, 200);
   // The same escapes, and one level more outside the strings, is refused.
-  assert.equal((await post(escaped.replace('"b":' + '['.repeat(31), '"b":' + '['.repeat(32)).replace(']'.repeat(31), ']'.repeat(32)), 'application/json')).status, 400);
+  assert.equal(
+    (
+      await post(
+        escaped.replace('"b":' + '['.repeat(31), '"b":' + '['.repeat(32)).replace(']'.repeat(31), ']'.repeat(32)),
+        'application/json',
+      )
+    ).status,
+    400,
+  );
 });
 
 test('bodies over the limit are 413, also when streamed without a length', async (t) => {
   const { url, service } = await api(t, 4096);
   const k = await key(service, 'send');
   const big = JSON.stringify({ a: 'x'.repeat(5000) });
-  const r = await call(`${url}/api/v2/test-echo`, { method: 'POST', headers: { ...bearer(k), 'content-type': 'application/json' }, body: big });
+  const r = await call(`${url}/api/v2/test-echo`, {
+    method: 'POST',
+    headers: { ...bearer(k), 'content-type': 'application/json' },
+    body: big,
+  });
   assert.deepEqual([r.status, r.body], [413, { error: 'request body too large' }]);
   // Chunked: the server stops reading at the limit rather than buffering the whole stream.
   const u = new URL(`${url}/api/v2/test-echo`);
   const status = await new Promise<number>((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { ...bearer(k), 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: { ...bearer(k), 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
     req.write('{"a":"');
     const chunk = 'x'.repeat(1024);
@@ -168,7 +200,11 @@ test('CORS: any origin, preflight answered, no credentials', async (t) => {
   const { url, service } = await api(t);
   const pre = await fetch(`${url}/api/v2/me`, {
     method: 'OPTIONS',
-    headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key' },
+    headers: {
+      origin: 'https://app.example',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,idempotency-key',
+    },
   });
   assert.equal(pre.status, 204);
   assert.equal(pre.headers.get('access-control-allow-origin'), '*');
@@ -204,10 +240,12 @@ test('no full key ever reaches the log', async (t) => {
   assert.ok(!logs.join('').includes(k.slice(4)));
 });
 
-test('a path parameter over 100 characters is 414 in the API error shape, not the router\'s own body', async (t) => {
+test("a path parameter over 100 characters is 414 in the API error shape, not the router's own body", async (t) => {
   const { url, service } = await api(t);
   const k = await key(service, 'read,send');
-  const app: FastifyInstance = await buildApi(service, { routes: (scope) => scope.get('/api/v2/test-thing/:id', async () => ({ ok: true })) });
+  const app: FastifyInstance = await buildApi(service, {
+    routes: (scope) => scope.get('/api/v2/test-thing/:id', async () => ({ ok: true })),
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   t.after(() => app.close());
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -215,5 +253,8 @@ test('a path parameter over 100 characters is 414 in the API error shape, not th
   assert.equal(long.status, 414);
   assert.deepEqual(long.body, { error: 'path too long: a path segment is over 100 characters' });
   // A 5,000-character path that matches no route is a plain 404.
-  assert.deepEqual(await call(`${url}/api/v2/${'b'.repeat(5000)}`, { headers: bearer(k) }).then((r) => [r.status, r.body]), [404, { error: 'not found' }]);
+  assert.deepEqual(await call(`${url}/api/v2/${'b'.repeat(5000)}`, { headers: bearer(k) }).then((r) => [r.status, r.body]), [
+    404,
+    { error: 'not found' },
+  ]);
 });

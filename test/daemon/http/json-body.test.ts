@@ -26,7 +26,7 @@ function byCharacter(text: string, stopAt = Infinity): number {
 test('jsonDepth agrees with a character-by-character reading on 20,000 random texts', () => {
   // A seeded generator, so that a failure can be replayed.
   let seed = 42;
-  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const alphabet = ['{', '}', '[', ']', '"', '"', '\\', '\\', 'a', ':', ','];
   for (let n = 0; n < 20_000; n++) {
     const text = Array.from({ length: Math.floor(next() * 120) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');

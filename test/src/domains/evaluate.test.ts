@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluateDkim, evaluateDmarc, evaluateMx, evaluateOwnership, evaluateSpf, mergeSpf, tagList } from '../../../src/domains/evaluate.js';
+import {
+  evaluateDkim,
+  evaluateDmarc,
+  evaluateMx,
+  evaluateOwnership,
+  evaluateSpf,
+  mergeSpf,
+  tagList,
+} from '../../../src/domains/evaluate.js';
 import { normalizeDomain } from '../../../src/domains/names.js';
 import { parseMailbox } from '../../../src/mail/address.js';
 
@@ -27,7 +35,10 @@ test('MX: ours at priority 10, case and trailing dot ignored', () => {
 
 test('SPF: one record, our include before its all term', () => {
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost -all'), SD).status, 'Verified');
-  assert.equal(evaluateSpf(found('google-site-verification=x', 'v=spf1 ip4:192.0.2.1 include:_spf.svc.localhost -all'), SD).status, 'Verified');
+  assert.equal(
+    evaluateSpf(found('google-site-verification=x', 'v=spf1 ip4:192.0.2.1 include:_spf.svc.localhost -all'), SD).status,
+    'Verified',
+  );
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost ~all'), SD).status, 'Recommended');
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost'), SD).status, 'Recommended');
   const plusAll = evaluateSpf(found('v=spf1 include:_spf.svc.localhost +all'), SD);
@@ -61,7 +72,13 @@ test('DKIM: our p= whatever the spacing and splitting, else a Problem naming the
   assert.equal(evaluateDkim(found('v=DKIM1; p='), 'ABCD').status, 'Problem');
   assert.equal(evaluateDkim(found('v=DKIM1; p=ABCD', 'v=DKIM1; p=ABCD'), 'ABCD').status, 'Problem');
   assert.equal(evaluateDkim(found(), 'ABCD').status, 'Waiting');
-  assert.deepEqual([...tagList(' v = DKIM1 ; p = A B ').entries()], [['v', 'DKIM1'], ['p', 'AB']]);
+  assert.deepEqual(
+    [...tagList(' v = DKIM1 ; p = A B ').entries()],
+    [
+      ['v', 'DKIM1'],
+      ['p', 'AB'],
+    ],
+  );
 });
 
 test('DMARC: quarantine and reject pass, none passes with the BIMI note, anything else does not', () => {
@@ -80,31 +97,77 @@ test('domain names: IDN to punycode; IPs, bare TLDs and the service domain refus
   const svc = { serviceDomain: 'svc.localhost', mxHost: 'mx.svc.localhost' };
   assert.equal(normalizeDomain('Bücher.Example.', svc), 'xn--bcher-kva.example');
   assert.equal(normalizeDomain(' EXAMPLE.com ', svc), 'example.com');
-  for (const bad of ['192.0.2.1', '[::1]', '::1', 'com', 'localhost', 'svc.localhost', 'mx.svc.localhost', 'a.svc.localhost', 'exa mple.com', '-x.com', 'x..com', 'a'.repeat(64) + '.com', 'x.123', '']) {
+  for (const bad of [
+    '192.0.2.1',
+    '[::1]',
+    '::1',
+    'com',
+    'localhost',
+    'svc.localhost',
+    'mx.svc.localhost',
+    'a.svc.localhost',
+    'exa mple.com',
+    '-x.com',
+    'x..com',
+    'a'.repeat(64) + '.com',
+    'x.123',
+    '',
+  ]) {
     assert.throws(() => normalizeDomain(bad, svc), /./, bad);
   }
 });
 
 test('addresses: local@domain, at most 254 characters', () => {
-  assert.deepEqual(parseMailbox('Hello@Bücher.example'), { address: 'Hello@xn--bcher-kva.example', local: 'Hello', domain: 'xn--bcher-kva.example' });
-  for (const bad of ['plain', '@x.com', 'a@', 'a b@x.com', 'a..b@x.com', '.a@x.com', 'a@x', '"q"@x.com', 'a@b@c.com', 'x'.repeat(65) + '@x.com']) {
+  assert.deepEqual(parseMailbox('Hello@Bücher.example'), {
+    address: 'Hello@xn--bcher-kva.example',
+    local: 'Hello',
+    domain: 'xn--bcher-kva.example',
+  });
+  for (const bad of [
+    'plain',
+    '@x.com',
+    'a@',
+    'a b@x.com',
+    'a..b@x.com',
+    '.a@x.com',
+    'a@x',
+    '"q"@x.com',
+    'a@b@c.com',
+    'x'.repeat(65) + '@x.com',
+  ]) {
     assert.ok('error' in parseMailbox(bad), bad);
   }
   // Refused on its length before any pattern runs.
   assert.match((parseMailbox('a'.repeat(40_000) + '@example.com') as { error: string }).error, /254/);
 });
 
-test('receivers\' view: trailing dots, the most preferred MX, Recommended keeps every term, organizational DMARC', () => {
+test("receivers' view: trailing dots, the most preferred MX, Recommended keeps every term, organizational DMARC", () => {
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost. -all'), SD).status, 'Verified');
-  assert.equal(mergeSpf(['v=spf1 include:_spf.svc.localhost. ~all'], 'include:_spf.svc.localhost'), 'v=spf1 include:_spf.svc.localhost ~all');
+  assert.equal(
+    mergeSpf(['v=spf1 include:_spf.svc.localhost. ~all'], 'include:_spf.svc.localhost'),
+    'v=spf1 include:_spf.svc.localhost ~all',
+  );
   const soft = evaluateSpf(found('v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all'), SD);
   assert.deepEqual([soft.status, soft.value], ['Recommended', 'v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all']);
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost -all'), SD, 11).status, 'Problem');
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost -all'), SD, 10).status, 'Verified');
-  const mx = [{ exchange: 'aspmx.l.google.com', priority: 1 }, { exchange: 'mx.svc.localhost', priority: 10 }];
+  const mx = [
+    { exchange: 'aspmx.l.google.com', priority: 1 },
+    { exchange: 'mx.svc.localhost', priority: 10 },
+  ];
   assert.equal(evaluateMx(found(...mx), 'mx.svc.localhost').status, 'Problem');
-  assert.equal(evaluateMx(found({ exchange: 'backup.example', priority: 10 }, { exchange: 'mx.svc.localhost', priority: 10 }), 'mx.svc.localhost').status, 'Problem', 'as preferred: half the replies go elsewhere');
-  assert.equal(evaluateMx(found({ exchange: 'backup.example', priority: 20 }, { exchange: 'mx.svc.localhost', priority: 10 }), 'mx.svc.localhost').status, 'Verified', 'a backup after ours is fine');
+  assert.equal(
+    evaluateMx(found({ exchange: 'backup.example', priority: 10 }, { exchange: 'mx.svc.localhost', priority: 10 }), 'mx.svc.localhost')
+      .status,
+    'Problem',
+    'as preferred: half the replies go elsewhere',
+  );
+  assert.equal(
+    evaluateMx(found({ exchange: 'backup.example', priority: 20 }, { exchange: 'mx.svc.localhost', priority: 10 }), 'mx.svc.localhost')
+      .status,
+    'Verified',
+    'a backup after ours is fine',
+  );
   const org = evaluateDmarc(found(), { domain: 'acme.test', lookup: found('v=DMARC1; p=reject') });
   assert.equal(org.status, 'Verified');
   assert.match(org.note!, /organizational domain acme\.test/);

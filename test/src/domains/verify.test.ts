@@ -15,19 +15,23 @@ async function setup(t: { after(fn: () => unknown): void }, plan = 'scale') {
   return { dns, service, ws, clock, logs };
 }
 
-const statuses = (v: { records: Array<{ purpose: string; status: string | null }> }) => Object.fromEntries(v.records.map((r) => [r.purpose, r.status]));
+const statuses = (v: { records: Array<{ purpose: string; status: string | null }> }) =>
+  Object.fromEntries(v.records.map((r) => [r.purpose, r.status]));
 
 test('add: five records in the spec order, a fresh token and a 2048-bit key per domain', async (t) => {
   const { service, ws } = await setup(t);
   const v = await service.domains.add(ws, 'good.test');
   assert.equal(v.status, 'pending');
-  assert.deepEqual(v.records.map((r) => [r.purpose, r.type, r.name, r.fqdn]), [
-    ['ownership', 'TXT', '_svc', '_svc.good.test'],
-    ['mx', 'MX', '@', 'good.test'],
-    ['spf', 'TXT', '@', 'good.test'],
-    ['dkim', 'TXT', 'svc1._domainkey', 'svc1._domainkey.good.test'],
-    ['dmarc', 'TXT', '_dmarc', '_dmarc.good.test'],
-  ]);
+  assert.deepEqual(
+    v.records.map((r) => [r.purpose, r.type, r.name, r.fqdn]),
+    [
+      ['ownership', 'TXT', '_svc', '_svc.good.test'],
+      ['mx', 'MX', '@', 'good.test'],
+      ['spf', 'TXT', '@', 'good.test'],
+      ['dkim', 'TXT', 'svc1._domainkey', 'svc1._domainkey.good.test'],
+      ['dmarc', 'TXT', '_dmarc', '_dmarc.good.test'],
+    ],
+  );
   assert.match(v.records[0]!.value, /^svc-verify=[0-9a-f]{32}$/);
   assert.equal(v.records[1]!.value, '10 mx.svc.localhost');
   assert.equal(v.records[2]!.value, 'v=spf1 include:_spf.svc.localhost -all');
@@ -97,7 +101,10 @@ test('two SPF records, MX at the wrong priority, two DMARC records', async (t) =
   publish(dns, 'twospf.test', v.records);
   const r = await service.domains.verify(ws, 'twospf.test');
   const rec = (p: string) => r.view.records.find((x) => x.purpose === p)!;
-  assert.deepEqual([rec('spf').status, rec('mx').status, rec('dmarc').status, rec('dkim').status], ['Problem', 'Problem', 'Problem', 'Verified']);
+  assert.deepEqual(
+    [rec('spf').status, rec('mx').status, rec('dmarc').status, rec('dkim').status],
+    ['Problem', 'Problem', 'Problem', 'Verified'],
+  );
   assert.match(rec('spf').note!, /2 SPF records.*merge them into one/);
   assert.equal(rec('spf').value, 'v=spf1 include:_spf.google.com include:_spf.svc.localhost -all');
   assert.match(rec('mx').note!, /priority 20; use priority 10/);
@@ -109,7 +116,10 @@ test('SERVFAIL and a server that never answers: Waiting with a note, never a cra
   publish(dns, 'broken.test', v.records);
   const r = await service.domains.verify(ws, 'broken.test');
   const rec = (p: string) => r.view.records.find((x) => x.purpose === p)!;
-  assert.deepEqual([rec('ownership').status, rec('mx').status, rec('spf').status, rec('dkim').status, rec('dmarc').status], ['Verified', 'Waiting', 'Waiting', 'Waiting', 'Waiting']);
+  assert.deepEqual(
+    [rec('ownership').status, rec('mx').status, rec('spf').status, rec('dkim').status, rec('dmarc').status],
+    ['Verified', 'Waiting', 'Waiting', 'Waiting', 'Waiting'],
+  );
   assert.match(rec('spf').note!, /SERVFAIL/);
   assert.match(rec('dkim').note!, /timed out/);
   assert.equal(r.passed, false);
@@ -120,7 +130,10 @@ test('a resolver that is not there at all: Waiting, not an exception', async (t)
   const ws = await service.workspaces.create('beta');
   await service.domains.add(ws, 'good.test');
   const r = await service.domains.verify(ws, 'good.test');
-  assert.ok(r.view.records.every((x) => x.status === 'Waiting' && x.note), JSON.stringify(r.view.records));
+  assert.ok(
+    r.view.records.every((x) => x.status === 'Waiting' && x.note),
+    JSON.stringify(r.view.records),
+  );
 });
 
 test('the token of another workspace: Problem; the first workspace whose token is in DNS wins', async (t) => {
@@ -129,7 +142,11 @@ test('the token of another workspace: Problem; the first workspace whose token i
   const mine = await service.domains.add(ws, 'good.test');
   const theirs = await service.domains.add(other, 'good.test');
   // DNS carries the other workspace's token.
-  publish(dns, 'good.test', theirs.records.map((r) => (r.purpose === 'dkim' ? mine.records[3]! : r)));
+  publish(
+    dns,
+    'good.test',
+    theirs.records.map((r) => (r.purpose === 'dkim' ? mine.records[3]! : r)),
+  );
   const r = await service.domains.verify(ws, 'good.test');
   assert.equal(r.view.records[0]!.status, 'Problem');
   assert.match(r.view.records[0]!.note!, /another token/);
@@ -201,7 +218,10 @@ test('plan count limits refuse the add with the quota body', async (t) => {
     return true;
   });
   for (const a of ['a@good.test', 'b@good.test', 'c@good.test']) await service.addresses.add(ws, a);
-  await assert.rejects(service.addresses.add(ws, 'd@good.test'), (e) => isSvcError(e) && e.kind === 'plan_limit' && /3 addresses/.test(e.message));
+  await assert.rejects(
+    service.addresses.add(ws, 'd@good.test'),
+    (e) => isSvcError(e) && e.kind === 'plan_limit' && /3 addresses/.test(e.message),
+  );
 });
 
 test('addresses: exact mailboxes on a domain of the workspace', async (t) => {
@@ -226,7 +246,8 @@ test('addresses: exact mailboxes on a domain of the workspace', async (t) => {
 
 test('verdicts that match receivers: SPF look-ups counted, organizational DMARC, the most preferred MX, trailing dots', async (t) => {
   const { dns, service, ws } = await setup(t);
-  const rec = (v: { records: Array<{ purpose: string; status: string | null; note: string | null; value: string }> }, p: string) => v.records.find((x) => x.purpose === p)!;
+  const rec = (v: { records: Array<{ purpose: string; status: string | null; note: string | null; value: string }> }, p: string) =>
+    v.records.find((x) => x.purpose === p)!;
 
   // 16 look-ups: a Problem with the count, though the record itself is well formed.
   publish(dns, 'lookups.test', (await service.domains.add(ws, 'lookups.test')).records);

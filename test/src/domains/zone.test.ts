@@ -12,7 +12,10 @@ test('zone lines: names fully qualified, MX with its priority, TXT cut into 255-
   assert.equal(lines[0], '_svc.acme.test.\t3600\tIN\tTXT\t"svc-verify=abc"');
   assert.equal(lines[1], 'acme.test.\t3600\tIN\tMX\t10 mx.svc.example.');
   const strings = [...lines[2]!.matchAll(/"([^"]*)"/g)].map((m) => m[1]!);
-  assert.deepEqual(strings.map((x) => x.length), [255, 155]);
+  assert.deepEqual(
+    strings.map((x) => x.length),
+    [255, 155],
+  );
   assert.equal(strings.join(''), key, 'joined again, the value');
 });
 

@@ -24,11 +24,14 @@ test('received items kept in memory hold their own strings, not the 32 KB header
   const r = await inbound.recipient('hello@acme.test');
   const filler = `X-Filler: ${'y'.repeat(32_000)}`;
   const message = (i: number) =>
-    Buffer.from(`From: Someone Somewhere <someone.somewhere@elsewhere.test>\r\nTo: <hello@acme.test>\r\nCc: A Colleague <a.colleague@elsewhere.test>\r\nSubject: A question about order number ${i}\r\nMessage-ID: <message-number-${i}@elsewhere.test>\r\nIn-Reply-To: <an-earlier-message-${i}@elsewhere.test>\r\nReferences: <an-earlier-message-${i}@elsewhere.test>\r\n${filler}\r\n\r\nbody\r\n`);
+    Buffer.from(
+      `From: Someone Somewhere <someone.somewhere@elsewhere.test>\r\nTo: <hello@acme.test>\r\nCc: A Colleague <a.colleague@elsewhere.test>\r\nSubject: A question about order number ${i}\r\nMessage-ID: <message-number-${i}@elsewhere.test>\r\nIn-Reply-To: <an-earlier-message-${i}@elsewhere.test>\r\nReferences: <an-earlier-message-${i}@elsewhere.test>\r\n${filler}\r\n\r\nbody\r\n`,
+    );
   const N = 400;
   gc();
   const before = process.memoryUsage().heapUsed;
-  for (let i = 0; i < N; i++) await inbound.receive({ mailFrom: 'someone@elsewhere.test', recipients: [r], remoteIp: '127.0.0.1' }, message(i));
+  for (let i = 0; i < N; i++)
+    await inbound.receive({ mailFrom: 'someone@elsewhere.test', recipients: [r], remoteIp: '127.0.0.1' }, message(i));
   gc();
   gc();
   const perItem = (process.memoryUsage().heapUsed - before) / N;

@@ -21,7 +21,12 @@ test('a report parsed in the thread reads as it does on the event loop', async (
 test('over its time budget a parse is given up (its thread ended) and the message is kept as received', async (t) => {
   const p = threadParser({ budgetMs: 1 });
   t.after(() => p.close());
-  const big = Buffer.from(dsn('bob@rcpt.test', 'abc@acme.test', 'failed', '5.1.1', 'x').replace('Subject: Hello\r\n', `Subject: Hello\r\n${`X-Pad: ${'p'.repeat(990)}\r\n`.repeat(1000)}`));
+  const big = Buffer.from(
+    dsn('bob@rcpt.test', 'abc@acme.test', 'failed', '5.1.1', 'x').replace(
+      'Subject: Hello\r\n',
+      `Subject: Hello\r\n${`X-Pad: ${'p'.repeat(990)}\r\n`.repeat(1000)}`,
+    ),
+  );
   const r = await p.parse(big, readHead(big));
   assert.equal(r.email, null);
   assert.match(r.problem!, /^not parsed \(took more than 1 ms\); kept as received$/);

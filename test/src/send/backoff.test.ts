@@ -5,14 +5,22 @@ import assert from 'node:assert/strict';
 import { BACKOFF_MAX_MS, DestinationBackoff, destinationDeferral } from '../../../src/send/backoff.js';
 import type { RecipientResult } from '../../../src/send/deliver.js';
 
-const r = (outcome: RecipientResult['outcome'], response: string, stage?: RecipientResult['stage']): RecipientResult => ({ address: 'a@x.test', outcome, response, ...(stage ? { stage } : {}) });
+const r = (outcome: RecipientResult['outcome'], response: string, stage?: RecipientResult['stage']): RecipientResult => ({
+  address: 'a@x.test',
+  outcome,
+  response,
+  ...(stage ? { stage } : {}),
+});
 
-test('a destination deferral: a 421 anywhere, or a 4xx or no answer before RCPT; never a recipient\'s 4xx or any 5xx', () => {
+test("a destination deferral: a 421 anywhere, or a 4xx or no answer before RCPT; never a recipient's 4xx or any 5xx", () => {
   assert.equal(destinationDeferral([r('temporary', '421 4.7.0 Too many connections', 'connect')]), '421 4.7.0 Too many connections');
   assert.equal(destinationDeferral([r('temporary', '421 4.4.2 closing', 'data')]), '421 4.4.2 closing');
   assert.equal(destinationDeferral([r('temporary', '451 4.7.1 Try later', 'mail')]), '451 4.7.1 Try later');
   assert.equal(destinationDeferral([r('temporary', 'connect ECONNREFUSED 127.0.0.1:25', 'connect')]), 'connect ECONNREFUSED 127.0.0.1:25');
-  assert.equal(destinationDeferral([r('hop', '421 4.3.2 System not accepting network messages', 'connect')]), '421 4.3.2 System not accepting network messages');
+  assert.equal(
+    destinationDeferral([r('hop', '421 4.3.2 System not accepting network messages', 'connect')]),
+    '421 4.3.2 System not accepting network messages',
+  );
   assert.equal(destinationDeferral([r('temporary', '452 4.2.2 Mailbox full', 'rcpt')]), null, 'one mailbox, not the destination');
   assert.equal(destinationDeferral([r('permanent', '550 5.1.1 No such user', 'rcpt')]), null);
   assert.equal(destinationDeferral([r('temporary', '421 4.7.0 busy', 'connect'), r('sent', '250 ok')]), null);

@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyReply, stageOf } from '../../../src/send/bounce-class.js';
 
-const at = (stage: Parameters<typeof classifyReply>[0]['stage'], code: number | undefined, text: string, route: 'direct' | 'smarthost' = 'direct') => {
+const at = (
+  stage: Parameters<typeof classifyReply>[0]['stage'],
+  code: number | undefined,
+  text: string,
+  route: 'direct' | 'smarthost' = 'direct',
+) => {
   const c = classifyReply({ code, text, stage }, route);
   return `${c.outcome}/${c.class}`;
 };
@@ -35,11 +40,23 @@ test('4xx and connection failures are temporary; at a smarthost, anything before
   assert.equal(at('tls', undefined, 'self signed certificate', 'smarthost'), 'hop/hop-tls');
   // A smarthost refusing our sender or relaying at RCPT is our hop too (issue 26), never the recipient's bounce.
   assert.equal(at('rcpt', 554, '554 5.7.1 <a@b>: Relay access denied', 'smarthost'), 'hop/hop-sender');
-  assert.equal(at('rcpt', 553, '553 5.7.1 <bounces+x@acme.test>: Sender address rejected: not owned by user app', 'smarthost'), 'hop/hop-sender');
+  assert.equal(
+    at('rcpt', 553, '553 5.7.1 <bounces+x@acme.test>: Sender address rejected: not owned by user app', 'smarthost'),
+    'hop/hop-sender',
+  );
   assert.equal(at('rcpt', 550, '550 5.7.54 SMTP; Unable to relay recipient in non-accepted domain', 'smarthost'), 'hop/hop-sender');
   assert.equal(at('rcpt', 550, '550 5.7.64 TenantAttribution; Relay Access Denied', 'smarthost'), 'hop/hop-sender');
-  assert.equal(classifyReply({ code: 550, text: '550 5.7.1 <hello@acme.test>: not allowed to send as this address', stage: 'rcpt', sender: 'hello@acme.test' }, 'smarthost').outcome, 'hop');
-  assert.equal(classifyReply({ code: 550, text: '550 5.7.1 <jane@rcpt.test>: policy', stage: 'rcpt', sender: 'hello@acme.test' }, 'smarthost').outcome, 'rejected');
+  assert.equal(
+    classifyReply(
+      { code: 550, text: '550 5.7.1 <hello@acme.test>: not allowed to send as this address', stage: 'rcpt', sender: 'hello@acme.test' },
+      'smarthost',
+    ).outcome,
+    'hop',
+  );
+  assert.equal(
+    classifyReply({ code: 550, text: '550 5.7.1 <jane@rcpt.test>: policy', stage: 'rcpt', sender: 'hello@acme.test' }, 'smarthost').outcome,
+    'rejected',
+  );
   // At an MX, the same words are the receiving domain's policy.
   assert.equal(at('rcpt', 554, '554 5.7.1 <a@b>: Relay access denied'), 'rejected/policy');
   // Recipients refused by the smarthost are otherwise classified like any others.
@@ -54,7 +71,10 @@ test('the stage of a nodemailer error', () => {
   assert.equal(stageOf({ code: 'EMESSAGE' }), 'data');
   assert.equal(stageOf({ command: 'CONN', code: 'ETLS' }), 'tls');
   assert.equal(stageOf({ command: 'CONN', code: 'ECONNECTION' }), 'connect');
-  assert.equal(stageOf({ command: 'CONN', code: 'ESOCKET', message: '8003:error:0A00042E:SSL routines:ssl3_read_bytes:tlsv1 alert protocol version' }), 'tls');
+  assert.equal(
+    stageOf({ command: 'CONN', code: 'ESOCKET', message: '8003:error:0A00042E:SSL routines:ssl3_read_bytes:tlsv1 alert protocol version' }),
+    'tls',
+  );
   assert.equal(stageOf({ command: 'CONN', code: 'ESOCKET', message: 'certificate has expired' }), 'tls');
   assert.equal(stageOf({ command: 'CONN', code: 'ESOCKET', message: 'read ECONNRESET' }), 'connect');
 });

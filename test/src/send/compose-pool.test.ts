@@ -5,10 +5,27 @@ import { checkHtmlDepth, htmlDepth, PoisonMessage } from '../../../src/send/pois
 import type { SendContent } from '../../../src/model/message.js';
 
 const content = (html: string): SendContent => ({
-  id: 'c', workspace_id: 'w', source: 'relay', from: 'hello@acme.test', from_name: null, domain_id: 'd', to: [{ name: null, address: 'jane@rcpt.test' }], cc: [],
-  subject: 'Big one', html, text: null, message_id: 'm@acme.test', notes: [], created_at: '2026-11-22T10:00:00.000Z',
+  id: 'c',
+  workspace_id: 'w',
+  source: 'relay',
+  from: 'hello@acme.test',
+  from_name: null,
+  domain_id: 'd',
+  to: [{ name: null, address: 'jane@rcpt.test' }],
+  cc: [],
+  subject: 'Big one',
+  html,
+  text: null,
+  message_id: 'm@acme.test',
+  notes: [],
+  created_at: '2026-11-22T10:00:00.000Z',
 });
-const task = (html: string) => ({ content: content(html), copy: { recipients: ['jane@rcpt.test'], token: null }, baseUrl: 'http://svc.test', domain: null });
+const task = (html: string) => ({
+  content: content(html),
+  copy: { recipients: ['jane@rcpt.test'], token: null },
+  baseUrl: 'http://svc.test',
+  domain: null,
+});
 const bigHtml = (mb: number) => `<p>${'Lorem ipsum dolor sit amet <b>x</b> '.repeat(Math.floor((mb * 1024 * 1024) / 36))}</p>`;
 
 async function until(cond: () => boolean): Promise<void> {
@@ -48,7 +65,13 @@ test('poison: HTML nested deeper than composing can go is refused as poison, in 
   for (const opts of [{ threads: 1 }, { threads: 0 }, { threads: 1, aloneAbove: 1000 }]) {
     const pool = new ComposePool(opts);
     t.after(() => pool.close());
-    await assert.rejects(pool.run(task(html)), (e) => e instanceof PoisonMessage && /message could not be composed: its HTML is nested 50000 levels deep \(at most 1000\)/.test(e.message), JSON.stringify(opts));
+    await assert.rejects(
+      pool.run(task(html)),
+      (e) =>
+        e instanceof PoisonMessage &&
+        /message could not be composed: its HTML is nested 50000 levels deep \(at most 1000\)/.test(e.message),
+      JSON.stringify(opts),
+    );
   }
   // Deep but within the limit: composed.
   const pool = new ComposePool({ threads: 1 });
@@ -91,7 +114,10 @@ test('compose pool: large messages take turns in threads of their own (memory st
 test('compose pool: bulk copies queue in the pool beyond two per thread; other mail goes straight to a thread', async (t) => {
   const pool = new ComposePool({ threads: 1, aloneAbove: Infinity });
   t.after(() => pool.close());
-  const bulk = (n: number) => ({ ...task(`<p>${`copy ${n} `.repeat(2_000)}</p>`), content: { ...content(`<p>${`copy ${n} `.repeat(2_000)}</p>`), source: 'broadcast' as const } });
+  const bulk = (n: number) => ({
+    ...task(`<p>${`copy ${n} `.repeat(2_000)}</p>`),
+    content: { ...content(`<p>${`copy ${n} `.repeat(2_000)}</p>`), source: 'broadcast' as const },
+  });
   const done: string[] = [];
   const all = Array.from({ length: 12 }, (_, n) => pool.run(bulk(n)).then(() => done.push(`b${n}`)));
   // Queued after twelve bulk copies, composed after at most the two a thread holds (and the one running).
@@ -104,12 +130,20 @@ test('compose pool: bulk copies queue in the pool beyond two per thread; other m
 test('compose pool: its threads run at a lower priority than the event loop (Linux: a nice value per thread)', async (t) => {
   const { existsSync, readdirSync, readFileSync } = await import('node:fs');
   if (!existsSync('/proc/thread-self')) return t.skip('no /proc/thread-self: not Linux');
-  const nice = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]);
+  const nice = (tid: string) =>
+    Number(
+      readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ')[16],
+    );
   const before = new Set(readdirSync('/proc/self/task'));
   const pool = new ComposePool({ threads: 1 });
   t.after(() => pool.close());
   await pool.run(task('<p>warm</p>'));
   const fresh = readdirSync('/proc/self/task').filter((tid) => !before.has(tid));
-  assert.ok(fresh.some((tid) => nice(tid) >= 10), `a new thread at nice 10 or more (new threads: ${fresh.map((tid) => `${tid}=${nice(tid)}`).join(' ')})`);
+  assert.ok(
+    fresh.some((tid) => nice(tid) >= 10),
+    `a new thread at nice 10 or more (new threads: ${fresh.map((tid) => `${tid}=${nice(tid)}`).join(' ')})`,
+  );
   assert.equal(nice(String(process.pid)), 0, 'the event loop keeps its priority');
 });

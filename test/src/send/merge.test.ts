@@ -12,13 +12,29 @@ import type { MessageSource, SendContent } from '../../../src/model/message.js';
 
 const TOKEN = 'T'.repeat(43);
 const content = (source: MessageSource, html: string, text: string | null = null): SendContent => ({
-  id: 'c', workspace_id: 'w', source, from: 'hello@acme.test', from_name: 'Acme', domain_id: 'd', to: [], cc: [], subject: 'Hi {{name}}', html, text,
-  message_id: 'shared@acme.test', notes: [], created_at: '2026-11-22T10:00:00.000Z',
+  id: 'c',
+  workspace_id: 'w',
+  source,
+  from: 'hello@acme.test',
+  from_name: 'Acme',
+  domain_id: 'd',
+  to: [],
+  cc: [],
+  subject: 'Hi {{name}}',
+  html,
+  text,
+  message_id: 'shared@acme.test',
+  notes: [],
+  created_at: '2026-11-22T10:00:00.000Z',
 });
 const copy = (name: string) => ({
   recipients: ['jane@rcpt.test'],
   token: 'tok',
-  list: { subscriber: { id: 's1', list_id: 'l1', name, unsubscribe_token: TOKEN }, record_id: '0b7d6a4e-0000-4000-8000-000000000001', message_id: 'own@acme.test' },
+  list: {
+    subscriber: { id: 's1', list_id: 'l1', name, unsubscribe_token: TOKEN },
+    record_id: '0b7d6a4e-0000-4000-8000-000000000001',
+    message_id: 'own@acme.test',
+  },
 });
 
 test('merge: values per source, fallbacks, escaping, unknown names kept', () => {
@@ -33,14 +49,21 @@ test('merge: values per source, fallbacks, escaping, unknown names kept', () => 
 });
 
 test('merge: a broadcast copy is filled for its recipient, with its own To:, Message-ID and unsubscribe headers', async () => {
-  const c = content('broadcast', '<p>Dear {{first_name|friend}} &lt;{{email}}&gt;</p><a href="{{unsubscribe_url}}">out</a>', 'Dear {{name|friend}}\nOut: {{unsubscribe_url}}');
+  const c = content(
+    'broadcast',
+    '<p>Dear {{first_name|friend}} &lt;{{email}}&gt;</p><a href="{{unsubscribe_url}}">out</a>',
+    'Dear {{name|friend}}\nOut: {{unsubscribe_url}}',
+  );
   const out = await compose(c, copy('Jane <b>'), 'http://svc.test', 'k');
   const mail = await PostalMime.parse(out.raw);
   assert.equal(mail.subject, 'Hi {{name}}', 'the subject as written');
   assert.equal(mail.messageId, '<own@acme.test>');
   assert.deepEqual(mail.to, [{ name: 'Jane <b>', address: 'jane@rcpt.test' }]);
   const header = (n: string) => mail.headers.find((h) => h.key === n)?.value;
-  assert.equal(header('list-unsubscribe'), `<http://svc.test/u/${TOKEN}>, <mailto:bounces+0b7d6a4e000040008000000000000001@acme.test?subject=unsubscribe>`);
+  assert.equal(
+    header('list-unsubscribe'),
+    `<http://svc.test/u/${TOKEN}>, <mailto:bounces+0b7d6a4e000040008000000000000001@acme.test?subject=unsubscribe>`,
+  );
   assert.equal(header('list-unsubscribe-post'), 'List-Unsubscribe=One-Click');
   assert.ok(out.headers.includes('List-Unsubscribe') && out.headers.includes('List-Unsubscribe-Post'), 'named for the signature');
   assert.match(mail.html!, /Dear Jane &lt;jane@rcpt\.test&gt;/);
@@ -63,15 +86,20 @@ test('merge: API mail is never filled and has no list headers', async () => {
   const out = await compose(c, { recipients: ['jane@rcpt.test'], token: 'tok' }, 'http://svc.test');
   const mail = await PostalMime.parse(out.raw);
   assert.match(mail.html!, /\{\{name\}\}/);
-  assert.equal(mail.headers.find((h) => h.key === 'list-unsubscribe'), undefined);
+  assert.equal(
+    mail.headers.find((h) => h.key === 'list-unsubscribe'),
+    undefined,
+  );
   assert.equal(mail.messageId, '<shared@acme.test>');
 });
 
-test('a broadcast\'s text is made from its HTML once, not once per subscriber; each copy\'s text has its own values', async () => {
+test("a broadcast's text is made from its HTML once, not once per subscriber; each copy's text has its own values", async () => {
   const c = content('broadcast', '<p>Dear {{first_name|friend}} &lt;{{email}}&gt;</p><p><a href="{{unsubscribe_url}}">out</a></p>');
   const texts = new TextCache();
   const jane = await PostalMime.parse((await compose(c, copy('Jane Doe'), 'http://svc.test', 'k', texts)).raw);
-  const bob = await PostalMime.parse((await compose(c, { ...copy('Bob'), recipients: ['bob@rcpt.test'] }, 'http://svc.test', 'k', texts)).raw);
+  const bob = await PostalMime.parse(
+    (await compose(c, { ...copy('Bob'), recipients: ['bob@rcpt.test'] }, 'http://svc.test', 'k', texts)).raw,
+  );
   assert.equal(texts.made, 1, 'one conversion for both copies');
   assert.match(jane.text!, /Dear Jane <jane@rcpt\.test>/);
   assert.match(bob.text!, /Dear Bob <bob@rcpt\.test>/);

@@ -26,7 +26,8 @@ async function server(t: TestContext): Promise<Server> {
       s.connects++;
       cb();
     },
-    onMailFrom: (a, _session, cb) => (a.address.startsWith('refused@') ? cb(Object.assign(new Error('sender refused'), { responseCode: 550 })) : cb()),
+    onMailFrom: (a, _session, cb) =>
+      a.address.startsWith('refused@') ? cb(Object.assign(new Error('sender refused'), { responseCode: 550 })) : cb(),
     onData: (stream, _session, cb) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -48,7 +49,19 @@ async function server(t: TestContext): Promise<Server> {
 }
 
 function pool(s: Pick<Server, 'port' | 'pools'>, over: Partial<ConstructorParameters<typeof SmtpPool>[0]> = {}): SmtpPool {
-  const p = new SmtpPool({ host: '127.0.0.1', port: s.port, secure: false, opportunisticTLS: true, tls: {}, name: 'svc.test', timeoutMs: 2000, maxConnections: 2, maxMessages: 1000, idleMs: 30_000, ...over });
+  const p = new SmtpPool({
+    host: '127.0.0.1',
+    port: s.port,
+    secure: false,
+    opportunisticTLS: true,
+    tls: {},
+    name: 'svc.test',
+    timeoutMs: 2000,
+    maxConnections: 2,
+    maxMessages: 1000,
+    idleMs: 30_000,
+    ...over,
+  });
   s.pools.push(p);
   return p;
 }
@@ -102,7 +115,11 @@ test('SMTP pool: nothing listening is a connection error, and the pool keeps try
   const port = (closed.server.address() as { port: number }).port;
   await new Promise<void>((r) => closed.close(() => r()));
   const p = pool({ port, pools: s.pools }, { maxConnections: 1 });
-  for (let i = 0; i < 3; i++) await assert.rejects(p.send(envelope, msg(i)), (e: SmtpError) => e.code === 'ESOCKET' && e.command === 'CONN' && e.responseCode === undefined);
+  for (let i = 0; i < 3; i++)
+    await assert.rejects(
+      p.send(envelope, msg(i)),
+      (e: SmtpError) => e.code === 'ESOCKET' && e.command === 'CONN' && e.responseCode === undefined,
+    );
   // The slots were given back: a pool on a live server still sends after failures of its own.
   const ok = pool(s, { maxConnections: 1 });
   await ok.send(envelope, msg(9));
@@ -136,7 +153,10 @@ test('SMTP pool: bulk senders never hold the last connection; an urgent one take
   assert.equal(s.connects, 3);
   release();
   await withDeadline(Promise.all(bulk), 5000);
-  assert.deepEqual(s.messages.map((m) => Number(/^Subject: (\d+)/m.exec(m)![1])).sort((a, b) => a - b), [1, 2, 3, 4, 99]);
+  assert.deepEqual(
+    s.messages.map((m) => Number(/^Subject: (\d+)/m.exec(m)![1])).sort((a, b) => a - b),
+    [1, 2, 3, 4, 99],
+  );
   assert.equal(s.connects, 3, 'the bulk ones took the free connections in turn, never a fourth');
 });
 
@@ -174,5 +194,8 @@ async function waitUntil(ok: () => boolean, ms = 5000): Promise<void> {
 
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>((_r, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))),
+  ]).finally(() => clearTimeout(timer));
 }

@@ -33,15 +33,27 @@ if (TEST_DATABASE_URL) {
   test('postgres key cache: cached, dropped by NOTIFY, off while LISTEN is down', async (t) => {
     const { writer, daemon, sql } = await stores(t);
     const ws = await writer.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'trial', created_at: new Date().toISOString() });
-    const key = await writer.keys.create({ id: randomUUID(), workspace_id: ws.id, name: 'k', scopes: ['send'], prefix: 'svc_0', hash: 'a'.repeat(64), created_at: new Date().toISOString(), revoked_at: null });
+    const key = await writer.keys.create({
+      id: randomUUID(),
+      workspace_id: ws.id,
+      name: 'k',
+      scopes: ['send'],
+      prefix: 'svc_0',
+      hash: 'a'.repeat(64),
+      created_at: new Date().toISOString(),
+      revoked_at: null,
+    });
 
     // Once the LISTEN is up, a look-up is cached: a change made behind its back (no NOTIFY) is not seen.
     let round = 0;
-    assert.ok(await until(async () => {
-      const before = (await daemon.keys.findByHash(key.hash))?.key.name;
-      await sql.query(`UPDATE api_keys SET name = $2 WHERE id = $1`, [key.id, `silent-${++round}`]);
-      return (await daemon.keys.findByHash(key.hash))?.key.name === before;
-    }), 'look-ups are served from the cache');
+    assert.ok(
+      await until(async () => {
+        const before = (await daemon.keys.findByHash(key.hash))?.key.name;
+        await sql.query(`UPDATE api_keys SET name = $2 WHERE id = $1`, [key.id, `silent-${++round}`]);
+        return (await daemon.keys.findByHash(key.hash))?.key.name === before;
+      }),
+      'look-ups are served from the cache',
+    );
 
     // A revoke from another process reaches the cache through NOTIFY.
     await writer.keys.revoke(ws.id, key.id, new Date().toISOString());
@@ -52,9 +64,14 @@ if (TEST_DATABASE_URL) {
     assert.ok(await until(async () => (await daemon.keys.findByHash(key.hash))?.workspace.plan === 'pro'), 'plan change seen');
 
     // Kill the LISTEN connection: until it is back, every look-up reads Postgres.
-    await sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN svc_invalidate%' AND datname = current_database()`);
+    await sql.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query ILIKE 'LISTEN svc_invalidate%' AND datname = current_database()`,
+    );
     await sql.query(`UPDATE api_keys SET name = 'after-kill' WHERE id = $1`, [key.id]);
-    assert.ok(await until(async () => (await daemon.keys.findByHash(key.hash))?.key.name === 'after-kill'), 'no stale answer while LISTEN is down');
+    assert.ok(
+      await until(async () => (await daemon.keys.findByHash(key.hash))?.key.name === 'after-kill'),
+      'no stale answer while LISTEN is down',
+    );
   });
 }
 
@@ -63,21 +80,55 @@ if (TEST_DATABASE_URL) {
     const { writer, daemon, sql } = await stores(t);
     const at = new Date().toISOString();
     const ws = await writer.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: at });
-    const d = await created(writer.domains.create(
-      { id: randomUUID(), workspace_id: ws.id, domain: 'acme.test', status: 'verified', token: 't', dkim_public_key: 'P', dkim_private_key: 'K', legacy: false, dkim_verified: true, records: null, history: [], created_at: at, verified_at: at, checked_at: null },
-      null,
-    ));
+    const d = await created(
+      writer.domains.create(
+        {
+          id: randomUUID(),
+          workspace_id: ws.id,
+          domain: 'acme.test',
+          status: 'verified',
+          token: 't',
+          dkim_public_key: 'P',
+          dkim_private_key: 'K',
+          legacy: false,
+          dkim_verified: true,
+          records: null,
+          history: [],
+          created_at: at,
+          verified_at: at,
+          checked_at: null,
+        },
+        null,
+      ),
+    );
     // Not there yet: "none" is cached too, and an add from another process ends that.
     let round = 0;
-    assert.ok(await until(async () => {
-      await daemon.addresses.get(ws.id, `x${round}@acme.test`);
-      await sql.query(`INSERT INTO addresses (id, workspace_id, domain_id, address, status, created_at) VALUES ($1, $2, $3, $4, 'active', now())`, [randomUUID(), ws.id, d.id, `x${round}@acme.test`]);
-      return (await daemon.addresses.get(ws.id, `x${round++}@acme.test`)) === null;
-    }), 'look-ups are served from the cache');
-    const a = await created(writer.addresses.create({ id: randomUUID(), workspace_id: ws.id, domain_id: d.id, address: 'hello@acme.test', status: 'active', created_at: at }, null));
-    assert.ok(await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'active'), 'an added address is seen');
+    assert.ok(
+      await until(async () => {
+        await daemon.addresses.get(ws.id, `x${round}@acme.test`);
+        await sql.query(
+          `INSERT INTO addresses (id, workspace_id, domain_id, address, status, created_at) VALUES ($1, $2, $3, $4, 'active', now())`,
+          [randomUUID(), ws.id, d.id, `x${round}@acme.test`],
+        );
+        return (await daemon.addresses.get(ws.id, `x${round++}@acme.test`)) === null;
+      }),
+      'look-ups are served from the cache',
+    );
+    const a = await created(
+      writer.addresses.create(
+        { id: randomUUID(), workspace_id: ws.id, domain_id: d.id, address: 'hello@acme.test', status: 'active', created_at: at },
+        null,
+      ),
+    );
+    assert.ok(
+      await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'active'),
+      'an added address is seen',
+    );
     await writer.addresses.setStatus(ws.id, a.id, 'disabled');
-    assert.ok(await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'disabled'), 'a disabled address is seen');
+    assert.ok(
+      await until(async () => (await daemon.addresses.get(ws.id, 'hello@acme.test'))?.status === 'disabled'),
+      'a disabled address is seen',
+    );
     assert.equal((await daemon.domains.get(ws.id, 'acme.test'))?.status, 'verified');
     await writer.domains.remove(ws.id, d.id);
     assert.ok(await until(async () => (await daemon.domains.get(ws.id, 'acme.test')) === null), 'a removed domain is seen');

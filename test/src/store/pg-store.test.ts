@@ -34,7 +34,10 @@ if (TEST_DATABASE_URL) {
 
   test('postgres: a schema that is behind is refused with a message naming svc migrate', async (t) => {
     const url = await behindSchemaUrl(t);
-    await assert.rejects(openStore(pgLocation(url), { role: 'admin', log: silentLog }), (e) => isSvcError(e) && e.kind === 'schema_behind' && /svc migrate/.test(e.message));
+    await assert.rejects(
+      openStore(pgLocation(url), { role: 'admin', log: silentLog }),
+      (e) => isSvcError(e) && e.kind === 'schema_behind' && /svc migrate/.test(e.message),
+    );
     const s = await openStore(pgLocation(url), { role: 'serve', log: silentLog, migrate: true });
     t.after(() => s.close());
     assert.deepEqual(await s.workspaces.list(), []);
@@ -43,9 +46,14 @@ if (TEST_DATABASE_URL) {
   test("postgres: a workspace's deletion names every table with a workspace_id", async (t) => {
     const { pool: c } = await migrated(t);
     t.after(() => c.end());
-    const { rows } = await c.query<{ table_name: string }>(`SELECT table_name FROM information_schema.columns WHERE column_name = 'workspace_id' AND table_schema = current_schema() ORDER BY 1`);
+    const { rows } = await c.query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.columns WHERE column_name = 'workspace_id' AND table_schema = current_schema() ORDER BY 1`,
+    );
     assert.ok(rows.length > 10);
-    assert.deepEqual(rows.map((r) => r.table_name), [...ENDED_AT_ONCE, ...PURGED, ...WITH_THEIR_PARENT].sort());
+    assert.deepEqual(
+      rows.map((r) => r.table_name),
+      [...ENDED_AT_ONCE, ...PURGED, ...WITH_THEIR_PARENT].sort(),
+    );
   });
 
   test('postgres: an empty schema is set up by the first store that opens it', async (t) => {
@@ -76,7 +84,10 @@ if (TEST_DATABASE_URL) {
 
   test('postgres: unreachable is store_unavailable with no password in the message', async () => {
     const loc = pgLocation('postgres://svc:hunter2@127.0.0.1:1/test', { connectTimeoutMs: 500 });
-    await assert.rejects(openStore(loc, { role: 'admin', log: silentLog }), (e) => isSvcError(e) && e.kind === 'store_unavailable' && !e.message.includes('hunter2'));
+    await assert.rejects(
+      openStore(loc, { role: 'admin', log: silentLog }),
+      (e) => isSvcError(e) && e.kind === 'store_unavailable' && !e.message.includes('hunter2'),
+    );
   });
 }
 
@@ -91,12 +102,32 @@ if (TEST_DATABASE_URL) {
     const ws = await s.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: '2026-01-01T00:00:00.000Z' });
     const pem = '-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n';
     for (const name of ['bad.test', 'good.test']) {
-      await s.domains.create({ id: randomUUID(), workspace_id: ws.id, domain: name, status: 'verified', token: 't', dkim_public_key: 'P', dkim_private_key: pem, legacy: false, dkim_verified: true, records: null, history: [], created_at: '2026-01-01T00:00:00.000Z', verified_at: '2026-01-01T00:00:00.000Z', checked_at: null }, null);
+      await s.domains.create(
+        {
+          id: randomUUID(),
+          workspace_id: ws.id,
+          domain: name,
+          status: 'verified',
+          token: 't',
+          dkim_public_key: 'P',
+          dkim_private_key: pem,
+          legacy: false,
+          dkim_verified: true,
+          records: null,
+          history: [],
+          created_at: '2026-01-01T00:00:00.000Z',
+          verified_at: '2026-01-01T00:00:00.000Z',
+          checked_at: null,
+        },
+        null,
+      );
     }
     const pool = createPool(pgLocation(url), silentLog);
     t.after(() => pool.end());
     // One character of bad.test's ciphertext changed: the right key, damaged data.
-    await pool.query(`UPDATE domains SET dkim_private_key = overlay(dkim_private_key placing (CASE WHEN substr(dkim_private_key, length(dkim_private_key) - 2, 1) = 'A' THEN 'B' ELSE 'A' END) from length(dkim_private_key) - 2 for 1) WHERE domain = 'bad.test'`);
+    await pool.query(
+      `UPDATE domains SET dkim_private_key = overlay(dkim_private_key placing (CASE WHEN substr(dkim_private_key, length(dkim_private_key) - 2, 1) = 'A' THEN 'B' ELSE 'A' END) from length(dkim_private_key) - 2 for 1) WHERE domain = 'bad.test'`,
+    );
     const fresh = PgStore.create(pgLocation(url, { encryptionKey: key }), { log: silentLog });
     t.after(() => fresh.close());
     const good = await fresh.domains.get(ws.id, 'good.test');
@@ -124,12 +155,21 @@ if (TEST_DATABASE_URL) {
     assert.equal(await sealed.secrets.keep('tracked-links', 'other'), 'LINKsecret');
     const pool = createPool(pgLocation(url), silentLog);
     t.after(() => pool.end());
-    const rows = [...(await pool.query(`SELECT key AS v FROM tls_identity`)).rows, ...(await pool.query(`SELECT value AS v FROM service_secrets`)).rows] as Array<{ v: string }>;
+    const rows = [
+      ...(await pool.query(`SELECT key AS v FROM tls_identity`)).rows,
+      ...(await pool.query(`SELECT value AS v FROM service_secrets`)).rows,
+    ] as Array<{ v: string }>;
     assert.equal(rows.length, 2);
     for (const r of rows) assert.match(r.v, /^enc:v1:/);
     // Without the key: refused at start.
     const without = PgStore.create(pgLocation(url), { log: silentLog });
     t.after(() => without.close());
-    await assert.rejects(without.ready(), (e) => isSvcError(e) && e.kind === 'store_locked' && /STARTTLS private key and the tracked-link key of this store are encrypted/.test(e.message));
+    await assert.rejects(
+      without.ready(),
+      (e) =>
+        isSvcError(e) &&
+        e.kind === 'store_locked' &&
+        /STARTTLS private key and the tracked-link key of this store are encrypted/.test(e.message),
+    );
   });
 }

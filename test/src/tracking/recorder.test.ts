@@ -23,7 +23,8 @@ test('a store that takes nothing: past 100,000 held hits the oldest are dropped,
   const deps = { store, clock: systemClock, random: systemRandom, log: lineLog((l) => logs.push(l)) } as unknown as DepsOf<'tracking'>;
   const r = trackingRecorder(deps, 1);
   const t0 = performance.now();
-  for (let i = 0; i < 150_000; i++) r.hit({ kind: 'open', token: `t${i}`, url: null, ip: '192.0.2.1', user_agent: 'x', at: new Date(0).toISOString() });
+  for (let i = 0; i < 150_000; i++)
+    r.hit({ kind: 'open', token: `t${i}`, url: null, ip: '192.0.2.1', user_agent: 'x', at: new Date(0).toISOString() });
   const ms = performance.now() - t0;
   // Not an assertion on time (machines differ): printed, so a regression back to a copy per hit shows.
   console.log(`# 150,000 hits held in ${ms.toFixed(0)} ms`);

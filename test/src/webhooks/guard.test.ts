@@ -28,7 +28,16 @@ test('addresses inside the network are refused however they are spelled; public 
 });
 
 test('webhook URLs: https only, no private literal or localhost, unless insecure targets are allowed', () => {
-  for (const url of ['https://127.0.0.1/', 'https://[::1]:8443/x', 'https://169.254.169.254/latest/meta-data', 'https://0x7f000001/', 'https://2130706433/', 'https://[::ffff:10.0.0.1]/', 'https://localhost/', 'https://api.localhost/']) {
+  for (const url of [
+    'https://127.0.0.1/',
+    'https://[::1]:8443/x',
+    'https://169.254.169.254/latest/meta-data',
+    'https://0x7f000001/',
+    'https://2130706433/',
+    'https://[::ffff:10.0.0.1]/',
+    'https://localhost/',
+    'https://api.localhost/',
+  ]) {
     assert.throws(() => checkTarget(url, false), /allowed only with --allow-insecure-webhooks/, url);
     assert.doesNotThrow(() => checkTarget(url, true), url);
   }
@@ -44,6 +53,9 @@ test('a name is refused when any of its addresses is private, and pinned to a ch
   const answers: Record<string, string[]> = { 'ok.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'] };
   const resolve = async (h: string) => (answers[h] ?? []).map((address) => ({ address, family: 4 as const }));
   assert.deepEqual(await pickAddress(checkTarget('https://ok.test/', false), resolve, false), { address: '93.184.216.34', family: 4 });
-  await assert.rejects(pickAddress(checkTarget('https://mixed.test/', false), resolve, false), /mixed\.test resolves to a private address \(10\.0\.0\.7\)/);
+  await assert.rejects(
+    pickAddress(checkTarget('https://mixed.test/', false), resolve, false),
+    /mixed\.test resolves to a private address \(10\.0\.0\.7\)/,
+  );
   assert.equal((await pickAddress(checkTarget('https://mixed.test/', true), resolve, true)).address, '93.184.216.34');
 });

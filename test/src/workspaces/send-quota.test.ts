@@ -21,7 +21,7 @@ test('windowsOfToday: what sendWindows and inboxWindows make, made once a day pe
     assert.deepEqual(next, make(ws('scale'), new Date('2026-11-28T00:00:00.000Z')), 'from midnight, the next day');
     // A clock set back (tests, or a corrected host) is a day again like any other.
     assert.deepEqual(of(ws('scale'), morning), first);
-    assert.throws(() => (of(ws('scale'), morning) as Array<{ limit: number | null }>)[0]!.limit = 1, TypeError);
+    assert.throws(() => ((of(ws('scale'), morning) as Array<{ limit: number | null }>)[0]!.limit = 1), TypeError);
     assert.throws(() => of(ws('scale'), morning).push(first[0]!), TypeError);
   }
 });

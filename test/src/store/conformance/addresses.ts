@@ -12,10 +12,18 @@ export function addressesConformance<B>(backend: Backend<B>): void {
     const hello = await created(store.addresses.create(address(a.id, d.id, 'hello@example.com'), 2));
     await rejectsWith(store.addresses.create(address(a.id, d.id, 'hello@example.com'), 5), 'conflict');
     await created(store.addresses.create(address(a.id, d.id, 'support@example.com'), 2));
-    assert.deepEqual(await store.addresses.create(address(a.id, d.id, 'x@example.com'), 2), { refused: 'count_limit', kind: 'addresses', limit: 2, used: 2 });
+    assert.deepEqual(await store.addresses.create(address(a.id, d.id, 'x@example.com'), 2), {
+      refused: 'count_limit',
+      kind: 'addresses',
+      limit: 2,
+      used: 2,
+    });
     // Another workspace cannot hang an address on this workspace's domain.
     await rejectsWith(store.addresses.create(address(b.id, d.id, 'y@example.com'), null), 'not_found');
-    assert.deepEqual((await store.addresses.listByWorkspace(a.id)).map((x) => x.address), ['hello@example.com', 'support@example.com']);
+    assert.deepEqual(
+      (await store.addresses.listByWorkspace(a.id)).map((x) => x.address),
+      ['hello@example.com', 'support@example.com'],
+    );
     assert.equal((await store.addresses.get(a.id, 'hello@example.com'))?.id, hello.id);
     assert.equal(await store.addresses.get(b.id, 'hello@example.com'), null);
     assert.equal((await store.addresses.setStatus(a.id, hello.id, 'disabled'))?.status, 'disabled');
@@ -35,7 +43,8 @@ export function addressesConformance<B>(backend: Backend<B>): void {
     const b = await store.workspaces.create(ws('beta'));
     const da = await created(store.domains.create(domain(a.id, 'example.com'), null));
     const db = await created(store.domains.create(domain(b.id, 'example.com'), null));
-    const seen = async (address: string) => (await store.addresses.everywhere(address)).map((x) => `${x.workspace_id === a.id ? 'a' : 'b'}:${x.status}`).sort();
+    const seen = async (address: string) =>
+      (await store.addresses.everywhere(address)).map((x) => `${x.workspace_id === a.id ? 'a' : 'b'}:${x.status}`).sort();
     assert.deepEqual(await seen('hello@example.com'), []);
     const ha = await created(store.addresses.create(address(a.id, da.id, 'hello@example.com'), null));
     assert.deepEqual(await seen('hello@example.com'), ['a:active']);
@@ -53,5 +62,4 @@ export function addressesConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await seen('hello@example.com'), []);
     assert.deepEqual(await seen('other@example.com'), []);
   });
-
 }

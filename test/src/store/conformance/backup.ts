@@ -30,7 +30,10 @@ export function backupConformance<B>(backend: Backend<B>): void {
     const paths: string[] = [];
     await list({ file: out, onReadEntry: (e) => void paths.push(e.path) });
     assert.equal(paths[0], 'svc.json');
-    assert.ok(paths.some((p) => p.startsWith('mail/') && p.endsWith('.jsonl')), paths.join(' '));
+    assert.ok(
+      paths.some((p) => p.startsWith('mail/') && p.endsWith('.jsonl')),
+      paths.join(' '),
+    );
     assert.ok(!paths.includes('svc.lock'));
     await rejectsWith(store.backup.snapshot(out), 'conflict');
     // What was stored reads back from the snapshot, restored into a new directory.

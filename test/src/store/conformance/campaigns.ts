@@ -13,11 +13,32 @@ import type { QuotaWindow } from '../../../../src/model/quota.js';
 import { type Backend, batch, fresh, ws } from './fixtures.js';
 
 const AT = '2026-01-01T10:00:00.000Z';
-const month = (limit: number | null): QuotaWindow => ({ key: 'month:2026-01', window: 'month', limit, resets_at: '2026-02-01T00:00:00.000Z' });
+const month = (limit: number | null): QuotaWindow => ({
+  key: 'month:2026-01',
+  window: 'month',
+  limit,
+  resets_at: '2026-02-01T00:00:00.000Z',
+});
 
 const campaign = (workspace_id: string, list_id: string, over: Partial<Campaign> = {}): Campaign => ({
-  id: randomUUID(), workspace_id, list_id, from: 'hello@acme.test', from_name: 'Acme', subject: 'News', html: '<p>Hi {{name}}</p>', text: 'Hi {{name}}', preheader: '',
-  status: 'queued', recipients: 3, cursor: 0, copies: 0, unsubscribed: 0, created_at: AT, updated_at: AT, fanned_out_at: null, ...over,
+  id: randomUUID(),
+  workspace_id,
+  list_id,
+  from: 'hello@acme.test',
+  from_name: 'Acme',
+  subject: 'News',
+  html: '<p>Hi {{name}}</p>',
+  text: 'Hi {{name}}',
+  preheader: '',
+  status: 'queued',
+  recipients: 3,
+  cursor: 0,
+  copies: 0,
+  unsubscribed: 0,
+  created_at: AT,
+  updated_at: AT,
+  fanned_out_at: null,
+  ...over,
 });
 
 export function campaignsConformance<B>(backend: Backend<B>): void {
@@ -25,20 +46,45 @@ export function campaignsConformance<B>(backend: Backend<B>): void {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('other'));
-    const list: List = { id: randomUUID(), workspace_id: a.id, name: 'News', description: '', from_name: '', from_address: '', reply_to: '', double_opt_in: false, created_at: AT, updated_at: AT };
+    const list: List = {
+      id: randomUUID(),
+      workspace_id: a.id,
+      name: 'News',
+      description: '',
+      from_name: '',
+      from_address: '',
+      reply_to: '',
+      double_opt_in: false,
+      created_at: AT,
+      updated_at: AT,
+    };
     await store.lists.create(list);
     const subs: Subscriber[] = ['a', 'b', 'c', 'd', 'e'].map((x) => ({
-      id: randomUUID(), list_id: list.id, workspace_id: a.id, email: `${x}@rcpt.test`, name: x.toUpperCase(), status: x === 'c' ? 'unsubscribed' : 'active',
-      unsubscribe_token: randomBytes(32).toString('base64url'), tags: [], created_at: AT, updated_at: AT,
+      id: randomUUID(),
+      list_id: list.id,
+      workspace_id: a.id,
+      email: `${x}@rcpt.test`,
+      name: x.toUpperCase(),
+      status: x === 'c' ? 'unsubscribed' : 'active',
+      unsubscribe_token: randomBytes(32).toString('base64url'),
+      tags: [],
+      created_at: AT,
+      updated_at: AT,
     }));
     for (const s of subs) await store.subscribers.upsert(s, { name: s.name, updated_at: AT }, null);
 
     // Active subscribers by position: c is skipped; the position moves past it all the same.
     const first = await store.subscribers.activeAfter(a.id, list.id, 0, 2);
-    assert.deepEqual(first.data.map((s) => s.email), ['a@rcpt.test', 'b@rcpt.test']);
+    assert.deepEqual(
+      first.data.map((s) => s.email),
+      ['a@rcpt.test', 'b@rcpt.test'],
+    );
     assert.equal(first.done, false);
     const second = await store.subscribers.activeAfter(a.id, list.id, first.cursor, 2);
-    assert.deepEqual(second.data.map((s) => s.email), ['d@rcpt.test', 'e@rcpt.test']);
+    assert.deepEqual(
+      second.data.map((s) => s.email),
+      ['d@rcpt.test', 'e@rcpt.test'],
+    );
     const end = await store.subscribers.activeAfter(a.id, list.id, second.cursor, 2);
     assert.deepEqual([end.data, end.done], [[], true]);
     assert.deepEqual((await store.subscribers.activeAfter(other.id, list.id, 0, 10)).data, [], 'another workspace reads nothing');
@@ -52,12 +98,25 @@ export function campaignsConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.usage.get(a.id, ['month:2026-01']), { 'month:2026-01': 4 });
     assert.deepEqual(await store.campaigns.get(a.id, c.id), c);
     assert.equal(await store.campaigns.get(other.id, c.id), null);
-    assert.deepEqual((await store.campaigns.unfinished()).map((x) => x.id), [c.id]);
+    assert.deepEqual(
+      (await store.campaigns.unfinished()).map((x) => x.id),
+      [c.id],
+    );
 
     // A batch: its copies and the position, together; the same position again is refused whole.
     const copyBatch = (emails: Subscriber[], from: number, cursor: number, copies: number, done = false) => {
-      const bt = batch(a.id, emails.map((s) => s.email), AT);
-      bt.messages.forEach((m, i) => Object.assign(m, { source: 'broadcast', campaign_id: c.id, subscriber: { id: emails[i]!.id, list_id: list.id, name: emails[i]!.name, unsubscribe_token: emails[i]!.unsubscribe_token } }));
+      const bt = batch(
+        a.id,
+        emails.map((s) => s.email),
+        AT,
+      );
+      bt.messages.forEach((m, i) =>
+        Object.assign(m, {
+          source: 'broadcast',
+          campaign_id: c.id,
+          subscriber: { id: emails[i]!.id, list_id: list.id, name: emails[i]!.name, unsubscribe_token: emails[i]!.unsubscribe_token },
+        }),
+      );
       return { ...bt, campaign: { id: c.id, from, cursor, copies, ...(done ? { fanned_out_at: AT } : {}) } };
     };
     const one = copyBatch([subs[0]!, subs[1]!], 0, first.cursor, 2);
@@ -76,7 +135,14 @@ export function campaignsConformance<B>(backend: Backend<B>): void {
     // Counts from the copies.
     assert.deepEqual(await store.campaigns.counts(a.id, c.id), { queued: 4, sent: 0, bounced: 0, opened: 0, clicked: 0 });
     const job = (await store.queue.claim('w', AT, 60_000, 10)).find((j) => j.message_ids.includes(one.messages[0]!.id))!;
-    await store.queue.complete(job.id, { updates: [{ id: one.messages[0]!.id, status: 'sent', sent_at: AT }, { id: one.messages[1]!.id, status: 'bounced', error: 'x', bounced_at: AT }], events: [], suppressions: [] });
+    await store.queue.complete(job.id, {
+      updates: [
+        { id: one.messages[0]!.id, status: 'sent', sent_at: AT },
+        { id: one.messages[1]!.id, status: 'bounced', error: 'x', bounced_at: AT },
+      ],
+      events: [],
+      suppressions: [],
+    });
     assert.deepEqual(await store.campaigns.counts(a.id, c.id), { queued: 2, sent: 1, bounced: 1, opened: 0, clicked: 0 });
     assert.deepEqual(await store.campaigns.counts(other.id, c.id), { queued: 0, sent: 0, bounced: 0, opened: 0, clicked: 0 });
 
@@ -93,9 +159,21 @@ export function campaignsConformance<B>(backend: Backend<B>): void {
     assert.equal((await store.campaigns.setStatus(a.id, c.id, 'sending', ['queued'], AT))!.status, 'sending');
     assert.equal(await store.campaigns.setStatus(a.id, c.id, 'sending', ['queued'], AT), null);
     assert.equal(await store.campaigns.setStatus(other.id, later.id, 'cancelled', ['queued', 'sending'], AT), null);
-    assert.equal((await store.campaigns.setStatus(a.id, later.id, 'cancelled', ['queued', 'sending'], '2026-01-01T12:00:00.000Z'))!.updated_at, '2026-01-01T12:00:00.000Z');
-    assert.deepEqual((await store.campaigns.list(a.id)).map((x) => [x.id, x.status]), [[later.id, 'cancelled'], [c.id, 'sending']]);
-    assert.deepEqual((await store.campaigns.unfinished()).map((x) => x.id), [c.id]);
+    assert.equal(
+      (await store.campaigns.setStatus(a.id, later.id, 'cancelled', ['queued', 'sending'], '2026-01-01T12:00:00.000Z'))!.updated_at,
+      '2026-01-01T12:00:00.000Z',
+    );
+    assert.deepEqual(
+      (await store.campaigns.list(a.id)).map((x) => [x.id, x.status]),
+      [
+        [later.id, 'cancelled'],
+        [c.id, 'sending'],
+      ],
+    );
+    assert.deepEqual(
+      (await store.campaigns.unfinished()).map((x) => x.id),
+      [c.id],
+    );
     assert.deepEqual(await store.campaigns.list(other.id), []);
 
     // Two fan-outs storing from the same position at once (two daemons): one is refused whole.

@@ -29,8 +29,14 @@ export function daemonsConformance<B>(backend: Backend<B>): void {
     await store.daemons.beat({ ...a, updated_at: '2026-01-01T10:05:20.000Z', faults: [] });
     assert.deepEqual((await store.daemons.list(now)).find((x) => x.id === 'a')!.faults, []);
     // A minute without a word: taken to be gone.
-    assert.deepEqual((await store.daemons.list('2026-01-01T10:06:15.000Z')).map((x) => x.id), ['a']);
+    assert.deepEqual(
+      (await store.daemons.list('2026-01-01T10:06:15.000Z')).map((x) => x.id),
+      ['a'],
+    );
     await store.daemons.gone('a');
-    assert.deepEqual((await store.daemons.list(now)).map((x) => x.id), ['b']);
+    assert.deepEqual(
+      (await store.daemons.list(now)).map((x) => x.id),
+      ['b'],
+    );
   });
 }

@@ -35,7 +35,16 @@ const item = (workspace_id: string, subject: string): InboxItem => ({
   text: subject,
   html: null,
   envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
-  auth: { verdict: 'pass', spf: 'pass', dkim: 'none', dmarc: 'none', arc: 'none', policy: null, from_domain: 'rcpt.test', summary: 'SPF passes' },
+  auth: {
+    verdict: 'pass',
+    spf: 'pass',
+    dkim: 'none',
+    dmarc: 'none',
+    arc: 'none',
+    policy: null,
+    from_domain: 'rcpt.test',
+    summary: 'SPF passes',
+  },
   raw: null,
 });
 
@@ -62,18 +71,62 @@ async function hold(store: Store, w: Workspace, mark: string): Promise<Holdings>
   send.content.subject = mark;
   await store.messages.accept(send);
   const sent = send.messages[0] as Message;
-  const ev = { id: randomUUID(), workspace_id: w.id, event: 'message.sent' as const, message_id: sent.id, payload: { message_id: sent.id, from: 'hello@acme.test', subject: mark }, created_at: '2026-01-02T10:00:05.000Z' };
+  const ev = {
+    id: randomUUID(),
+    workspace_id: w.id,
+    event: 'message.sent' as const,
+    message_id: sent.id,
+    payload: { message_id: sent.id, from: 'hello@acme.test', subject: mark },
+    created_at: '2026-01-02T10:00:05.000Z',
+  };
   await store.queue.complete(send.jobs[0]!.id, { updates: [{ id: sent.id, status: 'sent' }], events: [ev], suppressions: [] });
-  const l = await store.lists.create({ id: randomUUID(), workspace_id: w.id, name: mark, description: '', from_name: '', from_address: '', reply_to: '', double_opt_in: false, created_at: AT, updated_at: AT });
+  const l = await store.lists.create({
+    id: randomUUID(),
+    workspace_id: w.id,
+    name: mark,
+    description: '',
+    from_name: '',
+    from_address: '',
+    reply_to: '',
+    double_opt_in: false,
+    created_at: AT,
+    updated_at: AT,
+  });
   await store.subscribers.upsert(
-    { id: randomUUID(), list_id: l.id, workspace_id: w.id, email: `${mark}-sub@rcpt.test`, name: mark, status: 'active', unsubscribe_token: randomBytes(32).toString('base64url'), tags: [], created_at: AT, updated_at: AT },
+    {
+      id: randomUUID(),
+      list_id: l.id,
+      workspace_id: w.id,
+      email: `${mark}-sub@rcpt.test`,
+      name: mark,
+      status: 'active',
+      unsubscribe_token: randomBytes(32).toString('base64url'),
+      tags: [],
+      created_at: AT,
+      updated_at: AT,
+    },
     { name: mark, updated_at: AT },
     null,
   );
-  await store.people.addMember(w.id, { id: randomUUID(), email: `${mark}@people.test`, name: mark, password_hash: null, created_at: AT, last_sign_in_at: null }, 'owner', null, AT);
+  await store.people.addMember(
+    w.id,
+    { id: randomUUID(), email: `${mark}@people.test`, name: mark, password_hash: null, created_at: AT, last_sign_in_at: null },
+    'owner',
+    null,
+    AT,
+  );
   const queued = batch(w.id, [`${mark}-later@rcpt.test`], AT);
   await store.messages.accept(queued);
-  return { ws: w, keyHash: k.hash, messageIds: [...send.messages, ...queued.messages].map((m) => m.id), contentId: send.content.id, listId: l.id, endpointId: ep.id, item: item(w.id, mark), queuedJob: queued.jobs[0]!.id };
+  return {
+    ws: w,
+    keyHash: k.hash,
+    messageIds: [...send.messages, ...queued.messages].map((m) => m.id),
+    contentId: send.content.id,
+    listId: l.id,
+    endpointId: ep.id,
+    item: item(w.id, mark),
+    queuedJob: queued.jobs[0]!.id,
+  };
 }
 
 /** Two workspaces with one of everything; mail received for both in one delivery, webhook jobs fanned out for both at once. */
@@ -117,7 +170,10 @@ export async function onlyKeptRemains(store: Store, gone: Holdings, kept: Holdin
   assert.equal((await store.inbox.threads(gone.ws.id, { limit: 10, offset: 0 })).total, 0);
   assert.equal(await store.inbox.get(gone.ws.id, gone.item.id), null);
   assert.deepEqual((await store.webhooks.attempts(gone.ws.id, { limit: 10 })).length, 0);
-  assert.ok((await store.webhooks.claim('t', '2026-01-02T10:01:00.000Z', 60_000, 100)).every((j) => j.job.workspace_id === kept.ws.id), 'no webhook job of the deleted workspace is handed out');
+  assert.ok(
+    (await store.webhooks.claim('t', '2026-01-02T10:01:00.000Z', 60_000, 100)).every((j) => j.job.workspace_id === kept.ws.id),
+    'no webhook job of the deleted workspace is handed out',
+  );
 
   assert.ok(await store.keys.findByHash(kept.keyHash));
   assert.equal((await store.people.members(kept.ws.id)).length, 2);
@@ -144,13 +200,19 @@ export function deletionConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.workspaces.markDeleted(randomUUID(), at, 'trial'), false);
     // Gone for everyone at once; its name is free.
     assert.equal(await store.workspaces.getByName('acme'), null);
-    assert.deepEqual((await store.workspaces.list()).map((w) => w.name), ['beta']);
+    assert.deepEqual(
+      (await store.workspaces.list()).map((w) => w.name),
+      ['beta'],
+    );
     assert.equal(await store.keys.findByHash(gone.keyHash), null);
     assert.deepEqual(await store.people.members(gone.ws.id), []);
     assert.equal(await store.workspaces.setPlan(gone.ws.id, 'pro'), null);
     assert.deepEqual(await store.workspaces.deletions(), [{ ...gone.ws, deleted_at: at, reason: 'owner:ann@acme.test' }]);
     // Its queued mail is not handed off (the other's is); nor are its webhook deliveries.
-    assert.deepEqual((await store.queue.claim('w', '2026-01-02T10:01:00.000Z', 60_000, 100)).map((j) => j.id), [kept.queuedJob]);
+    assert.deepEqual(
+      (await store.queue.claim('w', '2026-01-02T10:01:00.000Z', 60_000, 100)).map((j) => j.id),
+      [kept.queuedJob],
+    );
     assert.ok((await store.webhooks.claim('w', '2026-01-02T10:01:00.000Z', 60_000, 100)).every((j) => j.job.workspace_id === kept.ws.id));
 
     // One holder at a time; a stale one is taken over.
@@ -175,6 +237,9 @@ export function deletionConformance<B>(backend: Backend<B>): void {
     t.after(() => again.close());
     await onlyKeptRemains(again, gone, kept);
     assert.deepEqual(await again.workspaces.deletions(), []);
-    assert.deepEqual((await again.workspaces.list()).map((w) => w.name), ['beta', 'acme']);
+    assert.deepEqual(
+      (await again.workspaces.list()).map((w) => w.name),
+      ['beta', 'acme'],
+    );
   });
 }

@@ -16,9 +16,17 @@ export function domainsConformance<B>(backend: Backend<B>): void {
     const db = await created(store.domains.create(domain(b.id, 'example.com'), 1));
     await created(store.domains.create(domain(a.id, 'example.org'), 2));
     // At the limit: a refusal of its own, and nothing stored.
-    assert.deepEqual(await store.domains.create(domain(a.id, 'example.net'), 2), { refused: 'count_limit', kind: 'domains', limit: 2, used: 2 });
+    assert.deepEqual(await store.domains.create(domain(a.id, 'example.net'), 2), {
+      refused: 'count_limit',
+      kind: 'domains',
+      limit: 2,
+      used: 2,
+    });
     await rejectsWith(store.domains.create(domain(randomUUID(), 'x.com'), null), 'not_found');
-    assert.deepEqual((await store.domains.listByWorkspace(a.id)).map((d) => d.domain), ['example.com', 'example.org']);
+    assert.deepEqual(
+      (await store.domains.listByWorkspace(a.id)).map((d) => d.domain),
+      ['example.com', 'example.org'],
+    );
     assert.equal((await store.domains.listAll()).length, 3);
     assert.equal((await store.domains.get(a.id, 'example.com'))?.dkim_private_key, da.dkim_private_key);
     assert.equal(await store.domains.get(a.id, 'nope.com'), null);
@@ -42,5 +50,4 @@ export function domainsConformance<B>(backend: Backend<B>): void {
     assert.deepEqual([later.status, later.dkim_verified, later.history.length], ['verified', false, 100]);
     await rejectsWith(store.domains.saveCheck(randomUUID(), check('2026-01-05T00:00:00.000Z', false)), 'not_found');
   });
-
 }

@@ -57,7 +57,13 @@ export const address = (workspace_id: string, domain_id: string, addr: string): 
 });
 export const check = (at: string, verify: boolean, changes = 1): DomainCheck => ({
   records: [{ purpose: 'dkim', status: verify ? 'Verified' : 'Waiting', note: null, value: null, checked_at: at }],
-  changes: Array.from({ length: changes }, () => ({ at, purpose: 'dkim' as const, from: null, to: verify ? ('Verified' as const) : ('Waiting' as const), note: null })),
+  changes: Array.from({ length: changes }, () => ({
+    at,
+    purpose: 'dkim' as const,
+    from: null,
+    to: verify ? ('Verified' as const) : ('Waiting' as const),
+    note: null,
+  })),
   dkim_verified: verify,
   checked_at: at,
   verify,
@@ -92,9 +98,37 @@ export function batch(workspace_id: string, to: string[], at: string): AcceptBat
     token: randomUUID().replace(/-/g, ''),
   }));
   return {
-    content: { id: content_id, workspace_id, source: 'api', from: 'hello@acme.test', from_name: 'Acme', domain_id: randomUUID(), to: to.map((address) => ({ name: null, address })), cc: [], subject: 'Hi', html: '<p>x</p>', text: null, message_id: `${content_id}@acme.test`, notes: [], created_at: at },
+    content: {
+      id: content_id,
+      workspace_id,
+      source: 'api',
+      from: 'hello@acme.test',
+      from_name: 'Acme',
+      domain_id: randomUUID(),
+      to: to.map((address) => ({ name: null, address })),
+      cc: [],
+      subject: 'Hi',
+      html: '<p>x</p>',
+      text: null,
+      message_id: `${content_id}@acme.test`,
+      notes: [],
+      created_at: at,
+    },
     messages,
-    jobs: [{ id: randomUUID(), workspace_id, content_id, domain: 'rcpt.test', message_ids: messages.map((m) => m.id), open_token: 'tok', attempts: 0, next_attempt_at: at, created_at: at, last_error: null }],
+    jobs: [
+      {
+        id: randomUUID(),
+        workspace_id,
+        content_id,
+        domain: 'rcpt.test',
+        message_ids: messages.map((m) => m.id),
+        open_token: 'tok',
+        attempts: 0,
+        next_attempt_at: at,
+        created_at: at,
+        last_error: null,
+      },
+    ],
     events: [],
   };
 }
@@ -112,7 +146,13 @@ export const endpoint = (workspace_id: string, events: string[], created_at = '2
   secret_rotated_at: null,
 });
 
-export const attemptOf = (e: WebhookEndpoint, job: { id: string; event_id: string; event: string; message_id: string } | null, ok: boolean, at: string, n = 1): WebhookAttempt => ({
+export const attemptOf = (
+  e: WebhookEndpoint,
+  job: { id: string; event_id: string; event: string; message_id: string } | null,
+  ok: boolean,
+  at: string,
+  n = 1,
+): WebhookAttempt => ({
   id: randomUUID(),
   workspace_id: e.workspace_id,
   endpoint_id: e.id,
@@ -158,6 +198,10 @@ export async function sentToJaneAndBob(store: Store, sentAt: string) {
   const send = batch(a.id, ['jane@rcpt.test', 'bob@rcpt.test'], '2026-01-01T10:00:00.000Z');
   assert.equal(await store.messages.accept(send), null);
   const [jane, bob] = send.messages as [Message, Message];
-  await store.queue.complete(send.jobs[0]!.id, { updates: send.messages.map((m) => ({ id: m.id, status: 'sent' as const, sent_at: sentAt })), events: [], suppressions: [] });
+  await store.queue.complete(send.jobs[0]!.id, {
+    updates: send.messages.map((m) => ({ id: m.id, status: 'sent' as const, sent_at: sentAt })),
+    events: [],
+    suppressions: [],
+  });
   return { a, other, send, jane, bob };
 }

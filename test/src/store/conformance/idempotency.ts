@@ -13,11 +13,20 @@ export function idempotencyConformance<B>(backend: Backend<B>): void {
     const same = await Promise.all(Array.from({ length: 5 }, (_, i) => store.idempotency.claim(a.id, 'k', `t${i}`, now, day, 60_000)));
     assert.deepEqual(same.map((c) => c.state).sort(), ['claimed', 'running', 'running', 'running', 'running']);
     const own = await Promise.all(Array.from({ length: 5 }, (_, i) => store.idempotency.claim(a.id, `own${i}`, `o${i}`, now, day, 60_000)));
-    assert.deepEqual(own.map((c) => c.state), ['claimed', 'claimed', 'claimed', 'claimed', 'claimed']);
+    assert.deepEqual(
+      own.map((c) => c.state),
+      ['claimed', 'claimed', 'claimed', 'claimed', 'claimed'],
+    );
     // Completed with a send: a replay gets the stored response.
     const winner = `t${same.findIndex((c) => c.state === 'claimed')}`;
-    await store.messages.accept({ ...batch(a.id, ['x@rcpt.test'], now), idempotency: { key: 'k', token: winner, response: { status: 202, body: { id: 'm1' } } } });
-    assert.deepEqual(await store.idempotency.claim(a.id, 'k', 'late', '2026-01-01T11:00:00.000Z', day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'm1' } } });
+    await store.messages.accept({
+      ...batch(a.id, ['x@rcpt.test'], now),
+      idempotency: { key: 'k', token: winner, response: { status: 202, body: { id: 'm1' } } },
+    });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'k', 'late', '2026-01-01T11:00:00.000Z', day, 60_000), {
+      state: 'completed',
+      response: { status: 202, body: { id: 'm1' } },
+    });
     // A running claim whose request stopped beating is taken over (its time is measured with the
     // store's clock: a running time of nothing has passed); a completed one older than a day too.
     assert.deepEqual(await store.idempotency.claim(a.id, 'own0', 'again', now, day, 60_000), { state: 'running' });
@@ -29,22 +38,48 @@ export function idempotencyConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.idempotency.claim(a.id, 'own1', 'o1b', now, day, 60_000), { state: 'claimed' });
     // The request's fingerprint is kept with the claim, running and completed.
     assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f1', now, day, 60_000, 'hash-a'), { state: 'claimed' });
-    assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f2', now, day, 60_000, 'hash-b'), { state: 'running', fingerprint: 'hash-a' });
-    await store.messages.accept({ ...batch(a.id, ['y@rcpt.test'], now), idempotency: { key: 'fp', token: 'f1', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' } });
-    assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f3', now, day, 60_000, 'hash-b'), { state: 'completed', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f2', now, day, 60_000, 'hash-b'), {
+      state: 'running',
+      fingerprint: 'hash-a',
+    });
+    await store.messages.accept({
+      ...batch(a.id, ['y@rcpt.test'], now),
+      idempotency: { key: 'fp', token: 'f1', response: { status: 202, body: { id: 'm2' } }, fingerprint: 'hash-a' },
+    });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'fp', 'f3', now, day, 60_000, 'hash-b'), {
+      state: 'completed',
+      response: { status: 202, body: { id: 'm2' } },
+      fingerprint: 'hash-a',
+    });
 
     // Sends at once (stored together where a store batches them), keyed and not, one key in two
     // workspaces: each completes its own claim, and only it.
     const b = await store.workspaces.create(ws('beta'));
-    for (const [w, tok] of [[a.id, 'sa'], [b.id, 'sb']] as const) assert.deepEqual(await store.idempotency.claim(w, 'shared', tok, now, day, 60_000), { state: 'claimed' });
+    for (const [w, tok] of [
+      [a.id, 'sa'],
+      [b.id, 'sb'],
+    ] as const)
+      assert.deepEqual(await store.idempotency.claim(w, 'shared', tok, now, day, 60_000), { state: 'claimed' });
     assert.deepEqual(await store.idempotency.claim(a.id, 'other', 'oa', now, day, 60_000), { state: 'claimed' });
     await Promise.all([
-      store.messages.accept({ ...batch(a.id, ['s1@rcpt.test'], now), idempotency: { key: 'shared', token: 'sa', response: { status: 202, body: { id: 'a1' } } } }),
-      store.messages.accept({ ...batch(b.id, ['s2@rcpt.test'], now), idempotency: { key: 'shared', token: 'sb', response: { status: 202, body: { id: 'b1' } } } }),
+      store.messages.accept({
+        ...batch(a.id, ['s1@rcpt.test'], now),
+        idempotency: { key: 'shared', token: 'sa', response: { status: 202, body: { id: 'a1' } } },
+      }),
+      store.messages.accept({
+        ...batch(b.id, ['s2@rcpt.test'], now),
+        idempotency: { key: 'shared', token: 'sb', response: { status: 202, body: { id: 'b1' } } },
+      }),
       store.messages.accept(batch(a.id, ['s3@rcpt.test'], now)),
     ]);
-    assert.deepEqual(await store.idempotency.claim(a.id, 'shared', 'x', now, day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'a1' } } });
-    assert.deepEqual(await store.idempotency.claim(b.id, 'shared', 'x', now, day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'b1' } } });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'shared', 'x', now, day, 60_000), {
+      state: 'completed',
+      response: { status: 202, body: { id: 'a1' } },
+    });
+    assert.deepEqual(await store.idempotency.claim(b.id, 'shared', 'x', now, day, 60_000), {
+      state: 'completed',
+      response: { status: 202, body: { id: 'b1' } },
+    });
     assert.deepEqual(await store.idempotency.claim(a.id, 'other', 'x', now, day, 60_000), { state: 'running' });
   });
 
@@ -55,15 +90,23 @@ export function idempotencyConformance<B>(backend: Backend<B>): void {
     const t0 = '2026-01-01T10:00:00.000Z';
     const t1 = '2026-01-01T12:00:00.000Z';
     assert.deepEqual(await store.idempotency.claim(a.id, 'old-done', 'o1', t0, day, 60_000), { state: 'claimed' });
-    await store.messages.accept({ ...batch(a.id, ['x@rcpt.test'], t0), idempotency: { key: 'old-done', token: 'o1', response: { status: 202, body: { id: 'm1' } } } });
+    await store.messages.accept({
+      ...batch(a.id, ['x@rcpt.test'], t0),
+      idempotency: { key: 'old-done', token: 'o1', response: { status: 202, body: { id: 'm1' } } },
+    });
     assert.deepEqual(await store.idempotency.claim(a.id, 'old-running', 'o2', t0, day, 60_000), { state: 'claimed' });
     assert.deepEqual(await store.idempotency.claim(a.id, 'new-done', 'n1', t1, day, 60_000), { state: 'claimed' });
-    await store.messages.accept({ ...batch(a.id, ['y@rcpt.test'], t1), idempotency: { key: 'new-done', token: 'n1', response: { status: 202, body: { id: 'm2' } } } });
+    await store.messages.accept({
+      ...batch(a.id, ['y@rcpt.test'], t1),
+      idempotency: { key: 'new-done', token: 'n1', response: { status: 202, body: { id: 'm2' } } },
+    });
     assert.equal(await store.idempotency.purge('2026-01-01T11:00:00.000Z'), 2);
     assert.equal(await store.idempotency.purge('2026-01-01T11:00:00.000Z'), 0);
     // Within the day they would have replayed; forgotten, the key is free. The newer one replays.
     assert.deepEqual(await store.idempotency.claim(a.id, 'old-done', 'o3', t1, day, 60_000), { state: 'claimed' });
-    assert.deepEqual(await store.idempotency.claim(a.id, 'new-done', 'n2', t1, day, 60_000), { state: 'completed', response: { status: 202, body: { id: 'm2' } } });
+    assert.deepEqual(await store.idempotency.claim(a.id, 'new-done', 'n2', t1, day, 60_000), {
+      state: 'completed',
+      response: { status: 202, body: { id: 'm2' } },
+    });
   });
-
 }

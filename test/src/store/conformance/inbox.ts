@@ -29,7 +29,16 @@ const item = (workspace_id: string, thread_id: string, over: Partial<InboxItem> 
   text: 'Thanks!',
   html: '<p>Thanks!<script>x()</script></p>',
   envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: '127.0.0.1' },
-  auth: { verdict: 'pass', spf: 'pass', dkim: 'none', dmarc: 'none', arc: 'none', policy: null, from_domain: 'rcpt.test', summary: 'SPF passes for rcpt.test, aligned with rcpt.test' },
+  auth: {
+    verdict: 'pass',
+    spf: 'pass',
+    dkim: 'none',
+    dmarc: 'none',
+    arc: 'none',
+    policy: null,
+    from_domain: 'rcpt.test',
+    summary: 'SPF passes for rcpt.test, aligned with rcpt.test',
+  },
   // On the way in the message is the delivery's, once (InboundDelivery.raw); a read gives it back.
   raw: null,
   ...over,
@@ -52,7 +61,10 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     const copy = await store.inbox.get(a.id, send.content.id);
     assert.equal(copy?.text, send.content.text);
     assert.match(copy!.headers, new RegExp(`Message-ID: <${send.content.message_id}>`));
-    assert.deepEqual((await store.messages.byHeaderId(a.id, send.content.message_id)).map((m) => m.id), [jane.id, bob.id]);
+    assert.deepEqual(
+      (await store.messages.byHeaderId(a.id, send.content.message_id)).map((m) => m.id),
+      [jane.id, bob.id],
+    );
     assert.deepEqual(await store.messages.byHeaderId(other.id, send.content.message_id), []);
 
     // Jane replies: threaded with the Sent copy, counted on her record, a reply event.
@@ -61,27 +73,70 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     const reply = item(a.id, thread!, { kind: 'reply', message_ref: jane.id, in_reply_to: send.content.message_id });
     await store.inbox.receive({
       ...nothing([reply]),
-      events: [{ id: randomUUID(), workspace_id: a.id, message_id: jane.id, kind: 'reply', prefetch: false, source: 'human', reason: 'In-Reply-To', url: null, ip: null, user_agent: null, created_at: reply.created_at }],
+      events: [
+        {
+          id: randomUUID(),
+          workspace_id: a.id,
+          message_id: jane.id,
+          kind: 'reply',
+          prefetch: false,
+          source: 'human',
+          reason: 'In-Reply-To',
+          url: null,
+          ip: null,
+          user_agent: null,
+          created_at: reply.created_at,
+        },
+      ],
     });
     const j1 = (await store.messages.get(a.id, jane.id))!;
     assert.equal(j1.reply_count, 1);
     assert.equal(j1.replied_at, reply.created_at);
     assert.equal(j1.status, 'sent');
-    assert.deepEqual((await store.tracking.events(a.id, jane.id)).map((e) => e.kind), ['reply']);
+    assert.deepEqual(
+      (await store.tracking.events(a.id, jane.id)).map((e) => e.kind),
+      ['reply'],
+    );
     assert.deepEqual(await store.inbox.get(a.id, reply.id), asRead(reply));
-    assert.deepEqual((await store.inbox.about(a.id, jane.id)).map((s) => s.id), [reply.id]);
+    assert.deepEqual(
+      (await store.inbox.about(a.id, jane.id)).map((s) => s.id),
+      [reply.id],
+    );
 
     // A permanent bounce report for Bob after `sent`: bounced, suppressed, message.bounced once.
     const bounce = (): InboundDelivery => {
-      const report = item(a.id, randomUUID(), { kind: 'bounce', message_ref: bob.id, from: 'mailer-daemon@rcpt.test', subject: 'Undelivered', created_at: '2026-01-02T11:00:00.000Z' });
-      const event: OutboxEvent = { id: randomUUID(), workspace_id: a.id, event: 'message.bounced', message_id: bob.id, payload: { message_id: bob.id }, created_at: report.created_at };
+      const report = item(a.id, randomUUID(), {
+        kind: 'bounce',
+        message_ref: bob.id,
+        from: 'mailer-daemon@rcpt.test',
+        subject: 'Undelivered',
+        created_at: '2026-01-02T11:00:00.000Z',
+      });
+      const event: OutboxEvent = {
+        id: randomUUID(),
+        workspace_id: a.id,
+        event: 'message.bounced',
+        message_id: bob.id,
+        payload: { message_id: bob.id },
+        created_at: report.created_at,
+      };
       return {
         raw: RAW,
         items: [report],
         updates: [{ id: bob.id, status: 'bounced', error: '5.1.1 user unknown', bounced_at: report.created_at }],
         outbox: [event],
         events: [],
-        suppressions: [{ workspace_id: a.id, address: 'bob@rcpt.test', reason: 'bounce', detail: '5.1.1 user unknown', created_at: report.created_at, message_id: bob.id, class: 'bad-mailbox' }],
+        suppressions: [
+          {
+            workspace_id: a.id,
+            address: 'bob@rcpt.test',
+            reason: 'bounce',
+            detail: '5.1.1 user unknown',
+            created_at: report.created_at,
+            message_id: bob.id,
+            class: 'bad-mailbox',
+          },
+        ],
       };
     };
     const before = (await store.outbox.pending(100)).length;
@@ -92,23 +147,41 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal(b1.error, '5.1.1 user unknown');
     assert.equal(b1.bounced_at, '2026-01-02T11:00:00.000Z');
     assert.equal((await store.outbox.pending(100)).filter((e) => e.event === 'message.bounced').length - before, 1);
-    assert.deepEqual((await store.suppressions.find(a.id, ['bob@rcpt.test'])).map((s) => s.reason), ['bounce']);
+    assert.deepEqual(
+      (await store.suppressions.find(a.id, ['bob@rcpt.test'])).map((s) => s.reason),
+      ['bounce'],
+    );
 
     // Lists newest first; threads across folders; storage counts each received item (1,200 bytes here) as at least 4 KB.
     const inbox = await store.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 });
     assert.equal(inbox.total, 3);
-    assert.deepEqual(inbox.data.map((s) => s.kind), ['bounce', 'bounce', 'reply']);
+    assert.deepEqual(
+      inbox.data.map((s) => s.kind),
+      ['bounce', 'bounce', 'reply'],
+    );
     assert.equal(inbox.data[0]!.folder, 'inbox');
     assert.equal((await store.inbox.list(a.id, { folder: 'inbox', limit: 1, offset: 1 })).data.length, 1);
-    assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', thread_id: thread!, limit: 10, offset: 0 })).data.map((s) => s.id), [reply.id]);
+    assert.deepEqual(
+      (await store.inbox.list(a.id, { folder: 'inbox', thread_id: thread!, limit: 10, offset: 0 })).data.map((s) => s.id),
+      [reply.id],
+    );
     const threads = await store.inbox.threads(a.id, { limit: 10, offset: 0 });
     assert.equal(threads.total, 3);
     const conversation = threads.data.find((x) => x.thread_id === thread)!;
-    assert.deepEqual({ count: conversation.count, subject: conversation.subject, last_kind: conversation.last_kind }, { count: 2, subject: 'Hi', last_kind: 'reply' });
+    assert.deepEqual(
+      { count: conversation.count, subject: conversation.subject, last_kind: conversation.last_kind },
+      { count: 2, subject: 'Hi', last_kind: 'reply' },
+    );
     assert.equal(await store.inbox.usage(a.id), 3 * STORAGE_MIN_CHARGE);
     // By kind: the bounces to triage, the replies; a Sent copy is of kind sent.
-    assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', kind: 'bounce', limit: 10, offset: 0 })).data.map((s) => s.kind), ['bounce', 'bounce']);
-    assert.deepEqual((await store.inbox.list(a.id, { folder: 'inbox', kind: 'reply', limit: 10, offset: 0 })), { data: [(await store.inbox.list(a.id, { folder: 'inbox', thread_id: thread!, limit: 1, offset: 0 })).data[0]!], total: 1 });
+    assert.deepEqual(
+      (await store.inbox.list(a.id, { folder: 'inbox', kind: 'bounce', limit: 10, offset: 0 })).data.map((s) => s.kind),
+      ['bounce', 'bounce'],
+    );
+    assert.deepEqual(await store.inbox.list(a.id, { folder: 'inbox', kind: 'reply', limit: 10, offset: 0 }), {
+      data: [(await store.inbox.list(a.id, { folder: 'inbox', thread_id: thread!, limit: 1, offset: 0 })).data[0]!],
+      total: 1,
+    });
     assert.equal((await store.inbox.list(a.id, { folder: 'inbox', kind: 'complaint', limit: 10, offset: 0 })).total, 0);
     assert.equal((await store.inbox.list(a.id, { folder: 'sent', kind: 'sent', limit: 10, offset: 0 })).total, 1);
     assert.equal((await store.inbox.list(a.id, { folder: 'sent', kind: 'reply', limit: 10, offset: 0 })).total, 0);
@@ -136,7 +209,10 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     const later = item(a.id, randomUUID(), { created_at: '2026-01-09T10:00:00.000Z' });
     await again.inbox.receive(nothing([later]));
     assert.equal(await again.inbox.purge('2026-01-05T00:00:00.000Z'), 3);
-    assert.deepEqual((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id), [later.id]);
+    assert.deepEqual(
+      (await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id),
+      [later.id],
+    );
     assert.equal(await again.inbox.usage(a.id), STORAGE_MIN_CHARGE);
     assert.deepEqual(await again.inbox.about(a.id, jane.id), []);
 
@@ -156,7 +232,10 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.deepEqual((await Promise.all([again.inbox.remove(a.id, mine.id), again.inbox.remove(a.id, mine.id)])).sort(), [false, true]);
     assert.equal(await again.inbox.remove(a.id, mine.id), false);
     assert.equal(await again.inbox.get(a.id, mine.id), null);
-    assert.deepEqual((await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id), [later.id]);
+    assert.deepEqual(
+      (await again.inbox.list(a.id, { folder: 'inbox', limit: 10, offset: 0 })).data.map((s) => s.id),
+      [later.id],
+    );
     assert.equal(await again.inbox.usage(a.id), STORAGE_MIN_CHARGE);
     assert.deepEqual(await again.inbox.get(other.id, theirs.id), asRead(theirs));
     await again.close();
@@ -172,11 +251,26 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     const { store } = await fresh(backend, t);
     const { a } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');
     const at = '2026-01-02T10:00:00.000Z';
-    await store.suppressions.add({ workspace_id: a.id, address: 'jane@rcpt.test', reason: 'complaint', detail: 'abuse report', created_at: at });
+    await store.suppressions.add({
+      workspace_id: a.id,
+      address: 'jane@rcpt.test',
+      reason: 'complaint',
+      detail: 'abuse report',
+      created_at: at,
+    });
     await store.suppressions.add({ workspace_id: a.id, address: 'bob@rcpt.test', reason: 'bounce', detail: '5.1.1', created_at: at });
     const report = item(a.id, randomUUID(), { kind: 'complaint', subject: 'not spam' });
-    await store.inbox.receive({ ...nothing([report]), lifted: [{ workspace_id: a.id, address: 'jane@rcpt.test' }, { workspace_id: a.id, address: 'bob@rcpt.test' }] });
-    assert.deepEqual((await store.suppressions.list(a.id)).map((x) => [x.address, x.reason]), [['bob@rcpt.test', 'bounce']]);
+    await store.inbox.receive({
+      ...nothing([report]),
+      lifted: [
+        { workspace_id: a.id, address: 'jane@rcpt.test' },
+        { workspace_id: a.id, address: 'bob@rcpt.test' },
+      ],
+    });
+    assert.deepEqual(
+      (await store.suppressions.list(a.id)).map((x) => [x.address, x.reason]),
+      [['bob@rcpt.test', 'bounce']],
+    );
     assert.deepEqual((await store.inbox.get(a.id, report.id))?.auth, report.auth);
   });
 
@@ -195,7 +289,24 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     }
     // A reply (it counts on Jane's record) that is then deleted: the count stays.
     const reply = item(a.id, send.content.id, { kind: 'reply', message_ref: jane.id, created_at: at(20) });
-    await store.inbox.receive({ ...nothing([reply]), events: [{ id: randomUUID(), workspace_id: a.id, message_id: jane.id, kind: 'reply', prefetch: false, source: 'human', reason: 'In-Reply-To', url: null, ip: null, user_agent: null, created_at: reply.created_at }] });
+    await store.inbox.receive({
+      ...nothing([reply]),
+      events: [
+        {
+          id: randomUUID(),
+          workspace_id: a.id,
+          message_id: jane.id,
+          kind: 'reply',
+          prefetch: false,
+          source: 'human',
+          reason: 'In-Reply-To',
+          url: null,
+          ip: null,
+          user_agent: null,
+          created_at: reply.created_at,
+        },
+      ],
+    });
     // One message for two workspaces: a's item deleted, the other's kept with the message.
     const mine = item(a.id, randomUUID(), { created_at: at(30) });
     const theirs = item(other.id, randomUUID(), { created_at: at(30) });
@@ -210,11 +321,20 @@ export function inboxConformance<B>(backend: Backend<B>): void {
       for (const i of kept) assert.deepEqual(await s.inbox.get(a.id, i.id), i);
       for (const i of [...gone, reply, mine]) assert.equal(await s.inbox.get(i.workspace_id, i.id), null);
       assert.deepEqual(await s.inbox.get(other.id, theirs.id), { ...theirs, raw: big(30).toString('base64') });
-      assert.deepEqual((await s.inbox.list(a.id, { folder: 'inbox', limit: 20, offset: 0 })).data.map((x) => x.id), kept.map((i) => i.id).reverse());
+      assert.deepEqual(
+        (await s.inbox.list(a.id, { folder: 'inbox', limit: 20, offset: 0 })).data.map((x) => x.id),
+        kept.map((i) => i.id).reverse(),
+      );
       assert.equal((await s.inbox.threads(a.id, { limit: 20, offset: 0 })).total, kept.length + 1);
       assert.equal((await s.messages.get(a.id, jane.id))!.reply_count, 1);
-      assert.deepEqual((await s.tracking.events(a.id, jane.id)).map((e) => e.kind), ['reply']);
-      assert.equal(await s.inbox.usage(a.id), kept.reduce((n, i) => n + i.size, 0));
+      assert.deepEqual(
+        (await s.tracking.events(a.id, jane.id)).map((e) => e.kind),
+        ['reply'],
+      );
+      assert.equal(
+        await s.inbox.usage(a.id),
+        kept.reduce((n, i) => n + i.size, 0),
+      );
     };
     await check(store);
     // Receiving and deleting go on after it.
@@ -240,16 +360,34 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await ids('all'), [t1]);
     assert.deepEqual(await ids('inbox'), []);
     const [sentOnly] = (await store.inbox.threads(a.id, { limit: 10, offset: 0 })).data;
-    assert.deepEqual({ received_at: sentOnly!.received_at, unread: sentOnly!.unread, archived: sentOnly!.archived }, { received_at: null, unread: false, archived: false });
+    assert.deepEqual(
+      { received_at: sentOnly!.received_at, unread: sentOnly!.unread, archived: sentOnly!.archived },
+      { received_at: null, unread: false, archived: false },
+    );
 
     await store.inbox.receive(nothing([item(a.id, t1, { kind: 'reply', created_at: '2026-01-02T10:00:00.000Z' })]));
     const t2 = randomUUID();
-    await store.inbox.receive(nothing([item(a.id, t2, { from: 'alice@other.test', to: ['billing@acme.test'], subject: 'Invoice question', created_at: '2026-01-02T12:00:00.000Z' })]));
+    await store.inbox.receive(
+      nothing([
+        item(a.id, t2, {
+          from: 'alice@other.test',
+          to: ['billing@acme.test'],
+          subject: 'Invoice question',
+          created_at: '2026-01-02T12:00:00.000Z',
+        }),
+      ]),
+    );
     assert.deepEqual(await ids('inbox'), [t2, t1]);
     const listed = await store.inbox.threads(a.id, { limit: 10, offset: 0, view: 'inbox' });
     assert.equal(listed.total, 2);
-    assert.deepEqual(listed.data.map((x) => [x.unread, x.received_at]), [[true, '2026-01-02T12:00:00.000Z'], [true, '2026-01-02T10:00:00.000Z']]);
-    assert.deepEqual((await store.inbox.threads(a.id, { limit: 1, offset: 1, view: 'inbox' })), { data: [listed.data[1]!], total: 2 });
+    assert.deepEqual(
+      listed.data.map((x) => [x.unread, x.received_at]),
+      [
+        [true, '2026-01-02T12:00:00.000Z'],
+        [true, '2026-01-02T10:00:00.000Z'],
+      ],
+    );
+    assert.deepEqual(await store.inbox.threads(a.id, { limit: 1, offset: 1, view: 'inbox' }), { data: [listed.data[1]!], total: 2 });
 
     // Read and archived, for everyone; another workspace and an unknown thread change nothing.
     assert.equal(await store.inbox.markThread(a.id, t1, { read_at: '2026-01-03T00:00:00.000Z' }), true);
@@ -261,7 +399,10 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await ids('inbox'), [t1]);
     assert.deepEqual(await ids('archived'), [t2]);
     const [read] = (await store.inbox.threads(a.id, { limit: 10, offset: 0, view: 'inbox' })).data;
-    assert.deepEqual({ unread: read!.unread, read_at: read!.read_at, archived: read!.archived }, { unread: false, read_at: '2026-01-03T00:00:00.000Z', archived: false });
+    assert.deepEqual(
+      { unread: read!.unread, read_at: read!.read_at, archived: read!.archived },
+      { unread: false, read_at: '2026-01-03T00:00:00.000Z', archived: false },
+    );
     // A field left out is kept.
     await store.inbox.markThread(a.id, t1, { archived_at: null });
     assert.deepEqual(await store.inbox.threadState(a.id, t1), { read_at: '2026-01-03T00:00:00.000Z', archived_at: null });
@@ -277,12 +418,20 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal((await store.inbox.threads(other.id, { limit: 10, offset: 0, search: 'invoice' })).total, 0);
 
     // New mail in the archived thread brings it back, unread; a thread marked unread is unread again.
-    await store.inbox.receive(nothing([item(a.id, t2, { from: 'alice@other.test', subject: 'Re: Invoice question', created_at: '2026-01-04T09:00:00.000Z' })]));
+    await store.inbox.receive(
+      nothing([item(a.id, t2, { from: 'alice@other.test', subject: 'Re: Invoice question', created_at: '2026-01-04T09:00:00.000Z' })]),
+    );
     assert.deepEqual(await ids('inbox'), [t2, t1]);
     assert.deepEqual(await ids('archived'), []);
     await store.inbox.markThread(a.id, t1, { read_at: null });
     const back = (await store.inbox.threads(a.id, { limit: 10, offset: 0, view: 'inbox' })).data;
-    assert.deepEqual(back.map((x) => [x.unread, x.archived]), [[true, false], [true, false]]);
+    assert.deepEqual(
+      back.map((x) => [x.unread, x.archived]),
+      [
+        [true, false],
+        [true, false],
+      ],
+    );
     assert.equal(back[0]!.archived_at, '2026-01-03T00:00:00.000Z');
 
     // After a reopen: the same marks.
@@ -290,7 +439,10 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     await store.close();
     const again = await backend.open(b);
     t.after(() => again.close());
-    assert.deepEqual(await again.inbox.threadState(a.id, t1), { read_at: '2026-01-05T00:00:00.000Z', archived_at: '2026-01-05T00:00:00.000Z' });
+    assert.deepEqual(await again.inbox.threadState(a.id, t1), {
+      read_at: '2026-01-05T00:00:00.000Z',
+      archived_at: '2026-01-05T00:00:00.000Z',
+    });
     assert.deepEqual(await ids('archived', undefined, again), [t1]);
     assert.deepEqual(await ids('inbox', undefined, again), [t2]);
   });

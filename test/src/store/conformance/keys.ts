@@ -11,8 +11,14 @@ export function keysConformance<B>(backend: Backend<B>): void {
     const b = await store.workspaces.create(ws('beta'));
     const k1 = await store.keys.create(key(a.id));
     const k2 = await store.keys.create(key(b.id));
-    assert.deepEqual((await store.keys.listByWorkspace(a.id)).map((k) => k.id), [k1.id]);
-    assert.deepEqual((await store.keys.listByWorkspace(b.id)).map((k) => k.id), [k2.id]);
+    assert.deepEqual(
+      (await store.keys.listByWorkspace(a.id)).map((k) => k.id),
+      [k1.id],
+    );
+    assert.deepEqual(
+      (await store.keys.listByWorkspace(b.id)).map((k) => k.id),
+      [k2.id],
+    );
     const found = await store.keys.findByHash(k1.hash);
     assert.equal(found?.key.id, k1.id);
     assert.equal(found?.workspace.name, 'acme');
@@ -29,7 +35,6 @@ export function keysConformance<B>(backend: Backend<B>): void {
     assert.equal((await store.keys.findByHash(k2.hash))?.key.revoked_at, null);
   });
 
-
   test(`${backend.name}: a key for an unknown workspace or with a used hash is refused`, async (t) => {
     const { store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
@@ -38,5 +43,4 @@ export function keysConformance<B>(backend: Backend<B>): void {
     await rejectsWith(store.keys.create(key(a.id, k.hash)), 'conflict');
     assert.equal((await store.keys.listByWorkspace(a.id)).length, 1);
   });
-
 }

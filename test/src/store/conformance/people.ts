@@ -5,7 +5,14 @@ import { randomUUID } from 'node:crypto';
 import type { Account, Member } from '../../../../src/model/person.js';
 import { type Backend, fresh, ws, rejectsWith } from './fixtures.js';
 
-const account = (email: string, name: string | null = null): Account => ({ id: randomUUID(), email, name, password_hash: null, created_at: '2026-01-01T00:00:00.000Z', last_sign_in_at: null });
+const account = (email: string, name: string | null = null): Account => ({
+  id: randomUUID(),
+  email,
+  name,
+  password_hash: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  last_sign_in_at: null,
+});
 const at = '2026-01-02T00:00:00.000Z';
 const joined = (m: Member | { refused: string }): Member => {
   assert.ok(!('refused' in m), `refused: ${JSON.stringify(m)}`);
@@ -21,15 +28,32 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(ann, { id: ann.id, email: 'ann@acme.test', name: 'Ann', role: 'owner', created_at: at, last_sign_in_at: null });
     await rejectsWith(store.people.addMember(a.id, account('ann@acme.test'), 'member', 5, at), 'conflict');
     joined(await store.people.addMember(a.id, account('bob@acme.test'), 'member', 2, at));
-    assert.deepEqual(await store.people.addMember(a.id, account('cy@acme.test'), 'member', 2, at), { refused: 'count_limit', kind: 'seats', limit: 2, used: 2 });
+    assert.deepEqual(await store.people.addMember(a.id, account('cy@acme.test'), 'member', 2, at), {
+      refused: 'count_limit',
+      kind: 'seats',
+      limit: 2,
+      used: 2,
+    });
     assert.equal(await store.people.account('cy@acme.test'), null, 'a refused member leaves no account');
     await rejectsWith(store.people.addMember(randomUUID(), account('dee@acme.test'), 'member', null, at), 'not_found');
     // The same person joins another workspace: one account, their name kept.
     const again = joined(await store.people.addMember(other.id, account('ann@acme.test', 'Someone else'), 'member', null, at));
     assert.equal(again.id, ann.id);
     assert.equal(again.name, 'Ann');
-    assert.deepEqual((await store.people.memberships(ann.id)).map((m) => [m.workspace_id, m.role]), [[a.id, 'owner'], [other.id, 'member']]);
-    assert.deepEqual((await store.people.members(a.id)).map((m) => [m.email, m.role]), [['ann@acme.test', 'owner'], ['bob@acme.test', 'member']]);
+    assert.deepEqual(
+      (await store.people.memberships(ann.id)).map((m) => [m.workspace_id, m.role]),
+      [
+        [a.id, 'owner'],
+        [other.id, 'member'],
+      ],
+    );
+    assert.deepEqual(
+      (await store.people.members(a.id)).map((m) => [m.email, m.role]),
+      [
+        ['ann@acme.test', 'owner'],
+        ['bob@acme.test', 'member'],
+      ],
+    );
     assert.equal((await store.people.member(a.id, 'bob@acme.test'))?.role, 'member');
     assert.equal(await store.people.member(other.id, 'bob@acme.test'), null);
     // Roles; the workspace keeps an owner.
@@ -44,9 +68,18 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     await store.close();
     const s2 = await backend.open(b);
     t.after(() => s2.close());
-    assert.deepEqual((await s2.people.members(a.id)).map((m) => [m.email, m.role]), [['ann@acme.test', 'admin'], ['bob@acme.test', 'owner']]);
+    assert.deepEqual(
+      (await s2.people.members(a.id)).map((m) => [m.email, m.role]),
+      [
+        ['ann@acme.test', 'admin'],
+        ['bob@acme.test', 'owner'],
+      ],
+    );
     assert.equal(await s2.people.removeMember(a.id, ann.id), true);
-    assert.deepEqual((await s2.people.members(a.id)).map((m) => m.email), ['bob@acme.test']);
+    assert.deepEqual(
+      (await s2.people.members(a.id)).map((m) => m.email),
+      ['bob@acme.test'],
+    );
     assert.equal((await s2.people.accountById(ann.id))?.email, 'ann@acme.test', 'the account stays (a member elsewhere)');
   });
 
@@ -55,7 +88,12 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     const a = await store.workspaces.create(ws('acme'));
     const ann = joined(await store.people.addMember(a.id, account('ann@acme.test'), 'owner', null, at));
     const bob = joined(await store.people.addMember(a.id, account('bob@acme.test'), 'member', null, at));
-    const link = (hash: string, who: string, expires = '2026-01-03T00:00:00.000Z') => ({ token_hash: hash, account_id: who, created_at: at, expires_at: expires });
+    const link = (hash: string, who: string, expires = '2026-01-03T00:00:00.000Z') => ({
+      token_hash: hash,
+      account_id: who,
+      created_at: at,
+      expires_at: expires,
+    });
     await store.people.issueLink(link('h1', ann.id));
     assert.equal((await store.people.peekLink('h1', at))?.id, ann.id);
     assert.equal((await store.people.peekLink('h1', at))?.id, ann.id, 'a look does not take it');
@@ -74,7 +112,12 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     const now = (await store.people.accountById(ann.id))!;
     assert.deepEqual([now.password_hash, now.last_sign_in_at], ['$argon2id$hash', '2026-01-02T03:04:05.000Z']);
     assert.equal((await store.people.member(a.id, 'ann@acme.test'))?.last_sign_in_at, '2026-01-02T03:04:05.000Z');
-    const session = (hash: string, who: string) => ({ token_hash: hash, account_id: who, created_at: at, expires_at: '2026-02-01T00:00:00.000Z' });
+    const session = (hash: string, who: string) => ({
+      token_hash: hash,
+      account_id: who,
+      created_at: at,
+      expires_at: '2026-02-01T00:00:00.000Z',
+    });
     await store.people.createSession(session('s1', ann.id));
     await store.people.createSession(session('s2', ann.id));
     await store.people.createSession(session('s3', bob.id));

@@ -19,15 +19,30 @@ export function reopenConformance<B>(backend: Backend<B>): void {
     const sent = batch(a.id, ['keep@rcpt.test'], '2026-01-05T00:00:00.000Z');
     await again.messages.accept(sent);
     const relayed = batch(a.id, ['relayed@rcpt.test'], '2026-01-05T00:00:00.000Z');
-    relayed.content = { ...relayed.content, source: 'relay', html: null, text: null, raw: Buffer.from('Subject: kept\r\n\r\nas it came\r\n').toString('base64') };
+    relayed.content = {
+      ...relayed.content,
+      source: 'relay',
+      html: null,
+      text: null,
+      raw: Buffer.from('Subject: kept\r\n\r\nas it came\r\n').toString('base64'),
+    };
     await again.messages.accept(relayed);
-    await again.suppressions.add({ workspace_id: a.id, address: 's@y.test', reason: 'manual', detail: null, created_at: '2026-01-05T00:00:00.000Z' });
+    await again.suppressions.add({
+      workspace_id: a.id,
+      address: 's@y.test',
+      reason: 'manual',
+      detail: null,
+      created_at: '2026-01-05T00:00:00.000Z',
+    });
     await again.close();
     const third = await backend.open(b);
     t.after(() => third.close());
     assert.equal((await third.messages.get(a.id, sent.messages[0]!.id))?.to, 'keep@rcpt.test');
     assert.equal(await third.queue.depth(), 2);
-    assert.deepEqual((await third.queue.claim('w', '2026-01-05T00:00:01.000Z', 1000, 5)).map((j) => j.id).sort(), [sent.jobs[0]!.id, relayed.jobs[0]!.id].sort());
+    assert.deepEqual(
+      (await third.queue.claim('w', '2026-01-05T00:00:01.000Z', 1000, 5)).map((j) => j.id).sort(),
+      [sent.jobs[0]!.id, relayed.jobs[0]!.id].sort(),
+    );
     // What delivery needs of a queued send: its content, whole (the file store reads it back from disk).
     assert.deepEqual(await third.messages.content(sent.content.id), sent.content);
     assert.deepEqual(await third.messages.content(relayed.content.id), relayed.content);

@@ -17,21 +17,56 @@ export function sequencesConformance<B>(backend: Backend<B>): void {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('other'));
-    const seq = await store.sequences.create({ id: randomUUID(), workspace_id: a.id, list_id: 'L', name: 'Welcome', trigger: 'subscribe', active: true, created_at: AT, updated_at: AT });
+    const seq = await store.sequences.create({
+      id: randomUUID(),
+      workspace_id: a.id,
+      list_id: 'L',
+      name: 'Welcome',
+      trigger: 'subscribe',
+      active: true,
+      created_at: AT,
+      updated_at: AT,
+    });
     assert.equal(seq.step_count, 0);
-    assert.deepEqual((await store.sequences.ofList(a.id, 'L')).map((s) => s.id), [seq.id]);
+    assert.deepEqual(
+      (await store.sequences.ofList(a.id, 'L')).map((s) => s.id),
+      [seq.id],
+    );
     assert.deepEqual(await store.sequences.ofList(other.id, 'L'), []);
     assert.equal(await store.sequences.get(other.id, seq.id), null);
-    const step = (position: number, delay = 1): SequenceStep => ({ id: randomUUID(), sequence_id: seq.id, workspace_id: a.id, position, delay_hours: delay, subject: `S${position}`, body_html: '', body_text: 'x', created_at: AT });
+    const step = (position: number, delay = 1): SequenceStep => ({
+      id: randomUUID(),
+      sequence_id: seq.id,
+      workspace_id: a.id,
+      position,
+      delay_hours: delay,
+      subject: `S${position}`,
+      body_html: '',
+      body_text: 'x',
+      created_at: AT,
+    });
     const s1 = await store.sequences.addStep(step(1));
     await store.sequences.addStep(step(0));
     await rejectsWith(store.sequences.addStep(step(1)), 'conflict');
-    assert.deepEqual((await store.sequences.steps(a.id, seq.id)).map((s) => s.position), [0, 1]);
+    assert.deepEqual(
+      (await store.sequences.steps(a.id, seq.id)).map((s) => s.position),
+      [0, 1],
+    );
     assert.equal((await store.sequences.get(a.id, seq.id))!.step_count, 2);
     assert.deepEqual(await store.sequences.steps(other.id, seq.id), []);
 
     const enrol = (subscriber_id: string, due_at: string | null = AT): Enrolment => ({
-      id: randomUUID(), workspace_id: a.id, sequence_id: seq.id, list_id: 'L', subscriber_id, status: 'active', position: -1, last_at: AT, due_at, reason: null, created_at: AT,
+      id: randomUUID(),
+      workspace_id: a.id,
+      sequence_id: seq.id,
+      list_id: 'L',
+      subscriber_id,
+      status: 'active',
+      position: -1,
+      last_at: AT,
+      due_at,
+      reason: null,
+      created_at: AT,
     });
     const jane = enrol('jane');
     assert.equal(await store.sequences.enrol([jane, enrol('bob'), enrol('jane')]), 2);
@@ -46,7 +81,9 @@ export function sequencesConformance<B>(backend: Backend<B>): void {
     const send = batch(a.id, ['jane@rcpt.test'], AT);
     const move = { id: jane.id, from: -1, position: 0, last_at: AT, due_at: LATER, reason: null };
     assert.equal(await store.messages.accept({ ...send, enrolment: move }), null);
-    assert.deepEqual(await store.messages.accept({ ...batch(a.id, ['jane@rcpt.test'], AT), enrolment: move }), { refused: 'enrolment_moved' });
+    assert.deepEqual(await store.messages.accept({ ...batch(a.id, ['jane@rcpt.test'], AT), enrolment: move }), {
+      refused: 'enrolment_moved',
+    });
     assert.equal((await store.messages.list(a.id, { limit: 10, offset: 0 })).total, 1);
     // Bob: moved on without a send (a later due time); from a stale position, false.
     const bob = claimed.find((e) => e.subscriber_id === 'bob')!;
@@ -58,7 +95,8 @@ export function sequencesConformance<B>(backend: Backend<B>): void {
     assert.equal((await store.sequences.claimDue('w2', LATER, 60_000, 10)).length, 2, 'due again at LATER, their leases released');
 
     // Waiting with nothing due; a new step past Jane's position wakes her (due at her last step).
-    for (const e of await byId().then((m) => [...m.values()])) await store.sequences.advance({ id: e.id, from: e.position, position: e.position, last_at: e.last_at, due_at: null, reason: null });
+    for (const e of await byId().then((m) => [...m.values()]))
+      await store.sequences.advance({ id: e.id, from: e.position, position: e.position, last_at: e.last_at, due_at: null, reason: null });
     assert.deepEqual(await store.sequences.claimDue('w3', LATER, 60_000, 10), []);
     await store.sequences.addStep(step(2));
     assert.deepEqual((await store.sequences.claimDue('w3', LATER, 60_000, 10)).map((e) => e.subscriber_id).sort(), ['bob', 'jane']);
@@ -73,7 +111,10 @@ export function sequencesConformance<B>(backend: Backend<B>): void {
     await store.close();
     const again = await backend.open(b);
     t.after(() => again.close());
-    assert.deepEqual((await again.sequences.steps(a.id, seq.id)).map((s) => s.position), [0, 2]);
+    assert.deepEqual(
+      (await again.sequences.steps(a.id, seq.id)).map((s) => s.position),
+      [0, 2],
+    );
     const kept = new Map((await again.sequences.enrolments(a.id, seq.id)).map((e) => [e.subscriber_id, e]));
     assert.deepEqual([kept.get('jane')!.status, kept.get('jane')!.position, kept.get('bob')!.status], ['stopped', 0, 'active']);
     assert.equal(await again.sequences.remove(other.id, seq.id), false);

@@ -8,16 +8,39 @@ export function suppressionsConformance<B>(backend: Backend<B>): void {
     const { store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const b = await store.workspaces.create(ws('beta'));
-    const first = await store.suppressions.add({ workspace_id: a.id, address: 'x@y.test', reason: 'bounce', detail: '550', created_at: '2026-01-01T00:00:00.000Z' });
-    const again = await store.suppressions.add({ workspace_id: a.id, address: 'x@y.test', reason: 'manual', detail: null, created_at: '2026-01-02T00:00:00.000Z' });
+    const first = await store.suppressions.add({
+      workspace_id: a.id,
+      address: 'x@y.test',
+      reason: 'bounce',
+      detail: '550',
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    const again = await store.suppressions.add({
+      workspace_id: a.id,
+      address: 'x@y.test',
+      reason: 'manual',
+      detail: null,
+      created_at: '2026-01-02T00:00:00.000Z',
+    });
     assert.deepEqual(again, first);
-    await store.suppressions.add({ workspace_id: a.id, address: 'z@y.test', reason: 'manual', detail: null, created_at: '2026-01-03T00:00:00.000Z' });
-    assert.deepEqual((await store.suppressions.list(a.id)).map((x) => x.address), ['x@y.test', 'z@y.test']);
+    await store.suppressions.add({
+      workspace_id: a.id,
+      address: 'z@y.test',
+      reason: 'manual',
+      detail: null,
+      created_at: '2026-01-03T00:00:00.000Z',
+    });
+    assert.deepEqual(
+      (await store.suppressions.list(a.id)).map((x) => x.address),
+      ['x@y.test', 'z@y.test'],
+    );
     assert.deepEqual(await store.suppressions.list(b.id), []);
     assert.deepEqual(await store.suppressions.find(b.id, ['x@y.test']), []);
     assert.equal(await store.suppressions.remove(a.id, 'x@y.test'), true);
     assert.equal(await store.suppressions.remove(a.id, 'x@y.test'), false);
-    assert.deepEqual((await store.suppressions.find(a.id, ['x@y.test', 'z@y.test'])).map((x) => x.address), ['z@y.test']);
+    assert.deepEqual(
+      (await store.suppressions.find(a.id, ['x@y.test', 'z@y.test'])).map((x) => x.address),
+      ['z@y.test'],
+    );
   });
-
 }

@@ -16,7 +16,10 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
     const off = await store.endpoints.create(endpoint(a.id, ['message.*']));
     const elsewhere = await store.endpoints.create(endpoint(other.id, ['message.*']));
     assert.equal(all.failing_since, null);
-    assert.deepEqual((await store.endpoints.listByWorkspace(a.id)).map((e) => e.id), [all.id, bounces.id, late.id, off.id]);
+    assert.deepEqual(
+      (await store.endpoints.listByWorkspace(a.id)).map((e) => e.id),
+      [all.id, bounces.id, late.id, off.id],
+    );
     assert.equal(await store.endpoints.get(other.id, all.id), null, 'another workspace cannot see it');
     const disabled = await store.endpoints.update(a.id, off.id, { status: 'disabled', disabled_reason: 'by hand' });
     assert.deepEqual([disabled?.status, disabled?.disabled_reason], ['disabled', 'by hand']);
@@ -27,8 +30,22 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
     await store.messages.accept(send);
     const [jane, gone] = send.messages as [Message, Message];
     const at = '2026-01-01T10:00:05.000Z';
-    const sentEv = { id: randomUUID(), workspace_id: a.id, event: 'message.sent' as const, message_id: jane.id, payload: { message_id: jane.id, from: 'hello@acme.test', subject: 'Hi' }, created_at: at };
-    const bouncedEv = { id: randomUUID(), workspace_id: a.id, event: 'message.bounced' as const, message_id: gone.id, payload: { message_id: gone.id, from: 'hello@acme.test', subject: 'Hi', error: '550' }, created_at: at };
+    const sentEv = {
+      id: randomUUID(),
+      workspace_id: a.id,
+      event: 'message.sent' as const,
+      message_id: jane.id,
+      payload: { message_id: jane.id, from: 'hello@acme.test', subject: 'Hi' },
+      created_at: at,
+    };
+    const bouncedEv = {
+      id: randomUUID(),
+      workspace_id: a.id,
+      event: 'message.bounced' as const,
+      message_id: gone.id,
+      payload: { message_id: gone.id, from: 'hello@acme.test', subject: 'Hi', error: '550' },
+      created_at: at,
+    };
     await store.queue.complete(send.jobs[0]!.id, { updates: [], events: [sentEv, bouncedEv], suppressions: [] });
 
     // Fan-out: all gets both, bounces the bounce; not the endpoint added after, the disabled one or another workspace's.
@@ -40,7 +57,11 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
 
     const now = '2026-01-01T10:00:07.000Z';
     const claimed = await store.webhooks.claim('w1', now, 60_000, 10);
-    assert.deepEqual(claimed.map((c) => `${c.endpoint.id === all.id ? 'all' : 'bounces'}:${c.job.event}`).sort(), ['all:message.bounced', 'all:message.sent', 'bounces:message.bounced']);
+    assert.deepEqual(claimed.map((c) => `${c.endpoint.id === all.id ? 'all' : 'bounces'}:${c.job.event}`).sort(), [
+      'all:message.bounced',
+      'all:message.sent',
+      'bounces:message.bounced',
+    ]);
     const c0 = claimed.find((c) => c.endpoint.id === all.id && c.job.event === 'message.sent')!;
     assert.deepEqual([c0.job.message_id, c0.job.payload, c0.job.attempts, c0.job.event_id], [jane.id, sentEv.payload, 0, sentEv.id]);
     assert.equal(c0.endpoint.secret, all.secret);
@@ -51,22 +72,48 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
     const c2 = claimed.find((c) => c.endpoint.id === bounces.id)!;
     await store.webhooks.record([
       { attempt: attemptOf(all, c0.job, true, now), job: { id: c0.job.id, state: 'delivered', attempts: 1, next_attempt_at: now } },
-      { attempt: attemptOf(all, c1.job, false, '2026-01-01T10:00:08.000Z'), job: { id: c1.job.id, state: 'pending', attempts: 1, next_attempt_at: '2026-01-01T10:05:00.000Z' } },
-      { attempt: attemptOf(bounces, c2.job, false, now), job: { id: c2.job.id, state: 'failed', attempts: 1, next_attempt_at: now }, disable: 'answered 410' },
+      {
+        attempt: attemptOf(all, c1.job, false, '2026-01-01T10:00:08.000Z'),
+        job: { id: c1.job.id, state: 'pending', attempts: 1, next_attempt_at: '2026-01-01T10:05:00.000Z' },
+      },
+      {
+        attempt: attemptOf(bounces, c2.job, false, now),
+        job: { id: c2.job.id, state: 'failed', attempts: 1, next_attempt_at: now },
+        disable: 'answered 410',
+      },
     ]);
     assert.equal(await store.webhooks.depth(), 1);
-    assert.equal((await store.endpoints.get(a.id, all.id))?.failing_since, '2026-01-01T10:00:08.000Z', 'failing since its last failure run began');
-    assert.deepEqual([(await store.endpoints.get(a.id, bounces.id))?.status, (await store.endpoints.get(a.id, bounces.id))?.disabled_reason], ['disabled', 'answered 410']);
+    assert.equal(
+      (await store.endpoints.get(a.id, all.id))?.failing_since,
+      '2026-01-01T10:00:08.000Z',
+      'failing since its last failure run began',
+    );
+    assert.deepEqual(
+      [(await store.endpoints.get(a.id, bounces.id))?.status, (await store.endpoints.get(a.id, bounces.id))?.disabled_reason],
+      ['disabled', 'answered 410'],
+    );
     assert.deepEqual(await store.webhooks.claim('w1', '2026-01-01T10:04:59.000Z', 60_000, 10), []);
     const retried = await store.webhooks.claim('w1', '2026-01-01T10:05:00.000Z', 60_000, 10);
-    assert.deepEqual(retried.map((c) => [c.job.id, c.job.attempts]), [[c1.job.id, 1]]);
+    assert.deepEqual(
+      retried.map((c) => [c.job.id, c.job.attempts]),
+      [[c1.job.id, 1]],
+    );
 
     // The log: newest first, filters, one row by id, per workspace.
     const log = await store.webhooks.attempts(a.id, { limit: 10 });
     assert.equal(log.length, 3);
-    assert.deepEqual((await store.webhooks.attempts(a.id, { failed: true, limit: 10 })).map((x) => x.ok), [false, false]);
-    assert.deepEqual((await store.webhooks.attempts(a.id, { endpoint_id: bounces.id, limit: 10 })).map((x) => x.endpoint_id), [bounces.id]);
-    assert.deepEqual((await store.webhooks.attempts(a.id, { since: '2026-01-01T10:00:08.000Z', limit: 10 })).map((x) => x.job_id), [c1.job.id]);
+    assert.deepEqual(
+      (await store.webhooks.attempts(a.id, { failed: true, limit: 10 })).map((x) => x.ok),
+      [false, false],
+    );
+    assert.deepEqual(
+      (await store.webhooks.attempts(a.id, { endpoint_id: bounces.id, limit: 10 })).map((x) => x.endpoint_id),
+      [bounces.id],
+    );
+    assert.deepEqual(
+      (await store.webhooks.attempts(a.id, { since: '2026-01-01T10:00:08.000Z', limit: 10 })).map((x) => x.job_id),
+      [c1.job.id],
+    );
     assert.deepEqual(await store.webhooks.attempts(other.id, { limit: 10 }), []);
     const one = log.find((x) => x.job_id === c0.job.id)!;
     assert.deepEqual(await store.webhooks.attempt(a.id, one.id), one);
@@ -101,5 +148,4 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
     void late;
     void elsewhere;
   });
-
 }

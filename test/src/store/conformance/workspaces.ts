@@ -11,7 +11,10 @@ export function workspacesConformance<B>(backend: Backend<B>): void {
     const a = await store.workspaces.create(ws('acme'));
     await store.workspaces.create(ws('beta'));
     assert.equal(a.name, 'acme');
-    assert.deepEqual((await store.workspaces.list()).map((w) => w.name), ['acme', 'beta']);
+    assert.deepEqual(
+      (await store.workspaces.list()).map((w) => w.name),
+      ['acme', 'beta'],
+    );
     assert.deepEqual(await store.workspaces.getByName('acme'), a);
     assert.equal(await store.workspaces.getByName('nope'), null);
     const upd = await store.workspaces.setPlan(a.id, 'pro');
@@ -20,14 +23,12 @@ export function workspacesConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.workspaces.setPlan(randomUUID(), 'pro'), null);
   });
 
-
   test(`${backend.name}: a taken workspace name is a conflict and changes nothing`, async (t) => {
     const { store } = await fresh(backend, t);
     await store.workspaces.create(ws('acme'));
     await rejectsWith(store.workspaces.create(ws('acme')), 'conflict');
     assert.equal((await store.workspaces.list()).length, 1);
   });
-
 
   test(`${backend.name}: results are copies, not the store's own records`, async (t) => {
     const { store } = await fresh(backend, t);
@@ -53,7 +54,10 @@ export function workspacesConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await store.workspaces.trialWarnings(other.id), { sent: 0, last_at: null });
     assert.equal(await store.workspaces.recordTrialWarning(randomUUID(), 1, '2026-02-08T00:00:00.000Z'), false);
     // Two at once: one wins.
-    const both = await Promise.all([store.workspaces.recordTrialWarning(a.id, 3, '2026-02-14T00:00:00.000Z'), store.workspaces.recordTrialWarning(a.id, 3, '2026-02-14T00:00:01.000Z')]);
+    const both = await Promise.all([
+      store.workspaces.recordTrialWarning(a.id, 3, '2026-02-14T00:00:00.000Z'),
+      store.workspaces.recordTrialWarning(a.id, 3, '2026-02-14T00:00:01.000Z'),
+    ]);
     assert.deepEqual(both.filter(Boolean).length, 1);
     assert.deepEqual(await store.workspaces.getByName('acme'), a, 'the workspace itself is unchanged');
     await store.close();

@@ -19,12 +19,35 @@ test('file store: a Buffer argument crosses the admin socket as bytes', { timeou
   const id = randomUUID();
   await remote.inbox.receive({
     raw,
-    items: [{
-      id, workspace_id: w.id, folder: 'inbox', kind: 'mail', thread_id: id, from: 'jane@rcpt.test', to: ['hello@acme.test'], cc: [], subject: 'bytes', message_id: null,
-      size: raw.length, message_ref: null, note: null, created_at: new Date().toISOString(), in_reply_to: null, references: [], headers: '', text: null, html: null,
-      envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null }, raw: null,
-    }],
-    updates: [], outbox: [], events: [], suppressions: [],
+    items: [
+      {
+        id,
+        workspace_id: w.id,
+        folder: 'inbox',
+        kind: 'mail',
+        thread_id: id,
+        from: 'jane@rcpt.test',
+        to: ['hello@acme.test'],
+        cc: [],
+        subject: 'bytes',
+        message_id: null,
+        size: raw.length,
+        message_ref: null,
+        note: null,
+        created_at: new Date().toISOString(),
+        in_reply_to: null,
+        references: [],
+        headers: '',
+        text: null,
+        html: null,
+        envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null },
+        raw: null,
+      },
+    ],
+    updates: [],
+    outbox: [],
+    events: [],
+    suppressions: [],
   });
   const item = await d.daemon.service.store.inbox.get(w.id, id);
   assert.deepEqual(Buffer.from(item!.raw!, 'base64'), raw);

@@ -31,7 +31,10 @@ test('a data file that cannot be parsed is reported and never overwritten', asyn
   const dir = await tmpDir(t);
   const garbage = '{"version":1,"workspaces":[{"id":';
   await writeFile(join(dir, DATA_FILE), garbage);
-  await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_corrupt' && /cannot be parsed/.test(e.message));
+  await assert.rejects(
+    FileStore.open(dir, 'admin'),
+    (e) => isSvcError(e) && e.kind === 'store_corrupt' && /cannot be parsed/.test(e.message),
+  );
   assert.equal(await readFile(join(dir, DATA_FILE), 'utf8'), garbage);
   // The lock was released: a second try fails the same way, not with "locked".
   await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_corrupt');
@@ -53,7 +56,10 @@ test('a temp file left by a crash mid-write is ignored: the previous state is re
   await writeFile(join(dir, `.${DATA_FILE}.99999.tmp`), '{"version":1,"workspaces":[{"id":"w2","na');
   const again = await FileStore.open(dir, 'admin');
   t.after(() => again.close());
-  assert.deepEqual((await again.workspaces.list()).map((w) => w.name), ['acme']);
+  assert.deepEqual(
+    (await again.workspaces.list()).map((w) => w.name),
+    ['acme'],
+  );
 });
 
 async function openOnceReleased(dir: string, deadline: number): Promise<FileStore> {

@@ -11,8 +11,20 @@ import { tmpDir } from '../../../helpers/tmp.js';
 
 const PEM = '-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n';
 const domain = (workspace_id: string, name: string) => ({
-  id: randomUUID(), workspace_id, domain: name, status: 'pending' as const, token: 't', dkim_public_key: 'P', dkim_private_key: PEM,
-  legacy: false, dkim_verified: false, records: null, history: [], created_at: '2026-01-01T00:00:00.000Z', verified_at: null, checked_at: null,
+  id: randomUUID(),
+  workspace_id,
+  domain: name,
+  status: 'pending' as const,
+  token: 't',
+  dkim_public_key: 'P',
+  dkim_private_key: PEM,
+  legacy: false,
+  dkim_verified: false,
+  records: null,
+  history: [],
+  created_at: '2026-01-01T00:00:00.000Z',
+  verified_at: null,
+  checked_at: null,
 });
 
 test('file store: DKIM keys sealed in svc.json with the key, opened on reading; plaintext ones sealed at open; no key or another key is refused', async (t) => {
@@ -29,14 +41,23 @@ test('file store: DKIM keys sealed in svc.json with the key, opened on reading; 
   const added = await store.domains.create(domain(ws.id, 'new.test'), null);
   assert.ok(!('refused' in added) && added.dkim_private_key === PEM);
   for (const name of ['old.test', 'new.test']) assert.equal((await store.domains.get(ws.id, name))?.dkim_private_key, PEM, name);
-  assert.deepEqual((await store.domains.listAll()).map((d) => d.dkim_private_key), [PEM, PEM]);
+  assert.deepEqual(
+    (await store.domains.listAll()).map((d) => d.dkim_private_key),
+    [PEM, PEM],
+  );
   await store.close();
   const raw = await readFile(join(dir, 'svc.json'), 'utf8');
   assert.ok(!raw.includes('MIIEsecret') && !raw.includes('PRIVATE KEY'), 'no key in plaintext on disk');
   assert.equal(raw.match(/enc:v1:/g)?.length, 2);
 
-  await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_locked' && /encrypted: set SVC_ENCRYPTION_KEY/.test(e.message));
-  await assert.rejects(FileStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }), (e) => isSvcError(e) && e.kind === 'store_locked' && /another key/.test(e.message));
+  await assert.rejects(
+    FileStore.open(dir, 'admin'),
+    (e) => isSvcError(e) && e.kind === 'store_locked' && /encrypted: set SVC_ENCRYPTION_KEY/.test(e.message),
+  );
+  await assert.rejects(
+    FileStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }),
+    (e) => isSvcError(e) && e.kind === 'store_locked' && /another key/.test(e.message),
+  );
   const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
   assert.equal((await again.domains.get(ws.id, 'old.test'))?.dkim_private_key, PEM);
   await again.close();
@@ -88,8 +109,15 @@ test('file store: the STARTTLS private key and the tracked-link key are sealed w
   assert.equal(await store.secrets.keep('fresh', 'FRESHsecret'), 'FRESHsecret');
   await store.close();
   const raw = await readFile(join(dir, 'svc.json'), 'utf8');
-  for (const secret of ['TLSsecret', 'LINKsecret', 'FRESHsecret']) assert.ok(!raw.includes(secret), `${secret} is not on disk in plaintext`);
-  await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_locked' && /STARTTLS private key and the tracked-link key of this store are encrypted/.test(e.message));
+  for (const secret of ['TLSsecret', 'LINKsecret', 'FRESHsecret'])
+    assert.ok(!raw.includes(secret), `${secret} is not on disk in plaintext`);
+  await assert.rejects(
+    FileStore.open(dir, 'admin'),
+    (e) =>
+      isSvcError(e) &&
+      e.kind === 'store_locked' &&
+      /STARTTLS private key and the tracked-link key of this store are encrypted/.test(e.message),
+  );
   const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
   t.after(() => again.close());
   assert.equal(await again.secrets.keep('fresh', 'x'), 'FRESHsecret');

@@ -40,7 +40,7 @@ test('content cache: concurrent readers share one read, each gets its own copy; 
   assert.equal(reads, 1);
   assert.notEqual(a, b);
   a!.notes.push('changed');
-  assert.deepEqual((await cache.get('c1', read, copy))!.notes, [], 'a caller changing its copy changes nobody else\'s');
+  assert.deepEqual((await cache.get('c1', read, copy))!.notes, [], "a caller changing its copy changes nobody else's");
   assert.equal(reads, 1);
   cache.forget('c1');
   await cache.get('c1', read, copy);

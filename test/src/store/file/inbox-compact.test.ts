@@ -15,9 +15,27 @@ import { sentToJaneAndBob } from '../conformance/fixtures.js';
 const DAY = '2026-01-02';
 const raw = (n: number) => Buffer.from(`Subject: ${n}\r\n\r\n${String(n % 10).repeat(30 * 1024)}\r\n`);
 const item = (workspace_id: string, n: number): InboxItem => ({
-  id: randomUUID(), workspace_id, folder: 'inbox', kind: 'mail', thread_id: randomUUID(), from: 'jane@rcpt.test', to: ['hello@acme.test'], cc: [], subject: `n${n}`,
-  message_id: `${randomUUID()}@rcpt.test`, size: raw(n).length, message_ref: null, note: null, created_at: `${DAY}T10:00:${String(n % 60).padStart(2, '0')}.${String(n).padStart(3, '0')}Z`,
-  in_reply_to: null, references: [], headers: `Subject: n${n}`, text: `text ${n}`, html: null, envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null }, raw: null,
+  id: randomUUID(),
+  workspace_id,
+  folder: 'inbox',
+  kind: 'mail',
+  thread_id: randomUUID(),
+  from: 'jane@rcpt.test',
+  to: ['hello@acme.test'],
+  cc: [],
+  subject: `n${n}`,
+  message_id: `${randomUUID()}@rcpt.test`,
+  size: raw(n).length,
+  message_ref: null,
+  note: null,
+  created_at: `${DAY}T10:00:${String(n % 60).padStart(2, '0')}.${String(n).padStart(3, '0')}Z`,
+  in_reply_to: null,
+  references: [],
+  headers: `Subject: n${n}`,
+  text: `text ${n}`,
+  html: null,
+  envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null },
+  raw: null,
 });
 const deliver = (i: InboxItem, n: number) => ({ raw: raw(n), items: [i], updates: [], outbox: [], events: [], suppressions: [] });
 const segment = (dir: string) => join(dir, 'inbox', `${DAY}.jsonl`);
@@ -51,7 +69,10 @@ test('file store: inbox compaction: deleted bytes leave the disk; reads, receive
   let removed = false;
   do {
     const reads = await Promise.all(live.map((i) => store.inbox.get(a.id, i.id)));
-    assert.deepEqual(reads.map((r) => r?.text ?? null), live.map((i, k) => (k === 1 && removed ? null : i.text)));
+    assert.deepEqual(
+      reads.map((r) => r?.text ?? null),
+      live.map((i, k) => (k === 1 && removed ? null : i.text)),
+    );
     if (rounds++ === 1) {
       await Promise.all([store.inbox.receive(deliver(extra, 100)), store.inbox.remove(a.id, live[1]!.id).then((r) => (removed = r))]);
     }
@@ -61,7 +82,16 @@ test('file store: inbox compaction: deleted bytes leave the disk; reads, receive
   const after = (await stat(segment(dir))).size;
   assert.ok(after < before / 2, `${before} → ${after} bytes`);
   const now = await everything(store, a.id);
-  assert.deepEqual(now.map((i) => i!.id), [extra.id, ...live.filter((_, k) => k !== 1).map((i) => i.id).reverse()]);
+  assert.deepEqual(
+    now.map((i) => i!.id),
+    [
+      extra.id,
+      ...live
+        .filter((_, k) => k !== 1)
+        .map((i) => i.id)
+        .reverse(),
+    ],
+  );
   assert.equal(now.at(-1)!.raw, raw(0).toString('base64'));
 
   // Reopened from the snapshot written at close, and from the journal alone: the same answers.
@@ -73,7 +103,10 @@ test('file store: inbox compaction: deleted bytes leave the disk; reads, receive
   store = await open(dir);
   t.after(() => store.close());
   assert.deepEqual(await everything(store, a.id), now);
-  assert.equal(await store.inbox.usage(a.id), now.reduce((b, i) => b + Math.max(i!.size, 4096), 0));
+  assert.equal(
+    await store.inbox.usage(a.id),
+    now.reduce((b, i) => b + Math.max(i!.size, 4096), 0),
+  );
 });
 
 test('file store: inbox compaction leaves a segment with an unreadable line as it is; a rewrite a crash left behind is removed at open', async (t) => {

@@ -12,9 +12,27 @@ import { tmpDir } from '../../../helpers/tmp.js';
 import { ws } from '../conformance/fixtures.js';
 
 const item = (workspace_id: string, raw: string | null): InboxItem => ({
-  id: randomUUID(), workspace_id, folder: 'inbox', kind: 'mail', thread_id: randomUUID(), from: 'jane@rcpt.test', to: ['hello@acme.test'], cc: [], subject: 'Hi', message_id: null,
-  size: 5, message_ref: null, note: null, created_at: '2026-01-02T10:00:00.000Z', in_reply_to: null, references: [], headers: 'Subject: Hi', text: null, html: null,
-  envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null }, raw,
+  id: randomUUID(),
+  workspace_id,
+  folder: 'inbox',
+  kind: 'mail',
+  thread_id: randomUUID(),
+  from: 'jane@rcpt.test',
+  to: ['hello@acme.test'],
+  cc: [],
+  subject: 'Hi',
+  message_id: null,
+  size: 5,
+  message_ref: null,
+  note: null,
+  created_at: '2026-01-02T10:00:00.000Z',
+  in_reply_to: null,
+  references: [],
+  headers: 'Subject: Hi',
+  text: null,
+  html: null,
+  envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null },
+  raw,
 });
 
 test('file store: the message is an attachment line before its record; a line of the previous version is read the same', async (t) => {
@@ -30,7 +48,10 @@ test('file store: the message is an attachment line before its record; a line of
 
   // As the previous version wrote it: the message in the item, no attachment.
   const old = item(w.id, Buffer.from('Older').toString('base64'));
-  await appendFile(join(dir, 'inbox', '2026-01-02.jsonl'), JSON.stringify({ t: 'inbound', at: old.created_at, items: [old], updates: [], outbox: [], events: [], suppressions: [] }) + '\n');
+  await appendFile(
+    join(dir, 'inbox', '2026-01-02.jsonl'),
+    JSON.stringify({ t: 'inbound', at: old.created_at, items: [old], updates: [], outbox: [], events: [], suppressions: [] }) + '\n',
+  );
   const again = await FileStore.open(dir, 'admin');
   t.after(() => again.close());
   assert.equal((await again.inbox.get(w.id, now.id))!.raw, Buffer.from('Hello').toString('base64'));
@@ -43,7 +64,8 @@ test('file store: an item whose header block starts its message keeps only its l
   const dir = await tmpDir(t);
   const store = await FileStore.open(dir, 'admin');
   const w = await store.workspaces.create(ws('acme'));
-  const head = 'Received: from mail.rcpt.test\r\n\tby mx.svc.test; Mon, 2 Jan 2026 10:00:00 +0000\r\nSubject: Ça va \xe9\r\nFrom: jane@rcpt.test';
+  const head =
+    'Received: from mail.rcpt.test\r\n\tby mx.svc.test; Mon, 2 Jan 2026 10:00:00 +0000\r\nSubject: Ça va \xe9\r\nFrom: jane@rcpt.test';
   const raw = Buffer.from(`${head}\r\n\r\nHello\r\n`, 'latin1');
   const cut = { ...item(w.id, null), headers: head };
   const other = { ...item(w.id, null), headers: 'Subject: not the start' };
@@ -71,15 +93,24 @@ test('file store: many deletions, in memory and replayed: the lists stay in orde
   const dir = await tmpDir(t);
   const store = await FileStore.open(dir, 'admin');
   const w = await store.workspaces.create(ws('acme'));
-  const items = Array.from({ length: 40 }, (_, i) => ({ ...item(w.id, null), subject: `n${i}`, created_at: `2026-01-02T10:00:${String(i).padStart(2, '0')}.000Z` }));
-  for (const i of items) await store.inbox.receive({ raw: Buffer.from(i.subject), items: [i], updates: [], outbox: [], events: [], suppressions: [] });
+  const items = Array.from({ length: 40 }, (_, i) => ({
+    ...item(w.id, null),
+    subject: `n${i}`,
+    created_at: `2026-01-02T10:00:${String(i).padStart(2, '0')}.000Z`,
+  }));
+  for (const i of items)
+    await store.inbox.receive({ raw: Buffer.from(i.subject), items: [i], updates: [], outbox: [], events: [], suppressions: [] });
   // Every item but each fourth: enough to compact the lists more than once on the way.
   const kept = items.filter((_, n) => n % 4 === 0);
   for (const i of items.filter((_, n) => n % 4 !== 0)) assert.equal(await store.inbox.remove(w.id, i.id), true);
   const expect = kept.map((i) => i.subject).reverse();
-  const subjects = async (s: FileStore) => (await s.inbox.list(w.id, { folder: 'inbox', limit: 100, offset: 0 })).data.map((i) => i.subject);
+  const subjects = async (s: FileStore) =>
+    (await s.inbox.list(w.id, { folder: 'inbox', limit: 100, offset: 0 })).data.map((i) => i.subject);
   assert.deepEqual(await subjects(store), expect);
-  assert.deepEqual((await store.inbox.list(w.id, { folder: 'inbox', limit: 2, offset: 3 })).data.map((i) => i.subject), expect.slice(3, 5));
+  assert.deepEqual(
+    (await store.inbox.list(w.id, { folder: 'inbox', limit: 2, offset: 3 })).data.map((i) => i.subject),
+    expect.slice(3, 5),
+  );
   assert.equal(await store.inbox.usage(w.id), kept.length * STORAGE_MIN_CHARGE);
   assert.equal((await store.inbox.threads(w.id, { limit: 100, offset: 0 })).total, kept.length);
   await store.close();

@@ -13,11 +13,37 @@ import { tmpDir } from '../../../helpers/tmp.js';
 import { sentToJaneAndBob } from '../conformance/fixtures.js';
 
 const item = (workspace_id: string, thread_id: string, created_at: string, over: Partial<InboxItem> = {}): InboxItem => ({
-  id: randomUUID(), workspace_id, folder: 'inbox', kind: 'mail', thread_id, from: 'jane@rcpt.test', to: ['hello@acme.test'], cc: [], subject: `at ${created_at}`,
-  message_id: `${randomUUID()}@rcpt.test`, size: 100, message_ref: null, note: null, created_at, in_reply_to: null, references: [], headers: 'Subject: x', text: 'hi', html: null,
-  envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null }, raw: null, ...over,
+  id: randomUUID(),
+  workspace_id,
+  folder: 'inbox',
+  kind: 'mail',
+  thread_id,
+  from: 'jane@rcpt.test',
+  to: ['hello@acme.test'],
+  cc: [],
+  subject: `at ${created_at}`,
+  message_id: `${randomUUID()}@rcpt.test`,
+  size: 100,
+  message_ref: null,
+  note: null,
+  created_at,
+  in_reply_to: null,
+  references: [],
+  headers: 'Subject: x',
+  text: 'hi',
+  html: null,
+  envelope: { mail_from: 'jane@rcpt.test', rcpt_to: ['hello@acme.test'], remote_ip: null },
+  raw: null,
+  ...over,
 });
-const deliver = (items: InboxItem[]) => ({ raw: Buffer.from('Subject: x\r\n\r\nhi\r\n'), items, updates: [], outbox: [], events: [], suppressions: [] });
+const deliver = (items: InboxItem[]) => ({
+  raw: Buffer.from('Subject: x\r\n\r\nhi\r\n'),
+  items,
+  updates: [],
+  outbox: [],
+  events: [],
+  suppressions: [],
+});
 
 /** Everything the inbox answers for a workspace. */
 async function answers(store: FileStore, ws: string) {
@@ -42,10 +68,27 @@ test('file store: the inbox index snapshot: reopened from it, the same answers; 
   const reply = item(a.id, thread, '2026-01-02T09:00:00.000Z', { kind: 'reply', message_ref: jane.id });
   await store.inbox.receive({
     ...deliver([reply]),
-    events: [{ id: randomUUID(), workspace_id: a.id, message_id: jane.id, kind: 'reply', prefetch: false, source: 'human', reason: 'In-Reply-To', url: null, ip: null, user_agent: null, created_at: reply.created_at }],
+    events: [
+      {
+        id: randomUUID(),
+        workspace_id: a.id,
+        message_id: jane.id,
+        kind: 'reply',
+        prefetch: false,
+        source: 'human',
+        reason: 'In-Reply-To',
+        url: null,
+        ip: null,
+        user_agent: null,
+        created_at: reply.created_at,
+      },
+    ],
   });
   const shared = randomUUID();
-  for (let i = 0; i < 30; i++) await store.inbox.receive(deliver([item(a.id, i % 3 ? randomUUID() : shared, `2026-01-0${2 + Math.floor(i / 10)}T10:00:${String(i).padStart(2, '0')}.000Z`)]));
+  for (let i = 0; i < 30; i++)
+    await store.inbox.receive(
+      deliver([item(a.id, i % 3 ? randomUUID() : shared, `2026-01-0${2 + Math.floor(i / 10)}T10:00:${String(i).padStart(2, '0')}.000Z`)]),
+    );
   const gone = (await store.inbox.list(a.id, { folder: 'inbox', limit: 1, offset: 4 })).data[0]!;
   assert.equal(await store.inbox.remove(a.id, gone.id), true);
   const before = await answers(store, a.id);
@@ -55,7 +98,10 @@ test('file store: the inbox index snapshot: reopened from it, the same answers; 
   store = await open(dir);
   assert.deepEqual(await answers(store, a.id), before);
   assert.equal((await store.messages.get(a.id, jane.id))!.reply_count, 1, 'the reply, in the snapshot, read again for its record');
-  assert.deepEqual((await store.inbox.about(a.id, jane.id)).map((s) => s.id), [reply.id]);
+  assert.deepEqual(
+    (await store.inbox.about(a.id, jane.id)).map((s) => s.id),
+    [reply.id],
+  );
   assert.equal(await store.inbox.get(a.id, gone.id), null);
   // Lines after a snapshot (as after a crash, when the snapshot kept is an older one) are read.
   await copyFile(SNAPSHOT(dir), `${SNAPSHOT(dir)}.old`);
@@ -69,7 +115,10 @@ test('file store: the inbox index snapshot: reopened from it, the same answers; 
   store = await open(dir);
   assert.deepEqual(await answers(store, a.id), after);
   assert.equal(after.inbox.data[0]!.id, late.id);
-  assert.deepEqual([after.threads.data[0]!.thread_id, after.threads.data[0]!.count], [shared, after.inbox.data.filter((s) => s.thread_id === shared).length]);
+  assert.deepEqual(
+    [after.threads.data[0]!.thread_id, after.threads.data[0]!.count],
+    [shared, after.inbox.data.filter((s) => s.thread_id === shared).length],
+  );
 
   // A day dropped since the snapshot (a crash before the next one): its items leave with it.
   await copyFile(SNAPSHOT(dir), `${SNAPSHOT(dir)}.old`);

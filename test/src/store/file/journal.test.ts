@@ -16,10 +16,16 @@ test('records go to their day, in order, and concurrent appends share writes', a
   const dir = await tmpDir(t);
   const j = await Journal.open<Rec>(dir);
   t.after(() => j.close());
-  const recs: Rec[] = Array.from({ length: 300 }, (_, i) => ({ id: `m${i}`, at: i < 200 ? '2026-03-01T23:59:59.000Z' : '2026-03-02T00:00:00.000Z' }));
+  const recs: Rec[] = Array.from({ length: 300 }, (_, i) => ({
+    id: `m${i}`,
+    at: i < 200 ? '2026-03-01T23:59:59.000Z' : '2026-03-02T00:00:00.000Z',
+  }));
   await Promise.all(recs.map((r) => j.append(dayOf(r.at), [r])));
   assert.deepEqual(await j.partitions(), ['2026-03-01', '2026-03-02']);
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), recs.slice(0, 200).map((r) => r.id));
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    recs.slice(0, 200).map((r) => r.id),
+  );
   assert.equal((await j.read('2026-03-02')).length, 100);
   assert.deepEqual(await j.read('2026-03-03'), []);
 });
@@ -42,9 +48,15 @@ test('a torn last line from a crash is cut before the next append and skipped on
   await writeFile(join(dir, '2026-03-01.jsonl'), '{"id":"a","at":"x"}\n{"id":"b","a');
   const j = await Journal.open<Rec>(dir);
   t.after(() => j.close());
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a'],
+  );
   await j.append('2026-03-01', [{ id: 'c', at: 'y' }]);
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'c']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a', 'c'],
+  );
   assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), '{"id":"a","at":"x"}\n{"id":"c","at":"y"}\n');
 });
 
@@ -55,7 +67,10 @@ test('a torn last line of any length (9 MB, a relay message cut by a crash) is c
   const j = await Journal.open<Rec>(dir);
   t.after(() => j.close());
   await j.append('2026-03-01', [{ id: 'after', at: 'y' }]);
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'after']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a', 'after'],
+  );
   assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), '{"id":"a","at":"x"}\n{"id":"after","at":"y"}\n');
   // A file that is one torn line from its first byte is cut to nothing.
   await writeFile(join(dir, '2026-03-02.jsonl'), torn);
@@ -69,7 +84,10 @@ test('a damaged line in the middle is skipped and reported with its place, and t
   await appendFile(join(dir, '2026-03-01.jsonl'), text);
   const j = await Journal.open<Rec>(dir, { validate: (r) => (typeof (r as Rec).id === 'string' ? null : 'id is not a string') });
   t.after(() => j.close());
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'c']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a', 'c'],
+  );
   assert.deepEqual(
     j.problems.map((p) => [p.line, p.offset, p.raw.toString(), p.reason.split(' (')[0]]),
     [
@@ -102,8 +120,14 @@ test('appendLocated and readLocated agree on where each line lies, and readAt re
   const located = await Promise.all(recs.map((r) => j.appendLocated('2026-03-01', r)));
   for (let i = 0; i < recs.length; i++) assert.deepEqual(await j.readAt(located[i]!), recs[i]);
   const all = await j.readLocated('2026-03-01');
-  assert.deepEqual(all.map((l) => l.record.id), ['a', ...recs.map((r) => r.id)]);
-  assert.deepEqual(all.slice(1).map((l) => l.at), located);
+  assert.deepEqual(
+    all.map((l) => l.record.id),
+    ['a', ...recs.map((r) => r.id)],
+  );
+  assert.deepEqual(
+    all.slice(1).map((l) => l.at),
+    located,
+  );
   // After a reopen the next append continues from the real end of the file.
   await j.close();
   const j2 = await Journal.open<Rec>(dir);
@@ -122,7 +146,12 @@ test('a record with an attachment: the attachment is on the line before, passed 
   t.after(() => j.close());
   const blobs = Array.from({ length: 20 }, (_, i) => Buffer.alloc(1000 + i, i).toString('base64'));
   // Concurrent, with plain records in between: one write, each record's place past its attachment.
-  const located = await Promise.all(blobs.flatMap((b, i) => [j.appendLocated('2026-03-01', { id: `m${i}`, at: 'x' }, b), j.appendLocated('2026-03-01', { id: `p${i}`, at: 'x' })]));
+  const located = await Promise.all(
+    blobs.flatMap((b, i) => [
+      j.appendLocated('2026-03-01', { id: `m${i}`, at: 'x' }, b),
+      j.appendLocated('2026-03-01', { id: `p${i}`, at: 'x' }),
+    ]),
+  );
   for (let i = 0; i < blobs.length; i++) {
     assert.deepEqual(await j.readAt(located[2 * i]!), { id: `m${i}`, at: 'x' });
     assert.deepEqual(await j.attachmentAt(located[2 * i]!, blobs[i]!.length), blobs[i]);
@@ -133,7 +162,10 @@ test('a record with an attachment: the attachment is on the line before, passed 
   const all = await j.readLocated('2026-03-01');
   assert.equal(all.length, 40);
   assert.deepEqual(j.problems, []);
-  assert.deepEqual(all.filter((l) => l.record.id.startsWith('m')).map((l) => l.at), located.filter((_, i) => i % 2 === 0));
+  assert.deepEqual(
+    all.filter((l) => l.record.id.startsWith('m')).map((l) => l.at),
+    located.filter((_, i) => i % 2 === 0),
+  );
   // An attachment whose record a crash never wrote is passed over like any other; a record
   // without its attachment where it says is store_corrupt, never other bytes.
   await appendFile(join(dir, '2026-03-01.jsonl'), `~${blobs[0]}\n`);
@@ -151,13 +183,21 @@ test('one flush buffer serves flushes of every size: multi-byte text, a line lar
   const j = await Journal.open<Rec>(dir);
   t.after(() => j.close());
   const big = 'x'.repeat(5 * 1024 * 1024);
-  const recs: Rec[] = [{ id: 'é漢😀', at: 'a' }, { id: 'big', at: big }, ...Array.from({ length: 30 }, (_, i) => ({ id: `s${i}`, at: 'ü'.repeat(i) }))];
+  const recs: Rec[] = [
+    { id: 'é漢😀', at: 'a' },
+    { id: 'big', at: big },
+    ...Array.from({ length: 30 }, (_, i) => ({ id: `s${i}`, at: 'ü'.repeat(i) })),
+  ];
   const located: LineAt[] = [];
-  for (const r of recs.slice(0, 2)) located.push(await j.appendLocated('2026-03-02', r, r.id === 'big' ? Buffer.from(big).toString('base64') : undefined));
+  for (const r of recs.slice(0, 2))
+    located.push(await j.appendLocated('2026-03-02', r, r.id === 'big' ? Buffer.from(big).toString('base64') : undefined));
   located.push(...(await Promise.all(recs.slice(2).map((r) => j.appendLocated('2026-03-02', r)))));
   for (let i = 0; i < recs.length; i++) assert.deepEqual(await j.readAt(located[i]!), recs[i]);
   assert.equal(await j.attachmentAt(located[1]!, Buffer.from(big).toString('base64').length), Buffer.from(big).toString('base64'));
-  assert.deepEqual((await j.read('2026-03-02')).map((r) => r.id), recs.map((r) => r.id));
+  assert.deepEqual(
+    (await j.read('2026-03-02')).map((r) => r.id),
+    recs.map((r) => r.id),
+  );
 });
 
 /**
@@ -182,7 +222,10 @@ test('a short write is finished by further writes: every byte lands', async (t) 
   const dir = await tmpDir(t);
   const j = await Journal.open<Rec>(dir, { openFile: scripted(['short', 'short', 'ok']) });
   t.after(() => j.close());
-  await j.append('2026-03-01', [{ id: 'a', at: 'x' }, { id: 'b', at: 'y' }]);
+  await j.append('2026-03-01', [
+    { id: 'a', at: 'x' },
+    { id: 'b', at: 'y' },
+  ]);
   await j.append('2026-03-01', [{ id: 'c', at: 'z' }]);
   assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), '{"id":"a","at":"x"}\n{"id":"b","at":"y"}\n{"id":"c","at":"z"}\n');
 });
@@ -194,8 +237,15 @@ test('a short write followed by an error fails the whole line and leaves the fil
   await j.append('2026-03-01', [{ id: 'a', at: 'x' }]);
   const before = await readFile(join(dir, '2026-03-01.jsonl'), 'utf8');
   // Two concurrent callers share the failing write: both are refused.
-  const results = await Promise.allSettled([j.append('2026-03-01', [{ id: 'b', at: 'y' }]), j.appendLocated('2026-03-01', { id: 'c', at: 'y' })]);
-  for (const r of results) assert.ok(r.status === 'rejected' && isSvcError(r.reason) && r.reason.kind === 'store_unavailable' && /disk is full/.test(r.reason.message), String(r.status === 'rejected' && r.reason));
+  const results = await Promise.allSettled([
+    j.append('2026-03-01', [{ id: 'b', at: 'y' }]),
+    j.appendLocated('2026-03-01', { id: 'c', at: 'y' }),
+  ]);
+  for (const r of results)
+    assert.ok(
+      r.status === 'rejected' && isSvcError(r.reason) && r.reason.kind === 'store_unavailable' && /disk is full/.test(r.reason.message),
+      String(r.status === 'rejected' && r.reason),
+    );
   assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), before, 'the torn bytes were cut back');
   await assert.rejects(j.append('2026-03-01', [{ id: 'd', at: 'y' }]), (e) => isSvcError(e) && e.kind === 'store_unavailable');
   assert.equal(await readFile(join(dir, '2026-03-01.jsonl'), 'utf8'), before);
@@ -203,11 +253,17 @@ test('a short write followed by an error fails the whole line and leaves the fil
   // and its offset is right.
   const at = await j.appendLocated('2026-03-01', { id: 'e', at: 'z' });
   assert.deepEqual(await j.readAt(at), { id: 'e', at: 'z' });
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'e']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a', 'e'],
+  );
   await j.close();
   const again = await Journal.open<Rec>(dir);
   t.after(() => again.close());
-  assert.deepEqual((await again.read('2026-03-01')).map((r) => r.id), ['a', 'e']);
+  assert.deepEqual(
+    (await again.read('2026-03-01')).map((r) => r.id),
+    ['a', 'e'],
+  );
 });
 
 test('a failure in one day does not fail the lines of another day written in the same flush', async (t) => {
@@ -227,11 +283,17 @@ test('a failure in one day does not fail the lines of another day written in the
     },
   });
   t.after(() => j.close());
-  const [one, two] = await Promise.allSettled([j.append('2026-03-01', [{ id: 'a', at: '' }]), j.append('2026-03-02', [{ id: 'b', at: '' }])]);
+  const [one, two] = await Promise.allSettled([
+    j.append('2026-03-01', [{ id: 'a', at: '' }]),
+    j.append('2026-03-02', [{ id: 'b', at: '' }]),
+  ]);
   assert.equal(one.status, 'fulfilled');
   assert.equal(two.status, 'rejected');
   failDay2 = false;
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a'],
+  );
   assert.deepEqual(await j.read('2026-03-02'), []);
 });
 
@@ -239,13 +301,17 @@ test('a partition is written in segments of bounded size: reads stream them in o
   const dir = await tmpDir(t);
   const j = await Journal.open<Rec & { n: number }>(dir, { segmentMax: 1024 });
   const ats: LineAt[] = [];
-  for (let n = 0; n < 60; n++) ats.push(await j.appendLocated('2026-03-01', { id: `r${n}`, at: 'x', n }, n % 10 === 0 ? 'QUJD'.repeat(50) : undefined));
+  for (let n = 0; n < 60; n++)
+    ats.push(await j.appendLocated('2026-03-01', { id: `r${n}`, at: 'x', n }, n % 10 === 0 ? 'QUJD'.repeat(50) : undefined));
   const files = (await readdir(dir)).sort();
   assert.ok(files.length >= 3, `several segments: ${files.join(' ')}`);
   assert.ok(files.includes('2026-03-01.jsonl') && files.includes('2026-03-01.1.jsonl'));
   for (const f of files) assert.ok((await stat(join(dir, f))).size <= 1024, `${f} is within the bound`);
   assert.deepEqual(await j.partitions(), ['2026-03-01']);
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.n), Array.from({ length: 60 }, (_, n) => n));
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.n),
+    Array.from({ length: 60 }, (_, n) => n),
+  );
   assert.ok(ats.some((a) => (a.segment ?? 0) >= 2));
   for (const [n, at] of ats.entries()) assert.equal((await j.readAt(at))!.n, n);
   assert.equal(await j.attachmentAt(ats[50]!, 200), 'QUJD'.repeat(50));
@@ -266,8 +332,14 @@ test('a partition file already past the bound (a store written before segments) 
   await writeFile(join(dir, '2026-03-01.jsonl'), `{"id":"a","at":"x"}\n~${'A'.repeat(3000)}\n{"id":"b","at":"x"}\n`);
   const j = await Journal.open<Rec>(dir, { segmentMax: 1024 });
   t.after(() => j.close());
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'b']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a', 'b'],
+  );
   const at = await j.appendLocated('2026-03-01', { id: 'c', at: 'y' });
   assert.equal(at.segment, 1);
-  assert.deepEqual((await j.read('2026-03-01')).map((r) => r.id), ['a', 'b', 'c']);
+  assert.deepEqual(
+    (await j.read('2026-03-01')).map((r) => r.id),
+    ['a', 'b', 'c'],
+  );
 });

@@ -21,11 +21,17 @@ test('attempt index: attempts read back from their lines, a line once per record
   ix.add('m1', first);
   ix.add('m2', first);
   ix.add('m2', first);
-  assert.deepEqual((await ix.read('m2', readAt)).map((a) => a.attempt), [1, 2]);
+  assert.deepEqual(
+    (await ix.read('m2', readAt)).map((a) => a.attempt),
+    [1, 2],
+  );
   assert.equal(reads, 1, 'the shared line is read once for the record');
   // An attempt applied without a place is kept as it is.
   ix.add('m1', attempt('m1', 2));
-  assert.deepEqual((await ix.read('m1', readAt)).map((a) => a.attempt), [1, 2]);
+  assert.deepEqual(
+    (await ix.read('m1', readAt)).map((a) => a.attempt),
+    [1, 2],
+  );
   for (let n = 3; n < ATTEMPTS_KEPT + 10; n++) ix.add('m1', place([attempt('m1', n)]));
   const kept = await ix.read('m1', readAt);
   assert.equal(kept.length, ATTEMPTS_KEPT);

@@ -12,7 +12,10 @@ import { tmpDir } from '../../../helpers/tmp.js';
 test('a second owner is refused while the first lives, and gets it after release', async (t) => {
   const dir = await tmpDir(t);
   const first = await FileStore.open(dir, 'serve');
-  await assert.rejects(FileStore.open(dir, 'serve'), (e) => e instanceof LockHeldError && e.holder.pid === process.pid && /in use by svc serve/.test(e.message));
+  await assert.rejects(
+    FileStore.open(dir, 'serve'),
+    (e) => e instanceof LockHeldError && e.holder.pid === process.pid && /in use by svc serve/.test(e.message),
+  );
   await assert.rejects(FileStore.open(dir, 'admin'), LockHeldError);
   await first.close();
   const second = await FileStore.open(dir, 'admin');
@@ -45,10 +48,22 @@ test('two takers at once: exactly one wins, the other is told who holds it', asy
 /** A process that takes the lock and holds it until killed; resolves once it holds it. */
 async function holder(t: { after(fn: () => unknown): void }, dir: string, prefix: string[] = []): Promise<ChildProcess> {
   const lockModule = new URL('../../../../src/store/file/lock.ts', import.meta.url).pathname;
-  const child = spawn(prefix[0] ?? process.execPath, [...prefix.slice(1), ...(prefix.length ? [process.execPath] : []), '--import', 'tsx', '--input-type=module', '-e', `import { StoreLock } from ${JSON.stringify(lockModule)}; await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('held ' + process.pid + '\\n'); setInterval(() => {}, 1000);`], {
-    cwd: new URL('../../../..', import.meta.url).pathname,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    prefix[0] ?? process.execPath,
+    [
+      ...prefix.slice(1),
+      ...(prefix.length ? [process.execPath] : []),
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import { StoreLock } from ${JSON.stringify(lockModule)}; await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('held ' + process.pid + '\\n'); setInterval(() => {}, 1000);`,
+    ],
+    {
+      cwd: new URL('../../../..', import.meta.url).pathname,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   let err = '';
@@ -73,29 +88,48 @@ async function holder(t: { after(fn: () => unknown): void }, dir: string, prefix
 test('a holder killed with SIGKILL lets go at once (the kernel drops its flock)', async (t) => {
   const dir = await tmpDir(t);
   const child = await holder(t, dir);
-  await assert.rejects(StoreLock.acquire(dir, 'admin'), (e) => e instanceof LockHeldError && e.holder.pid === child.pid && e.holder.role === 'serve');
+  await assert.rejects(
+    StoreLock.acquire(dir, 'admin'),
+    (e) => e instanceof LockHeldError && e.holder.pid === child.pid && e.holder.role === 'serve',
+  );
   const gone = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
   await gone;
   let lock: StoreLock | null = null;
   // The flock(1) child notices its parent is gone when its pipe closes: moments after.
-  for (let i = 0; i < 100 && !lock; i++) lock = await StoreLock.acquire(dir, 'admin').catch(() => null) ?? (await new Promise((r) => setTimeout(r, 20)), null);
+  for (let i = 0; i < 100 && !lock; i++)
+    lock = (await StoreLock.acquire(dir, 'admin').catch(() => null)) ?? (await new Promise((r) => setTimeout(r, 20)), null);
   assert.ok(lock, 'taken after the holder died');
   await lock.release();
 });
 
 test('PID namespaces: a PID 1 daemon holds the store against another PID 1 and against the host; after it dies the next takes it', async (t) => {
   const probe = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']);
-  if (probe.error || probe.status !== 0) return t.skip(`unshare --pid is not available here (${probe.error?.message ?? probe.stderr.toString().trim()})`);
+  if (probe.error || probe.status !== 0)
+    return t.skip(`unshare --pid is not available here (${probe.error?.message ?? probe.stderr.toString().trim()})`);
   const dir = await tmpDir(t);
   const first = await holder(t, dir, ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']);
   assert.equal(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid, 1, 'PID 1 in its namespace');
   // Another container's PID 1 on the same volume: refused, naming the holder.
   const lockModule = new URL('../../../../src/store/file/lock.ts', import.meta.url).pathname;
-  const second = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', process.execPath, '--import', 'tsx', '--input-type=module', '-e', `import { StoreLock } from ${JSON.stringify(lockModule)}; try { await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('took it'); } catch (e) { process.stdout.write(e.message); }`], {
-    cwd: new URL('../../../..', import.meta.url).pathname,
-    encoding: 'utf8',
-  });
+  const second = spawnSync(
+    'unshare',
+    [
+      '--pid',
+      '--fork',
+      '--mount-proc',
+      process.execPath,
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import { StoreLock } from ${JSON.stringify(lockModule)}; try { await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('took it'); } catch (e) { process.stdout.write(e.message); }`,
+    ],
+    {
+      cwd: new URL('../../../..', import.meta.url).pathname,
+      encoding: 'utf8',
+    },
+  );
   assert.match(second.stdout, /is in use by svc serve \(pid 1, in a container/);
   // The host: refused too, and the file is left as it is.
   const before = await readFile(join(dir, LOCK_FILE), 'utf8');

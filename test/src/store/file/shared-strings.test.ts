@@ -23,12 +23,24 @@ test('header index: one record or many per header, kept apart per workspace, for
   assert.deepEqual(ix.get('w2', '<x@acme.test>'), [c]);
 });
 
-test('shared strings: equal values of a send\'s records become one string; different ones are kept', () => {
+test("shared strings: equal values of a send's records become one string; different ones are kept", () => {
   // Built at run time so that each is a string of its own, as JSON.parse gives them.
   const fresh = (s: string) => [...s].join('');
   const content = { id: fresh('content-1'), workspace_id: fresh('ws-1'), from: fresh('hello@acme.test'), subject: fresh('June news') };
   const m = (to: string, campaign: string) =>
-    ({ id: to, workspace_id: fresh('ws-1'), content_id: fresh('content-1'), from: fresh('hello@acme.test'), subject: fresh('June news'), source: fresh('broadcast'), kind: fresh('to'), status: fresh('queued'), created_at: fresh('2026-11-25T00:00:00.000Z'), campaign_id: fresh(campaign), to }) as Message;
+    ({
+      id: to,
+      workspace_id: fresh('ws-1'),
+      content_id: fresh('content-1'),
+      from: fresh('hello@acme.test'),
+      subject: fresh('June news'),
+      source: fresh('broadcast'),
+      kind: fresh('to'),
+      status: fresh('queued'),
+      created_at: fresh('2026-11-25T00:00:00.000Z'),
+      campaign_id: fresh(campaign),
+      to,
+    }) as Message;
   const records = [m('a@x.test', 'c1'), m('b@x.test', 'c1'), m('c@x.test', 'c2')];
   shareRecordStrings(content, records);
   for (const r of records) {
