@@ -2,6 +2,8 @@
 // with its fix. Nothing is changed: domains are checked as `svc domains verify` would, without
 // storing the statuses. A check that passes is `pass`; one to look at is `warn`; one that stops
 // mail is `fail`; one that was not run (a tool missing, a probe not asked for) is `skip`.
+// Long because runDoctor holds every check in the order the report prints them, each a few lines
+// over the probes above it, so that the report and the code read alike.
 import { X509Certificate } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { connect } from 'node:net';

@@ -1,6 +1,8 @@
 // Postgres: the message aggregate's records and contents. A send's records, jobs and events go in
 // one statement (several concurrent sends share it, batcher.ts); a send whose statement got no
 // answer is settled by a fence, never answered with a false 503. The quota counts live here too.
+// Long because the accept statement (contents, records, jobs, events, suppressions and the quota
+// for a batch of sends) and the row mappings the reads share with it are one unit.
 import { Batcher } from './batcher.js';
 import { outcomeUnknown } from './errors.js';
 import { SvcError } from '../../errors.js';

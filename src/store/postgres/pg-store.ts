@@ -2,6 +2,7 @@
 // pool, transactions, the schema check, the daemon's look-up cache. Several daemons share one
 // database; everything that must hold across them is decided in Postgres. An unreachable database
 // is a 503 per operation (never a crash) and the pool reconnects by itself when it returns.
+// Long because every aggregate is assembled here, once, over the plumbing they share.
 import pg from 'pg';
 import { SvcError } from '../../errors.js';
 import { pgDaemons } from './daemons.js';
