@@ -49,9 +49,17 @@ if (await answers(candidate)) {
 
 const only = process.argv.slice(2);
 const files = (only.length ? only : findTests(join(root, 'test'))).map((f) => relative(root, f)).sort();
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-  cwd: root,
-  env,
-  stdio: 'inherit',
-});
+// Every test has a deadline: one that hangs (a socket that never answers, a process that never
+// exits) fails after TEST_TIMEOUT_MS instead of holding CI until its own limit. The longest test
+// (150,000 MX messages into a small heap) takes about 90 s on this machine; busy, twice that.
+const TEST_TIMEOUT_MS = 300_000;
+const child = spawn(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${TEST_TIMEOUT_MS}`, ...files],
+  {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  },
+);
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
