@@ -19,15 +19,37 @@ const childEnv = (env: Record<string, string> = {}) => {
   return e;
 };
 
+/** How long one command may run before it is killed and the test fails (none takes a tenth of it). */
+const COMMAND_DEADLINE_MS = 180_000;
+
+/** How long a daemon may take to exit once signalled before it is killed and the test fails. */
+const STOP_DEADLINE_MS = 30_000;
+
+/** The exit code, or a failure (after SIGKILL) when the daemon did not exit within STOP_DEADLINE_MS. */
+function stopped(child: ChildProcess, exited: Promise<number | null>, stderr: () => string): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`serve did not exit within ${STOP_DEADLINE_MS} ms of its signal (killed): ${stderr()}`));
+    }, STOP_DEADLINE_MS);
+  });
+  return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+}
+
 export function svc(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC, ...args], { env: childEnv(opts.env), cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc ${args.join(' ')}: still running after ${COMMAND_DEADLINE_MS} ms (killed): ${stderr}`));
+    }, COMMAND_DEADLINE_MS);
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('error', (e) => (clearTimeout(timer), reject(e)));
+    child.on('close', (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })));
   });
 }
 
@@ -91,7 +113,7 @@ export function serve(
           stdout: () => stdout,
           stop: async (signal = 'SIGTERM') => {
             if (child.exitCode === null) child.kill(signal);
-            return exited;
+            return stopped(child, exited, () => stderr);
           },
         });
       }

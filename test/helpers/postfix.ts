@@ -124,6 +124,8 @@ export async function startPostfix(
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect(port, '127.0.0.1');
+    // A port that neither accepts nor refuses counts as not listening yet.
+    s.setTimeout(2000, () => (s.destroy(), resolve(false)));
     s.once('connect', () => (s.destroy(), resolve(true)));
     s.once('error', () => resolve(false));
   });

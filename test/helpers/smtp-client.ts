@@ -2,6 +2,9 @@
 import { connect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 
+/** A connection, a reply or a TLS handshake that takes longer fails the test (a server answers in milliseconds). */
+const DEADLINE_MS = 30_000;
+
 export class RawSmtp {
   #socket: Socket | TLSSocket;
   #buf = '';
@@ -19,8 +22,9 @@ export class RawSmtp {
     const u = new URL(url);
     const socket = connect(Number(u.port), u.hostname);
     await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('error', reject);
+      const timer = setTimeout(() => (socket.destroy(), reject(new Error(`${url}: no connection within ${DEADLINE_MS} ms`))), DEADLINE_MS);
+      socket.once('connect', () => (clearTimeout(timer), resolve()));
+      socket.once('error', (e) => (clearTimeout(timer), reject(e)));
     });
     const client = new RawSmtp(socket);
     return { client, greeting: await client.reply() };
@@ -47,13 +51,18 @@ export class RawSmtp {
     s.on('error', () => {});
   }
 
-  /** The next full reply ([] when the connection closed first). */
-  reply(): Promise<string[]> {
-    return new Promise((resolve) => {
+  /** The next full reply ([] when the connection closed first); fails after `ms` without one. */
+  reply(ms = DEADLINE_MS): Promise<string[]> {
+    return new Promise((resolve, reject) => {
       const early = this.#early.shift();
       if (early) return resolve(early);
       if (this.closed) return resolve([]);
-      this.#waiting.push(resolve);
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+        reject(new Error(`no SMTP reply within ${ms} ms`));
+      }, ms);
+      const waiter = (lines: string[]) => (clearTimeout(timer), resolve(lines));
+      this.#waiting.push(waiter);
     });
   }
 
@@ -76,8 +85,9 @@ export class RawSmtp {
     plain.removeAllListeners('data');
     const secure = tlsConnect({ socket: plain, rejectUnauthorized: false, minVersion: 'TLSv1.2' });
     await new Promise<void>((resolve, reject) => {
-      secure.once('secureConnect', () => resolve());
-      secure.once('error', reject);
+      const timer = setTimeout(() => (secure.destroy(), reject(new Error(`no TLS handshake within ${DEADLINE_MS} ms`))), DEADLINE_MS);
+      secure.once('secureConnect', () => (clearTimeout(timer), resolve()));
+      secure.once('error', (e) => (clearTimeout(timer), reject(e)));
     });
     this.#socket = secure;
     this.#listen(secure);
