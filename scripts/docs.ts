@@ -1,8 +1,47 @@
 // `npm run docs`: writes the parts of README.md and man/svc.1 that come from the settings table
-// (src/settings.ts): the README's configuration table and the man page's ENVIRONMENT list. A test
-// (test/docs.test.ts) fails when they differ from the table, so an edit there is followed by this.
-import { readFileSync, writeFileSync } from 'node:fs';
+// (src/settings.ts): the README's configuration table and the man page's ENVIRONMENT list; and
+// docs/openapi.json, the REST API's OpenAPI document as the daemon serves it (daemon/http/openapi.ts).
+// Tests (test/docs.test.ts, test/daemon/openapi.test.ts) fail when these differ from their source,
+// so an edit there is followed by this.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { manEnvironment, markdownTable } from '../src/settings.js';
+import { loadConfig, type StoreLocation } from '../src/config.js';
+import { openStore } from '../src/store/open.js';
+import { createService } from '../src/service.js';
+import { systemClock, systemRandom } from '../src/clock.js';
+import { silentLog } from '../src/log.js';
+import { buildApi } from '../daemon/http/app.js';
+
+/** The OpenAPI document of the REST API, made from the routes (an empty file store behind them). */
+export async function openApiDocument(): Promise<unknown> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-openapi-'));
+  try {
+    const store = await openStore({ kind: 'file', dir } as StoreLocation, { role: 'admin', log: silentLog });
+    try {
+      const service = createService({
+        store,
+        config: { ...loadConfig({}, {}), store: { kind: 'file', dir } as StoreLocation },
+        clock: systemClock,
+        random: systemRandom,
+        log: silentLog,
+      });
+      const app = await buildApi(service);
+      await app.ready();
+      const doc = app.swagger();
+      await app.close();
+      return doc;
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The document as committed: two-space JSON and a final newline. */
+export const openApiText = (doc: unknown) => `${JSON.stringify(doc, null, 2)}\n`;
 
 export const README_BLOCK = ['<!-- settings: generated from src/settings.ts by npm run docs -->', '<!-- settings end -->'] as const;
 export const MAN_BLOCK = ['.\\" environment: generated from src/settings.ts by npm run docs', '.\\" environment end'] as const;
@@ -20,4 +59,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const man = new URL('man/svc.1', root);
   writeFileSync(readme, replaceBlock(readFileSync(readme, 'utf8'), README_BLOCK, markdownTable()));
   writeFileSync(man, replaceBlock(readFileSync(man, 'utf8'), MAN_BLOCK, manEnvironment()));
+  mkdirSync(new URL('docs/', root), { recursive: true });
+  writeFileSync(new URL('docs/openapi.json', root), openApiText(await openApiDocument()));
 }

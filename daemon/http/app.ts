@@ -18,6 +18,8 @@ import { broadcastRoutes } from './routes/broadcasts.js';
 import { sequenceRoutes } from './routes/sequences.js';
 import { listLinkRoutes } from './routes/list-links.js';
 import { appRoutes } from './routes/app.js';
+import { openApiRoutes, registerOpenApi } from './openapi.js';
+import { buildInfo } from '../../src/build-info.js';
 
 /** The web app's routes: cookies, so no CORS (spec.md "Authentication" rule 5 is the API's). */
 const APP_PATH = /^\/app(\/|$)/;
@@ -53,6 +55,8 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     maxAge: 600,
   };
   registerErrors(app, log, service.deps.events);
+  // Before any route: the document is made from the routes registered after it.
+  await registerOpenApi(app, buildInfo().version);
   // The open pixel and tracked links: the busiest routes, opened by mail readers and never by
   // scripts, so a context of their own without the CORS and auth hooks (each ran on every hit).
   await app.register(async (scope) => trackingRoutes(scope, service));
@@ -78,6 +82,7 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     registerJsonBody(scope);
     registerAuth(scope, service);
     healthRoutes(scope, service, opts.ready ?? (() => true));
+    openApiRoutes(scope);
     meRoutes(scope, service);
     emailRoutes(scope, service);
     inboxRoutes(scope, service);

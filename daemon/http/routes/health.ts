@@ -3,9 +3,25 @@
 import type { FastifyInstance } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { toSvcError } from '../../../src/errors.js';
+import { Type } from 'typebox';
+
+const Health = Type.Object(
+  {
+    ok: Type.Boolean(),
+    error: Type.Optional(Type.String()),
+    faults: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+  },
+  { additionalProperties: true },
+);
 
 export function healthRoutes(app: FastifyInstance, service: Service, ready: () => boolean): void {
-  app.get('/healthz', async (_req, reply) => {
+  const schema = {
+    tags: ['health'],
+    summary: 'svc addition: 200 once every listener is up and the store answers, 503 with the reason otherwise',
+    security: [],
+    response: { 200: Health, 503: Health },
+  };
+  app.get('/healthz', { schema }, async (_req, reply) => {
     if (!ready()) return reply.code(503).send({ ok: false, error: 'starting' });
     try {
       await service.store.health();

@@ -1,0 +1,137 @@
+// JSON schemas of the REST API's answers (TypeBox), for fastify's serialiser and the OpenAPI
+// document (openapi.ts). They name every field spec.md names; objects stay open
+// (additionalProperties), so a field added later reaches clients rather than being dropped by the
+// serialiser, and clients are told to expect additions. Requests are still checked by the services
+// (src/send/validate.ts, src/messages/log.ts), which hold the spec's error texts.
+import { Type, type TSchema } from 'typebox';
+
+const open = { additionalProperties: true };
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Time = Type.String({ format: 'date-time' });
+
+/** Every error: `{"error": "..."}`, with more fields for some (the quota body). */
+export const ErrorBody = Type.Object({ error: Type.String() }, { ...open, description: 'spec.md "Errors"' });
+
+/** spec.md "Errors": the quota refusal (429 with code quota_exceeded). */
+export const QuotaBody = Type.Object(
+  {
+    code: Type.Literal('quota_exceeded'),
+    error: Type.String(),
+    kind: Type.String(),
+    limit: Type.Integer(),
+    used: Type.Integer(),
+    window: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('month')])),
+    resets_at: Type.Optional(Time),
+    upgrade_url: Type.String(),
+  },
+  { ...open, description: 'spec.md "Errors": the quota refusal' },
+);
+
+/** spec.md "Message" (GET /api/v2/messages/:id), and the additions svc makes to it. */
+export const Message = Type.Object(
+  {
+    id: Type.String(),
+    tenant_id: Type.String(),
+    from: Type.String(),
+    to: Type.String(),
+    subject: Type.String(),
+    status: Type.Union([Type.Literal('queued'), Type.Literal('sent'), Type.Literal('bounced')]),
+    open_count: Type.Integer(),
+    click_count: Type.Integer(),
+    reply_count: Type.Integer(),
+    engagement_score: Type.Integer(),
+    first_open_after_seconds: Nullable(Type.Integer()),
+    message_id: Type.String(),
+    error: Nullable(Type.String()),
+    notes: Type.Array(Type.String(), { description: 'svc addition: why a recipient was treated as it was' }),
+    created_at: Time,
+    sent_at: Nullable(Time),
+    opened_at: Nullable(Time),
+    clicked_at: Nullable(Time),
+    replied_at: Nullable(Time),
+    bounced_at: Nullable(Time),
+    attempts: Type.Integer({ description: 'svc addition: hand-off attempts so far' }),
+    last_error: Nullable(Type.String({ description: 'svc addition: the last temporary failure' })),
+    next_attempt_at: Nullable(Time),
+  },
+  { ...open },
+);
+
+/** spec.md: the list items carry a subset of the message. */
+export const MessageListItem = Type.Object(
+  {
+    id: Type.String(),
+    tenant_id: Type.String(),
+    message_id: Type.String(),
+    from: Type.String(),
+    to: Type.String(),
+    subject: Type.String(),
+    status: Type.String(),
+    open_count: Type.Integer(),
+    click_count: Type.Integer(),
+    created_at: Time,
+    sent_at: Nullable(Time),
+    opened_at: Nullable(Time),
+  },
+  { ...open },
+);
+
+/** spec.md "Message event". */
+export const MessageEvent = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('open'), Type.Literal('click'), Type.Literal('reply')]),
+    prefetch: Type.Boolean(),
+    url: Type.Optional(Nullable(Type.String())),
+    ip: Type.Optional(Nullable(Type.String())),
+    user_agent: Type.Optional(Nullable(Type.String())),
+    created_at: Time,
+  },
+  { ...open },
+);
+
+/** spec.md "Key info". */
+export const KeyInfo = Type.Object({ tenant: Type.String(), permissions: Type.Array(Type.String()) }, { ...open });
+
+/** spec.md "POST /api/v2/emails": the send response. */
+export const SendAccepted = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.Literal('queued'),
+    queued: Type.Boolean(),
+    tracking_url: Type.String(),
+    recipient_count: Type.Integer(),
+  },
+  { ...open },
+);
+
+/** The body of POST /api/v2/emails, as documentation (the pipeline checks it, with the spec's texts). */
+export const SendRequest = Type.Object(
+  {
+    from: Type.String({ description: 'bare address or "Name <address>"; an active address on a verified domain' }),
+    to: Type.Array(Type.String(), { minItems: 1 }),
+    cc: Type.Optional(Type.Array(Type.String())),
+    bcc: Type.Optional(Type.Array(Type.String())),
+    subject: Type.String(),
+    body_html: Type.Optional(Type.String()),
+    body_text: Type.Optional(Type.String()),
+  },
+  { ...open, description: 'at least one of body_html and body_text; unknown fields are ignored' },
+);
+
+/** A page: `data` and `total`. */
+export const Page = <T extends TSchema>(item: T) => Type.Object({ data: Type.Array(item), total: Type.Integer() }, open);
+
+/** The answers every authenticated route can give besides its own (spec.md "Errors"). */
+export const authErrors = {
+  401: { description: 'missing Bearer token; invalid api key format; invalid or revoked api key', ...ErrorBody },
+  403: { description: 'missing permission: <scope>', ...ErrorBody },
+  429: { description: 'rate limit exceeded (Retry-After in seconds)', ...ErrorBody },
+  503: { description: 'the store is unavailable', ...ErrorBody },
+} as const;
+
+/**
+ * For a route whose request is checked by its service (with the spec's error texts): its request
+ * schemas describe the request in the OpenAPI document and are not run, so a wrong field gets the
+ * service's text (`invalid body: to must be an array of strings`), not ajv's.
+ */
+export const checkedByService = { validatorCompiler: () => () => true } as const;

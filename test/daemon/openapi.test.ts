@@ -1,0 +1,114 @@
+// The REST API described (daemon/http/openapi.ts, schemas.ts): the OpenAPI document is served
+// without a key, is valid OpenAPI 3.1 by an independent validator, matches docs/openapi.json, and
+// the response schemas it is made from drop nothing the services answer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { validate, compileErrors } from '@readme/openapi-parser';
+import { sending, settled } from '../helpers/sending.js';
+import { openApiText } from '../../scripts/docs.js';
+
+const committed = () => readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+
+test('GET /api/v2/openapi.json: served without a key, valid OpenAPI 3.1, the same as docs/openapi.json (npm run docs)', async (t) => {
+  const s = await sending(t, { deliver: false });
+  const r = await fetch(`${s.api}/api/v2/openapi.json`);
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
+  const doc = (await r.json()) as {
+    openapi: string;
+    paths: Record<string, unknown>;
+    components: { securitySchemes: Record<string, unknown> };
+  };
+  assert.equal(doc.openapi, '3.1.0');
+  assert.deepEqual(Object.keys(doc.components.securitySchemes), ['apiKey']);
+  // The API only: no page of the web app, no tracking or unsubscribe link, not the document itself.
+  for (const path of Object.keys(doc.paths)) assert.match(path, /^\/(api\/v2\/|healthz$)/);
+  assert.ok(!('/api/v2/openapi.json' in doc.paths));
+  const result = await validate(structuredClone(doc) as never);
+  assert.ok(result.valid, compileErrors(result));
+  assert.equal(openApiText(doc), committed(), 'docs/openapi.json is stale: run npm run docs');
+});
+
+test('the response schemas drop no field: each documented route answers over HTTP exactly what its service returns', async (t) => {
+  const s = await sending(t);
+  const sent = await s.post({ from: 'Acme <hello@acme.test>', to: ['jane@rcpt.test'], subject: 'Hi', body_html: '<p>Hi</p>' });
+  assert.equal(sent.status, 202);
+  // The send response: every field of spec.md, nothing more or less than the pipeline's.
+  assert.deepEqual(Object.keys(sent.body).sort(), ['id', 'queued', 'recipient_count', 'status', 'tracking_url']);
+  await settled(s, sent.body.id);
+  const { service } = s.daemon;
+  const ws = s.ws;
+  const same = async (path: string, direct: () => Promise<unknown>) => {
+    const r = await s.get(path);
+    assert.equal(r.status, 200, path);
+    assert.deepEqual(r.body, JSON.parse(JSON.stringify(await direct())), path);
+    return r.body;
+  };
+  const one = await same(`/api/v2/messages/${sent.body.id}`, () => service.messages.get(ws, sent.body.id));
+  // spec.md "Message": every field, the additions too.
+  for (const f of [
+    'id',
+    'from',
+    'to',
+    'subject',
+    'status',
+    'open_count',
+    'click_count',
+    'reply_count',
+    'engagement_score',
+    'first_open_after_seconds',
+    'message_id',
+    'error',
+    'created_at',
+    'sent_at',
+    'opened_at',
+    'clicked_at',
+    'replied_at',
+    'bounced_at',
+    'attempts',
+    'last_error',
+    'next_attempt_at',
+    'notes',
+  ])
+    assert.ok(f in one, `message lacks ${f}`);
+  const page = await same('/api/v2/messages?limit=5', () => service.messages.list(ws, { limit: '5' }));
+  assert.deepEqual(Object.keys(page.data[0]).sort(), [
+    'click_count',
+    'created_at',
+    'from',
+    'id',
+    'message_id',
+    'open_count',
+    'opened_at',
+    'sent_at',
+    'status',
+    'subject',
+    'tenant_id',
+    'to',
+  ]);
+  // An open, so that the event list has an item to compare.
+  const m = (await service.store.messages.get(ws.id, sent.body.id))!;
+  await fetch(`${s.api}/t/o/${m.token}.gif`, { headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0) test' } });
+  await service.tracking.drain();
+  const events = await same(`/api/v2/messages/${sent.body.id}/events`, () => service.tracking.events(ws, sent.body.id));
+  assert.equal(events.total, events.data.length);
+  const me = await same('/api/v2/me', async () => ({ tenant: 'acme', permissions: ['send', 'read'] }));
+  assert.equal(me.tenant, 'acme');
+  // Errors keep their one shape, extra fields included (the serialiser must not cut them).
+  const missing = await s.get('/api/v2/messages/nope');
+  assert.deepEqual([missing.status, missing.body], [404, { error: 'message not found' }]);
+  const bad = await s.get('/api/v2/messages?status=lost');
+  assert.deepEqual([bad.status, bad.body], [400, { error: 'invalid query: status must be queued, sent, bounced' }]);
+  const noKey = await fetch(`${s.api}/api/v2/me`);
+  assert.deepEqual([noKey.status, await noKey.json()], [401, { error: 'missing Bearer token' }]);
+});
+
+test("POST /api/v2/emails: its documented body is not run as a validator, so every wrong field keeps the pipeline's text", async (t) => {
+  const s = await sending(t, { deliver: false });
+  const r = await s.post({ from: 'hello@acme.test', to: 'jane@rcpt.test', subject: 'x', body_text: 'x' });
+  assert.deepEqual([r.status, r.body], [400, { error: 'invalid body: to must be an array of strings' }]);
+  const none = await s.post({ to: ['jane@rcpt.test'] });
+  assert.equal(none.status, 400);
+  assert.equal(none.body.error, 'from, to, subject are required');
+});
