@@ -4,6 +4,7 @@
 // serialiser, and clients are told to expect additions. Requests are still checked by the services
 // (src/send/validate.ts, src/messages/log.ts), which hold the spec's error texts.
 import { Type, type TSchema } from 'typebox';
+import { SOURCES } from '../../src/model/tracking.js';
 
 const open = { additionalProperties: true };
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -76,17 +77,18 @@ export const MessageListItem = Type.Object(
   { ...open },
 );
 
-/** spec.md "Message event". */
+/** spec.md "Message event" (src/tracking/tracking.ts eventView). */
 export const MessageEvent = Type.Object(
   {
     kind: Type.Union([Type.Literal('open'), Type.Literal('click'), Type.Literal('reply')]),
     prefetch: Type.Boolean(),
-    url: Type.Optional(Nullable(Type.String())),
-    ip: Type.Optional(Nullable(Type.String())),
-    user_agent: Type.Optional(Nullable(Type.String())),
+    url: Type.Optional(Type.String({ description: 'on click events' })),
+    ip: Type.Optional(Type.String({ description: 'may be absent on reply events' })),
+    user_agent: Type.String(),
     created_at: Time,
+    source: Type.Enum(SOURCES, { description: 'svc addition: what most likely caused it (human, proxy, prefetch, scanner)' }),
   },
-  { ...open },
+  open,
 );
 
 /** spec.md "Key info". */
