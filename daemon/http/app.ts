@@ -36,8 +36,9 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   const app = Fastify({
     bodyLimit: config.bodyLimit,
     logger: false,
-    // For route schemas: none declares one yet (bodies are checked by hand in src/, e.g.
-    // send/validate.ts, which keeps only the fields it knows); a schema would drop unknown fields.
+    // For request schemas that run (schemas.ts): unknown fields dropped, nothing coerced. The routes
+    // documented so far leave their input to their services (checkedByService), which keep only the
+    // fields they know and answer with the spec's texts (src/send/validate.ts).
     ajv: { customOptions: { removeAdditional: 'all', coerceTypes: false, allErrors: false } },
     return503OnClosing: true,
     // The router's own refusals (a path parameter over 100 characters, a malformed URL) answer in
