@@ -51,11 +51,15 @@ const only = process.argv.slice(2);
 const files = (only.length ? only : findTests(join(root, 'test'))).map((f) => relative(root, f)).sort();
 // Every test has a deadline: one that hangs (a socket that never answers, a process that never
 // exits) fails after TEST_TIMEOUT_MS instead of holding CI until its own limit. The longest test
-// (150,000 MX messages into a small heap) takes about 90 s on this machine; busy, twice that.
-const TEST_TIMEOUT_MS = 300_000;
+// (150,000 MX messages into a small heap) takes about 90 s on this machine alone and 170 s beside
+// three other test files: the deadline leaves it room on a slower machine.
+const TEST_TIMEOUT_MS = 600_000;
+// Three files at once on two cores: most tests wait on sockets, fsync and child processes. The
+// whole suite took 807 s with two at once, 637 s with four and 588 s with three (2026-11-27).
+const CONCURRENCY = 3;
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${TEST_TIMEOUT_MS}`, ...files],
+  ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, `--test-timeout=${TEST_TIMEOUT_MS}`, ...files],
   {
     cwd: root,
     env,
