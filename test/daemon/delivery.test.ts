@@ -48,14 +48,24 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])])
   });
 
 test("one busy host gets up to 20 SMTP sessions at once (Postfix's default per destination), never more", async (t) => {
-  const { s, deliver } = await setup(t);
-  // Each DATA answered after 300 ms, so that every hand-off is in flight together (30 jobs, 32 slots).
-  s.sink.dataDelayMs = 300;
+  // Hand-offs wait for their DATA answers as long as the test holds them (not the 2 s default).
+  const { s, deliver } = await setup(t, { SVC_SMTP_TIMEOUT: '60000' });
+  // Every DATA is held until the pool has opened all it may: 30 jobs in flight (32 slots), so 20
+  // sessions each hold a message and the ten other hand-offs wait for a session.
+  let release!: () => void;
+  s.sink.holdData = new Promise<void>((r) => (release = r));
   for (let i = 0; i < 30; i++) assert.equal((await s.post(mail([`r${i}@rcpt.test`]))).status, 202);
-  await deliver();
-  assert.equal(s.sink.received.length, 30);
+  const delivering = deliver();
+  const until = Date.now() + 30_000;
+  while (s.sink.held < CONNECTIONS_PER_HOST && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  // A moment more: a 21st session would have opened by now if the pool allowed one.
+  await new Promise((r) => setTimeout(r, 300));
   assert.equal(CONNECTIONS_PER_HOST, 20);
-  assert.equal(s.sink.connections, CONNECTIONS_PER_HOST, 'twenty opened, the ten others waited for one and reused it');
+  assert.deepEqual([s.sink.connections, s.sink.held], [20, 20], 'twenty sessions, each holding a message');
+  release();
+  await delivering;
+  assert.equal(s.sink.received.length, 30);
+  assert.equal(s.sink.connections, 20, 'the ten others waited for a session and reused it');
 });
 
 test('451 then 250: retried with backoff once the clock has moved, then sent', async (t) => {

@@ -24,6 +24,10 @@ export class Sink {
   rcptRules: Rule[] = [];
   /** Delay before answering DATA, to keep messages in flight. */
   dataDelayMs = 0;
+  /** While set, every DATA is answered only once it settles (a test holds messages in flight). */
+  holdData: Promise<unknown> | null = null;
+  /** Messages whose DATA is being held now. */
+  held = 0;
   silent = false;
   /** Connections opened to the sink so far. */
   connections = 0;
@@ -83,7 +87,10 @@ export class Sink {
             this.#waiters = this.#waiters.filter((w) => (this.received.length >= w.n ? (w.resolve(), false) : true));
             cb();
           };
-          if (this.dataDelayMs) setTimeout(finish, this.dataDelayMs);
+          if (this.holdData) {
+            this.held++;
+            void this.holdData.then(() => (this.held--, finish()));
+          } else if (this.dataDelayMs) setTimeout(finish, this.dataDelayMs);
           else finish();
         });
       },
