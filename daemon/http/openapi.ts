@@ -34,6 +34,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'send', description: 'POST /api/v2/emails' },
         { name: 'messages', description: 'the message log' },
         { name: 'keys', description: 'the calling key' },
+        { name: 'lists', description: 'newsletter lists and subscribers' },
         { name: 'health', description: 'for load balancers' },
       ],
     },

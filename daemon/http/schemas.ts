@@ -137,3 +137,66 @@ export const authErrors = {
  * service's text (`invalid body: to must be an array of strings`), not ajv's.
  */
 export const checkedByService = { validatorCompiler: () => () => true } as const;
+
+/** spec.md "List" (src/lists/fields.ts listView). */
+export const List = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    from_name: Type.String(),
+    from_address: Type.String(),
+    reply_to: Type.String({ description: 'stored only; empty when unset' }),
+    double_opt_in: Type.Boolean({ description: 'svc addition: new subscribers are pending until they confirm' }),
+    subscriber_count: Type.Integer(),
+    created_at: Time,
+    updated_at: Time,
+  },
+  open,
+);
+
+/** spec.md "Subscriber" (src/lists/fields.ts subscriberView). */
+export const Subscriber = Type.Object(
+  {
+    id: Type.String(),
+    list_id: Type.String(),
+    email: Type.String({ description: 'lower-cased' }),
+    name: Type.String(),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('unsubscribed')]),
+    unsubscribe_token: Type.String(),
+    tags: Type.Array(Type.String()),
+    created_at: Time,
+    updated_at: Time,
+  },
+  open,
+);
+
+/** The body of POST and PATCH /api/v2/lists, as documentation (the service checks it). */
+export const ListFields = Type.Object(
+  {
+    name: Type.Optional(Type.String({ description: 'required on create' })),
+    description: Type.Optional(Type.String()),
+    from_name: Type.Optional(Type.String()),
+    from_address: Type.Optional(Type.String()),
+    reply_to: Type.Optional(Type.String()),
+    double_opt_in: Type.Optional(Type.Boolean({ description: 'svc addition' })),
+  },
+  open,
+);
+
+/** The body of POST /api/v2/lists/:id/subscribers, as documentation (the service checks it). */
+export const SubscriberFields = Type.Object(
+  { email: Type.String(), name: Type.Optional(Type.String()), tags: Type.Optional(Type.Array(Type.String())) },
+  open,
+);
+
+/** The answer of a CSV import (src/lists/import.ts). */
+export const ImportResult = Type.Object(
+  {
+    imported: Type.Integer(),
+    skipped: Type.Integer(),
+    errors: Nullable(Type.Array(Type.Object({ line: Type.Integer(), email: Type.String(), error: Type.String() }, open))),
+    errors_total: Type.Optional(Type.Integer({ description: 'when more rows failed than are listed' })),
+  },
+  open,
+);

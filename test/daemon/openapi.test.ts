@@ -72,6 +72,30 @@ test('the response schemas drop no field: each documented route answers what its
   documented(events.data[0], fields('/api/v2/messages/{id}/events', 'get', '200'), 'an event');
   const me = await same('/api/v2/me', async () => ({ tenant: 'acme', permissions: ['send', 'read'] }));
   documented(me, fields('/api/v2/me', 'get', '200'), 'GET /me');
+  // Lists and subscribers: every answer documented, each the service's own.
+  const nk = (await service.keys.create(ws, { scopes: 'newsletter,read' })).key;
+  const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nk)).body;
+  documented(list, fields('/api/v2/lists', 'post', '201'), 'a new list');
+  const sub = await s.call('POST', `/api/v2/lists/${list.id}/subscribers`, { email: 'Ann@rcpt.test', name: 'Ann', tags: ['a'] }, nk);
+  assert.equal(sub.status, 201);
+  documented(sub.body, fields('/api/v2/lists/{id}/subscribers', 'post', '201'), 'a new subscriber');
+  const imported = await s.call(
+    'POST',
+    `/api/v2/lists/${list.id}/subscribers/import`,
+    { csv: 'email,name\nbob@rcpt.test,Bob\nnot-an-email,X\n' },
+    nk,
+  );
+  assert.equal(imported.status, 200);
+  documented(imported.body, fields('/api/v2/lists/{id}/subscribers/import', 'post', '200'), 'an import result');
+  documented((await s.get(`/api/v2/lists/${list.id}`, nk)).body, fields('/api/v2/lists/{id}', 'get', '200'), 'a list');
+  const subs = await s.get(`/api/v2/lists/${list.id}/subscribers`, nk);
+  assert.deepEqual(subs.body, JSON.parse(JSON.stringify(await service.lists.subscribers(ws, list.id, {}))));
+  documented(subs.body.data[0], fields('/api/v2/lists/{id}/subscribers', 'get', '200'), 'a subscriber of the page');
+  const gone = await s.call('POST', `/api/v2/lists/${list.id}/subscribers/${sub.body.id}/unsubscribe`, undefined, nk);
+  assert.equal(gone.body.status, 'unsubscribed');
+  documented(gone.body, fields('/api/v2/lists/{id}/subscribers/{sub_id}/unsubscribe', 'post', '200'), 'an unsubscribed subscriber');
+  const removed = await s.call('DELETE', `/api/v2/lists/${list.id}`, undefined, nk);
+  assert.deepEqual([removed.status, removed.body], [204, null]);
   // Errors keep their one shape (the serialiser must not cut them).
   const missing = await s.get('/api/v2/messages/nope');
   assert.deepEqual([missing.status, missing.body], [404, { error: 'message not found' }]);
