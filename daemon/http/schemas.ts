@@ -200,3 +200,36 @@ export const ImportResult = Type.Object(
   },
   open,
 );
+
+/** spec.md "Sequence" (src/sequences/sequences.ts sequenceView). */
+export const Sequence = Type.Object(
+  {
+    id: Type.String(),
+    list_id: Type.String(),
+    name: Type.String(),
+    trigger: Type.Literal('subscribe'),
+    active: Type.Boolean(),
+    step_count: Type.Integer(),
+    created_at: Time,
+    updated_at: Time,
+  },
+  open,
+);
+
+/** spec.md "Sequence step" (stepView). */
+export const SequenceStep = Type.Object(
+  {
+    id: Type.String(),
+    sequence_id: Type.String(),
+    position: Type.Integer(),
+    delay_hours: Type.Integer(),
+    subject: Type.String(),
+    body_html: Type.String(),
+    body_text: Type.String(),
+    created_at: Time,
+  },
+  open,
+);
+
+/** spec.md "Other response shapes": the broadcast result. */
+export const BroadcastResult = Type.Object({ campaign_id: Type.String(), status: Type.Literal('queued'), message: Type.String() }, open);

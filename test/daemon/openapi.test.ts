@@ -94,6 +94,33 @@ test('the response schemas drop no field: each documented route answers what its
   const gone = await s.call('POST', `/api/v2/lists/${list.id}/subscribers/${sub.body.id}/unsubscribe`, undefined, nk);
   assert.equal(gone.body.status, 'unsubscribed');
   documented(gone.body, fields('/api/v2/lists/{id}/subscribers/{sub_id}/unsubscribe', 'post', '200'), 'an unsubscribed subscriber');
+  const cast = await s.call(
+    'POST',
+    `/api/v2/lists/${list.id}/broadcast`,
+    { subject: 'News', body_html: '<p>Hi {{first_name|there}}</p>' },
+    nk,
+  );
+  assert.equal(cast.status, 202);
+  documented(cast.body, fields('/api/v2/lists/{id}/broadcast', 'post', '202'), 'a broadcast result');
+  // Sequences and steps.
+  const seq = await s.call('POST', '/api/v2/sequences', { name: 'Welcome', list_id: list.id }, nk);
+  assert.equal(seq.status, 201);
+  documented(seq.body, fields('/api/v2/sequences', 'post', '201'), 'a new sequence');
+  const step = await s.call(
+    'POST',
+    `/api/v2/sequences/${seq.body.id}/steps`,
+    { position: 0, delay_hours: 0, subject: 'Hello', body_html: '<p>Hi</p>' },
+    nk,
+  );
+  assert.equal(step.status, 201);
+  documented(step.body, fields('/api/v2/sequences/{id}/steps', 'post', '201'), 'a new step');
+  const seqs = await s.get('/api/v2/sequences', nk);
+  assert.deepEqual(seqs.body, JSON.parse(JSON.stringify({ data: await service.sequences.list(ws) })));
+  documented(seqs.body.data[0], fields('/api/v2/sequences', 'get', '200'), 'a sequence of the list');
+  const steps = await s.get(`/api/v2/sequences/${seq.body.id}/steps`, nk);
+  documented(steps.body.data[0], fields('/api/v2/sequences/{id}/steps', 'get', '200'), 'a step of the list');
+  assert.equal((await s.call('DELETE', `/api/v2/sequences/${seq.body.id}/steps/${step.body.id}`, undefined, nk)).status, 204);
+  assert.equal((await s.call('DELETE', `/api/v2/sequences/${seq.body.id}`, undefined, nk)).status, 204);
   const removed = await s.call('DELETE', `/api/v2/lists/${list.id}`, undefined, nk);
   assert.deepEqual([removed.status, removed.body], [204, null]);
   // Errors keep their one shape (the serialiser must not cut them).

@@ -1,8 +1,10 @@
 // Sequences and their steps over REST (spec.md "Sequences and steps"). Reading takes read or
 // newsletter (a 403 names newsletter); every other call takes newsletter.
 import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import type { Service } from '../../../src/service.js';
 import { principalOf } from '../auth.js';
+import { ErrorBody, Sequence, SequenceStep, authErrors, checkedByService } from '../schemas.js';
 
 const readOrNewsletter = { anyOf: ['read', 'newsletter'], named: 'newsletter' } as const;
 const newsletter = { anyOf: ['newsletter'], named: 'newsletter' } as const;
@@ -10,24 +12,110 @@ const newsletter = { anyOf: ['newsletter'], named: 'newsletter' } as const;
 type SeqParams = { Params: { id: string } };
 type StepParams = { Params: { id: string; step_id: string } };
 
+const tags = ['sequences'];
+const SeqId = Type.Object({ id: Type.String({ description: 'a sequence id' }) });
+const StepId = Type.Object({ id: Type.String({ description: 'a sequence id' }), step_id: Type.String({ description: 'a step id' }) });
+const notFound = (what: string) => ({ 404: { description: `${what} not found`, ...ErrorBody } });
+const invalid = (texts: string) => ({ 400: { description: texts, ...ErrorBody } });
+const none = { description: 'no body', type: 'null' } as const;
+const open = { additionalProperties: true };
+
 export function sequenceRoutes(app: FastifyInstance, service: Service): void {
   const ws = (req: Parameters<typeof principalOf>[0]) => principalOf(req).workspace;
-  app.get('/api/v2/sequences', { config: { scope: readOrNewsletter } }, async (req) => ({ data: await service.sequences.list(ws(req)) }));
-  app.post('/api/v2/sequences', { config: { scope: newsletter } }, async (req, reply) =>
-    reply.code(201).send(await service.sequences.create(ws(req), req.body)),
+  app.get(
+    '/api/v2/sequences',
+    {
+      config: { scope: readOrNewsletter },
+      schema: {
+        tags,
+        summary: "The workspace's sequences",
+        response: { 200: Type.Object({ data: Type.Array(Sequence) }, open), ...authErrors },
+      },
+    },
+    async (req) => ({ data: await service.sequences.list(ws(req)) }),
   );
-  app.delete<SeqParams>('/api/v2/sequences/:id', { config: { scope: newsletter } }, async (req, reply) => {
-    await service.sequences.remove(ws(req), req.params.id);
-    return reply.code(204).send();
-  });
-  app.get<SeqParams>('/api/v2/sequences/:id/steps', { config: { scope: readOrNewsletter } }, async (req) => ({
-    data: await service.sequences.steps(ws(req), req.params.id),
-  }));
-  app.post<SeqParams>('/api/v2/sequences/:id/steps', { config: { scope: newsletter } }, async (req, reply) =>
-    reply.code(201).send(await service.sequences.addStep(ws(req), req.params.id, req.body)),
+  app.post(
+    '/api/v2/sequences',
+    {
+      config: { scope: newsletter },
+      // The service checks the body, with the spec's texts (src/sequences/sequences.ts).
+      ...checkedByService,
+      schema: {
+        tags,
+        summary: 'Create a sequence on a list (active at once; enrols subscribers who become active from now on)',
+        body: Type.Object({ name: Type.String(), list_id: Type.String(), trigger: Type.Optional(Type.Literal('subscribe')) }, open),
+        response: { 201: Sequence, ...invalid('name is required; list_id is required; ...'), ...notFound('list'), ...authErrors },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await service.sequences.create(ws(req), req.body)),
   );
-  app.delete<StepParams>('/api/v2/sequences/:id/steps/:step_id', { config: { scope: newsletter } }, async (req, reply) => {
-    await service.sequences.removeStep(ws(req), req.params.id, req.params.step_id);
-    return reply.code(204).send();
-  });
+  app.delete<SeqParams>(
+    '/api/v2/sequences/:id',
+    {
+      config: { scope: newsletter },
+      schema: {
+        tags,
+        summary: 'Delete a sequence and its steps',
+        params: SeqId,
+        response: { 204: none, ...notFound('sequence'), ...authErrors },
+      },
+    },
+    async (req, reply) => {
+      await service.sequences.remove(ws(req), req.params.id);
+      return reply.code(204).send();
+    },
+  );
+  app.get<SeqParams>(
+    '/api/v2/sequences/:id/steps',
+    {
+      config: { scope: readOrNewsletter },
+      schema: {
+        tags,
+        summary: "A sequence's steps, by position",
+        params: SeqId,
+        response: { 200: Type.Object({ data: Type.Array(SequenceStep) }, open), ...notFound('sequence'), ...authErrors },
+      },
+    },
+    async (req) => ({ data: await service.sequences.steps(ws(req), req.params.id) }),
+  );
+  app.post<SeqParams>(
+    '/api/v2/sequences/:id/steps',
+    {
+      config: { scope: newsletter },
+      ...checkedByService,
+      schema: {
+        tags,
+        summary: 'Add a step',
+        params: SeqId,
+        body: Type.Object(
+          {
+            position: Type.Integer({ minimum: 0 }),
+            delay_hours: Type.Integer({ minimum: 0 }),
+            subject: Type.String(),
+            body_html: Type.Optional(Type.String()),
+            body_text: Type.Optional(Type.String()),
+          },
+          open,
+        ),
+        response: {
+          201: SequenceStep,
+          ...invalid('subject is required; position is required; ...'),
+          ...notFound('sequence'),
+          ...authErrors,
+        },
+      },
+    },
+    async (req, reply) => reply.code(201).send(await service.sequences.addStep(ws(req), req.params.id, req.body)),
+  );
+  app.delete<StepParams>(
+    '/api/v2/sequences/:id/steps/:step_id',
+    {
+      config: { scope: newsletter },
+      schema: { tags, summary: 'Remove a step', params: StepId, response: { 204: none, ...notFound('step'), ...authErrors } },
+    },
+    async (req, reply) => {
+      await service.sequences.removeStep(ws(req), req.params.id, req.params.step_id);
+      return reply.code(204).send();
+    },
+  );
 }
