@@ -36,6 +36,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'keys', description: 'the calling key' },
         { name: 'lists', description: 'newsletter lists, subscribers and broadcasts' },
         { name: 'sequences', description: 'sequences of steps sent to new subscribers' },
+        { name: 'inbox', description: 'svc addition: the team inbox' },
         { name: 'health', description: 'for load balancers' },
       ],
     },

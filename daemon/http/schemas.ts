@@ -233,3 +233,70 @@ export const SequenceStep = Type.Object(
 
 /** spec.md "Other response shapes": the broadcast result. */
 export const BroadcastResult = Type.Object({ campaign_id: Type.String(), status: Type.Literal('queued'), message: Type.String() }, open);
+
+/** An item of the team inbox in a list (svc addition; src/inbox/inbox.ts inboxListItem). */
+export const InboxListItem = Type.Object(
+  {
+    id: Type.String(),
+    folder: Type.Union([Type.Literal('inbox'), Type.Literal('sent')]),
+    thread_id: Type.String(),
+    from: Type.String(),
+    to: Type.Array(Type.String()),
+    subject: Type.String(),
+    kind: Type.String({ description: 'mail, reply, auto_reply, bounce, complaint or sent' }),
+    message_id: Nullable(Type.String()),
+    created_at: Time,
+    message_ref: Nullable(Type.String({ description: 'the message record it is about, when one matched' })),
+    note: Nullable(Type.String()),
+    size: Type.Integer({ description: 'bytes kept (0 for Sent copies)' }),
+  },
+  { ...open, description: 'svc addition' },
+);
+
+/** One item with its bodies and headers (inboxItemView). The nested parts are as received. */
+export const InboxItem = Type.Object(
+  {
+    ...InboxListItem.properties,
+    cc: Type.Unknown({ description: 'addresses in Cc' }),
+    in_reply_to: Type.Unknown({ description: 'the In-Reply-To id, or null' }),
+    references: Type.Unknown({ description: 'the References ids' }),
+    headers: Type.Unknown({ description: 'the header fields as received' }),
+    text: Type.Unknown({ description: 'the text part, or null' }),
+    html: Type.Unknown({ description: 'the HTML part as received (never rendered by svc), or null' }),
+    envelope: Type.Unknown({ description: 'the SMTP envelope, or null' }),
+    auth: Type.Unknown({ description: 'what vouched for a received message (SPF, DKIM, DMARC, the verdict); null for Sent copies' }),
+    raw: Type.Optional(Type.String({ description: 'the message as received, base64 (with ?raw=1)' })),
+  },
+  { ...open, description: 'svc addition' },
+);
+
+/** A thread of the team inbox in a list (svc addition). */
+export const InboxThreadSummary = Type.Object(
+  {
+    thread_id: Type.String(),
+    subject: Type.String(),
+    count: Type.Integer(),
+    last_at: Time,
+    last_from: Type.String(),
+    last_kind: Type.String(),
+    received_at: Nullable(Time),
+    read_at: Nullable(Time),
+    archived_at: Nullable(Time),
+    unread: Type.Boolean(),
+    archived: Type.Boolean(),
+  },
+  { ...open, description: 'svc addition' },
+);
+
+/** One thread: its state and its items of both folders, oldest first (svc addition). */
+export const InboxThread = Type.Object(
+  {
+    thread_id: Type.String(),
+    read_at: Nullable(Time),
+    archived_at: Nullable(Time),
+    unread: Type.Boolean(),
+    archived: Type.Boolean(),
+    items: Type.Array(InboxListItem),
+  },
+  { ...open, description: 'svc addition' },
+);

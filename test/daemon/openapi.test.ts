@@ -72,6 +72,24 @@ test('the response schemas drop no field: each documented route answers what its
   documented(events.data[0], fields('/api/v2/messages/{id}/events', 'get', '200'), 'an event');
   const me = await same('/api/v2/me', async () => ({ tenant: 'acme', permissions: ['send', 'read'] }));
   documented(me, fields('/api/v2/me', 'get', '200'), 'GET /me');
+  // The team inbox, from the send's Sent copy.
+  const items = await same('/api/v2/inbox/items?folder=sent', () => service.inbox.list(ws, { folder: 'sent' }));
+  assert.ok(items.data.length >= 1);
+  documented(items.data[0], fields('/api/v2/inbox/items', 'get', '200'), 'an inbox item of the list');
+  const item = await same(`/api/v2/inbox/items/${items.data[0].id}`, () => service.inbox.get(ws, items.data[0].id));
+  documented(item, fields('/api/v2/inbox/items/{id}', 'get', '200'), 'an inbox item');
+  const threads = await same('/api/v2/inbox/threads', () => service.inbox.threads(ws, {}));
+  documented(threads.data[0], fields('/api/v2/inbox/threads', 'get', '200'), 'a thread of the list');
+  const thread = await same(`/api/v2/inbox/threads/${threads.data[0].thread_id}`, () =>
+    service.inbox.thread(ws, threads.data[0].thread_id),
+  );
+  documented(thread, fields('/api/v2/inbox/threads/{id}', 'get', '200'), 'a thread');
+  const marked = await s.call('PATCH', `/api/v2/inbox/threads/${thread.thread_id}`, { read: true }, s.key);
+  assert.equal(marked.status, 200);
+  documented(marked.body, fields('/api/v2/inbox/threads/{id}', 'patch', '200'), 'a marked thread');
+  const again = await s.call('POST', `/api/v2/inbox/items/${item.id}/reply`, { text: 'And more.' }, s.key);
+  assert.equal(again.status, 202);
+  documented(again.body, fields('/api/v2/inbox/items/{id}/reply', 'post', '202'), 'a reply');
   // Lists and subscribers: every answer documented, each the service's own.
   const nk = (await service.keys.create(ws, { scopes: 'newsletter,read' })).key;
   const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nk)).body;
