@@ -12,6 +12,7 @@ import { inbox } from './inbox.js';
 import { lists } from './lists.js';
 import { broadcast } from './broadcast.js';
 import { app } from './app.js';
+import { api } from './api.js';
 
 const sections: Record<string, () => Promise<void>> = {
   foundation,
@@ -29,6 +30,7 @@ const sections: Record<string, () => Promise<void>> = {
   lists,
   broadcast,
   app,
+  api,
   e2e: sendE2E,
 };
 const wanted = process.argv.slice(2);

@@ -3,11 +3,24 @@
 // (additionalProperties), so a field added later reaches clients rather than being dropped by the
 // serialiser, and clients are told to expect additions. Requests are still checked by the services
 // (src/send/validate.ts, src/messages/log.ts), which hold the spec's error texts.
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { SOURCES } from '../../src/model/tracking.js';
 
 const open = { additionalProperties: true };
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+/**
+ * A scalar or null, as `type: [T, "null"]` rather than `anyOf`: fast-json-stringify serialises the
+ * former directly, and runs a validator per value to pick a branch of the latter (the message page
+ * serialised at 0.83 of JSON.stringify's speed with anyOf).
+ */
+const Nullable = <T extends TSchema>(t: T) => {
+  const { type } = t as unknown as { type?: string };
+  return type === 'array' || type === undefined
+    ? Type.Union([t, Type.Null()])
+    : Type.Unsafe<Static<T> | null>({ ...t, type: [type, 'null'] });
+};
+/** One of a few strings: an `enum` of type string (not an `anyOf` of literals, for the same reason). */
+const OneOf = <const T extends readonly string[]>(values: T, options: object = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 const Time = Type.String({ format: 'date-time' });
 
 /** Every error: `{"error": "..."}`, with more fields for some (the quota body). */
@@ -21,7 +34,7 @@ export const QuotaBody = Type.Object(
     kind: Type.String(),
     limit: Type.Integer(),
     used: Type.Integer(),
-    window: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('month')])),
+    window: Type.Optional(OneOf(['day', 'month'] as const)),
     resets_at: Type.Optional(Time),
     upgrade_url: Type.String(),
   },
@@ -36,7 +49,7 @@ export const Message = Type.Object(
     from: Type.String(),
     to: Type.String(),
     subject: Type.String(),
-    status: Type.Union([Type.Literal('queued'), Type.Literal('sent'), Type.Literal('bounced')]),
+    status: OneOf(['queued', 'sent', 'bounced'] as const),
     open_count: Type.Integer(),
     click_count: Type.Integer(),
     reply_count: Type.Integer(),
@@ -80,13 +93,13 @@ export const MessageListItem = Type.Object(
 /** spec.md "Message event" (src/tracking/tracking.ts eventView). */
 export const MessageEvent = Type.Object(
   {
-    kind: Type.Union([Type.Literal('open'), Type.Literal('click'), Type.Literal('reply')]),
+    kind: OneOf(['open', 'click', 'reply'] as const),
     prefetch: Type.Boolean(),
     url: Type.Optional(Type.String({ description: 'on click events' })),
     ip: Type.Optional(Type.String({ description: 'may be absent on reply events' })),
     user_agent: Type.String(),
     created_at: Time,
-    source: Type.Enum(SOURCES, { description: 'svc addition: what most likely caused it (human, proxy, prefetch, scanner)' }),
+    source: OneOf(SOURCES, { description: 'svc addition: what most likely caused it (human, proxy, prefetch, scanner)' }),
   },
   open,
 );
@@ -162,7 +175,7 @@ export const Subscriber = Type.Object(
     list_id: Type.String(),
     email: Type.String({ description: 'lower-cased' }),
     name: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('unsubscribed')]),
+    status: OneOf(['pending', 'active', 'unsubscribed'] as const),
     unsubscribe_token: Type.String(),
     tags: Type.Array(Type.String()),
     created_at: Time,
@@ -238,7 +251,7 @@ export const BroadcastResult = Type.Object({ campaign_id: Type.String(), status:
 export const InboxListItem = Type.Object(
   {
     id: Type.String(),
-    folder: Type.Union([Type.Literal('inbox'), Type.Literal('sent')]),
+    folder: OneOf(['inbox', 'sent'] as const),
     thread_id: Type.String(),
     from: Type.String(),
     to: Type.Array(Type.String()),
