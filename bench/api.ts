@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FixtureDns } from '../test/helpers/dns-server.js';
-import { SVC, load, median, report, startServer } from './lib.js';
-import { acceptRate, backends, post, prepare, profile } from './send.js';
+import { load, median, report, startServer } from './lib.js';
+import { acceptRate, backends, post, prepare, serveAcceptOnly } from './send.js';
 
 const PAGE = '/api/v2/messages?limit=100';
 
@@ -26,20 +26,7 @@ export async function api(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-api-'));
   try {
     const key = await prepare(st.store, dns);
-    const daemon = await startServer([
-      ...profile(),
-      SVC,
-      'serve',
-      '--store',
-      st.store,
-      '--api-port',
-      '0',
-      '--relay-port',
-      '0',
-      '--mx-port',
-      '0',
-      '--no-delivery',
-    ]);
+    const daemon = await serveAcceptOnly(st.store);
     const pageFile = join(dir, 'page.json');
     const rounds: Array<{ svc: number; plain: number; schema: number }> = [];
     try {

@@ -271,21 +271,12 @@ async function bareAcceptRate(key: string): Promise<number> {
   }
 }
 
+/** `svc serve` on `storeUrl` that only accepts (no delivery), on free ports, profiled when asked. */
+export const serveAcceptOnly = (storeUrl: string) =>
+  startServer([...profile(), SVC, 'serve', '--store', storeUrl, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+
 export async function acceptRate(storeUrl: string, key: string, label: string, opts: { idempotent?: boolean } = {}): Promise<number> {
-  const daemon = await startServer([
-    ...profile(),
-    SVC,
-    'serve',
-    '--store',
-    storeUrl,
-    '--api-port',
-    '0',
-    '--relay-port',
-    '0',
-    '--mx-port',
-    '0',
-    '--no-delivery',
-  ]);
+  const daemon = await serveAcceptOnly(storeUrl);
   try {
     const url = `${daemon.url}/api/v2/emails`;
     const req = post(key);

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { SVC, load, median, report, startServer, statCpu } from './lib.js';
-import { chosen, post, prepare, profile } from './send.js';
+import { chosen, post, prepare, serveAcceptOnly } from './send.js';
 
 const N = 10_000;
 /**
@@ -185,8 +185,7 @@ async function barePixel(tokens: string[], tokensFile: string): Promise<{ rate: 
   }
 }
 
-const serve = (store: string) =>
-  startServer([...profile(), SVC, 'serve', '--store', store, '--api-port', '0', '--relay-port', '0', '--mx-port', '0', '--no-delivery']);
+const serve = serveAcceptOnly;
 
 /** POST /emails accepted/s on a fresh daemon, alone or beside 2,000 opens/s from another process. */
 async function acceptBeside(store: string, key: string, tokensFile: string | null): Promise<{ accepted: number; opens: number }> {
