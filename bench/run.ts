@@ -1,5 +1,5 @@
 // `npm run bench [-- SECTION...]`: prints figures; nothing here passes or fails.
-import { foundation } from './foundation.js';
+import { coldStart, foundation } from './foundation.js';
 import { postgres } from './postgres.js';
 import { domains } from './domains.js';
 import { send, sendE2E, idempotencyCost } from './send.js';
@@ -16,6 +16,7 @@ import { api } from './api.js';
 
 const sections: Record<string, () => Promise<void>> = {
   foundation,
+  cli: () => coldStart(),
   postgres,
   domains,
   send,

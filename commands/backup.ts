@@ -12,7 +12,7 @@ export default {
     if (typeof opts.out !== 'string' || !opts.out) throw new SvcError('usage', 'missing --out FILE');
     // The daemon writes it: the path must mean the same there.
     const out = isAbsolute(opts.out) ? opts.out : resolve(ctx.io.cwd, opts.out);
-    const { store } = await ctx.service();
+    const { store } = await ctx.parts();
     const snap = await store.backup.snapshot(out);
     ctx.out.result({ file: snap.file, bytes: snap.bytes }, () =>
       ctx.out.line(`wrote ${snap.file}: ${snap.files} files, ${(snap.bytes / 1048576).toFixed(1)} MiB`),

@@ -2,7 +2,7 @@
 // it knows every noun, verb and option of this build). bash: `source <(svc completion bash)`;
 // zsh runs the bash one through bashcompinit; fish has its own.
 import { SvcError } from '../src/errors.js';
-import { SETTINGS, flagName } from '../src/settings.js';
+import { manifest } from './manifest.js';
 import type { CommandSpec } from './spec.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -18,8 +18,8 @@ interface Tree {
 }
 
 async function tree(): Promise<Tree> {
-  const { commands, nouns } = await import('./registry.js');
-  const global = ['--json', '--debug', '--help', ...SETTINGS.filter((s) => s.scope === 'global' && s.flag).map((s) => flagName(s)!)];
+  const { commands, nouns, global: settings } = await manifest();
+  const global = ['--json', '--debug', '--help', ...settings.map((o) => /--[a-z0-9-]+/.exec(o.flags)![0])];
   const verbs = new Map<string, string[]>();
   const options = new Map<string, string[]>();
   const top = new Set<string>();
@@ -57,6 +57,19 @@ _svc() {
   case "$noun" in
 ${nounCases}
   esac
+  # A domain's name where a command takes one: read from the store (svc itself, with the same
+  # --store, --workspace and --config as the line being typed), quietly, on this TAB only.
+  if [ "$COMP_CWORD" -eq 3 ] && [[ "$cur" != -* ]]; then
+    case "$noun $verb" in
+      "domains show"|"domains verify"|"domains records"|"domains remove"|"domain show"|"domain verify"|"domain records"|"domain remove")
+        local i globals=()
+        for ((i = 1; i < \${#COMP_WORDS[@]} - 1; i++)); do
+          case "\${COMP_WORDS[i]}" in --store|--workspace|--config) globals+=("\${COMP_WORDS[i]}" "\${COMP_WORDS[i+1]}") ;; esac
+        done
+        COMPREPLY=($(compgen -W "$(\${COMP_WORDS[0]} "\${globals[@]}" domains list 2>/dev/null | awk 'NR > 1 { print $1 }')" -- "$cur"))
+        return ;;
+    esac
+  fi
   if [[ "$cur" == -* ]]; then
     case "$noun $verb" in
 ${optionCases}

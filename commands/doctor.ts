@@ -24,7 +24,7 @@ export default {
     let store = null;
     let storeProblem: { detail: string; fix: string } | undefined;
     try {
-      store = (await ctx.service()).store;
+      store = (await ctx.parts()).store;
     } catch (e) {
       // A schema that is behind is a finding; anything else (no store, no database) is exit 1.
       if (!(isSvcError(e) && e.kind === 'schema_behind')) throw e;

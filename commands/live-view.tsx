@@ -4,6 +4,7 @@
 import React, { useEffect, useState, type ReactNode } from 'react';
 import { Box, Text, render, useApp } from 'ink';
 import { printable } from './terminal.js';
+import type { Notes } from './follow.js';
 
 const SHOWN = 20;
 
@@ -15,14 +16,18 @@ interface Props<T> {
   heading: (seen: T[]) => ReactNode;
   row: (row: T) => ReactNode;
   empty: string;
+  /** What the follower says about its connection (a lost daemon, found again), shown under the heading. */
+  notes: Notes;
 }
 
-function Live<T>({ poll, wait, signal, rowKey, heading, row, empty }: Props<T>) {
+function Live<T>({ poll, wait, signal, rowKey, heading, row, empty, notes }: Props<T>) {
   const { exit } = useApp();
   const [rows, setRows] = useState<T[]>([]);
   const [seen, setSeen] = useState<T[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [note, setNote] = useState<string | null>(null);
   useEffect(() => {
+    notes(setNote);
     const next = () => {
       if (!signal.aborted) void wait().then(() => !signal.aborted && tick());
     };
@@ -53,6 +58,7 @@ function Live<T>({ poll, wait, signal, rowKey, heading, row, empty }: Props<T>) 
         {heading(seen)}
         <Text dimColor> · Ctrl-C to stop</Text>
       </Text>
+      {note ? <Text color="yellow">{printable(note, { inline: true })}</Text> : null}
       {rows.length === 0 ? <Text dimColor>{empty}</Text> : null}
       {rows.map((r) => (
         <Text key={rowKey(r)}>{row(r)}</Text>

@@ -18,7 +18,7 @@ export default {
       throw new SvcError('usage', `svc restore is for the file store; restore a Postgres store with pg_restore (README "Backups")`);
     const { restoreSnapshot } = await import('../src/store/file/snapshot.js');
     await restoreSnapshot(isAbsolute(file!) ? file! : resolve(ctx.io.cwd, file!), location.dir);
-    const service = await ctx.service();
+    const service = await ctx.parts('queue');
     const held = opts.sendQueued === true ? { held: 0 } : await service.queue.hold();
     ctx.out.result({ store: describeStore(location), held: held.held }, () => {
       ctx.out.line(`restored ${describeStore(location)}`);

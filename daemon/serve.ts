@@ -5,6 +5,7 @@ import type { Clock, Random } from '../src/clock.js';
 import { publicSettingsWarnings, type Config } from '../src/config.js';
 import type { Log } from '../src/log.js';
 import { isSvcError, SvcError } from '../src/errors.js';
+import { trackConnections } from './http/connections.js';
 import { createService, type Service } from '../src/service.js';
 import { openStore } from '../src/store/open.js';
 import type { Store } from '../src/store/types.js';
@@ -128,13 +129,25 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     }
 
     const api = await buildApi(service, { ready: () => ready });
-    await api.listen({ host: config.host, port: config.apiPort });
+    const connections = trackConnections(api.server);
+    await listening('api', '--api-port', 'SVC_API_PORT', config.host, config.apiPort, () =>
+      api.listen({ host: config.host, port: config.apiPort }),
+    );
     const addr = api.server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.apiPort;
     const apiUrl = `http://${hostInUrl(config.host)}:${port}`;
     if (opts.baseUrlDerived) config.baseUrl = apiUrl;
-    listeners.push({ name: 'api', url: apiUrl, close: () => api.close() });
-    stops.listeners.push(() => api.close());
+    // Keep-alive connections that go idle while the API closes are closed as they do (connections.ts).
+    const closeApi = async () => {
+      const sweep = setInterval(() => connections.closeIdle(), 100);
+      try {
+        await api.close();
+      } finally {
+        clearInterval(sweep);
+      }
+    };
+    listeners.push({ name: 'api', url: apiUrl, close: closeApi });
+    stops.listeners.push(closeApi);
 
     const fileLimit = openFileLimit();
     const caps = smtpConnectionCaps(smtpConnectionCeiling(fileLimit), { relay: config.relayMaxConnections, mx: config.mxMaxConnections });
@@ -148,28 +161,33 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         );
     }
     const relayMax = caps.relay;
-    const relay = await startRelay(service, {
-      ...DEFAULT_RELAY,
-      host: config.host,
-      port: config.relayPort,
-      tls: await tlsIdentity(service.deps),
-      maxConnectionMs: config.relayConnectionSeconds * 1000,
-      maxConnections: relayMax,
-      maxConnectionsPerAddress: config.relayMaxConnectionsPerAddress,
-      dataMemory: config.relayDataMemory,
-    });
+    const tls = await tlsIdentity(service.deps);
+    const relay = await listening('relay', '--relay-port', 'SVC_RELAY_PORT', config.host, config.relayPort, () =>
+      startRelay(service, {
+        ...DEFAULT_RELAY,
+        host: config.host,
+        port: config.relayPort,
+        tls,
+        maxConnectionMs: config.relayConnectionSeconds * 1000,
+        maxConnections: relayMax,
+        maxConnectionsPerAddress: config.relayMaxConnectionsPerAddress,
+        dataMemory: config.relayDataMemory,
+      }),
+    );
     listeners.push({ name: 'relay', url: relay.url, close: relay.close, stats: () => ({ ...relay.stats() }) });
     stops.listeners.push(relay.close);
 
-    const mx = await startMx(service, {
-      ...DEFAULT_MX,
-      host: config.host,
-      port: config.mxPort,
-      tls: await tlsIdentity(service.deps),
-      maxConnections: caps.mx,
-      maxConnectionsPerAddress: config.mxMaxConnectionsPerAddress,
-      dataMemory: config.mxDataMemory,
-    });
+    const mx = await listening('mx', '--mx-port', 'SVC_MX_PORT', config.host, config.mxPort, () =>
+      startMx(service, {
+        ...DEFAULT_MX,
+        host: config.host,
+        port: config.mxPort,
+        tls,
+        maxConnections: caps.mx,
+        maxConnectionsPerAddress: config.mxMaxConnectionsPerAddress,
+        dataMemory: config.mxDataMemory,
+      }),
+    );
     listeners.push({ name: 'mx', url: mx.url, close: mx.close, stats: mx.stats });
     stops.listeners.push(mx.close);
 
@@ -277,5 +295,30 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
   } catch (e) {
     await close();
     throw e;
+  }
+}
+
+/**
+ * A listener that cannot listen says which one, where, why, and the flag (and variable) that
+ * moves it, rather than `listen EADDRINUSE: address already in use`.
+ */
+async function listening<T>(name: string, flag: string, env: string, host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EADDRINUSE'
+        ? 'another program (or another svc serve) is listening there'
+        : code === 'EACCES'
+          ? 'ports below 1024 need privileges (CAP_NET_BIND_SERVICE)'
+          : code === 'EADDRNOTAVAIL'
+            ? 'that address is not one of this machine’s'
+            : null;
+    if (!why) throw e;
+    throw new SvcError(
+      'conflict',
+      `the ${name} listener cannot listen on ${host}:${port} (${code}): ${why}; choose another with ${flag} or ${env}`,
+    );
   }
 }

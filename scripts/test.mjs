@@ -48,7 +48,24 @@ if (await answers(candidate)) {
 }
 
 const only = process.argv.slice(2);
-const files = (only.length ? only : findTests(join(root, 'test'))).map((f) => relative(root, f)).sort();
+// The longest files start first (the ten slowest of a full run, as the report at the end lists
+// them): started last, one of them would run alone at the end while the other slots sat idle.
+const SLOW_FIRST = [
+  'test/bin/mx-flood.test.ts',
+  'test/daemon/relay.test.ts',
+  'test/bin/broadcasts.test.ts',
+  'test/daemon/mx.test.ts',
+  'test/daemon/lists-import.test.ts',
+  'test/daemon/broadcast.test.ts',
+  'test/daemon/bounce-classes.test.ts',
+  'test/bin/live-views.test.ts',
+  'test/bin/lists.test.ts',
+  'test/daemon/delivery.test.ts',
+];
+const rank = (f) => (SLOW_FIRST.includes(f) ? SLOW_FIRST.indexOf(f) : SLOW_FIRST.length);
+const files = (only.length ? only : findTests(join(root, 'test')))
+  .map((f) => relative(root, f))
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 // Every test has a deadline: one that hangs (a socket that never answers, a process that never
 // exits) fails after TEST_TIMEOUT_MS instead of holding CI until its own limit. The longest test
 // (150,000 MX messages into a small heap) takes about 90 s on this machine alone and 170 s beside
@@ -59,7 +76,19 @@ const TEST_TIMEOUT_MS = 600_000;
 const CONCURRENCY = 3;
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${CONCURRENCY}`, `--test-timeout=${TEST_TIMEOUT_MS}`, ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${CONCURRENCY}`,
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    // The usual report (spec on a terminal, TAP otherwise), and the slowest files at the end.
+    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/file-times.mjs',
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
   {
     cwd: root,
     env,

@@ -121,6 +121,10 @@ export const errorKinds = {
   rate_limited: { message: 'rate limit exceeded', http: 429, smtp: null, exit: 1 },
   idempotency_unavailable: { message: 'idempotency store unavailable, please retry (nothing sent)', http: 503, smtp: null, exit: 1 },
   conflict: { message: 'already exists', http: 409, smtp: null, exit: 1 },
+  /** A short id (a prefix) that fits several records: the candidates are named (command line only). */
+  ambiguous: { message: 'ambiguous id', http: 400, smtp: null, exit: 1 },
+  /** A destructive command whose question on a terminal was answered no: nothing changed (command line only). */
+  cancelled: { message: 'cancelled: nothing was changed', http: 409, smtp: null, exit: 1 },
   /** The same Idempotency-Key with another request body (Stripe, the IETF idempotency draft: 422). */
   idempotency_mismatch: {
     message: 'this Idempotency-Key was already used with a different request body; use a new key for a new email',

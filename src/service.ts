@@ -20,9 +20,7 @@ import { trialSweep } from './workspaces/trial-sweep.js';
 import { workspaceDeletion } from './workspaces/deletion.js';
 import { rateLimiter } from './auth/rate-limit.js';
 import { webhookService } from './webhooks/webhooks.js';
-import { Faults } from './faults.js';
-import { EventLog } from './event-log.js';
-import { Bus } from './bus.js';
+import { serviceDeps } from './service-deps.js';
 import { trackingService } from './tracking/tracking.js';
 import { messageExplainer } from './messages/explain.js';
 import { inboxService } from './inbox/inbox.js';
@@ -39,13 +37,7 @@ import { statusService } from './status/status.js';
  * views); otherwise it only tells them (a one-shot command's sends wake the daemon's workers).
  */
 export function createService(given: Deps & { dns?: DnsClient }, opts: { hear?: boolean } = {}) {
-  const deps = {
-    ...given,
-    faults: given.faults ?? new Faults(given.log, given.clock),
-    events: given.events ?? new EventLog(given.log),
-    bus: given.bus ?? new Bus(),
-  };
-  if (given.store.events && !given.bus) deps.bus.connect(given.store.events, { hear: opts.hear ?? false });
+  const deps = serviceDeps(given, opts);
   const send = sendPipeline(deps);
   const idempotent = idempotentSend(deps);
   const systemMailer = systemMail(deps, send);

@@ -676,6 +676,18 @@ export interface Resolved {
  * Reads every setting in table order: the flag, else the environment, else the config file's
  * value (config-file.ts), else the default. Invalid values are usage errors naming the flag.
  */
+/**
+ * A parser's refusal names the flag (`invalid --api-port 'abc'`); a value that came from the
+ * environment or the config file is named as it was given there (`invalid SVC_API_PORT 'abc'`,
+ * `invalid api-port 'abc' (config file)`), since that is what the operator has to change.
+ */
+function nameTheSource(e: unknown, setting: Setting, source: Source): unknown {
+  const flag = flagName(setting);
+  if (!(e instanceof SvcError) || !flag || source === 'flag' || !e.message.includes(flag)) return e;
+  const where = source === 'env' && setting.env ? setting.env : source === 'file' ? `${flag.slice(2)} (config file)` : `${flag} (default)`;
+  return new SvcError(e.kind, e.message.replace(flag, where));
+}
+
 export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, file: Record<string, string> = {}): Resolved[] {
   const values: Values = {};
   return SETTINGS.map((setting) => {
@@ -694,7 +706,12 @@ export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.Proc
     } else {
       raw = typeof setting.default === 'function' ? setting.default(values) : setting.default;
     }
-    const value = raw === undefined ? undefined : setting.parse ? setting.parse(raw, values) : raw;
+    let value: unknown;
+    try {
+      value = raw === undefined ? undefined : setting.parse ? setting.parse(raw, values) : raw;
+    } catch (e) {
+      throw nameTheSource(e, setting, source);
+    }
     values[setting.name] = value;
     return { setting, raw, source, value };
   });

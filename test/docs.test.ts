@@ -3,14 +3,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { commands } from '../commands/registry.js';
-import { buildProgram } from '../commands/main.js';
+import { loadCommands } from '../commands/registry.js';
+import { buildProgram, nounOf } from '../commands/main.js';
+import { makeManifest, manifest } from '../commands/manifest.js';
 import { errorKinds } from '../src/errors.js';
 import { defaultShown, flagName, manEnvironment, markdownTable, SETTINGS } from '../src/settings.js';
 import { MAN_BLOCK, README_BLOCK } from '../scripts/docs.js';
 
 const man = readFileSync(new URL('../man/svc.1', import.meta.url), 'utf8');
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const commands = await loadCommands();
 
 test('every command has a section in man/svc.1', () => {
   for (const c of commands) {
@@ -28,9 +30,9 @@ test('every option of every command is in the man page', () => {
   }
 });
 
-test('every global option is in the man page and the README', () => {
+test('every global option is in the man page and the README', async () => {
   const io = { stdout: { write() {} }, stderr: { write() {} }, env: {}, cwd: '/' };
-  for (const o of buildProgram(io, async () => {}).options) {
+  for (const o of buildProgram(io, await makeManifest(), async () => {}).options) {
     assert.ok(man.includes(o.long!.replace(/-/g, '\\-')), `man page lacks ${o.long}`);
     if (o.long !== '--help') assert.ok(readme.includes(o.long!), `README lacks ${o.long}`);
   }
@@ -74,4 +76,58 @@ test("every setting's flag has a man page entry that names its variable and its 
     if (d !== 'none' && /^[\w.:/-]+$/.test(d) && !entry.includes(roff(d))) missing.push(`${s.flag}: default ${d}`);
   }
   assert.deepEqual(missing, []);
+});
+
+test('the built manifest (dist/commands/manifest.json) is every command’s usage, as the commands say it', async () => {
+  const built = JSON.parse(readFileSync(new URL('../dist/commands/manifest.json', import.meta.url), 'utf8'));
+  assert.deepEqual(built, JSON.parse(JSON.stringify(await makeManifest())), 'run npm run build');
+  assert.equal((await manifest()).commands.length, commands.length);
+});
+
+test('the noun of a command line: after global options and their values, by its name or its singular; none for top-level commands', async () => {
+  const m = await makeManifest();
+  assert.equal(nounOf(['--store', 'file:keys', '--json', 'keys', 'list'], m), 'keys', 'a value that looks like a noun is skipped');
+  assert.equal(nounOf(['--workspace=acme', 'key', 'create'], m), 'keys');
+  assert.equal(nounOf(['--config', 'svc.toml', 'serve'], m), null);
+  assert.equal(nounOf(['kyes', 'list'], m), null, 'an unknown word: the whole tree, for its suggestion');
+  assert.equal(nounOf(['--', 'keys'], m), null);
+  assert.equal(nounOf([], m), null);
+});
+
+test('every command has an example in its help, and every example parses as that command with flags it has', async () => {
+  const m = await makeManifest();
+  const io = { stdout: { write() {} }, stderr: { write() {} }, env: {}, cwd: '/' };
+  for (const c of m.commands) {
+    const name = [c.noun, c.verb].filter(Boolean).join(' ');
+    assert.ok(c.examples.length >= 1, `${name} has no example (commands/examples.ts)`);
+    for (const example of c.examples) {
+      // The svc part of a shell line: from "svc " to the first pipe, redirection or closing parenthesis.
+      const line = example.slice(example.indexOf('svc ') + 4);
+      const argv: string[] = [];
+      for (const m of line.matchAll(/"([^"]*)"|'([^']*)'|([|><)])|(\S+)/g)) {
+        if (m[3]) break;
+        argv.push(m[1] ?? m[2] ?? m[4]!);
+      }
+      let ran: string | null = null;
+      // Parsing only: the examples' short ids are not looked up (no store here).
+      const parsing = { ...m, commands: m.commands.map(({ ids: _ids, ...rest }) => rest) };
+      // As the binary builds it: only the named noun's verbs (nounOf), the other nouns bare.
+      const noun = nounOf(argv, parsing);
+      assert.equal(noun, c.noun || null, `the noun of ${example}`);
+      const program = buildProgram(io, parsing, async (_ctx, spec) => void (ran = [spec.noun, spec.verb].filter(Boolean).join(' ')), noun);
+      await program.parseAsync(argv, { from: 'user' });
+      assert.equal(ran, name, `example of ${name}: ${example}`);
+    }
+  }
+});
+
+test('svc help NOUN VERB is that command’s help, with its example and the global options', async () => {
+  const { main } = await import('../commands/main.js');
+  let out = '';
+  const io = { stdout: { write: (s: string) => void (out += s) }, stderr: { write() {} }, env: {}, cwd: '/' } as never;
+  assert.equal(await main(['help', 'keys', 'create'], io), 0);
+  assert.match(out, /^Usage: svc keys create \[options\]/);
+  assert.match(out, /^Global Options:$/m);
+  for (const flag of ['--store', '--workspace', '--json', '--config']) assert.match(out, new RegExp(`^  ${flag}\\b`, 'm'), flag);
+  assert.match(out, /^Examples:\n {2}svc keys create /m);
 });

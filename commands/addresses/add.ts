@@ -7,7 +7,7 @@ export default {
   summary: 'register an exact mailbox (local@domain) on a domain of the workspace',
   args: ['<address>'],
   async run(ctx, [address]) {
-    const service = await ctx.service();
+    const service = await ctx.docService('addresses');
     const a = await service.addresses.add(await ctx.workspace(), address!);
     ctx.out.result({ id: a.id, address: a.address, status: a.status }, () => ctx.out.line(`registered ${a.address} (${a.status})`));
   },

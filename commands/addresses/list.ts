@@ -5,7 +5,7 @@ export default {
   verb: 'list',
   summary: "list the workspace's registered addresses",
   async run(ctx) {
-    const service = await ctx.service();
+    const service = await ctx.docService('addresses');
     const all = await service.addresses.list(await ctx.workspace());
     ctx.out.result(
       all.map(({ id, address, status, domain, created_at }) => ({ id, address, status, domain, created_at })),

@@ -8,6 +8,7 @@ export default {
   verb: 'send',
   summary: "a broadcast to the list's active subscribers: {campaign_id, status, message} once it is queued",
   args: ['<list_id>'],
+  ids: { args: { 0: 'list' } },
   options: [
     { flags: '--subject <subject>', description: 'the subject, sent as written (required)' },
     {
@@ -30,7 +31,7 @@ export default {
       ...(typeof opts.fromAddress === 'string' ? { from_address: opts.fromAddress } : {}),
       ...(typeof opts.fromName === 'string' ? { from_name: opts.fromName } : {}),
     };
-    const service = await ctx.service();
+    const service = await ctx.parts('broadcasts');
     const r = await service.broadcasts.broadcast(await ctx.workspace(), listId!, body);
     ctx.out.result(r, () => {
       ctx.out.line(`${r.message} (campaign ${r.campaign_id})`);

@@ -9,7 +9,7 @@ export default {
   args: ['<domain>'],
   options: [{ flags: '--legacy-verified', description: 'mark as verified before the five-record scheme (migrations only)' }],
   async run(ctx, [domain], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('domains');
     const v = await service.domains.add(await ctx.workspace(), domain!, { legacyVerified: opts.legacyVerified === true });
     ctx.out.result(v, () => {
       printDomain(ctx.out, v);

@@ -5,7 +5,7 @@ export default {
   verb: 'list',
   summary: "list the workspace's domains",
   async run(ctx) {
-    const service = await ctx.service();
+    const service = await ctx.docService('domains');
     const all = await service.domains.list(await ctx.workspace());
     ctx.out.result(all, () =>
       ctx.out.table(

@@ -1,6 +1,7 @@
 import { SvcError } from '../../src/errors.js';
 import { zoneLines } from '../../src/domains/zone.js';
 import type { CommandSpec } from '../spec.js';
+import { pasteable } from './render.js';
 
 const FORMATS = ['table', 'zone', 'json'] as const;
 
@@ -14,7 +15,7 @@ export default {
     const format = (opts.format as string | undefined) ?? (ctx.out.json ? 'json' : 'table');
     if (!(FORMATS as readonly string[]).includes(format))
       throw new SvcError('usage', `invalid --format '${format}': use ${FORMATS.join(', ')}`);
-    const service = await ctx.service();
+    const service = await ctx.docService('domains');
     const v = await service.domains.show(await ctx.workspace(), domain!);
     const records = v.records.map((r) => ({ purpose: r.purpose, type: r.type, name: r.name, fqdn: r.fqdn, value: r.value }));
     if (format === 'json' || ctx.out.json) {
@@ -26,6 +27,9 @@ export default {
       for (const l of zoneLines(records)) ctx.out.line(l);
       return;
     }
-    ctx.out.table(records, ['purpose', 'type', 'fqdn', 'value']);
+    ctx.out.table(
+      records.map((r) => ({ ...r, value: pasteable(r) })),
+      ['purpose', 'type', 'fqdn', 'value'],
+    );
   },
 } satisfies CommandSpec;

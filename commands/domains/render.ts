@@ -1,6 +1,14 @@
 // How a domain's records look to people: a table to copy from, statuses coloured, notes below.
 import type { DomainView } from '../../src/domains/domains.js';
 import type { Output } from '../output.js';
+import { txtStrings } from '../../src/domains/zone.js';
+
+/**
+ * A record's value as people paste it: a TXT value over 255 bytes (the DKIM key) already cut into
+ * quoted strings of at most 255 bytes, as DNS panels and zone files take it; others as they are.
+ */
+export const pasteable = (r: { type: string; value: string }): string =>
+  r.type === 'TXT' && Buffer.byteLength(r.value) > 255 ? txtStrings(r.value) : r.value;
 
 export function printDomain(out: Output, v: DomainView, opts: { history?: boolean } = {}): void {
   const c = out.color;
@@ -19,7 +27,7 @@ export function printDomain(out: Output, v: DomainView, opts: { history?: boolea
   );
   out.line();
   out.table(
-    v.records.map((r) => ({ status: paint(r.status), purpose: r.purpose, type: r.type, name: r.name, value: r.value })),
+    v.records.map((r) => ({ status: paint(r.status), purpose: r.purpose, type: r.type, name: r.name, value: pasteable(r) })),
     ['status', 'purpose', 'type', 'name', 'value'],
   );
   const notes = v.records.filter((r) => r.note);

@@ -7,7 +7,7 @@ export default {
   summary: 'the five records, their last statuses, and how they changed',
   args: ['<domain>'],
   async run(ctx, [domain]) {
-    const service = await ctx.service();
+    const service = await ctx.docService('domains');
     const v = await service.domains.show(await ctx.workspace(), domain!);
     ctx.out.result(v, () => printDomain(ctx.out, v, { history: true }));
   },

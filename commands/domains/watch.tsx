@@ -2,8 +2,6 @@
 // Loaded only for --watch, so other commands never pay for ink and react.
 import React, { useEffect, useState } from 'react';
 import { Box, Text, render, useApp } from 'ink';
-import type { Service } from '../../src/service.js';
-import type { Workspace } from '../../src/model/workspace.js';
 import type { DomainView } from '../../src/domains/domains.js';
 
 const colour: Record<string, string> = { Verified: 'green', Recommended: 'cyan', Problem: 'red', Waiting: 'yellow' };
@@ -81,12 +79,10 @@ function Watch({
   );
 }
 
-/** Resolves true when all five pass, false when the person stopped it first. */
-export async function watchDomain(service: Service, ws: Workspace, domain: string, intervalMs: number): Promise<boolean> {
+/** Resolves true when all five pass, false when the person stopped it first (Ctrl-C). */
+export async function watchDomain(check: () => Promise<{ view: DomainView; passed: boolean }>, intervalMs: number): Promise<boolean> {
   let passed = false;
-  const app = render(<Watch check={() => service.domains.verify(ws, domain)} onDone={(p) => (passed = p)} intervalMs={intervalMs} />, {
-    exitOnCtrlC: true,
-  });
+  const app = render(<Watch check={check} onDone={(p) => (passed = p)} intervalMs={intervalMs} />, { exitOnCtrlC: true });
   await app.waitUntilExit();
   return passed;
 }

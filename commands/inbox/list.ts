@@ -5,6 +5,7 @@ export default {
   noun: 'inbox',
   verb: 'list',
   summary: 'the team inbox, newest first: mail the MX received (inbox) or the copies of sent mail (sent)',
+  ids: { options: { thread: 'thread' } },
   options: [
     { flags: '--folder <folder>', description: 'inbox (default) or sent' },
     { flags: '--thread <id>', description: 'items of this thread only' },
@@ -13,7 +14,7 @@ export default {
     { flags: '--offset <n>', description: 'skip this many' },
   ],
   async run(ctx, _args, opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('inbox');
     const r = await service.inbox.list(await ctx.workspace(), {
       folder: opts.folder as string | undefined,
       thread: opts.thread as string | undefined,

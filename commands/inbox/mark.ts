@@ -6,6 +6,7 @@ export default {
   verb: 'mark',
   summary: 'marks a thread read or unread, archived or back in the inbox, for the whole team',
   args: ['<thread-id>'],
+  ids: { args: { 0: 'thread' } },
   options: [
     { flags: '--read', description: 'read (until new mail comes into it)' },
     { flags: '--unread', description: 'unread' },
@@ -20,7 +21,7 @@ export default {
     const read = both('read', 'unread');
     const archived = both('archive', 'unarchive');
     if (read === undefined && archived === undefined) throw new SvcError('usage', 'give --read, --unread, --archive or --unarchive');
-    const service = await ctx.service();
+    const service = await ctx.parts('inbox');
     const r = await service.inbox.mark(await ctx.workspace(), thread!, {
       ...(read !== undefined ? { read } : {}),
       ...(archived !== undefined ? { archived } : {}),

@@ -13,6 +13,7 @@ export default {
   verb: 'show',
   summary: 'one inbox item with its text (and its HTML as received, printed as text, never rendered)',
   args: ['<id>'],
+  ids: { args: { 0: 'inbox item' } },
   options: [
     { flags: '--html', description: 'print the HTML part too (as text)' },
     {
@@ -21,7 +22,7 @@ export default {
     },
   ],
   async run(ctx, [id], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('inbox');
     const item = await service.inbox.get(await ctx.workspace(), id!, { raw: opts.raw === true });
     if (opts.raw === true && !ctx.out.json) {
       if (item.raw === null || item.raw === undefined)

@@ -11,7 +11,7 @@ export default {
     { flags: '--offset <n>', description: 'skip this many' },
   ],
   async run(ctx, _args, opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('inbox');
     const r = await service.inbox.threads(await ctx.workspace(), {
       view: opts.view as string | undefined,
       search: opts.search as string | undefined,

@@ -3,14 +3,16 @@ import React from 'react';
 import { Text } from 'ink';
 import type { inboxListItem } from '../../src/inbox/inbox.js';
 import { liveView } from '../live-view.js';
+import type { Notes } from '../follow.js';
 
 type Row = ReturnType<typeof inboxListItem>;
 const COLOR: Record<string, string> = { reply: 'green', mail: 'white', auto_reply: 'gray', bounce: 'red', complaint: 'magenta' };
 /** Subjects are the senders' words: shown on one line, without control characters. */
 const oneLine = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 
-export function watchView(poll: () => Promise<Row[]>, wait: () => Promise<void>, signal: AbortSignal): Promise<void> {
+export function watchView(poll: () => Promise<Row[]>, wait: () => Promise<void>, signal: AbortSignal, notes: Notes): Promise<void> {
   return liveView<Row>({
+    notes,
     poll,
     wait,
     signal,

@@ -1,6 +1,7 @@
 import type { CommandSpec } from '../spec.js';
 import type { inboxListItem } from '../../src/inbox/inbox.js';
 import { follow } from '../follow.js';
+import type { Service } from '../../src/service.js';
 
 type Row = ReturnType<typeof inboxListItem>;
 
@@ -9,14 +10,13 @@ export default {
   verb: 'watch',
   summary: 'new inbox items as they arrive, with their kind (a live view on a terminal, plain lines otherwise; Ctrl-C to stop)',
   async run(ctx) {
-    const service = await ctx.service();
     const ws = await ctx.workspace();
     // Only what arrives from now on: the newest item now is where watching starts.
-    const newest = async () => (await service.inbox.list(ws, { folder: 'inbox', limit: 1 })).data[0]?.id ?? null;
+    const newest = async () => (await (await ctx.service()).inbox.list(ws, { folder: 'inbox', limit: 1 })).data[0]?.id ?? null;
     let last = await newest();
     // Said once watching has begun (stderr: never mixed with the items): what arrives from here is shown.
     ctx.out.note('watching the team inbox for new mail; Ctrl-C to stop');
-    const poll = async (): Promise<Row[]> => {
+    const poll = async (service: Service): Promise<Row[]> => {
       const fresh: Row[] = [];
       for (let offset = 0; ; offset += 100) {
         const page = (await service.inbox.list(ws, { folder: 'inbox', limit: 100, offset })).data;
@@ -27,7 +27,7 @@ export default {
       if (fresh[0]) last = fresh[0].id;
       return fresh.reverse();
     };
-    await follow(ctx, {
+    return follow(ctx, {
       topic: 'received',
       poll,
       line: (i) => `${i.created_at} ${i.kind.padEnd(10)} ${i.from} ${JSON.stringify(i.subject)} ${i.id}`,

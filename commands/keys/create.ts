@@ -10,7 +10,7 @@ export default {
     { flags: '--scopes <list>', description: 'comma-separated: send, read, newsletter, contacts, *', default: 'read,send' },
   ],
   async run(ctx, _args, opts) {
-    const service = await ctx.service();
+    const service = await ctx.docService('keys');
     const ws = await ctx.workspace();
     const k = await service.keys.create(ws, { name: String(opts.name), scopes: String(opts.scopes) });
     ctx.out.result({ id: k.id, name: k.name, key: k.key, scopes: k.scopes, prefix: k.prefix, created_at: k.created_at }, () => {

@@ -5,7 +5,7 @@ export default {
   verb: 'list',
   summary: "list the workspace's keys (never the keys themselves)",
   async run(ctx) {
-    const service = await ctx.service();
+    const service = await ctx.docService('keys');
     const rows = await service.keys.list(await ctx.workspace());
     ctx.out.result(rows, () => ctx.out.table(rows, ['id', 'name', 'scopes', 'prefix', 'created_at', 'revoked_at']));
   },

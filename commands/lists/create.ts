@@ -14,7 +14,7 @@ export default {
     { flags: '--double-opt-in', description: 'new subscribers are pending until they confirm' },
   ],
   async run(ctx, [name], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('lists');
     const l = await service.lists.create(await ctx.workspace(), {
       name,
       from_address: opts.fromAddress,

@@ -5,8 +5,9 @@ export default {
   verb: 'show',
   summary: 'one newsletter list with its subscriber count',
   args: ['<id>'],
+  ids: { args: { 0: 'list' } },
   async run(ctx, [id]) {
-    const service = await ctx.service();
+    const service = await ctx.parts('lists');
     const l = await service.lists.get(await ctx.workspace(), id!);
     ctx.out.result(l, () => ctx.out.record(l));
   },

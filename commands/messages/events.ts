@@ -5,8 +5,9 @@ export default {
   verb: 'events',
   summary: "one message's opens, clicks and replies, oldest first, each with what most likely caused it",
   args: ['<id>'],
+  ids: { args: { 0: 'message' } },
   async run(ctx, [id]) {
-    const service = await ctx.service();
+    const service = await ctx.parts('tracking');
     const { data } = await service.tracking.events(await ctx.workspace(), id!);
     ctx.out.result(data, () =>
       ctx.out.table(

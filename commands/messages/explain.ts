@@ -5,8 +5,9 @@ export default {
   verb: 'explain',
   summary: 'the whole life of one message in time order: arrival, suppression, each SMTP attempt, status, opens and clicks, webhooks',
   args: ['<id>'],
+  ids: { args: { 0: 'message' } },
   async run(ctx, [id]) {
-    const service = await ctx.service();
+    const service = await ctx.parts('explain');
     const r = await service.explain(await ctx.workspace(), id!);
     ctx.out.result(r, () => {
       ctx.out.line(`message ${r.id}`);

@@ -17,7 +17,7 @@ export default {
     { flags: '--offset <n>', description: 'skip this many' },
   ],
   async run(ctx, _args, opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('messages');
     const r = await service.messages.list(await ctx.workspace(), {
       status: opts.status as string | undefined,
       recipient: opts.recipient as string | undefined,

@@ -14,7 +14,7 @@ export const FILTER_OPTIONS: OptionSpec[] = [
 export async function queueFilter(ctx: Context, opts: Record<string, unknown>): Promise<QueueFilter> {
   const olderThan = opts.olderThan === undefined ? undefined : parseAge(String(opts.olderThan), '--older-than');
   const name = ctx.config().workspace;
-  const ws = name ? await (await ctx.service()).workspaces.byName(name) : undefined;
+  const ws = name ? await (await ctx.parts('workspaces')).workspaces.byName(name) : undefined;
   return {
     ...(ws ? { workspaceId: ws.id } : {}),
     ...(opts.domain ? { domain: String(opts.domain) } : {}),

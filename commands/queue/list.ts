@@ -11,7 +11,7 @@ export default {
   options: [...FILTER_OPTIONS, { flags: '--limit <n>', description: `at most this many jobs (default 100, at most ${QUEUE_LIST_MAX})` }],
   async run(ctx, _args, opts) {
     const filter = { ...(await queueFilter(ctx, opts)), limit: parseLimit(opts.limit, 100, QUEUE_LIST_MAX) };
-    const rows = await (await ctx.service()).queue.list(filter);
+    const rows = await (await ctx.parts('queue')).queue.list(filter);
     ctx.out.result(rows, () => {
       ctx.out.table(
         rows.map((r) => ({ ...r, age: age(r.age_seconds), next_attempt_at: r.next_attempt_at ?? 'now', last_error: r.last_error ?? '' })),

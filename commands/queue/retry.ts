@@ -7,6 +7,7 @@ export default {
   verb: 'retry',
   summary:
     'try queued mail again now: one message (ID), or --all that the filters match (after an outage: --all --domain D); its attempts are kept',
+  ids: { args: { 0: 'message' } },
   args: ['[id]'],
   options: [{ flags: '--all', description: 'every queued message the filters match (every one without filters)' }, ...FILTER_OPTIONS],
   async run(ctx, [id], opts) {
@@ -14,7 +15,7 @@ export default {
       throw new SvcError('usage', 'give a message ID, or --all (with --domain, --recipient, --older-than or --workspace to narrow it)');
     if (id !== undefined && (opts.domain || opts.recipient || opts.olderThan))
       throw new SvcError('usage', '--domain, --recipient and --older-than go with --all');
-    const service = await ctx.service();
+    const service = await ctx.parts('queue');
     const filter = await queueFilter(ctx, opts);
     const r =
       id !== undefined

@@ -10,7 +10,7 @@ export default {
   summary: 'the running daemon at a glance: listeners, uptime, queue, rates, faults, webhook backlog, ticks, domains (live on a terminal)',
   options: [{ flags: '--once', description: 'on a terminal too: print once and leave' }],
   async run(ctx, _args, opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('status');
     const first = await service.status.view();
     if (ctx.out.json || !ctx.io.stdout.isTTY || opts.once === true || !first.running) {
       ctx.out.result(first, () => {

@@ -13,6 +13,7 @@ export default {
   verb: 'add',
   summary: 'add a step to a sequence: sent delay-hours after the previous one (after enrolment for the first)',
   args: ['<sequence_id>'],
+  ids: { args: { 0: 'sequence' } },
   options: [
     { flags: '--position <n>', description: 'its place, from 0 (required)' },
     { flags: '--delay-hours <h>', description: 'hours after the previous step (required)' },
@@ -36,7 +37,7 @@ export default {
       body_html: await file(opts.html, '--html'),
       body_text: await file(opts.text, '--text'),
     };
-    const service = await ctx.service();
+    const service = await ctx.parts('sequences');
     const s = await service.sequences.addStep(await ctx.workspace(), sequenceId!, body);
     ctx.out.result(s, () => ctx.out.line(`added step ${s.position} (${s.id}): ${s.delay_hours} h after the previous`));
   },

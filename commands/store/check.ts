@@ -14,7 +14,7 @@ export default {
     const config = ctx.config();
     if (config.store.kind === 'postgres') {
       // Postgres keeps its own consistency: the check is that it answers with the right schema.
-      const service = await ctx.service();
+      const service = await ctx.parts();
       const report = { store: service.store.describe, ok: true, problems: [] };
       ctx.out.result(report, () => ctx.out.line(`${report.store}: schema is current; nothing else to check`));
       return 0;

@@ -12,7 +12,14 @@ export default {
   verb: 'import',
   summary: 'import subscribers from a CSV file (streamed, any size): {imported, skipped, errors}',
   args: ['<list_id>', '<file.csv>'],
-  async run(ctx, [listId, file]) {
+  ids: { args: { 0: 'list' } },
+  options: [
+    {
+      flags: '--dry-run',
+      description: 'read and check every row, write nothing: what would be imported, skipped, and new to the workspace',
+    },
+  ],
+  async run(ctx, [listId, file], opts) {
     const path = resolve(ctx.io.cwd, file!);
     let size: number;
     try {
@@ -20,7 +27,7 @@ export default {
     } catch (e) {
       throw new SvcError('usage', `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
-    const service = await ctx.service();
+    const service = await ctx.parts('lists');
     // On a terminal, a line on stderr that says how far it is: rows, rows a second, time left.
     const tty = Boolean(ctx.io.stderr.isTTY);
     const started = Date.now();
@@ -35,22 +42,38 @@ export default {
         `\r\x1b[K${rows.toLocaleString('en')} rows, ${Math.round(rate).toLocaleString('en')}/s${done ? `, ${s.toFixed(1)} s` : `, about ${Math.ceil(left)} s left`}${done ? '\n' : ''}`,
       );
     };
+    // Read when iterated, counting as it goes: a 'data' listener would start the stream flowing
+    // before the importer reads it, and what flowed by then would be lost.
     const source = () => {
       read = 0;
       const stream = createReadStream(path, { highWaterMark: 256 * 1024 });
-      stream.on('data', (c) => (read += c.length));
-      return stream as AsyncIterable<Buffer>;
+      return (async function* () {
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          read += chunk.length;
+          yield chunk;
+        }
+      })();
     };
-    const result = await service.lists.importCsv(await ctx.workspace(), listId!, source, (n) => {
-      rows = n;
-      if (tty && Date.now() - drawn >= PROGRESS_MS) {
-        drawn = Date.now();
-        draw();
-      }
-    });
+    const result = await service.lists.importCsv(
+      await ctx.workspace(),
+      listId!,
+      source,
+      (n) => {
+        rows = n;
+        if (tty && Date.now() - drawn >= PROGRESS_MS) {
+          drawn = Date.now();
+          draw();
+        }
+      },
+      { dryRun: opts.dryRun === true },
+    );
     if (tty) draw(true);
     ctx.out.result(result, () => {
-      ctx.out.line(`imported ${result.imported}, skipped ${result.skipped}`);
+      if ('dry_run' in result)
+        ctx.out.line(
+          `would import ${result.imported} (${result.new_contacts} new to the workspace), skip ${result.skipped}; --dry-run: nothing was written`,
+        );
+      else ctx.out.line(`imported ${result.imported}, skipped ${result.skipped}`);
       for (const e of result.errors ?? []) ctx.out.note(`line ${e.line}: ${e.email}: ${e.error}`);
       if (result.errors_total !== undefined) ctx.out.note(`(and ${result.errors_total - (result.errors?.length ?? 0)} more)`);
     });

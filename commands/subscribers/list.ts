@@ -5,13 +5,14 @@ export default {
   verb: 'list',
   summary: "a list's subscribers, oldest first",
   args: ['<list_id>'],
+  ids: { args: { 0: 'list' } },
   options: [
     { flags: '--status <status>', description: 'pending, active or unsubscribed only' },
     { flags: '--limit <n>', description: 'at most this many (default 100, maximum 1000)' },
     { flags: '--offset <n>', description: 'skip this many' },
   ],
   async run(ctx, [listId], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('lists');
     const r = await service.lists.subscribers(await ctx.workspace(), listId!, {
       status: opts.status as string | undefined,
       limit: opts.limit as string | undefined,

@@ -8,7 +8,7 @@ export default {
   args: ['<address>'],
   options: [{ flags: '--note <text>', description: 'why, for the list' }],
   async run(ctx, [address], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('suppressions');
     const s = await service.suppressions.add(await ctx.workspace(), address!, (opts.note as string | undefined) ?? null);
     ctx.out.result(s, () => ctx.out.line(`${s.address} is suppressed (${s.reason}, since ${s.created_at})`));
   },

@@ -13,7 +13,7 @@ export default {
     { flags: '--name <name>', description: 'their display name' },
   ],
   async run(ctx, [email], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('people');
     const ws = await ctx.workspace();
     if (typeof opts.role !== 'string') throw new SvcError('usage', 'missing --role (owner, admin or member)');
     const u = await service.people.create(

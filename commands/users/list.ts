@@ -5,7 +5,7 @@ export default {
   verb: 'list',
   summary: "the workspace's people and their roles",
   async run(ctx) {
-    const service = await ctx.service();
+    const service = await ctx.parts('people');
     const all = await service.people.list(await ctx.workspace());
     ctx.out.result(
       all.map(({ id, email, name, role, created_at, last_sign_in_at }) => ({ id, email, name, role, created_at, last_sign_in_at })),

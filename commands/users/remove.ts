@@ -6,7 +6,7 @@ export default {
   summary: 'remove a person from the workspace and end their sessions (not the last owner)',
   args: ['<email>'],
   async run(ctx, [email]) {
-    const service = await ctx.service();
+    const service = await ctx.parts('people');
     const r = await service.people.remove(await ctx.workspace(), email!);
     ctx.out.result(r, () => ctx.out.line(`removed ${r.email}`));
   },

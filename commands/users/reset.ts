@@ -6,7 +6,7 @@ export default {
   summary: "end a person's sessions and print a new one-time sign-in link (they choose a new password)",
   args: ['<email>'],
   async run(ctx, [email]) {
-    const service = await ctx.service();
+    const service = await ctx.parts('people');
     const r = await service.people.reset(await ctx.workspace(), email!);
     ctx.out.result(r, () => {
       ctx.out.line(r.sign_in_url);

@@ -8,7 +8,7 @@ export default {
   args: ['<url>'],
   options: [{ flags: '--events <list>', description: 'comma-separated events (default message.*: every message event)' }],
   async run(ctx, [url], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('webhooks');
     const e = await service.webhooks.add(await ctx.workspace(), url!, opts.events as string | undefined);
     ctx.out.result(e, () => {
       ctx.out.record(e, ['id', 'url', 'events', 'status', 'secret']);

@@ -5,6 +5,7 @@ export default {
   noun: 'webhooks',
   verb: 'deliveries',
   summary: 'the delivery log, newest first: one row per attempt',
+  ids: { options: { endpoint: 'endpoint' } },
   options: [
     { flags: '--endpoint <id>', description: 'attempts to this endpoint only' },
     { flags: '--failed', description: 'failed attempts only (no answer, or not 2xx)' },
@@ -12,7 +13,7 @@ export default {
     { flags: '--limit <n>', description: 'at most this many (default 100, maximum 1000)' },
   ],
   async run(ctx, _args, opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('webhooks');
     const rows = await service.webhooks.deliveries(await ctx.workspace(), {
       ...(opts.endpoint ? { endpoint_id: opts.endpoint as string } : {}),
       ...(opts.failed ? { failed: true } : {}),

@@ -3,10 +3,12 @@ import React from 'react';
 import { Text } from 'ink';
 import type { AttemptView } from '../../src/webhooks/webhooks.js';
 import { liveView } from '../live-view.js';
+import type { Notes } from '../follow.js';
 import { printable } from '../terminal.js';
 
-export function tailView(poll: () => Promise<AttemptView[]>, wait: () => Promise<void>, signal: AbortSignal): Promise<void> {
+export function tailView(poll: () => Promise<AttemptView[]>, wait: () => Promise<void>, signal: AbortSignal, notes: Notes): Promise<void> {
   return liveView<AttemptView>({
+    notes,
     poll,
     wait,
     signal,

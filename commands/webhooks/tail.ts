@@ -2,23 +2,24 @@ import type { CommandSpec } from '../spec.js';
 import type { AttemptView } from '../../src/webhooks/webhooks.js';
 import { parseSince } from '../time.js';
 import { follow } from '../follow.js';
+import type { Service } from '../../src/service.js';
 
 export default {
   noun: 'webhooks',
   verb: 'tail',
   summary: 'follow delivery attempts as they happen (a live view on a terminal; Ctrl-C to stop)',
+  ids: { options: { endpoint: 'endpoint' } },
   options: [
     { flags: '--endpoint <id>', description: 'attempts to this endpoint only' },
     { flags: '--failed', description: 'failed attempts only' },
     { flags: '--since <time>', description: 'start from this ISO time or age (default: now)' },
   ],
   async run(ctx, _args, opts) {
-    const service = await ctx.service();
     const ws = await ctx.workspace();
     let since = opts.since ? parseSince(opts.since as string) : new Date().toISOString();
     const seen = new Set<string>();
     /** Attempts not shown yet, oldest first. */
-    const poll = async (): Promise<AttemptView[]> => {
+    const poll = async (service: Service): Promise<AttemptView[]> => {
       const rows = await service.webhooks.deliveries(ws, {
         ...(opts.endpoint ? { endpoint_id: opts.endpoint as string } : {}),
         ...(opts.failed ? { failed: true } : {}),
@@ -34,7 +35,7 @@ export default {
       }
       return fresh;
     };
-    await follow(ctx, {
+    return follow(ctx, {
       topic: 'attempted',
       poll,
       line: (r) =>

@@ -12,7 +12,7 @@ export default {
   async run(ctx, [name], opts) {
     // Wrong usage never leaves a new, empty store behind.
     checkNewWorkspace(name!, String(opts.plan));
-    const ws = await (await ctx.service()).workspaces.create(name!, String(opts.plan));
+    const ws = await (await ctx.parts('workspaces')).workspaces.create(name!, String(opts.plan));
     ctx.out.result({ id: ws.id, name: ws.name, plan: ws.plan }, () =>
       ctx.out.line(`created workspace ${ws.name} (${ws.plan}) ${ctx.out.color.dim(ws.id)}`),
     );

@@ -12,7 +12,7 @@ export default {
   args: ['<name>'],
   options: [{ flags: '--yes', description: 'confirm: all of its data is deleted and cannot be brought back' }],
   async run(ctx, [name], opts) {
-    const service = await ctx.service();
+    const service = await ctx.parts('deletion', 'workspaces');
     const ws = await service.workspaces.byName(name!);
     if (opts.yes !== true)
       throw new SvcError(

@@ -7,7 +7,7 @@ export default {
   summary: "the workspace's plan, every quota, and for a trial the dates it turns read-only and is deleted",
   args: ['<name>'],
   async run(ctx, [name]) {
-    const w = await (await ctx.service()).workspaces.show(name!);
+    const w = await (await ctx.parts('workspaces')).workspaces.show(name!);
     ctx.out.result(w, () => {
       ctx.out.line(`${w.name} (${w.plan}), created ${w.created_at}`);
       if (w.read_only_at)

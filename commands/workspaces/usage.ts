@@ -18,7 +18,7 @@ export default {
   summary: "every quota of the workspace's plan: used, limit, window, reset time",
   args: ['<name>'],
   async run(ctx, [name]) {
-    const u = await (await ctx.service()).workspaces.usage(name!);
+    const u = await (await ctx.parts('workspaces')).workspaces.usage(name!);
     ctx.out.result(u, () => {
       ctx.out.line(`${u.workspace} (${u.plan})`);
       quotaTable(ctx, u.quotas);

@@ -61,10 +61,14 @@ const STYLE =
   'label{display:block;margin:.75rem 0 .25rem}input{font:inherit;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #555}' +
   'button{font:inherit;margin-top:1rem;padding:.5rem 1rem;cursor:pointer}.problem{border-left:.25rem solid #111;padding-left:.75rem;font-weight:bold}' +
   'table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.25rem .5rem .25rem 0;vertical-align:top}' +
-  // A wide table scrolls in its own box at 360 px rather than widen the page; check boxes sit beside their labels.
+  // A wide table scrolls in its own box at 360 px rather than widen the page, and a shadow on the
+  // side where more of it is says so (the shadows scroll with the box, the covers with its content:
+  // at either end the cover hides that side's shadow); check boxes sit beside their labels.
   '.record{border-left:.25rem solid #ccc;padding-left:.75rem;margin:1rem 0}.record h3{font-size:1rem;margin:0}.record>div{margin:.25rem 0}' +
   '.copy{display:flex;gap:.25rem}.copy input{flex:1;font-family:monospace;font-size:.8rem}.copy button{margin-top:0}meter{width:10rem}' +
-  '.wide{overflow-x:auto}label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
+  '.wide{overflow-x:auto;background:linear-gradient(to right,#fff 30%,#fff0) left/2rem 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/2rem 100% no-repeat local,' +
+  'radial-gradient(farthest-side at 0 50%,#0004,#0000) left/.75rem 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0004,#0000) right/.75rem 100% no-repeat scroll}' +
+  'label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
 
 /** `script`: the page loads /app/app.js (its live region is refreshed when mail arrives). */
 export function appPage(title: string, body: string, opts: { script?: boolean; nav?: string } = {}): string {

@@ -2,7 +2,7 @@
 // (routes/).
 //
 // Builds the REST app (DESIGN.md "Build, then listen"): serve.ts alone calls listen.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import cors from '@fastify/cors';
 import type { Service } from '../../src/service.js';
 import { registerJsonBody } from './json-body.js';
@@ -19,6 +19,8 @@ import { sequenceRoutes } from './routes/sequences.js';
 import { listLinkRoutes } from './routes/list-links.js';
 import { appRoutes } from './routes/app.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
+import { SERIALIZER_OPTIONS } from './schemas.js';
+import { validatorCompiler } from './validation.js';
 import { buildInfo } from '../../src/build-info.js';
 
 /** The web app's routes: cookies, so no CORS (spec.md "Authentication" rule 5 is the API's). */
@@ -29,6 +31,8 @@ export interface ApiOptions {
   ready?: () => boolean;
   /** More routes in the API's context, with its CORS, body parser and auth (tests). */
   routes?: (api: FastifyInstance) => void;
+  /** Sees every route as it is registered, with its schemas and config (the schema tests). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export async function buildApi(service: Service, opts: ApiOptions = {}): Promise<FastifyInstance> {
@@ -36,15 +40,15 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
   const app = Fastify({
     bodyLimit: config.bodyLimit,
     logger: false,
-    // For request schemas that run (schemas.ts): unknown fields dropped, nothing coerced. The routes
-    // documented so far leave their input to their services (checkedByService), which keep only the
-    // fields they know and answer with the spec's texts (src/send/validate.ts).
-    ajv: { customOptions: { removeAdditional: 'all', coerceTypes: false, allErrors: false } },
+    serializerOpts: SERIALIZER_OPTIONS,
     return503OnClosing: true,
     // The router's own refusals (a path parameter over 100 characters, a malformed URL) answer in
     // the API's error shape too.
     frameworkErrors,
   });
+  // Every route's request schemas run (validation.ts); a refusal is answered in errors.ts.
+  app.setValidatorCompiler(validatorCompiler());
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
   // spec.md "Authentication" rule 5: any website may call, without cookies. Not the web app
   // (/app/), which has cookies: there no CORS header is sent, so no other site reads it.
   const api = {

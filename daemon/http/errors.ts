@@ -3,6 +3,7 @@
 import { PIXEL_PATH, sendPixel } from './pixel.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSvcError } from '../../src/errors.js';
+import { refusal } from './validation.js';
 import type { Log } from '../../src/log.js';
 import type { EventLog } from '../../src/event-log.js';
 
@@ -28,7 +29,9 @@ export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: F
 }
 
 export function registerErrors(app: FastifyInstance, log: Log, events?: EventLog): void {
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler((thrown: FastifyError, req, reply) => {
+    // A request its schema refused: answered as its service would answer the same input.
+    const err = thrown.validation ? refusal(req, thrown as Parameters<typeof refusal>[1]) : thrown;
     if (isSvcError(err)) {
       // A store outage fails every request: one line a minute per kind says so, with the count.
       if (err.spec.http >= 500) {
@@ -48,7 +51,6 @@ export function registerErrors(app: FastifyInstance, log: Log, events?: EventLog
     }
     const known = err.code ? fastifyCodes[err.code] : undefined;
     if (known) return reply.code(known.status).send({ error: known.error });
-    if (err.validation) return reply.code(400).send({ error: `invalid body: ${err.message}` });
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(err.statusCode).send({ error: err.message });
     }

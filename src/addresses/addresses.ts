@@ -9,7 +9,7 @@ import type { Address } from '../model/address.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
-import { assertWritable } from '../send/pipeline.js';
+import { assertWritable } from '../workspaces/trial.js';
 
 export interface AddressView {
   id: string;

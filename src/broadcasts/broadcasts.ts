@@ -9,8 +9,7 @@ import type { DepsOf } from '../deps.js';
 import { SvcError } from '../errors.js';
 import type { Campaign, CampaignCounts } from '../model/campaign.js';
 import type { Workspace } from '../model/workspace.js';
-import { textFromHtml } from '../send/compose/text.js';
-import { assertWritable } from '../send/pipeline.js';
+import { assertWritable } from '../workspaces/trial.js';
 import { registeredSender } from '../send/sender.js';
 import { bodyText, objectBody, text } from '../lists/fields.js';
 import { sendWindows, sendQuotaError } from '../workspaces/send-quota.js';
@@ -41,6 +40,24 @@ export const campaignView = (c: Campaign, counts?: CampaignCounts) => ({
   fanned_out_at: c.fanned_out_at,
 });
 
+/** A broadcast's request, checked for shape: a subject (one line) and an HTML body, the rest optional. */
+export function broadcastInput(input: unknown) {
+  const body = objectBody(input);
+  const subject = bodyText(body, 'subject');
+  const html = bodyText(body, 'body_html');
+  if (!subject?.trim() || !html?.trim()) throw new SvcError('invalid_request', 'subject and body_html required');
+  if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject))
+    throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
+  return {
+    subject,
+    html,
+    given: bodyText(body, 'body_text'),
+    preheader: text(body, 'preheader') ?? '',
+    fromName: text(body, 'from_name'),
+    from: text(body, 'from_address'),
+  };
+}
+
 export function broadcastService({
   store,
   clock,
@@ -59,18 +76,11 @@ export function broadcastService({
     async broadcast(ws: Workspace, listId: string, input: unknown): Promise<BroadcastResult> {
       const at = clock.now();
       assertWritable(ws, at);
-      const body = objectBody(input);
+      const { subject, html, given, preheader, ...b } = broadcastInput(input);
       const list = await store.lists.get(ws.id, listId);
       if (!list) throw new SvcError('not_found', 'list not found');
-      const subject = bodyText(body, 'subject');
-      const html = bodyText(body, 'body_html');
-      if (!subject?.trim() || !html?.trim()) throw new SvcError('invalid_request', 'subject and body_html required');
-      if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject))
-        throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
-      const given = bodyText(body, 'body_text');
-      const preheader = text(body, 'preheader') ?? '';
-      const fromName = text(body, 'from_name') ?? list.from_name;
-      const from = (text(body, 'from_address') ?? list.from_address).trim().toLowerCase();
+      const fromName = b.fromName ?? list.from_name;
+      const from = (b.from ?? list.from_address).trim().toLowerCase();
       if (!from) throw new SvcError('invalid_request', 'from_address required (list has none)');
       const registered = await registeredSender(store, ws, from);
       if ('why' in registered)
@@ -87,7 +97,8 @@ export function broadcastService({
         subject,
         html,
         // Made once here (with its variables still to fill), not once per copy.
-        text: given ?? textFromHtml(html),
+        // html-to-text is loaded by a broadcast, not by every command that makes the service.
+        text: given ?? (await import('../send/compose/text.js')).textFromHtml(html),
         preheader,
         status: 'queued',
         recipients,

@@ -62,6 +62,10 @@ function greeting(host: string, port: number, ms: number): Promise<{ ok: true; l
     };
     socket.setTimeout(ms, () => done({ ok: false, why: `no answer in ${ms / 1000} s` }));
     socket.on('error', (e: NodeJS.ErrnoException) => done({ ok: false, why: e.code ?? e.message }));
+    // A peer that hangs up before a whole greeting line is a failure now, not after the timeout.
+    socket.on('close', () =>
+      done({ ok: false, why: got ? `it hung up after ${JSON.stringify(got.slice(0, 200))}` : 'it hung up without a greeting' }),
+    );
     socket.on('data', (d) => {
       got += d.toString('latin1');
       const line = got.split('\r\n')[0]!;

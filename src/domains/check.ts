@@ -3,7 +3,6 @@
 // One DNS check of a domain: the five look-ups in parallel, each evaluated by its rule, and the
 // changes against the previous check.
 import type { Domain, RecordChange, RecordCheck } from '../model/domain.js';
-import { getDomain } from 'tldts';
 import type { DnsClient } from './dns.js';
 import { countSpfLookups } from './spf-lookups.js';
 import { evaluateDkim, evaluateDmarc, evaluateMx, evaluateOwnership, evaluateSpf, type Evaluation } from './evaluate.js';
@@ -16,6 +15,8 @@ export interface CheckResult {
   passed: boolean;
   /** Whether our DKIM key is published; null when DNS did not answer (a time-out says nothing). */
   dkimPublished: boolean | null;
+  /** The records DNS gave no answer for (a time-out, a refusal, SERVFAIL), with why: not checked. */
+  unanswered: Array<{ purpose: string; reason: string }>;
 }
 
 export async function checkDomain(
@@ -36,7 +37,8 @@ export async function checkDomain(
   // domain's DMARC record when this domain has none of its own.
   const spfRecord = apex.ok ? apex.records.find((r) => /^\s*v=spf1(\s|$)/i.test(r)) : undefined;
   const lookups = spfRecord ? await countSpfLookups(spfRecord, dns) : undefined;
-  const orgDomain = getDomain(d.domain);
+  // tldts (the public-suffix list, 35 ms to load) is loaded by a check, not by every command.
+  const orgDomain = (await import('tldts')).getDomain(d.domain);
   const ownDmarc = dmarc.ok && dmarc.records.some((r) => /^\s*v=DMARC1(\s|;|$)/i.test(r));
   const org =
     !ownDmarc && orgDomain && orgDomain !== d.domain ? { domain: orgDomain, lookup: await dns.txt(`_dmarc.${orgDomain}`) } : undefined;
@@ -58,10 +60,15 @@ export async function checkDomain(
   const changes = records
     .filter((r) => before.get(r.purpose) !== r.status)
     .map((r) => ({ at, purpose: r.purpose, from: before.get(r.purpose) ?? null, to: r.status, note: r.note }));
+  const answers = { ownership, mx, spf: apex, dkim, dmarc };
   return {
     records,
     changes,
     passed: records.every((r) => passes(r.status)),
     dkimPublished: dkim.ok ? passes(evaluations.dkim.status) : null,
+    unanswered: PURPOSES.flatMap((purpose) => {
+      const l = answers[purpose];
+      return l.ok ? [] : [{ purpose, reason: l.reason }];
+    }),
   };
 }

@@ -6,8 +6,8 @@ import { mapLimit } from '../parallel.js';
 import type { Domain } from '../model/domain.js';
 import type { Workspace } from '../model/workspace.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
-import { assertWritable } from '../send/pipeline.js';
-import { checkDomain } from './check.js';
+import { assertWritable } from '../workspaces/trial.js';
+import { checkDomain, type CheckResult } from './check.js';
 import { dnsClient, type DnsClient } from './dns.js';
 import { newDkimKeyPair } from './dkim-keys.js';
 import { normalizeDomain } from './names.js';
@@ -72,7 +72,7 @@ export function domainService(
   }
 
   /** Checks the five records now and stores what was found; verifies the domain when all pass. */
-  async function check(d: Domain): Promise<{ domain: Domain; passed: boolean }> {
+  async function check(d: Domain): Promise<{ domain: Domain; passed: boolean; unanswered: CheckResult['unanswered'] }> {
     const at = clock.now().toISOString();
     const save = async (verifiedElsewhere: boolean) => {
       const r = await checkDomain(d, dns, names, verifiedElsewhere, at);
@@ -93,7 +93,7 @@ export function domainService(
         checked_at: at,
         verify: r.passed,
       });
-      return { domain: saved, passed: r.passed };
+      return { domain: saved, passed: r.passed, unanswered: r.unanswered };
     };
     const owner = await store.domains.verifiedBy(d.domain);
     try {
@@ -147,9 +147,10 @@ export function domainService(
       return view(await find(ws, name));
     },
 
-    async verify(ws: Workspace, name: string): Promise<{ view: DomainView; passed: boolean }> {
+    /** `unanswered`: the records DNS did not answer for (not checked: the caller could not tell). */
+    async verify(ws: Workspace, name: string): Promise<{ view: DomainView; passed: boolean; unanswered: CheckResult['unanswered'] }> {
       const r = await check(await find(ws, name));
-      return { view: view(r.domain), passed: r.passed };
+      return { view: view(r.domain), passed: r.passed, unanswered: r.unanswered };
     },
 
     async remove(

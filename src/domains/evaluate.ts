@@ -101,8 +101,13 @@ export function evaluateSpf(lookup: Lookup<string>, serviceDomain: string, looku
   if (all === null) return { status: 'Recommended', note: 'the SPF record has no all term; end it with -all', value: merged };
   if (/^\+?all$/i.test(all))
     return { status: 'Problem', note: `${all} lets anyone send as this domain; end the record with -all`, value: merged };
+  // The value given agrees with the note: the same record, ending with -all.
   if (all !== '-all')
-    return { status: 'Recommended', note: `${all} only marks unauthorised mail; -all makes receivers refuse it`, value: merged };
+    return {
+      status: 'Recommended',
+      note: `${all} only marks unauthorised mail; -all makes receivers refuse it`,
+      value: mergeSpf(spf, include, '-all'),
+    };
   return { status: 'Verified', note: null };
 }
 
@@ -110,7 +115,7 @@ export function evaluateSpf(lookup: Lookup<string>, serviceDomain: string, looku
  * One SPF record with our include before its all term (spec: "an existing SPF record is merged: the
  * include term goes before its all term; only one SPF record may exist").
  */
-export function mergeSpf(records: string[], include: string): string {
+export function mergeSpf(records: string[], include: string, end?: '-all'): string {
   const terms: string[] = [];
   const alls = new Set<string>();
   for (const r of records) {
@@ -120,7 +125,7 @@ export function mergeSpf(records: string[], include: string): string {
     }
   }
   // The strictest all term of the records is kept; +all (anyone may send) never is.
-  const all = ['-all', '~all', '?all'].find((a) => alls.has(a)) ?? '-all';
+  const all = end ?? ['-all', '~all', '?all'].find((a) => alls.has(a)) ?? '-all';
   return ['v=spf1', ...terms, include, all].join(' ');
 }
 

@@ -19,8 +19,7 @@ import type { Workspace } from '../model/workspace.js';
 import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party } from '../send/validate.js';
 import { parseMailbox } from '../mail/address.js';
-import { DEFAULT_PAGE, MAX_PAGE, wholeNumber } from '../messages/log.js';
-import { parseWhole, readHead } from './parse.js';
+import { DEFAULT_PAGE, MAX_PAGE, queryText, wholeNumber } from '../messages/log.js';
 
 /** CONTRACT.md `svc inbox list`: id, folder, thread_id, from, to, subject, kind, message_id, created_at (and note, size). */
 export const inboxListItem = (s: InboxSummary) => ({
@@ -65,22 +64,96 @@ export interface InboxListQuery {
   offset?: string | number | undefined;
 }
 
+const folderOf = (v: string | undefined): InboxFolder => {
+  if (v === undefined || v === '' || v === 'inbox') return 'inbox';
+  if (v === 'sent') return 'sent';
+  throw new SvcError('invalid_argument', `folder must be inbox or sent, not '${v}'`);
+};
+const kindOf = (v: string | undefined): InboxKind | undefined => {
+  if (v === undefined || v === '') return undefined;
+  if ((INBOX_KINDS as readonly string[]).includes(v)) return v as InboxKind;
+  throw new SvcError('invalid_argument', `kind must be one of ${INBOX_KINDS.join(', ')}, not '${v.replace(NO_CRLF, ' ').slice(0, 40)}'`);
+};
+const page = (q: { limit?: string | number | undefined; offset?: string | number | undefined }) => ({
+  limit: Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE),
+  offset: wholeNumber('offset', q.offset, 0, 0),
+});
+
+/** A query of one folder's items: the folder (inbox by default), a thread, a kind, a page. */
+export function itemQuery(q: InboxListQuery) {
+  const kind = kindOf(queryText('kind', q.kind));
+  const thread = queryText('thread', q.thread);
+  return {
+    folder: folderOf(queryText('folder', q.folder)),
+    ...(thread ? { thread_id: thread } : {}),
+    ...(kind ? { kind } : {}),
+    ...page(q),
+  };
+}
+
+export interface ThreadQuery {
+  limit?: string | number | undefined;
+  offset?: string | number | undefined;
+  view?: string | undefined;
+  search?: string | undefined;
+}
+
+/** A query of threads: a view (all by default), a search text, a page. */
+export function threadQuery(q: ThreadQuery) {
+  const view = queryText('view', q.view) || 'all';
+  if (!(THREAD_VIEWS as readonly string[]).includes(view))
+    throw new SvcError(
+      'invalid_argument',
+      `view must be one of ${THREAD_VIEWS.join(', ')}, not '${view.replace(NO_CRLF, ' ').slice(0, 40)}'`,
+    );
+  const search = (queryText('search', q.search) ?? '').trim();
+  if (search.length > SEARCH_MAX) throw new SvcError('invalid_argument', `search must be at most ${SEARCH_MAX} characters`);
+  return { ...page(q), view: view as ThreadView, ...(search ? { search } : {}) };
+}
+
+/** Whether one item's query asks for the message as received: raw 1 or true (0, false or empty: not). */
+export function itemOptions(q: { raw?: unknown }): { raw: boolean } {
+  const v = q.raw ?? '';
+  if (v === '1' || v === 'true') return { raw: true };
+  if (v === '' || v === '0' || v === 'false') return { raw: false };
+  throw new SvcError('invalid_argument', 'invalid query: raw must be 1, true, 0 or false');
+}
+
+/** What a mark asks: read and archived, each true or false, at least one of them. */
+export function threadMarks(body: unknown): { read?: boolean; archived?: boolean } {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b !== 'object' || Array.isArray(b)) throw new SvcError('invalid_body');
+  const marks: { read?: boolean; archived?: boolean } = {};
+  for (const field of ['read', 'archived'] as const) {
+    const v = b[field];
+    if (v === undefined) continue;
+    if (typeof v !== 'boolean') throw new SvcError('invalid_request', `${field} must be true or false`);
+    marks[field] = v;
+  }
+  if (!Object.keys(marks).length) throw new SvcError('invalid_request', 'give read or archived (true or false)');
+  return marks;
+}
+
+/** A reply's request: text or html (at least one), and a from and to that may be left to the item. */
+export function replyInput(body: unknown) {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b !== 'object' || Array.isArray(b)) throw new SvcError('invalid_body');
+  const field = (f: string): string | null => {
+    const v = b[f];
+    if (v === undefined || v === null || v === '') return null;
+    if (typeof v !== 'string') throw new SvcError('invalid_body', `invalid body: ${f} must be a string`);
+    return v;
+  };
+  const text = field('text');
+  const html = field('html');
+  const from = field('from');
+  const to = field('to');
+  if (!text && !html) throw new SvcError('invalid_request', 'a reply needs text or html');
+  return { text, html, from, to };
+}
+
 export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
   const { store } = deps;
-  const folderOf = (v: string | undefined): InboxFolder => {
-    if (v === undefined || v === '' || v === 'inbox') return 'inbox';
-    if (v === 'sent') return 'sent';
-    throw new SvcError('invalid_argument', `folder must be inbox or sent, not '${v}'`);
-  };
-  const kindOf = (v: string | undefined): InboxKind | undefined => {
-    if (v === undefined || v === '') return undefined;
-    if ((INBOX_KINDS as readonly string[]).includes(v)) return v as InboxKind;
-    throw new SvcError('invalid_argument', `kind must be one of ${INBOX_KINDS.join(', ')}, not '${v.replace(NO_CRLF, ' ').slice(0, 40)}'`);
-  };
-  const page = (q: { limit?: string | number | undefined; offset?: string | number | undefined }) => ({
-    limit: Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE),
-    offset: wholeNumber('offset', q.offset, 0, 0),
-  });
   const item = async (ws: Workspace, id: string): Promise<InboxItem> => {
     const i = await store.inbox.get(ws.id, id);
     if (!i) throw new SvcError('not_found', 'inbox item not found');
@@ -93,58 +166,31 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
   const withBodies = async (i: InboxItem): Promise<InboxItem> => {
     if (!i.raw || i.text !== null || i.html !== null) return i;
     const raw = Buffer.from(i.raw, 'base64');
+    // The parser (postal-mime) is loaded when a body is read, not by every command that makes the service.
+    const { parseWhole, readHead } = await import('./parse.js');
     const { email, problem } = await parseWhole(raw, readHead(raw));
     return { ...i, text: email?.text ?? null, html: email?.html ?? null, note: i.note ?? problem };
   };
 
   return {
     async list(ws: Workspace, q: InboxListQuery) {
-      const kind = kindOf(q.kind);
-      const r = await store.inbox.list(ws.id, {
-        folder: folderOf(q.folder),
-        ...(q.thread ? { thread_id: q.thread } : {}),
-        ...(kind ? { kind } : {}),
-        ...page(q),
-      });
+      const r = await store.inbox.list(ws.id, itemQuery(q));
       return { data: r.data.map(inboxListItem), total: r.total };
     },
     /** Threads newest activity first: `view` all (default), inbox or archived; `search` text in a sender, recipient or subject. */
-    async threads(
-      ws: Workspace,
-      q: {
-        limit?: string | number | undefined;
-        offset?: string | number | undefined;
-        view?: string | undefined;
-        search?: string | undefined;
-      },
-    ) {
-      const view = q.view === undefined || q.view === '' ? 'all' : q.view;
-      if (!(THREAD_VIEWS as readonly string[]).includes(view))
-        throw new SvcError(
-          'invalid_argument',
-          `view must be one of ${THREAD_VIEWS.join(', ')}, not '${view.replace(NO_CRLF, ' ').slice(0, 40)}'`,
-        );
-      const search = (q.search ?? '').trim();
-      if (search.length > SEARCH_MAX) throw new SvcError('invalid_argument', `search must be at most ${SEARCH_MAX} characters`);
-      return store.inbox.threads(ws.id, { ...page(q), view: view as ThreadView, ...(search ? { search } : {}) });
+    async threads(ws: Workspace, q: ThreadQuery) {
+      return store.inbox.threads(ws.id, threadQuery(q));
     },
     /**
      * Marks a thread read or unread, archived or back in the inbox, for the whole team (the inbox is
      * shared). Reading or archiving holds until new mail comes into the thread.
      */
-    async mark(ws: Workspace, threadId: string, body: { read?: unknown; archived?: unknown }) {
-      const patch: Partial<ThreadState> = {};
+    async mark(ws: Workspace, threadId: string, body: unknown) {
+      const marks = threadMarks(body);
       const at = deps.clock.now().toISOString();
-      for (const [field, key] of [
-        ['read', 'read_at'],
-        ['archived', 'archived_at'],
-      ] as const) {
-        const v = body[field];
-        if (v === undefined) continue;
-        if (typeof v !== 'boolean') throw new SvcError('invalid_request', `${field} must be true or false`);
-        patch[key] = v ? at : null;
-      }
-      if (!Object.keys(patch).length) throw new SvcError('invalid_request', 'give read or archived (true or false)');
+      const patch: Partial<ThreadState> = {};
+      if (marks.read !== undefined) patch.read_at = marks.read ? at : null;
+      if (marks.archived !== undefined) patch.archived_at = marks.archived ? at : null;
       if (!(await store.inbox.markThread(ws.id, threadId, patch))) throw new SvcError('not_found', 'thread not found');
       return { thread_id: threadId, ...patch };
     },
@@ -171,23 +217,16 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
      * Answers an item from the inbox: to its sender (or `to`), from the address it was sent to
      * (or `from`, a registered address), `Re: ` its subject, threaded with it.
      */
-    async reply(
-      ws: Workspace,
-      id: string,
-      body: { text?: unknown; html?: unknown; from?: unknown; to?: unknown },
-      key?: { id: string; prefix: string } | null,
-    ): Promise<SendResult> {
+    async reply(ws: Workspace, id: string, body: unknown, key?: { id: string; prefix: string } | null): Promise<SendResult> {
+      const { text, html, ...given } = replyInput(body);
       const original = await item(ws, id);
-      const text = typeof body.text === 'string' && body.text !== '' ? body.text : null;
-      const html = typeof body.html === 'string' && body.html !== '' ? body.html : null;
-      if (!text && !html) throw new SvcError('invalid_request', 'a reply needs text or html');
-      const address = (v: unknown, what: string, dflt: string): Party => {
-        const m = parseMailbox(typeof v === 'string' && v !== '' ? v : dflt);
+      const address = (v: string | null, what: string, dflt: string): Party => {
+        const m = parseMailbox(v ?? dflt);
         if ('error' in m) throw new SvcError('invalid_request', `invalid ${what}: ${m.error}`);
         return { name: null, address: m.address };
       };
-      const from = address(body.from, 'from', original.folder === 'sent' ? original.from : (original.to[0] ?? ''));
-      const to = address(body.to, 'to', original.folder === 'sent' ? (original.to[0] ?? '') : original.from);
+      const from = address(given.from, 'from', original.folder === 'sent' ? original.from : (original.to[0] ?? ''));
+      const to = address(given.to, 'to', original.folder === 'sent' ? (original.to[0] ?? '') : original.from);
       const subject = /^re:/i.test(original.subject) ? original.subject : `Re: ${original.subject}`.replace(NO_CRLF, ' ').slice(0, 998);
       return send(
         ws,

@@ -8,8 +8,10 @@
 // counted per client IP instead, so that many servers' bounces never share one count. The counts
 // are this daemon's (kept in memory; daemons on one Postgres each count their own): a sliding
 // window approximated by two fixed minutes, the previous one weighted by how much of it is still in
-// the window, as Cloudflare and nginx do. Memory is bounded: at most MAX_KEYS keys are counted; past
-// it the oldest minute's keys are forgotten first.
+// the window, as Cloudflare and nginx do. The previous minute's share is rounded up: just past a
+// minute's turn, messages sent a moment before it still count whole (unrounded, 3 sent in the last
+// second of a minute counted 2.99 and let a fourth through at once). Memory is bounded: at most
+// MAX_KEYS keys are counted; past it the oldest minute's keys are forgotten first.
 
 const WINDOW_MS = 60_000;
 const MAX_KEYS = 100_000;
@@ -42,7 +44,7 @@ class SlidingCounts {
   /** The messages counted in the last minute (estimated), before this one. */
   #used(c: Count, now: number): number {
     const into = (now % WINDOW_MS) / WINDOW_MS;
-    return c.current + c.previous * (1 - into);
+    return c.current + Math.ceil(c.previous * (1 - into));
   }
 
   full(key: string, now: number): boolean {

@@ -2,9 +2,10 @@
 // "Subscriber"), and how a request's fields are read and bounded.
 import { SvcError } from '../errors.js';
 import type { Random } from '../clock.js';
-import type { ListWithCount, Subscriber, SubscriberStatus, SubscriberUpdate } from '../model/list.js';
+import { SUBSCRIBER_STATUSES, type ListWithCount, type Subscriber, type SubscriberStatus, type SubscriberUpdate } from '../model/list.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
+import { wholeNumber } from '../messages/log.js';
 
 /** Text fields of a list, and a subscriber's name and tags: longer is refused. */
 const MAX_TEXT = 1000;
@@ -110,4 +111,57 @@ export function subscribeRow(
     },
     update: { name: row.name, ...(row.tags ? { tags: row.tags } : {}), updated_at: at },
   };
+}
+
+/**
+ * A list's fields in a request (create or change), checked for shape: each a short line, or a
+ * boolean. Whether the sender may send is the service's to check, with the store.
+ */
+export function listInput(body: unknown, create: boolean) {
+  const b = objectBody(body);
+  const name = text(b, 'name')?.trim();
+  if (create ? !name : name === '') throw new SvcError('invalid_request', 'name is required');
+  const fields: { name?: string; description?: string; from_name?: string; reply_to?: string; from_address?: string } = {};
+  if (name !== undefined) fields.name = name;
+  for (const f of ['description', 'from_name', 'reply_to', 'from_address'] as const) {
+    const v = text(b, f);
+    if (v !== undefined) fields[f] = v;
+  }
+  const optIn = b.double_opt_in;
+  if (optIn !== undefined && optIn !== null && typeof optIn !== 'boolean') throw invalidBody('double_opt_in must be a boolean');
+  return { ...fields, ...(typeof optIn === 'boolean' ? { double_opt_in: optIn } : {}) };
+}
+
+/** A subscriber in a request: its email (required, valid), name and tags. */
+export function subscriberInput(body: unknown) {
+  const b = objectBody(body);
+  const email = subscriberEmail(b.email);
+  return { email, name: text(b, 'name')?.trim() ?? '', tags: tagsOf(b.tags) };
+}
+
+/** Subscriber pages: the spec's default, and a maximum of ours (larger pages are cut to it). */
+export const SUBSCRIBER_PAGE = 100;
+export const SUBSCRIBER_PAGE_MAX = 1000;
+
+/** A query of a list's subscribers: a status, and a page. */
+export function subscriberQuery(q: {
+  status?: string | undefined;
+  limit?: string | number | undefined;
+  offset?: string | number | undefined;
+}) {
+  if (q.status !== undefined && !SUBSCRIBER_STATUSES.includes(q.status as SubscriberStatus)) {
+    throw new SvcError('invalid_request', `invalid query: status must be ${SUBSCRIBER_STATUSES.join(', ')}`);
+  }
+  return {
+    status: q.status as SubscriberStatus | undefined,
+    limit: Math.min(wholeNumber('limit', q.limit, SUBSCRIBER_PAGE, 1), SUBSCRIBER_PAGE_MAX),
+    offset: wholeNumber('offset', q.offset, 0, 0),
+  };
+}
+
+/** An import's body: `{csv}` with some text in it. */
+export function csvOfBody(body: unknown): string {
+  const csv = (body as { csv?: unknown } | null)?.csv;
+  if (typeof csv !== 'string' || csv.trim() === '') throw new SvcError('invalid_request', 'csv body required');
+  return csv;
 }

@@ -6,7 +6,6 @@
 // active, even on double opt-in lists; rows already on the list update the name (and tags when the
 // file has a tags column) and keep their status. Input that is not UTF-8 is refused with a clear
 // error rather than imported with mangled names.
-import { parse } from 'csv-parse';
 import { SvcError } from '../errors.js';
 import { subscribeRow, subscriberEmail } from './fields.js';
 import { upgradeUrlOf } from '../config.js';
@@ -88,6 +87,8 @@ function columnsOf(first: string[]): { header: boolean; email: number; name: num
 
 /** The rows of a CSV, valid or not, in order. */
 export async function* csvRows(source: AsyncIterable<Buffer | string>): AsyncGenerator<ImportRow | ImportError> {
+  // csv-parse is loaded by an import only, not by every command that makes the service.
+  const { parse } = await import('csv-parse');
   const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, info: true, max_record_size: MAX_RECORD });
   // A reader that stops early (the contacts check, a failure) destroys the parser: the feed stops too.
   const feed = (async () => {
@@ -217,18 +218,26 @@ export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subsc
     }
   }
 
-  return async (ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void) => {
+  /** `dryRun`: everything but the writes; the result says so and how many addresses are new to the workspace. */
+  return async (ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void, opts: { dryRun?: boolean } = {}) => {
     const limit = limitFor(ws, 'contacts');
     if (limit !== null) await checkImport(ws, source, limit);
     let imported = 0;
     let skipped = 0;
     let errorsTotal = 0;
     const errors: ImportError[] = [];
+    let fresh = 0;
     for await (const b of batches(csvRows(source()))) {
       skipped += b.errors.length;
       errorsTotal += b.errors.length;
       errors.push(...b.errors.slice(0, Math.max(0, ERRORS_SHOWN - errors.length)));
-      if (b.rows.length) {
+      if (b.rows.length && opts.dryRun) {
+        fresh += await store.subscribers.newContacts(
+          ws.id,
+          b.rows.map((r) => r.email),
+        );
+        imported += b.rows.length;
+      } else if (b.rows.length) {
         // New rows are active, even on a double opt-in list (spec.md).
         const at = now();
         const r = await store.subscribers.upsertMany(
@@ -247,6 +256,7 @@ export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subsc
       skipped,
       errors: errors.length ? errors : null,
       ...(errorsTotal > errors.length ? { errors_total: errorsTotal } : {}),
+      ...(opts.dryRun ? { dry_run: true, new_contacts: fresh } : {}),
     };
   };
 }

@@ -10,24 +10,16 @@
 import { upgradeUrlOf } from '../config.js';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
-import {
-  SUBSCRIBER_STATUSES,
-  unsubscribeUrl,
-  type ListPatch,
-  type ListWithCount,
-  type Subscriber,
-  type SubscriberStatus,
-} from '../model/list.js';
+import { unsubscribeUrl, type ListPatch, type ListWithCount, type Subscriber } from '../model/list.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
-import { invalidBody, listView, objectBody, subscribeRow, subscriberEmail, subscriberView, tagsOf, text } from './fields.js';
+import { csvOfBody, listInput, listView, subscribeRow, subscriberInput, subscriberQuery, subscriberView } from './fields.js';
 
 export { listView, subscriberView, subscriberEmail } from './fields.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
-import { assertWritable } from '../send/pipeline.js';
+import { assertWritable } from '../workspaces/trial.js';
 import type { SystemMail } from '../people/system-mail.js';
 import { registeredSender } from '../send/sender.js';
-import { wholeNumber } from '../messages/log.js';
 import { csvImporter, csvText, type CsvSource } from './import.js';
 import { keptSecret } from '../kept-secret.js';
 import { enroller } from '../sequences/enrol.js';
@@ -35,9 +27,7 @@ import { CONFIRM_DAYS, CONFIRM_KEY, CONFIRM_PATH, CONFIRM_RESEND_MS, confirmCode
 import type { SendOptions, SendResult } from '../send/pipeline.js';
 import type { SendRequest } from '../send/validate.js';
 
-/** Subscriber pages: the spec's default, and a maximum of ours (larger pages are cut to it). */
-export const SUBSCRIBER_PAGE = 100;
-export const SUBSCRIBER_PAGE_MAX = 1000;
+export { SUBSCRIBER_PAGE, SUBSCRIBER_PAGE_MAX } from './fields.js';
 export { UNSUBSCRIBE_PATH } from '../model/list.js';
 const UNSUBSCRIBE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -126,22 +116,14 @@ export function listService(
     return m.address.toLowerCase();
   }
 
-  async function patchOf(ws: Workspace, b: Record<string, unknown>): Promise<ListPatch> {
-    const patch: ListPatch = {};
-    for (const f of ['name', 'description', 'from_name', 'reply_to'] as const) {
-      const v = text(b, f);
-      if (v !== undefined) patch[f] = f === 'name' ? v.trim() : v;
-    }
-    const from = text(b, 'from_address');
-    if (from !== undefined) patch.from_address = await checkSender(ws, from);
+  /** A list's fields as stored: the sender checked against the workspace, reply_to a valid address. */
+  async function patchOf(ws: Workspace, input: ReturnType<typeof listInput>): Promise<ListPatch> {
+    const patch: ListPatch = { ...input };
+    if (input.from_address !== undefined) patch.from_address = await checkSender(ws, input.from_address);
     if (patch.reply_to) {
       const m = parseMailbox(patch.reply_to.trim());
       if ('error' in m) throw new SvcError('invalid_request', `reply_to '${patch.reply_to}' is not a valid email: ${m.error}`);
       patch.reply_to = m.address;
-    }
-    if (b.double_opt_in !== undefined && b.double_opt_in !== null) {
-      if (typeof b.double_opt_in !== 'boolean') throw invalidBody('double_opt_in must be a boolean');
-      patch.double_opt_in = b.double_opt_in;
     }
     return patch;
   }
@@ -170,9 +152,16 @@ export function listService(
   }
 
   /** A CSV import into a list of a writable workspace (import.ts). */
-  async function importInto(ws: Workspace, listId: string, source: CsvSource, progress?: (rows: number) => void) {
+  async function importInto(
+    ws: Workspace,
+    listId: string,
+    source: CsvSource,
+    progress?: (rows: number) => void,
+    opts: { dryRun?: boolean } = {},
+  ) {
     assertWritable(ws, clock.now());
     await list(ws, listId);
+    if (opts.dryRun) return importCsv(ws, listId, source, progress, opts);
     // Imported rows are active: those new to the list (after this position) join its sequences.
     const before = await store.subscribers.lastPosition(ws.id, listId);
     const result = await importCsv(ws, listId, source, progress);
@@ -196,10 +185,9 @@ export function listService(
 
     async create(ws: Workspace, body: unknown) {
       assertWritable(ws, clock.now());
-      const b = objectBody(body);
-      const name = text(b, 'name')?.trim();
-      if (!name) throw new SvcError('invalid_request', 'name is required');
-      const patch = await patchOf(ws, b);
+      const input = listInput(body, true);
+      const name = input.name!;
+      const patch = await patchOf(ws, input);
       await needsSender(patch.double_opt_in ?? false, patch.from_address ?? '');
       const at = now();
       const created = await store.lists.create({
@@ -219,10 +207,9 @@ export function listService(
 
     async update(ws: Workspace, id: string, body: unknown) {
       assertWritable(ws, clock.now());
-      const b = objectBody(body);
+      const input = listInput(body, false);
       const had = await list(ws, id);
-      const patch = await patchOf(ws, b);
-      if (patch.name === '') throw new SvcError('invalid_request', 'name is required');
+      const patch = await patchOf(ws, input);
       await needsSender(patch.double_opt_in ?? had.double_opt_in, patch.from_address ?? had.from_address);
       const updated = await store.lists.update(ws.id, id, patch, now());
       if (!updated) throw new SvcError('not_found', 'list not found');
@@ -240,23 +227,16 @@ export function listService(
       listId: string,
       q: { status?: string | undefined; limit?: string | number | undefined; offset?: string | number | undefined },
     ) {
+      const query = subscriberQuery(q);
       await list(ws, listId);
-      if (q.status !== undefined && !SUBSCRIBER_STATUSES.includes(q.status as SubscriberStatus)) {
-        throw new SvcError('invalid_request', `invalid query: status must be ${SUBSCRIBER_STATUSES.join(', ')}`);
-      }
-      const limit = Math.min(wholeNumber('limit', q.limit, SUBSCRIBER_PAGE, 1), SUBSCRIBER_PAGE_MAX);
-      const offset = wholeNumber('offset', q.offset, 0, 0);
-      const page = await store.subscribers.list(ws.id, listId, { status: q.status as SubscriberStatus | undefined, limit, offset });
+      const page = await store.subscribers.list(ws.id, listId, query);
       return { data: page.data.map(subscriberView), total: page.total };
     },
 
     /** POST subscribers: 201 with the subscriber, new or updated. */
     async subscribe(ws: Workspace, listId: string, body: unknown) {
       assertWritable(ws, clock.now());
-      const b = objectBody(body);
-      const email = subscriberEmail(b.email);
-      const name = text(b, 'name')?.trim() ?? '';
-      const tags = tagsOf(b.tags);
+      const { email, name, tags } = subscriberInput(body);
       const l = await list(ws, listId);
       const { s, update } = subscribeRow(random, ws, listId, { email, name, tags }, l.double_opt_in ? 'pending' : 'active', now());
       const r = await store.subscribers.upsert(s, update, limitFor(ws, 'contacts'));
@@ -268,9 +248,7 @@ export function listService(
 
     /** POST .../subscribers/import: `{csv}` (400 `csv body required` without one), then importCsv. */
     async importBody(ws: Workspace, listId: string, body: unknown) {
-      const csv = (body as { csv?: unknown } | null)?.csv;
-      if (typeof csv !== 'string' || csv.trim() === '') throw new SvcError('invalid_request', 'csv body required');
-      return importInto(ws, listId, csvText(csv));
+      return importInto(ws, listId, csvText(csvOfBody(body)));
     },
 
     /** A CSV import (import.ts). */

@@ -82,28 +82,38 @@ export function wholeNumber(name: string, v: string | number | undefined, dflt: 
   return n;
 }
 
+/** A text parameter of a query string: absent, or given once (a parameter given twice arrives as a list). */
+export function queryText(name: string, v: unknown): string | undefined {
+  if (v === undefined || typeof v === 'string') return v;
+  throw new SvcError('invalid_request', `invalid query: ${name} must be given once, as text`);
+}
+
+/** A message-log query as the store takes it; the query's texts for what it refuses (REST explains with it too). */
+export function messageQuery(q: ListQuery) {
+  if (q.status !== undefined && !MESSAGE_STATUSES.includes(q.status as MessageStatus)) {
+    throw new SvcError('invalid_request', `invalid query: status must be ${MESSAGE_STATUSES.join(', ')}`);
+  }
+  const messageId = queryText('messageId', q.messageId)?.trim().replace(/^<|>$/g, '') || undefined;
+  const from = queryText('from', q.from)?.trim() || undefined;
+  const since = queryText('since', q.since);
+  const until = queryText('until', q.until);
+  return {
+    status: q.status as MessageStatus | undefined,
+    recipient: queryText('recipient', q.recipient)?.trim() || undefined,
+    // Larger pages are cut to the maximum rather than refused (spec: maximum 500).
+    limit: Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE),
+    offset: wholeNumber('offset', q.offset, 0, 0),
+    ...(messageId ? { messageId } : {}),
+    ...(from ? { from } : {}),
+    ...(since ? { since } : {}),
+    ...(until ? { until } : {}),
+  };
+}
+
 export function messageLog({ store }: DepsOf<'messages'>) {
   return {
     async list(ws: Workspace, q: ListQuery) {
-      if (q.status !== undefined && !MESSAGE_STATUSES.includes(q.status as MessageStatus)) {
-        throw new SvcError('invalid_request', `invalid query: status must be ${MESSAGE_STATUSES.join(', ')}`);
-      }
-      // Larger pages are cut to the maximum rather than refused (spec: maximum 500).
-      const limit = Math.min(wholeNumber('limit', q.limit, DEFAULT_PAGE, 1), MAX_PAGE);
-      const offset = wholeNumber('offset', q.offset, 0, 0);
-      const recipient = q.recipient?.trim() || undefined;
-      const messageId = q.messageId?.trim().replace(/^<|>$/g, '') || undefined;
-      const from = q.from?.trim() || undefined;
-      const r = await store.messages.list(ws.id, {
-        status: q.status as MessageStatus | undefined,
-        recipient,
-        limit,
-        offset,
-        ...(messageId ? { messageId } : {}),
-        ...(from ? { from } : {}),
-        ...(q.since ? { since: q.since } : {}),
-        ...(q.until ? { until: q.until } : {}),
-      });
+      const r = await store.messages.list(ws.id, messageQuery(q));
       return { data: r.data.map(messageListItem), total: r.total };
     },
 

@@ -15,6 +15,12 @@ export interface WebhookEndpoint {
   failing_since: string | null;
   created_at: string;
   secret_rotated_at: string | null;
+  /**
+   * The secret before the last rotation, still signing (X-Svc-Signature-Previous) until
+   * previous_secret_until, so that a receiver can move to the new one without losing a delivery.
+   */
+  previous_secret: string | null;
+  previous_secret_until: string | null;
 }
 
 /** One event on its way to one endpoint: retried until delivered or out of attempts. */

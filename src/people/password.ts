@@ -2,8 +2,10 @@
 // OWASP's recommendation), verified in the library's constant time. A sign-in for an email with no
 // account (or no password yet) is checked against a hash all the same, so that the time taken does
 // not tell which emails have accounts.
-import { hash, verify } from '@node-rs/argon2';
 import { SvcError } from '../errors.js';
+
+/** Loaded on first use: a native module that every command would otherwise load to start. */
+const argon2 = () => import('@node-rs/argon2');
 
 export const PASSWORD_MIN = 10;
 /** Longer inputs are refused before hashing: a megabyte "password" must not cost the daemon more than a short one. */
@@ -19,7 +21,7 @@ export function passwordProblem(password: string): string | null {
 export async function hashPassword(password: string): Promise<string> {
   const why = passwordProblem(password);
   if (why) throw new SvcError('invalid_argument', why);
-  return hash(password);
+  return (await argon2()).hash(password);
 }
 
 /** A hash of a password nobody has, with the same cost parameters: checked when there is no account. */
@@ -28,6 +30,7 @@ const NOBODY = '$argon2id$v=19$m=19456,t=2,p=1$/H2nyaBv+E6I5ElCfUfgLQ$Fkc8RYh5NB
 /** Whether `password` is the one of `stored`; with no stored hash, false after the same work. */
 export async function passwordMatches(stored: string | null, password: string): Promise<boolean> {
   if (password.length > PASSWORD_MAX) return false;
+  const { verify } = await argon2();
   if (!stored) {
     await verify(NOBODY, password).catch(() => false);
     return false;

@@ -9,7 +9,7 @@ import type { DepsOf } from '../deps.js';
 import { parseMailbox } from '../mail/address.js';
 import { ROLES, SIGN_IN_LINK_HOURS, type Member, type Role } from '../model/person.js';
 import type { Workspace } from '../model/workspace.js';
-import { assertWritable } from '../send/pipeline.js';
+import { assertWritable } from '../workspaces/trial.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
 import type { SystemMail } from './system-mail.js';
 

@@ -21,7 +21,7 @@ import type { Workspace } from '../model/workspace.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
 import { inboxWindows, sendQuotaError, sendWindows, windowsOfToday } from '../workspaces/send-quota.js';
-import { trialDates } from '../workspaces/trial.js';
+import { assertWritable } from '../workspaces/trial.js';
 import type { Party, SendRequest } from './validate.js';
 
 export interface SendResult {
@@ -80,17 +80,6 @@ export const JOB_RECIPIENTS = 100;
  * every slot's job to end (measured: 3,150 copies went first with jobs of 100; README).
  */
 export const LIST_JOB_RECIPIENTS = 20;
-
-/** spec.md "Limits": after 7 days a trial workspace is read-only (workspaces/trial.ts). */
-export function assertWritable(ws: Workspace, now: Date): void {
-  const dates = trialDates(ws);
-  if (dates && now.getTime() >= Date.parse(dates.read_only_at)) {
-    throw new SvcError(
-      'forbidden',
-      `the trial of workspace '${ws.name}' ended on ${dates.read_only_at}: it is read-only until it moves to a plan`,
-    );
-  }
-}
 
 export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains' | 'addresses'>) {
   const { store, clock, random } = deps;

@@ -8,7 +8,7 @@ import { SvcError } from '../errors.js';
 import type { SequenceStep, SequenceWithCount } from '../model/sequence.js';
 import type { Workspace } from '../model/workspace.js';
 import { bodyText, invalidBody, objectBody, text } from '../lists/fields.js';
-import { assertWritable } from '../send/pipeline.js';
+import { assertWritable } from '../workspaces/trial.js';
 
 /** A step's subject is one header line. */
 const MAX_SUBJECT = 998;
@@ -47,6 +47,33 @@ const wholeNumber = (b: Record<string, unknown>, field: string, max: number): nu
 
 const body = (b: Record<string, unknown>, field: string): string => bodyText(b, field) ?? '';
 
+/** A sequence's request, checked for shape: a name, a list id, the trigger. */
+export function sequenceInput(input: unknown) {
+  const b = objectBody(input);
+  const name = text(b, 'name')?.trim();
+  if (!name) throw new SvcError('invalid_request', 'name is required');
+  const listId = text(b, 'list_id')?.trim();
+  if (!listId) throw new SvcError('invalid_request', 'list_id is required');
+  const trigger = text(b, 'trigger') ?? 'subscribe';
+  if (trigger !== 'subscribe') throw new SvcError('invalid_request', "trigger must be 'subscribe' (the only trigger)");
+  return { name, listId, trigger: 'subscribe' as const };
+}
+
+/** A step's request, checked for shape: a subject (one line), its position and delay, a body. */
+export function stepInput(input: unknown) {
+  const b = objectBody(input);
+  const subject = body(b, 'subject');
+  if (!subject.trim()) throw new SvcError('invalid_request', 'subject is required');
+  if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject))
+    throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
+  const position = wholeNumber(b, 'position', 10_000);
+  const delay = wholeNumber(b, 'delay_hours', MAX_DELAY_HOURS);
+  const html = body(b, 'body_html');
+  const textBody = body(b, 'body_text');
+  if (!html.trim() && !textBody.trim()) throw new SvcError('invalid_request', 'body_html or body_text is required');
+  return { subject, position, delay, html, textBody };
+}
+
 export function sequenceService({ store, clock, random, bus }: DepsOf<'sequences' | 'lists'>) {
   const now = () => clock.now().toISOString();
   async function sequence(ws: Workspace, id: string): Promise<SequenceWithCount> {
@@ -65,13 +92,7 @@ export function sequenceService({ store, clock, random, bus }: DepsOf<'sequences
     /** POST /sequences: 201. Subscribers active before it are not enrolled: only those who become active after. */
     async create(ws: Workspace, input: unknown) {
       assertWritable(ws, clock.now());
-      const b = objectBody(input);
-      const name = text(b, 'name')?.trim();
-      if (!name) throw new SvcError('invalid_request', 'name is required');
-      const listId = text(b, 'list_id')?.trim();
-      if (!listId) throw new SvcError('invalid_request', 'list_id is required');
-      const trigger = text(b, 'trigger') ?? 'subscribe';
-      if (trigger !== 'subscribe') throw new SvcError('invalid_request', "trigger must be 'subscribe' (the only trigger)");
+      const { name, listId, trigger } = sequenceInput(input);
       if (!(await store.lists.get(ws.id, listId))) throw new SvcError('not_found', 'list not found');
       const at = now();
       return sequenceView(
@@ -97,17 +118,8 @@ export function sequenceService({ store, clock, random, bus }: DepsOf<'sequences
     /** POST /sequences/:id/steps: 201. Applies to enrolled subscribers who have not passed its position. */
     async addStep(ws: Workspace, id: string, input: unknown) {
       assertWritable(ws, clock.now());
-      const b = objectBody(input);
+      const { subject, position, delay, html, textBody } = stepInput(input);
       await sequence(ws, id);
-      const subject = body(b, 'subject');
-      if (!subject.trim()) throw new SvcError('invalid_request', 'subject is required');
-      if (subject.length > MAX_SUBJECT || /[\r\n]/.test(subject))
-        throw new SvcError('invalid_request', `subject must be one line of at most ${MAX_SUBJECT} characters`);
-      const position = wholeNumber(b, 'position', 10_000);
-      const delay = wholeNumber(b, 'delay_hours', MAX_DELAY_HOURS);
-      const html = body(b, 'body_html');
-      const textBody = body(b, 'body_text');
-      if (!html.trim() && !textBody.trim()) throw new SvcError('invalid_request', 'body_html or body_text is required');
       const step = await store.sequences.addStep({
         id: random.uuid(),
         sequence_id: id,

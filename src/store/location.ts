@@ -20,6 +20,12 @@ export interface PostgresLocation {
   fenceMs?: { api: number; relay: number };
 }
 
+/**
+ * A file store's data file: a directory holding it is a store (commands that must not make one
+ * look for it). Here, beside the location, so that finding a store loads none of the file store.
+ */
+export const DATA_FILE = 'svc.json';
+
 export type StoreLocation =
   { kind: 'file'; dir: string; /** Encrypts DKIM private keys in svc.json. */ encryptionKey?: Buffer } | PostgresLocation;
 

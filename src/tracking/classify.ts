@@ -57,10 +57,17 @@ function kind(groups: Group[]): Kind {
   };
 }
 
-const LISTS = { proxy: kind(SOURCE_LIST.proxy), prefetch: kind(SOURCE_LIST.prefetch), scanner: kind(SOURCE_LIST.scanner) };
-
-type Kinds<T> = Record<keyof typeof LISTS, T>;
-const KINDS = Object.keys(LISTS) as Array<keyof typeof LISTS>;
+type KindName = 'proxy' | 'prefetch' | 'scanner';
+type Kinds<T> = Record<KindName, T>;
+const KINDS: KindName[] = ['proxy', 'prefetch', 'scanner'];
+/**
+ * The lists' ranges, made on the first hit: about 6 ms of BlockList building that every process
+ * importing the service paid at start (a command-line `svc keys list` included) is paid only by one
+ * that classifies.
+ */
+let made: Kinds<Kind> | undefined;
+const lists = (): Kinds<Kind> =>
+  (made ??= { proxy: kind(SOURCE_LIST.proxy), prefetch: kind(SOURCE_LIST.prefetch), scanner: kind(SOURCE_LIST.scanner) });
 
 /**
  * What an address or an agent is, remembered: a BlockList check costs about 2 µs and an agent is
@@ -85,9 +92,10 @@ function remembered<T>(compute: (key: string) => T): (key: string) => T {
 /** The address's family and, per kind, the group whose ranges hold it: "Name (address)", or null. */
 const byAddress = remembered((ip: string) => {
   const family = isIPv4(ip) ? 'ipv4' : isIPv6(ip) ? 'ipv6' : null;
-  const named = (name: keyof typeof LISTS) => {
-    if (!family || !LISTS[name].ranges.check(ip, family)) return null;
-    return `${LISTS[name].groups.find((g) => g.ranges.check(ip, family))!.name} (address)`;
+  const named = (name: KindName) => {
+    const list = lists()[name];
+    if (!family || !list.ranges.check(ip, family)) return null;
+    return `${list.groups.find((g) => g.ranges.check(ip, family))!.name} (address)`;
   };
   return Object.fromEntries(KINDS.map((k) => [k, named(k)])) as Kinds<string | null>;
 });
@@ -95,15 +103,15 @@ const byAddress = remembered((ip: string) => {
 /** Per kind, the first group one of whose agents the user agent contains: "Name (agent)", or null. */
 const byAgent = remembered((userAgent: string) => {
   const ua = userAgent.toLowerCase();
-  const named = (name: keyof typeof LISTS) => {
-    const g = LISTS[name].groups.find((x) => x.agents.some((a) => ua.includes(a)));
+  const named = (name: KindName) => {
+    const g = lists()[name].groups.find((x) => x.agents.some((a) => ua.includes(a)));
     return g ? `${g.name} (agent)` : null;
   };
   return Object.fromEntries(KINDS.map((k) => [k, named(k)])) as Kinds<string | null>;
 });
 
 /** The group of this kind the request came from, by its agent first, then by its address. */
-function find(name: keyof typeof LISTS, ip: string | null, ua: string | null): string | null {
+function find(name: KindName, ip: string | null, ua: string | null): string | null {
   return (ua ? byAgent(ua)[name] : null) ?? (ip ? byAddress(ip)[name] : null);
 }
 

@@ -28,7 +28,12 @@ export async function deliverOnce(
 ): Promise<{ attempt: WebhookAttempt; result: SendResult }> {
   const now = deps.clock.now();
   const body = webhookBody(d.event, d.payload, now);
-  const result = await sender.post(endpoint.url, webhookHeaders(d.event, endpoint.secret, body), body);
+  // In a rotation's grace the previous secret signs too, in its own header.
+  const previous =
+    endpoint.previous_secret && endpoint.previous_secret_until && now.toISOString() < endpoint.previous_secret_until
+      ? endpoint.previous_secret
+      : null;
+  const result = await sender.post(endpoint.url, webhookHeaders(d.event, endpoint.secret, body, previous), body);
   const attempt: WebhookAttempt = {
     id: deps.random.uuid(),
     workspace_id: endpoint.workspace_id,

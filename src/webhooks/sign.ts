@@ -1,5 +1,7 @@
 // The signed request of spec.md "Events": the JSON body, and X-Svc-Signature = sha256= + the
-// lowercase hex HMAC-SHA256 of the raw body keyed with the endpoint's secret.
+// lowercase hex HMAC-SHA256 of the raw body keyed with the endpoint's secret. For a grace period
+// after a rotation (svc webhooks rotate-secret --grace), X-Svc-Signature-Previous carries the same
+// signature made with the secret before it, so a receiver still checking the old secret accepts it.
 import { createHmac } from 'node:crypto';
 import type { Random } from '../clock.js';
 
@@ -15,11 +17,12 @@ export function webhookBody(event: string, payload: Record<string, unknown>, now
   return JSON.stringify({ event, timestamp: Math.floor(now.getTime() / 1000), ...payload });
 }
 
-export function webhookHeaders(event: string, secret: string, body: string): Record<string, string> {
+export function webhookHeaders(event: string, secret: string, body: string, previous: string | null = null): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
     'x-svc-event': event,
     'x-svc-signature': signature(secret, body),
+    ...(previous ? { 'x-svc-signature-previous': signature(previous, body) } : {}),
   };
 }

@@ -12,8 +12,8 @@ import { newSecret } from './sign.js';
 import { deliverOnce } from './dispatch.js';
 import { mapLimit } from '../parallel.js';
 
-/** An endpoint as shown: never its secret. */
-const endpointView = ({ secret: _secret, workspace_id: _ws, ...view }: WebhookEndpoint) => view;
+/** An endpoint as shown: never its secret, nor the one before it (until when that still signs is shown). */
+const endpointView = ({ secret: _secret, previous_secret: _previous, workspace_id: _ws, ...view }: WebhookEndpoint) => view;
 export type EndpointView = ReturnType<typeof endpointView>;
 
 /** A row of the delivery log as shown (`svc webhooks deliveries`): the payload stays inside. */
@@ -49,6 +49,19 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
   /** Sends each (one sender, a few at a time) and logs every attempt. */
   type Replayed = Pick<WebhookAttempt, 'event' | 'event_id' | 'message_id' | 'payload'> &
     Partial<Pick<WebhookAttempt, 'job_id' | 'attempt'>>;
+  /** Each event's latest attempt to each endpoint still there, since `since`, where it failed; oldest first. */
+  async function failed(ws: Workspace, since: string) {
+    const recent = await store.webhooks.attempts(ws.id, { since, limit: 100_000 });
+    const latest = new Map<string, WebhookAttempt>();
+    for (const a of recent) if (!latest.has(`${a.endpoint_id}\0${a.event_id}`)) latest.set(`${a.endpoint_id}\0${a.event_id}`, a);
+    const failing = [...latest.values()].filter((a) => !a.ok).reverse();
+    const endpoints = new Map((await store.endpoints.listByWorkspace(ws.id)).map((e) => [e.id, e]));
+    return failing.flatMap((a) => {
+      const e = endpoints.get(a.endpoint_id);
+      return e ? [{ endpoint: e, from: a, kind: 'replay' as const }] : [];
+    });
+  }
+
   async function sendAll(
     ws: Workspace,
     items: Array<{ endpoint: WebhookEndpoint; from: Replayed; kind: 'replay' | 'test' }>,
@@ -102,6 +115,8 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
         failing_since: null,
         created_at: clock.now().toISOString(),
         secret_rotated_at: null,
+        previous_secret: null,
+        previous_secret_until: null,
       });
       return { ...endpointView(e), secret: e.secret };
     },
@@ -118,10 +133,20 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
     async enable(ws: Workspace, id: string): Promise<EndpointView> {
       return endpointView(await update(ws, id, { status: 'enabled', disabled_reason: null }));
     },
-    /** A new secret, shown once; the old one stops signing at once. */
-    async rotateSecret(ws: Workspace, id: string) {
-      const e = await update(ws, id, { secret: newSecret(random), secret_rotated_at: clock.now().toISOString() });
-      return { id: e.id, secret: e.secret, secret_rotated_at: e.secret_rotated_at };
+    /**
+     * A new secret, shown once. The old one goes on signing, in X-Svc-Signature-Previous, for
+     * `graceMs` (0: it stops at once), so that receivers can be moved to the new one in that time.
+     */
+    async rotateSecret(ws: Workspace, id: string, graceMs = 0) {
+      const now = clock.now();
+      const old = await endpoint(ws, id);
+      const e = await update(ws, id, {
+        secret: newSecret(random),
+        secret_rotated_at: now.toISOString(),
+        previous_secret: graceMs > 0 ? old.secret : null,
+        previous_secret_until: graceMs > 0 ? new Date(now.getTime() + graceMs).toISOString() : null,
+      });
+      return { id: e.id, secret: e.secret, secret_rotated_at: e.secret_rotated_at, previous_secret_until: e.previous_secret_until };
     },
     async deliveries(ws: Workspace, q: AttemptQuery): Promise<AttemptView[]> {
       if (q.endpoint_id) await endpoint(ws, q.endpoint_id);
@@ -148,17 +173,12 @@ export function webhookService(deps: DepsOf<'endpoints' | 'webhooks'>) {
      * Every event whose latest attempt since `since` failed, once per endpoint (an event that
      * failed five times is sent once; one delivered since is left alone).
      */
+    /** What `replayFailed` would send: the latest attempt of each event to each endpoint since `since`, where it failed. */
+    async failedSince(ws: Workspace, since: string): Promise<AttemptView[]> {
+      return (await failed(ws, since)).map((i) => attemptView(i.from));
+    },
     async replayFailed(ws: Workspace, since: string): Promise<AttemptView[]> {
-      const recent = await store.webhooks.attempts(ws.id, { since, limit: 100_000 });
-      const latest = new Map<string, WebhookAttempt>();
-      for (const a of recent) if (!latest.has(`${a.endpoint_id}\0${a.event_id}`)) latest.set(`${a.endpoint_id}\0${a.event_id}`, a);
-      const failed = [...latest.values()].filter((a) => !a.ok).reverse();
-      const endpoints = new Map((await store.endpoints.listByWorkspace(ws.id)).map((e) => [e.id, e]));
-      const items = failed.flatMap((a) => {
-        const e = endpoints.get(a.endpoint_id);
-        return e ? [{ endpoint: e, from: a, kind: 'replay' as const }] : [];
-      });
-      return sendAll(ws, items);
+      return sendAll(ws, await failed(ws, since));
     },
   };
 }

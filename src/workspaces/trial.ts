@@ -2,6 +2,7 @@
 // further 30 days without a plan the data is deleted, after three warning emails"). The dates follow
 // from the workspace's creation alone, so every daemon and command agrees on them without a write;
 // moving to a plan stops the countdown (a plan has no dates).
+import { SvcError } from '../errors.js';
 import type { Workspace } from '../model/workspace.js';
 
 export const TRIAL_DAYS = 7;
@@ -29,4 +30,15 @@ export function trialDates(ws: Pick<Workspace, 'plan' | 'created_at'>): TrialDat
     delete_at: new Date(del).toISOString(),
     warnings: TRIAL_WARNING_DAYS.map((d) => new Date(del - d * DAY_MS).toISOString()),
   };
+}
+
+/** spec.md "Limits": after 7 days a trial workspace is read-only. */
+export function assertWritable(ws: Workspace, now: Date): void {
+  const dates = trialDates(ws);
+  if (dates && now.getTime() >= Date.parse(dates.read_only_at)) {
+    throw new SvcError(
+      'forbidden',
+      `the trial of workspace '${ws.name}' ended on ${dates.read_only_at}: it is read-only until it moves to a plan`,
+    );
+  }
 }

@@ -5,6 +5,7 @@ import type { DepsOf } from '../deps.js';
 import { parsePlan, PLAN_LIMITS, type Plan } from '../model/workspace.js';
 import { inboxWindows, sendWindows } from './send-quota.js';
 import { trialDates } from './trial.js';
+import { selectWorkspace, workspaceByName } from './select.js';
 
 // A short name: it is the `tenant` of GET /me and what operators type after --workspace.
 const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -21,11 +22,7 @@ export function workspaceService({
   clock,
   random,
 }: DepsOf<'workspaces' | 'usage' | 'domains' | 'addresses' | 'subscribers' | 'people' | 'inbox'>) {
-  async function byName(name: string): Promise<Workspace> {
-    const ws = await store.workspaces.getByName(name);
-    if (!ws) throw new SvcError('not_found', `workspace '${name}' not found`);
-    return ws;
-  }
+  const byName = (name: string) => workspaceByName(store.workspaces, name);
 
   async function quotas(ws: Workspace) {
     const now = clock.now();
@@ -106,20 +103,8 @@ export function workspaceService({
       };
     },
 
-    /**
-     * The workspace a workspace-scoped command works on: the one named, or the only one there is.
-     */
-    async select(name: string | undefined): Promise<Workspace> {
-      if (name !== undefined) return byName(name);
-      const all = await store.workspaces.list();
-      if (all.length === 1) return all[0]!;
-      throw new SvcError(
-        'usage',
-        all.length === 0
-          ? 'no workspace yet: create one with `svc workspaces create NAME`'
-          : `--workspace is required (${all.length} workspaces exist)`,
-      );
-    },
+    /** The workspace a workspace-scoped command works on: the one named, or the only one there is. */
+    select: (name: string | undefined) => selectWorkspace(store.workspaces, name),
   };
 }
 

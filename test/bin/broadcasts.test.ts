@@ -1,7 +1,8 @@
 // `svc broadcasts` through the real binary beside a running daemon: send (bodies from files), list,
-// show, watch (NDJSON until the campaign is sent), cancel, and the exit codes of bad input. Then a
-// daemon killed in the middle of a 20,000-copy fan-out: after a restart every active subscriber has
-// exactly one copy record (none lost, none doubled). Both backends where it matters.
+// show, watch (NDJSON until the campaign is sent; on a terminal a live view, coloured but for
+// NO_COLOR), cancel, and the exit codes of bad input. Then a daemon killed in the middle of a
+// 20,000-copy fan-out: after a restart every active subscriber has exactly one copy record (none
+// lost, none doubled). Both backends where it matters.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { svc, json, serve, cliSender } from '../helpers/cli.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { COLOUR, noTerminal, onTerminal, unescaped } from '../helpers/terminal.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl } from '../helpers/pg.js';
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
@@ -79,6 +81,18 @@ for (const backend of backends) {
     assert.equal(s.received.length, 3);
     const plain = await svc([...base, 'broadcasts', 'watch', sent.campaign_id]);
     assert.match(plain.stdout, /^\d\d:\d\d:\d\d {2}sent {2}3\/3 \(100%\) {2}sent 3 {2}bounced 0/);
+    if (backend === 'file' && !noTerminal) {
+      // On a terminal: the live view, coloured unless NO_COLOR is set; a sent campaign ends it (exit 0).
+      const onScreen = (env: Record<string, string>) => onTerminal({ args: [...base, 'broadcasts', 'watch', sent.campaign_id], env });
+      const coloured = await onScreen({});
+      assert.equal(coloured.code, 0, coloured.out);
+      assert.match(unescaped(coloured.out), /100% · 3\/3 · sent/);
+      assert.match(coloured.out, COLOUR, 'colour on a terminal');
+      const bare = await onScreen({ NO_COLOR: '1' });
+      assert.equal(bare.code, 0, bare.out);
+      assert.match(unescaped(bare.out), /sent 3 · bounced 0/);
+      assert.doesNotMatch(bare.out, COLOUR, 'no colour with NO_COLOR');
+    }
 
     const shown = json(await svc([...base, 'broadcasts', 'show', sent.campaign_id, '--json']));
     assert.deepEqual([shown.status, shown.recipients, shown.copies, shown.counts.sent, shown.subject], ['sent', 3, 3, 3, 'June news']);

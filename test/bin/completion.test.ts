@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { svc } from '../helpers/cli.js';
+import { SVC, svc } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 const has = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
@@ -34,6 +34,23 @@ test('bash completion: nouns, verbs, command and global options', { skip: has('b
   assert.ok(complete('svc', 'queue', 'retry', '--').includes('--store'), 'global options too');
   assert.deepEqual(complete('svc', 'init', '--ye'), ['--yes']);
   assert.ok(complete('svc', 'serve', '--metrics-').includes('--metrics-port'));
+  // Domain names, from the store named on the line (svc itself on PATH as the first word).
+  const dir = await tmpDir(t);
+  await svc(['--store', `file:${dir}`, 'workspaces', 'create', 'acme', '--plan', 'scale']);
+  await svc(['--store', `file:${dir}`, 'domains', 'add', 'example.test']);
+  await svc(['--store', `file:${dir}`, 'domains', 'add', 'example2.test']);
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'svc'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(SVC)} "$@"\n`, { mode: 0o755 });
+  const names = spawnSync(
+    'bash',
+    [
+      '-c',
+      `PATH=${JSON.stringify(bin)}:$PATH; source ${JSON.stringify(file)}; COMP_WORDS=(svc domains verify ex --store file:${dir}); COMP_CWORD=3; _svc; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    ],
+    { encoding: 'utf8' },
+  );
+  assert.deepEqual(names.stdout.trim().split('\n').sort(), ['example.test', 'example2.test'], names.stderr);
 });
 
 test('zsh and fish completion scripts parse in their shells; an unknown shell is exit 2', async () => {

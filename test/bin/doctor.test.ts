@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { svc, json } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -82,9 +83,14 @@ test('svc doctor --probe-domain connects to an MX on the delivery port; a store 
   const open = await probe(s.port);
   assert.equal(open.status, 'pass', open.detail);
   assert.match(open.detail, /mx\.rcpt\.test:\d+ \(MX of rcpt\.test\) greets: 220 /);
-  await s.stop();
-  const closed = await probe(s.port);
+  // A port that answers and hangs up without a greeting (a stopped sink's port could be taken by
+  // another test's server before the probe gets there): a failure at once, not after the timeout.
+  const mute = createServer((c) => c.end());
+  await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+  t.after(() => mute.close());
+  const closed = await probe((mute.address() as AddressInfo).port);
   assert.equal(closed.status, 'fail');
+  assert.match(closed.detail, /hung up without a greeting/);
   assert.match(closed.fix!, /smarthost/);
   const none = await svc(['--store', `file:${join(dir, 'nowhere')}`, 'doctor']);
   assert.equal(none.code, 1);

@@ -109,6 +109,17 @@ test('--wait polls until the records appear', async (t) => {
   assert.equal((await svc([...base, 'domains', 'verify', 'missing.test', '--wait', 'soon'])).code, 2);
 });
 
+test('a DNS server that does not answer is exit 1 (could not check), not 3 (checked, not yet)', async (t) => {
+  const { base } = await setup(t);
+  json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
+  // Port 9 (discard) on loopback: nothing answers DNS there.
+  const dead = base.map((a, i) => (base[i - 1] === '--dns-server' ? '127.0.0.1:9' : a));
+  const r = await svc([...dead, 'domains', 'verify', 'good.test', '--dns-timeout', '300', '--json']);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /good\.test: could not check ownership, mx, spf, dkim, dmarc: /);
+  assert.equal(JSON.parse(r.stdout).status, 'pending', 'the document is printed all the same');
+});
+
 test('--watch re-runs the checks until all five pass', async (t) => {
   const { dns, base } = await setup(t);
   const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));

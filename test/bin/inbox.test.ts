@@ -107,7 +107,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.equal(lines.length, 1, 'only what arrived after watching began');
     assert.match(lines[0]!, / mail +jane@rcpt\.test "Watched" /);
     watch.kill('SIGINT');
-    assert.equal(await new Promise((res) => watch.once('exit', (code) => res(code))), 0);
+    assert.equal(await new Promise((res) => watch.once('exit', (code) => res(code))), 130, 'Ctrl-C: 130');
 
     // delete: beside the running daemon (over its admin socket); an unknown id exits 1, a Sent copy 2.
     const watched = json(await svc([...base, 'inbox', 'list', '--json']))[0];

@@ -3,11 +3,11 @@
 // command never makes a store; a misspelt SVC_* variable is said once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { svc, json, SVC } from '../helpers/cli.js';
+import { svc, json } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { noTerminal, onTerminal } from '../helpers/terminal.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
 
 type Row = { setting: string; value: string | null; source: string | null };
@@ -88,7 +88,7 @@ test('a config file that is wrong is one line and exit 2: bad TOML, an unknown k
   const cases: [string, RegExp][] = [
     ['service-domain = "unterminated\n', /svc\.toml is not valid TOML at line 1/],
     ['service_domain = "a.example"\n', /unknown setting 'service_domain' \(did you mean service-domain\?\)/],
-    ['api-port = 70000\n', /invalid --api-port '70000'/],
+    ['api-port = 70000\n', /invalid api-port \(config file\) '70000'/],
   ];
   for (const [body, re] of cases) {
     writeFileSync(file, body);
@@ -121,34 +121,21 @@ test('a command that only reads never makes a store: a missing one is one line a
 });
 
 // A terminal: script(1) gives svc init a pseudo-terminal; the answers are typed ahead.
-const script = spawnSync('script', ['--version']).status === 0;
 test(
   'svc init on a terminal asks, in order, with defaults that follow the answers; a wrong answer is asked again',
-  { skip: script ? false : 'script(1) from util-linux is not installed' },
+  { skip: noTerminal },
   async (t) => {
     const cwd = await tmpDir(t);
     const answers =
       ['mail.example.org', '', 'ftp://nowhere', 'https://mail.example.org', 'smtp://relay.example.org:587', ''].join('\n') + '\n';
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'dumb' };
-    for (const k of Object.keys(env)) if (k.startsWith('SVC_')) delete env[k];
-    const out = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-      const child = spawn('script', ['-qec', `${JSON.stringify(process.execPath)} ${JSON.stringify(SVC)} init`, '/dev/null'], {
-        cwd,
-        env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let text = '';
-      child.stdout.on('data', (d) => (text += d));
-      child.stderr.on('data', (d) => (text += d));
-      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        resolve({ code, text });
-      });
-      child.stdin.end(answers);
+    const session = await onTerminal({
+      args: ['init'],
+      cwd,
+      env: { NO_COLOR: '1', TERM: 'dumb' },
+      typedAhead: answers,
+      deadlineMs: 30_000,
     });
-    assert.equal(out.code, 0, out.text);
+    assert.equal(session.code, 0, session.out);
     for (const q of [
       /Service domain .*\[svc\.localhost\]: /,
       /MX host .*\[mx\.mail\.example\.org\]: /,
@@ -157,7 +144,7 @@ test(
       /Outbound route .*\[direct\]: /,
       /HELO name .*\[mx\.mail\.example\.org\]: /,
     ]) {
-      assert.match(out.text, q);
+      assert.match(session.out, q);
     }
     const text = readFileSync(join(cwd, 'svc.toml'), 'utf8');
     assert.match(text, /^service-domain = "mail\.example\.org"$/m);

@@ -4,15 +4,13 @@
 // q leaves. A stopped daemon's report is gone at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { svc, json, serve, cliSender, postEmail, SVC } from '../helpers/cli.js';
+import { svc, json, serve, cliSender, postEmail } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { noTerminal, onTerminal, unescaped } from '../helpers/terminal.js';
 import { until } from '../helpers/until.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { TEST_DATABASE_URL, freshSchemaUrl } from '../helpers/pg.js';
-
-const script = spawnSync('script', ['--version']).status === 0;
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: svc status beside the daemon: listeners, queue, rates, faults, backlog, ticks, domains`, async (t) => {
@@ -63,37 +61,22 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(plain.stdout, /^queue +1 message\(s\): 0 queued, 1 deferred, 0 sending, 0 held/m);
     assert.match(plain.stdout, /^ {2}api +http:\/\/127\.0\.0\.1:\d+/m);
 
-    if (backend === 'file' && script) {
+    if (backend === 'file' && !noTerminal) {
       // A terminal: the live view draws the same lines; q leaves it.
-      const live = await new Promise<{ code: number | null; text: string }>((resolve, reject) => {
-        const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', TERM: 'xterm' };
-        for (const k of Object.keys(env)) if (k.startsWith('SVC_')) delete env[k];
-        // ink draws nothing until it exits when it believes it runs in CI (CI=true): a person's terminal, here.
-        delete env.CI;
-        delete env.CONTINUOUS_INTEGRATION;
-        // A pseudo-terminal starts with no size: give it one, as a terminal window has.
-        const command = `stty cols 120 rows 40; ${[process.execPath, SVC, ...base, 'status'].map((a) => JSON.stringify(a)).join(' ')}`;
-        const child = spawn('script', ['-qec', command, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-        let text = '';
-        // Once drawn, q (again every half second: a busy machine may draw before it reads keys).
-        let pressing: NodeJS.Timeout | undefined;
-        child.stdout.on('data', (b) => {
-          text += b;
-          if (!pressing && /q or Ctrl-C to leave/.test(text)) {
-            child.stdin.write('q');
-            pressing = setInterval(() => child.stdin.write('q'), 500);
+      // Once drawn, q (again every half second: a busy machine may draw before it reads keys).
+      let pressing: NodeJS.Timeout | undefined;
+      const live = await onTerminal({
+        args: [...base, 'status'],
+        env: { NO_COLOR: '1' },
+        onScreen: (shown, keyboard) => {
+          if (!pressing && /q or Ctrl-C to leave/.test(shown)) {
+            keyboard.write('q');
+            pressing = setInterval(() => keyboard.write('q'), 500);
           }
-        });
-        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-        child.on('error', reject);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          clearInterval(pressing);
-          resolve({ code, text });
-        });
-      });
-      assert.equal(live.code, 0, live.text);
-      const drawn = live.text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+        },
+      }).finally(() => clearInterval(pressing));
+      assert.equal(live.code, 0, live.out);
+      const drawn = unescaped(live.out);
       assert.match(drawn, /q or Ctrl-C to leave/);
       assert.match(drawn, /queue +1 message\(s\)/);
     }

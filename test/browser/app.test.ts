@@ -144,6 +144,16 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       }
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${name} fits 360 px (${overflow} px too wide)`);
+      // A table wider than its box shows that it scrolls: the box draws edge shadows.
+      const hidden = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('.wide'))
+          .filter((box) => box.scrollWidth > box.clientWidth)
+          .map((box) => getComputedStyle(box).backgroundImage),
+      );
+      for (const background of hidden)
+        assert.match(background, /radial-gradient.*radial-gradient/, `${name}: a wide table's box has scroll shadows`);
+      // The people table (a role picker and a Remove button on each row) is the one that overflows at 360 px.
+      if (name === 'members') assert.ok(hidden.length > 0, 'the people table is wider than 360 px: the case the shadows are for');
     }
     await page.setViewportSize({ width: 1280, height: 900 });
 
@@ -158,6 +168,30 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.doesNotMatch(await page.content(), new RegExp(key));
     const me = await fetch(`${s.api}/api/v2/me`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(me.status, 200, 'the key works');
+
+    // A member, signed in in a browser of their own: the same inbox with the hostile reply, its
+    // frame as inert for them, at a desktop's width and a phone's.
+    const member = await service.people.create(s.ws, { email: 'max@acme.test', role: 'member', name: 'Max' });
+    const theirs = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    theirs.setDefaultTimeout(WAIT_MS);
+    const mine = await theirs.newPage();
+    mine.on('pageerror', (e) => problems.push(e.message));
+    await mine.goto(member.sign_in_url!);
+    await mine.getByLabel('New password').fill('another horse battery');
+    await mine.getByRole('button', { name: 'Save and sign in' }).click();
+    await mine.waitForURL(`${s.api}/app/`);
+    await mine.goto(`${s.api}/app/w/acme/inbox`);
+    await mine.screenshot({ path: join(ARTIFACTS, `${backend}-member-inbox-1280.png`), fullPage: true });
+    await mine.getByRole('link', { name: 'Hello' }).first().click();
+    await mine.waitForURL(/\/inbox\/t\//);
+    const herFrame = mine.getByRole('article', { name: 'Reply from jane@rcpt.test' }).locator('iframe.mail');
+    await herFrame.contentFrame().getByText('Thanks, that helps!').waitFor();
+    assert.notEqual(await mine.title(), 'pwned');
+    await mine.setViewportSize({ width: 360, height: 780 });
+    await mine.screenshot({ path: join(ARTIFACTS, `${backend}-member-thread-360.png`), fullPage: true });
+    const overflow = await mine.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `the thread fits 360 px for a member (${overflow} px too wide)`);
+    await theirs.close();
 
     assert.deepEqual(remote, [], remote.join(' '));
     assert.deepEqual(pixel.hits, ['/p.gif'], 'images only on the page that allowed them');

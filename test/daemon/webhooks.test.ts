@@ -1,6 +1,7 @@
 // Webhooks end to end (issue 8): mail really delivered to a sink, its events signed and POSTed to
 // real receivers on loopback that verify the signature from the raw body.
 import { test } from 'node:test';
+import { verifyWebhook } from '../../src/webhooks/verify.js';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { sending, settled, type Sending } from '../helpers/sending.js';
@@ -140,15 +141,29 @@ test('svc webhooks add/list/test/deliveries/replay from the command line, on a r
   );
   for (const a of log) for (const f of ['id', 'endpoint_id', 'event', 'status_code', 'response', 'attempted_at']) assert.ok(f in a, f);
 
-  // Rotating the secret: the next delivery is signed with the new one only.
-  const rotated = json(await cli('webhooks', 'rotate-secret', added.id));
-  assert.notEqual(rotated.secret, added.secret);
+  // Rotating the secret (the default grace, 24 h): deliveries are signed with the new secret, and
+  // with the old one in X-Svc-Signature-Previous, so a receiver not moved yet still accepts them.
+  const graced = json(await cli('webhooks', 'rotate-secret', added.id));
+  assert.notEqual(graced.secret, added.secret);
+  const until = Date.parse(graced.previous_secret_until) - Date.parse(graced.secret_rotated_at);
+  assert.equal(until, 24 * 3_600_000);
   json(await cli('webhooks', 'test', added.id));
   const [, , third] = await r.waitFor(3);
-  assert.equal(third!.verified, false, 'the old secret no longer verifies');
+  assert.equal(third!.verified, false, 'X-Svc-Signature is the new secret’s');
+  const previous = third!.headers['x-svc-signature-previous'] as string;
+  assert.ok(verifyWebhook(Buffer.from(third!.raw), previous, added.secret).ok, 'X-Svc-Signature-Previous is the old secret’s');
+  assert.ok(verifyWebhook(Buffer.from(third!.raw), third!.headers['x-svc-signature'] as string, graced.secret).ok);
+  assert.ok(!JSON.stringify(json(await cli('webhooks', 'list'))).includes(added.secret), 'the old secret is never shown');
+  // With --grace 0 the old secret stops at once: only the new one signs.
+  const rotated = json(await cli('webhooks', 'rotate-secret', added.id, '--grace', '0'));
+  assert.equal(rotated.previous_secret_until, null);
+  json(await cli('webhooks', 'test', added.id));
+  const [, , , fourth] = await r.waitFor(4);
+  assert.equal(fourth!.headers['x-svc-signature-previous'], undefined);
   r.secret = rotated.secret;
   json(await cli('webhooks', 'test', added.id));
-  assert.equal((await r.waitFor(4))[3]!.verified, true);
+  assert.equal((await r.waitFor(5))[4]!.verified, true);
+  assert.equal((await cli('webhooks', 'rotate-secret', added.id, '--grace', 'soon')).code, 2);
 
   const missing = await cli('webhooks', 'replay', '00000000-0000-0000-0000-000000000000');
   assert.equal(missing.code, 1);
@@ -283,6 +298,8 @@ test('private addresses are refused without --allow-insecure-webhooks, also behi
       failing_since: null,
       created_at: at,
       secret_rotated_at: null,
+      previous_secret: null,
+      previous_secret_until: null,
     });
   }
   await s.post(mail('jane@rcpt.test'));
@@ -357,6 +374,14 @@ test('replay --failed --since: each event whose latest attempt failed is sent on
   assert.deepEqual(log.map((a) => a.ok).sort(), [false, false, false, true]);
   const stillFailing = log.find((a) => !a.ok && a.status_code === 502)!;
 
+  // What a replay would send (--dry-run), sending nothing: the failed attempt itself.
+  const before = r.received.length;
+  const would = await s.daemon.service.webhooks.failedSince(s.ws, since);
+  assert.deepEqual(
+    would.map((a) => a.id),
+    [stillFailing.id],
+  );
+  assert.equal(r.received.length, before, 'a dry run sends nothing');
   const replayed = await s.daemon.service.webhooks.replayFailed(s.ws, since);
   assert.deepEqual(
     replayed.map((a) => [a.kind, a.ok, a.message_id]),

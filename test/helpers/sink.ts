@@ -50,6 +50,9 @@ export class Sink {
       disabledCommands: this.extra.onAuth ? [] : ['AUTH'],
       logger: false,
       size: 50 * 1024 * 1024,
+      // A stop ends the sessions still open (the daemon keeps idle ones in its pool) with 421 after
+      // this long; smtp-server's default, 30 s, held every test that stopped a sink beside a daemon.
+      closeTimeout: 250,
       ...this.extra,
       onConnect: (_session, cb) => {
         this.connections++;

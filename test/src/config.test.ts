@@ -70,7 +70,8 @@ test('postgres: ?schema= is ours, pool settings come from flags and env, the pas
 test('invalid values are one-line usage errors', () => {
   assert.throws(() => loadConfig({ apiPort: 'abc' }, {}), usage(/invalid --api-port 'abc'/));
   assert.throws(() => loadConfig({ apiPort: '70000' }, {}), usage(/--api-port/));
-  assert.throws(() => loadConfig({}, { SVC_RELAY_PORT: '-1' }), usage(/--relay-port/));
+  // A value from the environment is named as it was given there.
+  assert.throws(() => loadConfig({}, { SVC_RELAY_PORT: '-1' }), usage(/invalid SVC_RELAY_PORT '-1'/));
   assert.throws(() => loadConfig({ store: 'mysql://db' }, {}), usage(/unknown store scheme 'mysql:'/));
   assert.throws(() => loadConfig({ store: 'svc-data' }, {}), usage(/invalid --store/));
   assert.throws(() => loadConfig({ store: 'file:' }, {}), usage(/file:DIR/));

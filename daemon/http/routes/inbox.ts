@@ -5,42 +5,33 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Service } from '../../../src/service.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../auth.js';
-import {
-  ErrorBody,
-  InboxItem,
-  InboxListItem,
-  InboxThread,
-  InboxThreadSummary,
-  Page,
-  SendAccepted,
-  authErrors,
-  checkedByService,
-} from '../schemas.js';
+import { itemOptions, itemQuery, replyInput, threadMarks, threadQuery } from '../../../src/inbox/inbox.js';
+import { INBOX_KINDS } from '../../../src/model/inbox.js';
+import { MAX_PAGE } from '../../../src/messages/log.js';
+import { NoBody, Page, PageQuery, SendAccepted, authErrors, QueryOneOf, Unset, invalid, notFound, open } from '../schemas.js';
+import { InboxItem, InboxListItem, InboxThread, InboxThreadSummary } from '../inbox-schemas.js';
 
 const readOrSend = { anyOf: ['read', 'send'], named: 'read' } as const;
 const send = { anyOf: ['send'], named: 'send' } as const;
 const tags = ['inbox'];
-const open = { additionalProperties: true };
 const Id = (what: string) => Type.Object({ id: Type.String({ description: what }) });
-const notFound = (what: string) => ({ 404: { description: `${what} not found`, ...ErrorBody } });
-const invalid = (texts: string) => ({ 400: { description: texts, ...ErrorBody } });
 
-export function inboxRoutes(app: FastifyInstance, service: Service): void {
-  // Queries and bodies are the inbox service's to check (src/inbox/inbox.ts), with their texts.
-  app.get<{ Querystring: Record<string, string> }>(
+export function inboxRoutes(scope: FastifyInstance, service: Service): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+  // A query or body its schema refuses is answered with the inbox's own parser's text (src/inbox/inbox.ts).
+  app.get(
     '/api/v2/inbox/threads',
     {
-      config: { scope: readOrSend },
-      ...checkedByService,
+      config: { scope: readOrSend, explain: { querystring: threadQuery } },
       schema: {
         tags,
         summary: 'svc addition: threads, newest activity first',
         querystring: Type.Object({
-          view: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('inbox'), Type.Literal('archived')])),
-          search: Type.Optional(Type.String({ maxLength: 200 })),
-          limit: Type.Optional(Type.Integer({ minimum: 1 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          view: Type.Optional(QueryOneOf(['all', 'inbox', 'archived'] as const, true, { description: 'all by default' })),
+          search: Type.Optional(Type.String({ description: 'at most 200 characters once trimmed' })),
+          ...PageQuery(MAX_PAGE),
         }),
         response: { 200: Page(InboxThreadSummary), ...invalid('view must be ...'), ...authErrors },
       },
@@ -63,11 +54,10 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
   );
 
   // Marking read or archived is team work on the inbox, as a reply is: it takes send.
-  app.patch<{ Params: { id: string }; Body: { read?: unknown; archived?: unknown } }>(
+  app.patch(
     '/api/v2/inbox/threads/:id',
     {
-      config: { scope: send },
-      ...checkedByService,
+      config: { scope: send, explain: { body: threadMarks } },
       schema: {
         tags,
         summary: 'svc addition: mark a thread read or archived, for the whole team',
@@ -84,24 +74,21 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
         },
       },
     },
-    async (req) =>
-      service.inbox.mark(principalOf(req).workspace, req.params.id, (req.body ?? {}) as { read?: unknown; archived?: unknown }),
+    async (req) => service.inbox.mark(principalOf(req).workspace, req.params.id, req.body),
   );
 
-  app.get<{ Querystring: Record<string, string> }>(
+  app.get(
     '/api/v2/inbox/items',
     {
-      config: { scope: readOrSend },
-      ...checkedByService,
+      config: { scope: readOrSend, explain: { querystring: itemQuery } },
       schema: {
         tags,
         summary: 'svc addition: items of one folder, newest first',
         querystring: Type.Object({
-          folder: Type.Optional(Type.Union([Type.Literal('inbox'), Type.Literal('sent')])),
-          thread: Type.Optional(Type.String()),
-          kind: Type.Optional(Type.String()),
-          limit: Type.Optional(Type.Integer({ minimum: 1 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          folder: Type.Optional(QueryOneOf(['inbox', 'sent'] as const, true, { description: 'inbox by default' })),
+          thread: Type.Optional(Type.String({ description: 'a thread id' })),
+          kind: Type.Optional(QueryOneOf(INBOX_KINDS, true)),
+          ...PageQuery(MAX_PAGE),
         }),
         response: { 200: Page(InboxListItem), ...invalid('folder must be inbox or sent; kind must be one of ...'), ...authErrors },
       },
@@ -109,20 +96,23 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
     async (req) => service.inbox.list(principalOf(req).workspace, req.query),
   );
 
-  app.get<{ Params: { id: string }; Querystring: Record<string, string> }>(
+  app.get(
     '/api/v2/inbox/items/:id',
     {
-      config: { scope: readOrSend },
-      ...checkedByService,
+      config: { scope: readOrSend, explain: { querystring: itemOptions } },
       schema: {
         tags,
         summary: 'svc addition: one item with its headers and bodies',
         params: Id('an item id'),
-        querystring: Type.Object({ raw: Type.Optional(Type.String({ description: '1 or true: the message as received, base64' })) }),
+        querystring: Type.Object({
+          raw: Type.Optional(
+            QueryOneOf(['1', 'true', '0', 'false'] as const, true, { description: '1 or true: the message as received, base64' }),
+          ),
+        }),
         response: { 200: InboxItem, ...notFound('item'), ...authErrors },
       },
     },
-    async (req) => service.inbox.get(principalOf(req).workspace, req.params.id, { raw: req.query.raw === 'true' || req.query.raw === '1' }),
+    async (req) => service.inbox.get(principalOf(req).workspace, req.params.id, itemOptions(req.query)),
   );
 
   app.delete<{ Params: { id: string } }>(
@@ -134,7 +124,7 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
         summary: 'svc addition: delete a received item (its bytes stop counting against storage)',
         params: Id('an item id'),
         response: {
-          204: { description: 'no body', type: 'null' },
+          204: NoBody,
           ...invalid('a Sent copy cannot be deleted'),
           ...notFound('item'),
           ...authErrors,
@@ -143,25 +133,24 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
     },
     async (req, reply) => {
       await service.inbox.remove(principalOf(req).workspace, req.params.id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
-  app.post<{ Params: { id: string }; Body: { text?: unknown; html?: unknown; from?: unknown; to?: unknown } }>(
+  app.post(
     '/api/v2/inbox/items/:id/reply',
     {
-      config: { scope: send },
-      ...checkedByService,
+      config: { scope: send, explain: { body: replyInput } },
       schema: {
         tags,
         summary: 'svc addition: reply to an item through the one pipeline (counts against inbox sends per day)',
         params: Id('an item id'),
         body: Type.Object(
           {
-            text: Type.Optional(Type.String()),
-            html: Type.Optional(Type.String()),
-            from: Type.Optional(Type.String()),
-            to: Type.Optional(Type.String({ description: "one address: by default the item's sender (a Sent copy's recipient)" })),
+            text: Unset(Type.String({ description: 'this or html' })),
+            html: Unset(Type.String()),
+            from: Unset(Type.String({ description: 'a registered address: by default the one the item was sent to' })),
+            to: Unset(Type.String({ description: "one address: by default the item's sender (a Sent copy's recipient)" })),
           },
           open,
         ),
@@ -170,8 +159,7 @@ export function inboxRoutes(app: FastifyInstance, service: Service): void {
     },
     async (req, reply) => {
       const principal = principalOf(req);
-      const body = (req.body ?? {}) as { text?: unknown; html?: unknown; from?: unknown; to?: unknown };
-      return reply.code(202).send(await service.inbox.reply(principal.workspace, req.params.id, body, principal.key));
+      return reply.code(202).send(await service.inbox.reply(principal.workspace, req.params.id, req.body, principal.key));
     },
   );
 }

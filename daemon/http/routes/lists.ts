@@ -4,7 +4,23 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Service } from '../../../src/service.js';
 import { principalOf } from '../auth.js';
-import { ErrorBody, ImportResult, List, ListFields, Page, Subscriber, SubscriberFields, authErrors, checkedByService } from '../schemas.js';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  ImportResult,
+  List,
+  ListCreate,
+  ListFields,
+  Page,
+  PageQuery,
+  QueryOneOf,
+  Subscriber,
+  SubscriberFields,
+  authErrors,
+  NoBody,
+  invalid,
+  notFound,
+} from '../schemas.js';
+import { SUBSCRIBER_PAGE_MAX, csvOfBody, listInput, subscriberInput, subscriberQuery } from '../../../src/lists/fields.js';
 
 /** The import's body limit: a 10 MB CSV as a JSON string, with room for its escapes. */
 export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
@@ -12,20 +28,16 @@ export const IMPORT_BODY_LIMIT = 16 * 1024 * 1024;
 const readOrNewsletter = { anyOf: ['read', 'newsletter'], named: 'newsletter' } as const;
 const newsletter = { anyOf: ['newsletter'], named: 'newsletter' } as const;
 
-type ListParams = { Params: { id: string } };
-type SubParams = { Params: { id: string; sub_id: string } };
-
 const tags = ['lists'];
 const ListId = Type.Object({ id: Type.String({ description: 'a list id' }) });
 const SubId = Type.Object({ id: Type.String({ description: 'a list id' }), sub_id: Type.String({ description: 'a subscriber id' }) });
-const notFound = (what: string) => ({ 404: { description: `${what} not found`, ...ErrorBody } });
-const invalid = (texts: string) => ({ 400: { description: texts, ...ErrorBody } });
-const none = { description: 'no body', type: 'null' } as const;
 
-export function listRoutes(app: FastifyInstance, service: Service): void {
+export function listRoutes(scope: FastifyInstance, service: Service): void {
+  const app = scope.withTypeProvider<TypeBoxTypeProvider>();
   const ws = (req: Parameters<typeof principalOf>[0]) => principalOf(req).workspace;
-  // Their requests are the service's to check (src/lists/fields.ts), with the spec's texts.
-  const checked = { ...checkedByService };
+  // A request its schema refuses is answered with its parser's text (src/lists/fields.ts).
+  const created = { body: (b: unknown) => listInput(b, true) };
+  const changed = { body: (b: unknown) => listInput(b, false) };
 
   app.get(
     '/api/v2/lists',
@@ -38,18 +50,17 @@ export function listRoutes(app: FastifyInstance, service: Service): void {
   app.post(
     '/api/v2/lists',
     {
-      config: { scope: newsletter },
-      ...checked,
+      config: { scope: newsletter, explain: created },
       schema: {
         tags,
         summary: 'Create a list',
-        body: ListFields,
+        body: ListCreate,
         response: { 201: List, ...invalid('name is required; invalid body: ...'), ...authErrors },
       },
     },
     async (req, reply) => reply.code(201).send(await service.lists.create(ws(req), req.body)),
   );
-  app.get<ListParams>(
+  app.get(
     '/api/v2/lists/:id',
     {
       config: { scope: readOrNewsletter },
@@ -57,11 +68,10 @@ export function listRoutes(app: FastifyInstance, service: Service): void {
     },
     async (req) => service.lists.get(ws(req), req.params.id),
   );
-  app.patch<ListParams>(
+  app.patch(
     '/api/v2/lists/:id',
     {
-      config: { scope: newsletter },
-      ...checked,
+      config: { scope: newsletter, explain: changed },
       schema: {
         tags,
         summary: 'Change a list: only the fields sent',
@@ -72,7 +82,7 @@ export function listRoutes(app: FastifyInstance, service: Service): void {
     },
     async (req) => service.lists.update(ws(req), req.params.id, req.body),
   );
-  app.delete<ListParams>(
+  app.delete(
     '/api/v2/lists/:id',
     {
       config: { scope: newsletter },
@@ -80,39 +90,36 @@ export function listRoutes(app: FastifyInstance, service: Service): void {
         tags,
         summary: 'Delete a list and its subscribers (irreversible)',
         params: ListId,
-        response: { 204: none, ...notFound('list'), ...authErrors },
+        response: { 204: NoBody, ...notFound('list'), ...authErrors },
       },
     },
     async (req, reply) => {
       await service.lists.remove(ws(req), req.params.id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 
-  app.get<ListParams & { Querystring: Record<string, string> }>(
+  app.get(
     '/api/v2/lists/:id/subscribers',
     {
-      config: { scope: readOrNewsletter },
-      ...checked,
+      config: { scope: readOrNewsletter, explain: { querystring: subscriberQuery } },
       schema: {
         tags,
         summary: "A list's subscribers",
         params: ListId,
         querystring: Type.Object({
-          status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('active'), Type.Literal('unsubscribed')])),
-          limit: Type.Optional(Type.Integer({ minimum: 1 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0 })),
+          status: Type.Optional(QueryOneOf(['pending', 'active', 'unsubscribed'] as const, false)),
+          ...PageQuery(SUBSCRIBER_PAGE_MAX),
         }),
         response: { 200: Page(Subscriber), ...invalid('invalid query: ...'), ...notFound('list'), ...authErrors },
       },
     },
     async (req) => service.lists.subscribers(ws(req), req.params.id, req.query),
   );
-  app.post<ListParams>(
+  app.post(
     '/api/v2/lists/:id/subscribers',
     {
-      config: { scope: newsletter },
-      ...checked,
+      config: { scope: newsletter, explain: { body: subscriberInput } },
       schema: {
         tags,
         summary: 'Add a subscriber, or update the name of one already on the list',
@@ -124,12 +131,11 @@ export function listRoutes(app: FastifyInstance, service: Service): void {
     async (req, reply) => reply.code(201).send(await service.lists.subscribe(ws(req), req.params.id, req.body)),
   );
   // A 10 MB CSV in a JSON string (quotes and newlines escaped) fits this route's own body limit.
-  app.post<ListParams>(
+  app.post(
     '/api/v2/lists/:id/subscribers/import',
     {
-      config: { scope: newsletter },
+      config: { scope: newsletter, explain: { body: csvOfBody } },
       bodyLimit: IMPORT_BODY_LIMIT,
-      ...checked,
       schema: {
         tags,
         summary: 'Import subscribers from CSV (email, name or first_name or full_name, tags)',
@@ -140,18 +146,18 @@ export function listRoutes(app: FastifyInstance, service: Service): void {
     },
     async (req) => service.lists.importBody(ws(req), req.params.id, req.body),
   );
-  app.delete<SubParams>(
+  app.delete(
     '/api/v2/lists/:id/subscribers/:sub_id',
     {
       config: { scope: newsletter },
-      schema: { tags, summary: 'Remove a subscriber', params: SubId, response: { 204: none, ...notFound('subscriber'), ...authErrors } },
+      schema: { tags, summary: 'Remove a subscriber', params: SubId, response: { 204: NoBody, ...notFound('subscriber'), ...authErrors } },
     },
     async (req, reply) => {
       await service.lists.removeSubscriber(ws(req), req.params.id, req.params.sub_id);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
-  app.post<SubParams>(
+  app.post(
     '/api/v2/lists/:id/subscribers/:sub_id/unsubscribe',
     {
       config: { scope: newsletter },

@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Service } from '../../../src/service.js';
 import { principalOf } from '../auth.js';
-import { ErrorBody, Sequence, SequenceStep, authErrors, checkedByService } from '../schemas.js';
+import { NoBody, Sequence, SequenceStep, Unset, authErrors, invalid, notFound, open } from '../schemas.js';
+import { sequenceInput, stepInput } from '../../../src/sequences/sequences.js';
 
 const readOrNewsletter = { anyOf: ['read', 'newsletter'], named: 'newsletter' } as const;
 const newsletter = { anyOf: ['newsletter'], named: 'newsletter' } as const;
@@ -15,10 +16,6 @@ type StepParams = { Params: { id: string; step_id: string } };
 const tags = ['sequences'];
 const SeqId = Type.Object({ id: Type.String({ description: 'a sequence id' }) });
 const StepId = Type.Object({ id: Type.String({ description: 'a sequence id' }), step_id: Type.String({ description: 'a step id' }) });
-const notFound = (what: string) => ({ 404: { description: `${what} not found`, ...ErrorBody } });
-const invalid = (texts: string) => ({ 400: { description: texts, ...ErrorBody } });
-const none = { description: 'no body', type: 'null' } as const;
-const open = { additionalProperties: true };
 
 export function sequenceRoutes(app: FastifyInstance, service: Service): void {
   const ws = (req: Parameters<typeof principalOf>[0]) => principalOf(req).workspace;
@@ -37,13 +34,18 @@ export function sequenceRoutes(app: FastifyInstance, service: Service): void {
   app.post(
     '/api/v2/sequences',
     {
-      config: { scope: newsletter },
-      // The service checks the body, with the spec's texts (src/sequences/sequences.ts).
-      ...checkedByService,
+      config: { scope: newsletter, explain: { body: sequenceInput } },
       schema: {
         tags,
         summary: 'Create a sequence on a list (active at once; enrols subscribers who become active from now on)',
-        body: Type.Object({ name: Type.String(), list_id: Type.String(), trigger: Type.Optional(Type.Literal('subscribe')) }, open),
+        body: Type.Object(
+          {
+            name: Type.String(),
+            list_id: Type.String(),
+            trigger: Unset(Type.String({ description: "'subscribe', the only trigger and the default" })),
+          },
+          open,
+        ),
         response: { 201: Sequence, ...invalid('name is required; list_id is required; ...'), ...notFound('list'), ...authErrors },
       },
     },
@@ -57,7 +59,7 @@ export function sequenceRoutes(app: FastifyInstance, service: Service): void {
         tags,
         summary: 'Delete a sequence and its steps',
         params: SeqId,
-        response: { 204: none, ...notFound('sequence'), ...authErrors },
+        response: { 204: NoBody, ...notFound('sequence'), ...authErrors },
       },
     },
     async (req, reply) => {
@@ -81,19 +83,22 @@ export function sequenceRoutes(app: FastifyInstance, service: Service): void {
   app.post<SeqParams>(
     '/api/v2/sequences/:id/steps',
     {
-      config: { scope: newsletter },
-      ...checkedByService,
+      config: { scope: newsletter, explain: { body: stepInput } },
       schema: {
         tags,
         summary: 'Add a step',
         params: SeqId,
         body: Type.Object(
           {
-            position: Type.Integer({ minimum: 0 }),
-            delay_hours: Type.Integer({ minimum: 0 }),
-            subject: Type.String(),
-            body_html: Type.Optional(Type.String()),
-            body_text: Type.Optional(Type.String()),
+            position: Type.Integer({ minimum: 0, maximum: 10_000 }),
+            delay_hours: Type.Integer({
+              minimum: 0,
+              maximum: 24 * 366,
+              description: "from the previous step's send (from enrolment for the first)",
+            }),
+            subject: Type.String({ description: 'one line' }),
+            body_html: Unset(Type.String({ description: 'this or body_text' })),
+            body_text: Unset(Type.String()),
           },
           open,
         ),
@@ -111,7 +116,7 @@ export function sequenceRoutes(app: FastifyInstance, service: Service): void {
     '/api/v2/sequences/:id/steps/:step_id',
     {
       config: { scope: newsletter },
-      schema: { tags, summary: 'Remove a step', params: StepId, response: { 204: none, ...notFound('step'), ...authErrors } },
+      schema: { tags, summary: 'Remove a step', params: StepId, response: { 204: NoBody, ...notFound('step'), ...authErrors } },
     },
     async (req, reply) => {
       await service.sequences.removeStep(ws(req), req.params.id, req.params.step_id);

@@ -1,8 +1,8 @@
-// `svc store check` and `svc store repair` for the file store, and the quarantine both they and
-// the store's own start-up use. A line of a journal that cannot be read is never dropped and never
+// `svc store check` and `svc store repair` for the file store (the quarantine they share with the
+// store's own start-up is quarantine.ts). A line of a journal that cannot be read is never dropped and never
 // stops the store: it is skipped, copied with its place and reason into quarantine/JOURNAL.jsonl,
 // and reported at every start until `svc store repair --apply` takes it out of the journal.
-import { appendFile, mkdir, open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
 import { segmentOf } from './journal.js';
@@ -11,7 +11,7 @@ import { syncDir } from './durable-json.js';
 import { dataFileProblem } from './shapes.js';
 import { DATA_FILE } from './doc.js';
 import { checksOf, JOURNALS } from './journals.js';
-const QUARANTINE = 'quarantine';
+import { QUARANTINE, setAside } from './quarantine.js';
 
 export interface StoreProblem {
   file: string;
@@ -41,54 +41,6 @@ export interface RepairReport extends StoreReport {
   applied: boolean;
   /** What repair did, or would do without --apply. */
   actions: Array<{ file: string; action: string }>;
-}
-
-/** Copies bad lines into quarantine/JOURNAL.jsonl, once each; returns how many were new there. */
-export async function setAside(dir: string, journal: string, bad: readonly BadLine[]): Promise<number> {
-  if (!bad.length) return 0;
-  const qdir = join(dir, QUARANTINE);
-  await mkdir(qdir, { recursive: true, mode: 0o700 });
-  const path = join(qdir, `${journal}.jsonl`);
-  const seen = new Set<string>();
-  try {
-    for (const l of (await readFile(path, 'utf8')).split('\n')) {
-      try {
-        const q = JSON.parse(l) as { partition: string; offset: number };
-        seen.add(`${q.partition}:${q.offset}`);
-      } catch {
-        /* a torn quarantine line: written again below */
-      }
-    }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  const fresh = bad.filter((b) => !seen.has(`${b.partition}:${b.offset}`));
-  if (!fresh.length) return 0;
-  const text = fresh
-    .map(
-      (b) =>
-        JSON.stringify({
-          journal,
-          partition: b.partition,
-          line: b.line,
-          offset: b.offset,
-          reason: b.reason,
-          set_aside_at: new Date().toISOString(),
-          base64: b.raw.toString('base64'),
-        }) + '\n',
-    )
-    .join('');
-  await appendFile(path, text, { mode: 0o600 });
-  const fh = await open(path, 'r');
-  await fh.sync().finally(() => fh.close());
-  return fresh.length;
-}
-
-/** One line for a log or stderr: what was set aside and what to do about it. */
-export function describeBadLines(bad: readonly BadLine[]): string {
-  const first = bad[0]!;
-  const more = bad.length > 1 ? ` and ${bad.length - 1} more` : '';
-  return `${bad.length} unreadable journal line(s) skipped and copied to quarantine/ (${first.file} line ${first.line} at byte ${first.offset}: ${first.reason}${more}); run svc store check, then svc store repair --apply`;
 }
 
 interface Scanned {

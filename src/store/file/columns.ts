@@ -62,6 +62,31 @@ export function fnv(s: string, seed = 0x811c9dc5): number {
 }
 
 /**
+ * The first 32 bits of an id written in hex (a UUID's first 8 digits), kept per entry so that a
+ * short id typed on the command line finds its candidates without a string in memory; 0 for an id
+ * that does not start so (its candidates are confirmed on disk like any other).
+ */
+export function hexHead(id: string): number {
+  const m = /^[0-9a-f]{8}/i.exec(id);
+  return m ? Number.parseInt(m[0], 16) >>> 0 : 0;
+}
+
+/**
+ * Tells, from its head (hexHead), whether an id may start with `prefix` (lower-case hex): a test of
+ * its first 8 digits at most, the caller confirming the rest on disk. Null when those are not hex
+ * (no UUID starts so).
+ */
+export function headTest(prefix: string): ((head: number) => boolean) | null {
+  const first = prefix.slice(0, 8);
+  if (!/^[0-9a-f]*$/.test(first)) return null;
+  const k = first.length;
+  if (k === 0) return () => true;
+  const want = Number.parseInt(first, 16);
+  const shift = 32 - 4 * k;
+  return (head) => head >>> shift === want;
+}
+
+/**
  * An open-addressing hash table of entry numbers (linear probing), keyed by a 32-bit hash the
  * caller keeps per entry: the table holds only the numbers, so it costs about 6 bytes per key, and
  * growing rehashes from the caller's hashes. Several entries may share a hash; `probe` visits each

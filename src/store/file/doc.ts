@@ -16,8 +16,9 @@ import type { WebhookEndpoint } from '../../model/webhook.js';
 import type { Workspace, WorkspaceDeletion } from '../../model/workspace.js';
 import { DurableJsonFile } from './durable-json.js';
 import { dataFileProblem } from './shapes.js';
+import { DATA_FILE } from '../location.js';
 
-export const DATA_FILE = 'svc.json';
+export { DATA_FILE };
 
 export interface Doc {
   version: 1;

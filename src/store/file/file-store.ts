@@ -2,23 +2,21 @@
 // aggregates share svc.json (doc.ts); the high-volume ones write day-partitioned journals
 // (journal.ts) that are replayed through a registry (replay.ts) when the store opens, so a write
 // never re-serialises the whole store. The directory's lock (lock.ts) keeps one owner.
-import { mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store, StoreGroups } from '../types.js';
 import { fileAddresses } from './addresses.js';
 import { filePeople } from './people.js';
-import { describeBadLines, setAside } from './check.js';
-import { DATA_FILE, DocFile } from './doc.js';
-import { takeSnapshot } from './snapshot.js';
+import { describeBadLines, setAside } from './quarantine.js';
+import type { DocFile } from './doc.js';
 import { fileDaemons } from './daemons.js';
-import { fileDomains, sealDomainKeys } from './domains.js';
-import { SecretBox } from '../secret-box.js';
+import { fileDomains } from './domains.js';
+import type { SecretBox } from '../secret-box.js';
 import { fileIdempotency } from './idempotency.js';
 import { Journal } from './journal.js';
 import type { BadLine } from './journal-scan.js';
 import { fileKeys } from './keys.js';
-import { StoreLock, unwritable, type LockRole } from './lock.js';
+import type { StoreLock, LockRole } from './lock.js';
+import { openDataFile, type DataFile } from './doc-store.js';
 import { fileMessages } from './messages.js';
 import { fileRateLimit } from './rate-limit.js';
 import { Replay, type Line } from './replay.js';
@@ -33,7 +31,6 @@ import { fileThreadMarks } from './thread-marks.js';
 import { fileLists, subscriberLines, type FileLists } from './lists.js';
 import { fileCampaigns } from './campaigns.js';
 import { fileSequences } from './sequences.js';
-import { pruneJournals } from './workspace-prune.js';
 import { SNAPSHOT_FILE } from './inbox-snapshot.js';
 
 export { DATA_FILE } from './doc.js';
@@ -119,7 +116,8 @@ export class FileStore implements Store {
     };
     this.#dropJobs = (wsId) => msgs.lookup.dropJobs(wsId);
     const groups: StoreGroups = {
-      backup: { snapshot: (out) => takeSnapshot(dir, out) },
+      // Loaded when a backup is taken (or a deleted workspace's lines are pruned, below), not at every open.
+      backup: { snapshot: async (out) => (await import('./snapshot.js')).takeSnapshot(dir, out) },
       daemons: fileDaemons(),
       workspaces: fileWorkspaces(doc, hooks),
       keys: fileKeys(doc),
@@ -151,27 +149,15 @@ export class FileStore implements Store {
   /** Takes the directory's lock and loads it; throws LockHeldError when another process owns it. */
   /** `encryptionKey`: DKIM private keys in svc.json are kept sealed with it (secret-box.ts). */
   /** `inboxSnapshotMin`: the least received items for which the inbox index is snapshotted at close (INBOX_SNAPSHOT_MIN but in tests). */
+  /** `data`: the data file openDataFile opened already (its lock held), for the rest of the open. */
   static async open(
     dir: string,
     role: LockRole,
-    opts: { now?: () => Date; encryptionKey?: Buffer; inboxSnapshotMin?: number } = {},
+    opts: { now?: () => Date; encryptionKey?: Buffer; inboxSnapshotMin?: number; command?: string; data?: DataFile } = {},
   ): Promise<FileStore> {
     const now = opts.now ?? (() => new Date());
-    const box = opts.encryptionKey ? new SecretBox(opts.encryptionKey) : null;
+    const { doc, lock, box } = opts.data ?? (await openDataFile(dir, role, opts));
     try {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-    } catch (e) {
-      throw unwritable(dir, e);
-    }
-    const lock = await StoreLock.acquire(dir, role);
-    try {
-      const doc = new DocFile(dir);
-      const fresh = !existsSync(join(dir, DATA_FILE));
-      await doc.load();
-      // A new store has its data file from the start: that file is how commands tell a store
-      // from an empty folder (open.ts refuses to make one for a command that only reads).
-      if (fresh) await doc.commit();
-      await sealDomainKeys(doc, box);
       // The aggregates register their line kinds as the store is assembled; then the journals are
       // read through them.
       const mailReplay = new Replay();
@@ -203,7 +189,9 @@ export class FileStore implements Store {
       );
       // Deleted workspaces' lines leave the journals before anything reads them.
       if (doc.data.pruned.length) {
-        store.prunedLines = await pruneJournals(doc.data.pruned, [camps, seqs, held, mail, inbox, subs], join(dir, 'inbox'), SNAPSHOT_FILE);
+        store.prunedLines = await (
+          await import('./workspace-prune.js')
+        ).pruneJournals(doc.data.pruned, [camps, seqs, held, mail, inbox, subs], join(dir, 'inbox'), SNAPSHOT_FILE);
         doc.data.pruned = [];
         await doc.commit();
       }

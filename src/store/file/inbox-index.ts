@@ -14,7 +14,7 @@
 // thread). Deleted items stay as numbers, skipped, until they are half of the index; then it is
 // rebuilt from the columns alone.
 import { INBOX_KINDS, type InboxKind } from '../../model/inbox.js';
-import { CHUNK, HashSlots, f64, fnv, u16, u32, u8 } from './columns.js';
+import { CHUNK, HashSlots, f64, fnv, headTest, hexHead, u16, u32, u8 } from './columns.js';
 
 export const NONE = 0xffffffff;
 const SENT = INBOX_KINDS.indexOf('sent');
@@ -58,6 +58,8 @@ export interface IndexRows {
   idHash: Uint32Array;
   midHash: Uint32Array;
   tKey: Float64Array;
+  idHead: Uint32Array;
+  threadHead: Uint32Array;
 }
 
 /**
@@ -126,6 +128,9 @@ class Core {
   readonly midHash = u32();
   /** The thread id's 52-bit key (the anchor is found by it). */
   readonly tKey = f64();
+  /** The first 32 bits of its id and of its thread id (hexHead): short ids are looked up by them. */
+  readonly idHead = u32();
+  readonly threadHead = u32();
   readonly count = u32();
   readonly newest = u32();
   readonly actPrev = u32();
@@ -146,6 +151,8 @@ class Core {
     this.newest,
     this.actPrev,
     this.actNext,
+    this.idHead,
+    this.threadHead,
   ];
   readonly ids = new HashSlots((e) => this.idHash.get(e));
   readonly mids = new HashSlots((e) => this.midHash.get(e));
@@ -193,6 +200,8 @@ interface Raw {
   idHash: number;
   midHash: number;
   tKey: number;
+  idHead: number;
+  threadHead: number;
   ref: string | null;
 }
 
@@ -283,6 +292,8 @@ export class InboxIndex {
       idHash: fnv(item.id),
       midHash: item.message_id === null ? 0 : fnv(item.message_id),
       tKey: threadKey(w, item.thread_id),
+      idHead: hexHead(item.id),
+      threadHead: hexHead(item.thread_id),
       ref: item.message_ref,
     });
   }
@@ -316,6 +327,8 @@ export class InboxIndex {
       else c.refs.set(r.ref, [n]);
     }
     c.tKey.set(n, r.tKey);
+    c.idHead.set(n, r.idHead);
+    c.threadHead.set(n, r.threadHead);
     let anchor = this.#c.findThread(r.w, r.tKey);
     c.newest.set(n, NONE);
     c.actPrev.set(n, NONE);
@@ -411,6 +424,31 @@ export class InboxIndex {
       const f = c.flags.get(e);
       if (c.ws.get(e) === w && (f & GONE) === 0 && (f & need) === need) out.push(e);
     });
+    return out;
+  }
+
+  /**
+   * Live items of the workspace (both folders) whose id may start with `prefix`, or with `threads`
+   * the first live item of each thread whose id may: found by the ids' heads (hexHead), a walk of
+   * numbers; the caller confirms on disk. Nothing for a prefix that is not lower-case hex.
+   */
+  withPrefix(workspaceId: string, prefix: string, threads: boolean): number[] {
+    const test = headTest(prefix);
+    const w = this.#wsNo.get(workspaceId);
+    const space = w === undefined ? undefined : this.#c.spaces.get(w);
+    if (!test || !space) return [];
+    const c = this.#c;
+    const out: number[] = [];
+    if (threads) {
+      for (let a = space.act; a !== NONE; a = c.actNext.get(a)) {
+        if (!test(c.threadHead.get(a))) continue;
+        const first = this.threadItems(a)[0];
+        if (first !== undefined) out.push(first);
+      }
+      return out;
+    }
+    for (const head of space.heads)
+      for (let n = head; n !== NONE; n = c.prev.get(n)) if (this.#live(n) && test(c.idHead.get(n))) out.push(n);
     return out;
   }
 
@@ -640,6 +678,8 @@ export class InboxIndex {
       idHash: new Uint32Array(rows),
       midHash: new Uint32Array(rows),
       tKey: new Float64Array(rows),
+      idHead: new Uint32Array(rows),
+      threadHead: new Uint32Array(rows),
     };
     const row = new Map<number, number>();
     keep.forEach((n, i) => {
@@ -653,6 +693,8 @@ export class InboxIndex {
       x.idHash[i] = c.idHash.get(n);
       x.midHash[i] = c.midHash.get(n);
       x.tKey[i] = c.tKey.get(n);
+      x.idHead[i] = c.idHead.get(n);
+      x.threadHead[i] = c.threadHead.get(n);
     });
     for (const [ref, list] of c.refs) for (const n of list) if (row.has(n)) x.refs.push([row.get(n)!, ref]);
     return x;
@@ -728,6 +770,8 @@ export class InboxIndex {
         idHash: x.idHash[i]!,
         midHash: x.midHash[i]!,
         tKey: x.tKey[i]!,
+        idHead: x.idHead[i]!,
+        threadHead: x.threadHead[i]!,
         ref: refOf.get(i) ?? null,
       });
     }
@@ -754,6 +798,8 @@ export class InboxIndex {
         idHash: old.idHash.get(n),
         midHash: old.midHash.get(n),
         tKey: old.tKey.get(n),
+        idHead: old.idHead.get(n),
+        threadHead: old.threadHead.get(n),
         ref: refOf.get(n) ?? null,
       });
     }

@@ -1,5 +1,5 @@
 // File store: a snapshot of the team inbox's index (inbox/index.snapshot): the index of the received
-// items, its columns and hash tables as they are in memory (about 90 bytes an item), so that a start
+// items, its columns and hash tables as they are in memory (about 94 bytes an item), so that a start
 // reads it back at the speed of the disk instead of parsing every journal line or adding every item
 // again. It is derived data: written when the store closes, read at open only while the journal
 // it describes is still there as it was (each segment's inode, and a size it has not shrunk below);
@@ -13,7 +13,7 @@ import { InboxIndex, type IndexImage } from './inbox-index.js';
 /** In the inbox journal's directory. */
 export const SNAPSHOT_FILE = 'index.snapshot';
 const FILE = SNAPSHOT_FILE;
-const MAGIC = 'svc inbox index 2\n';
+const MAGIC = 'svc inbox index 3\n';
 /** A snapshot larger than this is not read (it would be a store of some 11 million items: the journal is read instead). */
 const MAX_BYTES = 1024 * 1024 * 1024;
 

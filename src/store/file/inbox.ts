@@ -268,6 +268,18 @@ export function fileInbox(
         const found = await find(workspaceId, id);
         return found ? full(found.ref) : null;
       }),
+    idsWithPrefix: (workspaceId, prefix, limit, threads) =>
+      gate.shared(async () => {
+        const found = new Set<string>();
+        // Refs are taken before any await (InboxIndex.ref); the heads narrowed them, the lines confirm.
+        for (const ref of index.withPrefix(workspaceId, prefix, threads).map((n) => index.ref(n))) {
+          if (found.size >= limit) break;
+          const s = await summary(ref);
+          const id = threads ? s?.thread_id : s?.id;
+          if (id?.startsWith(prefix)) found.add(id);
+        }
+        return [...found];
+      }),
     threads: (workspaceId, q) =>
       gate.shared(async () => {
         const view = q.view ?? 'all';

@@ -200,6 +200,17 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
       if (!listOf(workspaceId, listId)) return null;
       return (await confirm(index.byId(listId, id), (x) => x.id === id))?.s ?? null;
     },
+    idsWithPrefix: async (workspaceId, listId, prefix, limit) => {
+      doc.open();
+      if (!listOf(workspaceId, listId)) return [];
+      const ids: string[] = [];
+      for (const n of index.withPrefix(listId, prefix)) {
+        if (ids.length >= limit) break;
+        const s = await read(n);
+        if (s?.id.startsWith(prefix)) ids.push(s.id);
+      }
+      return ids;
+    },
     lastPosition: async (workspaceId, listId) => {
       doc.open();
       return listOf(workspaceId, listId) ? index.nextOrdinal(listId) : 0;

@@ -11,6 +11,7 @@
 // process: `flock --nonblock svc.lock sh -c 'echo locked; exec cat'`. The child says `locked` once
 // it holds the lock and then waits on its standard input, a pipe from this process: when this
 // process releases the lock or dies, the pipe closes, the child exits and the kernel drops the lock.
+import { userInfo } from 'node:os';
 import { open, readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -30,6 +31,8 @@ export interface LockInfo {
   boot_id?: string | null;
   /** The owner's start time in clock ticks since boot (Linux /proc/PID/stat field 22). */
   start_ticks?: string | null;
+  /** What holds it (`svc domains verify`), so that a command waiting for it can say. */
+  command?: string | null;
 }
 
 function bootId(): string | null {
@@ -60,7 +63,7 @@ export class LockHeldError extends SvcError {
       'store_locked',
       holder.role === 'serve'
         ? `store ${dir} is in use by svc serve (pid ${holder.pid}${holder.pid === 1 ? ', in a container' : ''}, since ${holder.started_at})`
-        : `store ${dir} is locked by another svc command (pid ${holder.pid}, since ${holder.started_at})`,
+        : `store ${dir} is locked by ${holder.command ?? 'another svc command'} (pid ${holder.pid}, since ${holder.started_at})`,
     );
   }
 }
@@ -133,7 +136,7 @@ export class StoreLock {
   }
 
   /** Takes the lock, or throws LockHeldError naming the holder (whatever PID namespace it is in). */
-  static async acquire(dir: string, role: LockRole): Promise<StoreLock> {
+  static async acquire(dir: string, role: LockRole, command: string | null = null): Promise<StoreLock> {
     const path = join(dir, LOCK_FILE);
     // The file stays for good; only the flock on it comes and goes.
     try {
@@ -165,6 +168,7 @@ export class StoreLock {
       started_at: new Date().toISOString(),
       boot_id: bootId(),
       start_ticks: processStart(process.pid),
+      command,
     };
     const lock = new StoreLock(path, info, child);
     try {
@@ -207,7 +211,36 @@ export async function lockForMaintenance(dir: string, command: string): Promise<
   }
 }
 
+/** Why a path cannot be written, in words, for the codes an operator meets. */
+const UNWRITABLE: Record<string, string> = {
+  EEXIST: 'is a file, not a directory',
+  ENOTDIR: 'has a file where a directory should be',
+  EACCES: 'is not writable by this user',
+  EPERM: 'is not writable by this user',
+  EROFS: 'is on a read-only file system',
+  ENOSPC: 'is on a full disk',
+  EDQUOT: 'is over its disk quota',
+};
+
+/** The store's directory cannot be made or written: which path, and why (not just `EEXIST`). */
 export function unwritable(dir: string, e: unknown): SvcError {
-  const code = (e as NodeJS.ErrnoException).code ?? 'error';
-  return new SvcError('store_unavailable', `store directory ${dir} is not writable (${code})`, { cause: e });
+  const err = e as NodeJS.ErrnoException;
+  const code = err.code ?? 'error';
+  const why = UNWRITABLE[code];
+  const user = code === 'EACCES' || code === 'EPERM' ? ` (${userInfoName()})` : '';
+  return new SvcError(
+    'store_unavailable',
+    why
+      ? `store directory ${dir} is not writable: ${err.path ?? dir} ${why}${user} (${code})`
+      : `store directory ${dir} is not writable (${code}${err.message ? `: ${err.message}` : ''})`,
+    { cause: e },
+  );
+}
+
+function userInfoName(): string {
+  try {
+    return `svc runs as ${userInfo().username}`;
+  } catch {
+    return `svc runs as uid ${process.getuid?.() ?? '?'}`;
+  }
 }

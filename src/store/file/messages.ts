@@ -319,6 +319,14 @@ export function fileMessages(
       const m = byId.get(id);
       return m && m.workspace_id === workspaceId ? copyMessage(m) : null;
     },
+    idsWithPrefix: async (workspaceId, prefix, limit) => {
+      const ids: string[] = [];
+      for (const m of byWorkspace.get(workspaceId) ?? []) {
+        if (m.id.startsWith(prefix)) ids.push(m.id);
+        if (ids.length >= limit) break;
+      }
+      return ids;
+    },
     list: async (workspaceId, q: MessageQuery) => {
       const list = byWorkspace.get(workspaceId) ?? [];
       const needle = q.recipient?.toLowerCase();

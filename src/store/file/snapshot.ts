@@ -12,7 +12,6 @@ import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, stat
 import { link, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { Header, list as tarList, extract } from 'tar';
 import { SvcError } from '../../errors.js';
 import { DATA_FILE } from './doc.js';
 import { LOCK_FILE } from './lock.js';
@@ -92,6 +91,8 @@ export async function takeSnapshot(dir: string, out: string): Promise<Snapshot> 
         await fh.write(b);
         bytes += b.length;
       };
+      // tar is loaded for a backup or a restore only, not by every command that opens a store.
+      const { Header } = await import('tar');
       for (const h of held) {
         const header = Buffer.alloc(BLOCK);
         new Header({
@@ -150,6 +151,7 @@ export async function restoreSnapshot(file: string, dir: string): Promise<{ file
   } catch (e) {
     throw new SvcError('not_found', `cannot read the backup ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
+  const { list: tarList, extract } = await import('tar');
   const entries: Array<{ path: string; type: string }> = [];
   try {
     await tarList({ file, strict: true, onReadEntry: (e) => void entries.push({ path: e.path, type: e.type }) });

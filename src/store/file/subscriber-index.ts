@@ -1,13 +1,13 @@
 // File store: the subscribers' index in memory, compact (as the inbox's, columns.ts). Each
 // subscriber is a number with columns of numbers: its list, status, where its latest line starts in
 // its list's journal partition, 32-bit hashes of its id, email (within its list) and unsubscribe
-// token, and a 52-bit key of its email for the workspace's contacts count. No string of a
+// token, its id's first 32 bits (for short ids), and a 52-bit key of its email for the workspace's contacts count. No string of a
 // subscriber is held: the store reads the record from its line and confirms there what a hash found.
 // A list keeps its subscribers' numbers by ordinal (the order they were added, which its journal
-// lines name, so a start needs no look-up), and counts by status. About 115 bytes a subscriber
+// lines name, so a start needs no look-up), and counts by status. About 120 bytes a subscriber
 // (README); removed ones stay as numbers, skipped.
 import { SUBSCRIBER_STATUSES, type SubscriberStatus } from '../../model/list.js';
-import { HashSlots, f64, fnv, u32, u8 } from './columns.js';
+import { HashSlots, f64, fnv, headTest, hexHead, u32, u8 } from './columns.js';
 
 const GONE = 0xff;
 /** Subscribers of a dropped list marked gone between two turns of the event loop. */
@@ -45,6 +45,8 @@ export class SubscriberIndex {
   readonly #status = u8();
   readonly #pos = f64();
   readonly #idHash = u32();
+  /** The first 32 bits of its id (hexHead): short ids on the command line are looked up by them. */
+  readonly #idHead = u32();
   readonly #emailHash = u32();
   readonly #tokenHash = u32();
   readonly #ekey = f64();
@@ -92,7 +94,17 @@ export class SubscriberIndex {
   ): number {
     const l = this.#entry(s.list_id, s.workspace_id);
     const n = this.#n++;
-    for (const col of [this.#list, this.#status, this.#pos, this.#idHash, this.#emailHash, this.#tokenHash, this.#ekey, this.#ord])
+    for (const col of [
+      this.#list,
+      this.#status,
+      this.#pos,
+      this.#idHash,
+      this.#idHead,
+      this.#emailHash,
+      this.#tokenHash,
+      this.#ekey,
+      this.#ord,
+    ])
       col.reserve(this.#n);
     this.#ord.set(n, l.length);
     this.#list.set(n, l.no);
@@ -102,6 +114,7 @@ export class SubscriberIndex {
     const email = this.#emailHashOf(l.no, s.email);
     const token = fnv(s.unsubscribe_token);
     this.#idHash.set(n, id);
+    this.#idHead.set(n, hexHead(s.id));
     this.#emailHash.set(n, email);
     this.#tokenHash.set(n, token);
     this.#byId.insert(n, id);
@@ -184,6 +197,19 @@ export class SubscriberIndex {
   byId(listId: string, id: string): number[] {
     const l = this.#lists.get(listId);
     return l ? this.#probe(this.#byId, fnv(id), l.no) : [];
+  }
+
+  /** Live subscribers of the list whose id may start with `prefix` (hexHead; the caller confirms on disk). */
+  withPrefix(listId: string, prefix: string): number[] {
+    const l = this.#lists.get(listId);
+    const test = headTest(prefix);
+    if (!l || !test) return [];
+    const out: number[] = [];
+    for (let k = 0; k < l.length; k++) {
+      const n = l.order.get(k);
+      if (this.#status.get(n) !== GONE && test(this.#idHead.get(n))) out.push(n);
+    }
+    return out;
   }
 
   byEmail(listId: string, email: string): number[] {

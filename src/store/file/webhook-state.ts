@@ -86,6 +86,15 @@ export class WebhookState {
     return out;
   }
 
+  attemptIdsWithPrefix(workspaceId: string, prefix: string, limit: number): string[] {
+    const ids: string[] = [];
+    for (const a of this.#log) {
+      if (a.workspace_id === workspaceId && a.id.startsWith(prefix)) ids.push(a.id);
+      if (ids.length >= limit) break;
+    }
+    return ids;
+  }
+
   attempt(workspaceId: string, id: string): WebhookAttempt | null {
     const a = this.#byId.get(id);
     return a && a.workspace_id === workspaceId ? copyAttempt(a) : null;

@@ -20,7 +20,13 @@ export function webhookLines(r: Replay): void {
   r.kind('wh_drop', shape({ at: 's', endpoint_id: 's' }));
 }
 
-const copyEndpoint = (e: WebhookEndpoint): WebhookEndpoint => ({ ...e, events: [...e.events] });
+// Endpoints written before the grace of a rotated secret existed have neither field: none.
+const copyEndpoint = (e: WebhookEndpoint): WebhookEndpoint => ({
+  ...e,
+  events: [...e.events],
+  previous_secret: e.previous_secret ?? null,
+  previous_secret_until: e.previous_secret_until ?? null,
+});
 
 export function fileWebhooks(
   doc: DocFile,
@@ -146,6 +152,7 @@ export function fileWebhooks(
     },
     attempts: async (workspaceId, q) => state.attempts(workspaceId, q),
     attempt: async (workspaceId, id) => state.attempt(workspaceId, id),
+    attemptIdsWithPrefix: async (workspaceId, prefix, limit) => state.attemptIdsWithPrefix(workspaceId, prefix, limit),
     depth: async () => state.depth(),
     purge: async (before) => state.purge(before),
   };

@@ -13,6 +13,11 @@ export interface InboxStore {
   list(workspaceId: string, q: InboxQuery): Promise<{ data: InboxSummary[]; total: number }>;
   /** One item of either folder, with its bodies (null for another workspace's). */
   get(workspaceId: string, id: string): Promise<InboxItem | null>;
+  /**
+   * Up to `limit` ids of the workspace's items (both folders) that start with `prefix`, or with
+   * `threads` ids of its threads: what a short id on the command line may stand for.
+   */
+  idsWithPrefix(workspaceId: string, prefix: string, limit: number, threads: boolean): Promise<string[]>;
   /** Threads, newest activity first, of a view and matching a search (ThreadQuery). */
   threads(workspaceId: string, q: ThreadQuery): Promise<{ data: InboxThread[]; total: number }>;
   /**

@@ -54,6 +54,8 @@ export interface SubscriberStore {
     q: { status?: SubscriberStatus | undefined; limit: number; offset: number },
   ): Promise<SubscriberPage>;
   get(workspaceId: string, listId: string, id: string): Promise<Subscriber | null>;
+  /** Up to `limit` ids of the list's subscribers that start with `prefix` (a short id on the command line). */
+  idsWithPrefix(workspaceId: string, listId: string, prefix: string, limit: number): Promise<string[]>;
   /**
    * Up to `limit` active subscribers of the list after position `cursor` in its own order (0: from
    * the first), the position of the last one read, and whether that was the list's end. A

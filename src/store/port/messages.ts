@@ -57,6 +57,8 @@ export interface MessageStore {
    */
   accept(batch: AcceptBatch): Promise<AcceptRefusal | null>;
   get(workspaceId: string, id: string): Promise<Message | null>;
+  /** Ids of the workspace's messages that start with `prefix` (at most `limit`): a short id on the command line. */
+  idsWithPrefix(workspaceId: string, prefix: string, limit: number): Promise<string[]>;
   /** Newest first. */
   list(workspaceId: string, q: MessageQuery): Promise<{ data: Message[]; total: number }>;
   byIds(ids: string[]): Promise<Message[]>;

@@ -8,7 +8,9 @@ export interface WebhookEndpointStore {
   update(
     workspaceId: string,
     id: string,
-    patch: Partial<Pick<WebhookEndpoint, 'status' | 'disabled_reason' | 'secret' | 'secret_rotated_at'>>,
+    patch: Partial<
+      Pick<WebhookEndpoint, 'status' | 'disabled_reason' | 'secret' | 'secret_rotated_at' | 'previous_secret' | 'previous_secret_until'>
+    >,
   ): Promise<WebhookEndpoint | null>;
   /** Removes the endpoint and its pending jobs; its delivery log stays. */
   remove(workspaceId: string, id: string): Promise<boolean>;
@@ -28,6 +30,8 @@ export interface WebhookStore {
   /** The delivery log, newest first. */
   attempts(workspaceId: string, q: AttemptQuery): Promise<WebhookAttempt[]>;
   attempt(workspaceId: string, id: string): Promise<WebhookAttempt | null>;
+  /** Ids of the workspace's delivery attempts that start with `prefix` (at most `limit`). */
+  attemptIdsWithPrefix(workspaceId: string, prefix: string, limit: number): Promise<string[]>;
   /** Jobs not finished. */
   depth(): Promise<number>;
   /** Removes log rows and finished jobs older than `before`; returns the log rows removed. */

@@ -42,15 +42,32 @@ export function outcomeUnknown(e: unknown): boolean {
   );
 }
 
+/** Node's words for a connection that failed, said once, with what was being reached. */
+const CONNECT: Record<string, string> = {
+  ECONNREFUSED: 'nothing listens there (is PostgreSQL running?)',
+  ENOTFOUND: 'the host name does not resolve',
+  EHOSTUNREACH: 'the host cannot be reached',
+  ETIMEDOUT: 'it did not answer in time',
+  ECONNRESET: 'the connection was reset',
+};
+
+function unavailableText(err: { code?: string; message?: string; address?: string; port?: number }): string {
+  const why = err.code ? CONNECT[err.code] : undefined;
+  if (why) {
+    // `connect ECONNREFUSED 127.0.0.1:5432`: the address is in the message when not on the error.
+    const where = err.address
+      ? `${err.address}${err.port ? `:${err.port}` : ''}`
+      : (/\s(\S+:\d+)$/.exec(err.message ?? '')?.[1] ?? 'its address');
+    return `cannot connect to PostgreSQL at ${where} (${err.code}): ${why}`;
+  }
+  return `postgres ${err.code ?? ''} ${err.message ?? ''}`.replace(/\s+/g, ' ').trim();
+}
+
 export function mapPgError(e: unknown): SvcError {
   if (e instanceof SvcError) return e;
   const err = e as { code?: string; message?: string; constraint?: string };
   if (isUnavailable(e)) {
-    return new SvcError(
-      'store_unavailable',
-      `store unavailable: postgres ${err.code ?? ''} ${err.message ?? ''}`.replace(/\s+/g, ' ').trim(),
-      { cause: e },
-    );
+    return new SvcError('store_unavailable', `store unavailable: ${unavailableText(err)}`, { cause: e });
   }
   if (err.code === '23505') return new SvcError('conflict', `already exists (${err.constraint ?? 'unique'})`, { cause: e });
   if (err.code === '23503')

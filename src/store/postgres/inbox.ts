@@ -162,6 +162,21 @@ export function pgInbox(db: PgDb): InboxStore {
       );
       return c ? sentItem(toContent(c)) : null;
     },
+    // A command-line lookup: both folders' ids (or threads' ids, a send being its own thread unless it
+    // answered one), the prefix checked on each row of the workspace.
+    idsWithPrefix: async (workspaceId, prefix, limit, threads) =>
+      (
+        await db.rows<{ id: string }>(
+          threads
+            ? `SELECT DISTINCT thread_id AS id FROM inbox_items WHERE workspace_id = $1 AND starts_with(thread_id, $2)
+               UNION SELECT COALESCE(thread_id, id) FROM send_contents
+                 WHERE workspace_id = $1 AND source <> 'fence' AND starts_with(COALESCE(thread_id, id), $2) LIMIT $3`
+            : `SELECT id FROM inbox_items WHERE workspace_id = $1 AND starts_with(id, $2)
+               UNION ALL SELECT id FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND starts_with(id, $2) LIMIT $3`,
+          [workspaceId, prefix, limit],
+          threads ? 'inbox_thread_ids_prefix' : 'inbox_ids_prefix',
+        )
+      ).map((r) => r.id),
     threads: async (workspaceId, q) => {
       // A thread's flags as threadFlags (model/inbox.ts) has them, in SQL, to filter before the page is cut.
       const archived = `(s.archived_at IS NOT NULL AND (t.received_at IS NULL OR s.archived_at >= t.received_at))`;

@@ -139,6 +139,15 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
       ]);
       return r ? toSubscriber(r) : null;
     },
+    // A command-line lookup: the list's rows, the prefix checked on each.
+    idsWithPrefix: async (workspaceId, listId, prefix, limit) =>
+      (
+        await db.rows<{ id: string }>(
+          `SELECT id FROM subscribers WHERE workspace_id = $1 AND list_id = $2 AND starts_with(id, $3) LIMIT $4`,
+          [workspaceId, listId, prefix, limit],
+          'subscriber_ids_prefix',
+        )
+      ).map((r) => r.id),
     lastPosition: async (workspaceId, listId) =>
       Number(
         (

@@ -289,6 +289,15 @@ export function pgMessages(
           return refusalFrom(e);
         },
       ),
+    // A command-line lookup: the workspace's rows by index, the prefix checked on each.
+    idsWithPrefix: async (workspaceId, prefix, limit) =>
+      (
+        await db.rows<{ id: string }>(
+          `SELECT id FROM messages WHERE workspace_id = $1 AND starts_with(id, $2) LIMIT $3`,
+          [workspaceId, prefix, limit],
+          'message_ids_prefix',
+        )
+      ).map((r) => r.id),
     get: async (workspaceId, id) => {
       const [r] = await db.rows<MessageRow>(
         `SELECT ${MESSAGE_COLS} FROM messages WHERE workspace_id = $1 AND id = $2`,

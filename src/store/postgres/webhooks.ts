@@ -6,9 +6,10 @@ import type { WebhookEndpointStore, WebhookStore } from '../port/webhooks.js';
 import { iso, type PgDb, type Row } from './db.js';
 import { claimStatement, RELEASED } from './lease.js';
 
-const ENDPOINT_COLS = 'id, workspace_id, url, events, secret, status, disabled_reason, failing_since, created_at, secret_rotated_at';
+const ENDPOINT_COLS =
+  'id, workspace_id, url, events, secret, status, disabled_reason, failing_since, created_at, secret_rotated_at, previous_secret, previous_secret_until';
 
-type EndpointRow = Row<WebhookEndpoint, 'failing_since' | 'created_at' | 'secret_rotated_at'>;
+type EndpointRow = Row<WebhookEndpoint, 'failing_since' | 'created_at' | 'secret_rotated_at' | 'previous_secret_until'>;
 
 const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   id: r.id,
@@ -21,6 +22,8 @@ const toEndpoint = (r: EndpointRow): WebhookEndpoint => ({
   failing_since: iso(r.failing_since),
   created_at: r.created_at.toISOString(),
   secret_rotated_at: iso(r.secret_rotated_at),
+  previous_secret: r.previous_secret ?? null,
+  previous_secret_until: iso(r.previous_secret_until ?? null),
 });
 
 const JOB_COLS = 'id, workspace_id, endpoint_id, event_id, event, message_id, payload, attempts, next_attempt_at, created_at';
@@ -72,8 +75,20 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
   const endpoints: WebhookEndpointStore = {
     create: async (e) => {
       const [r] = await db.rows<EndpointRow>(
-        `INSERT INTO webhook_endpoints (${ENDPOINT_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9) RETURNING ${ENDPOINT_COLS}`,
-        [e.id, e.workspace_id, e.url, e.events, e.secret, e.status, e.disabled_reason, e.created_at, e.secret_rotated_at],
+        `INSERT INTO webhook_endpoints (${ENDPOINT_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9, $10, $11) RETURNING ${ENDPOINT_COLS}`,
+        [
+          e.id,
+          e.workspace_id,
+          e.url,
+          e.events,
+          e.secret,
+          e.status,
+          e.disabled_reason,
+          e.created_at,
+          e.secret_rotated_at,
+          e.previous_secret,
+          e.previous_secret_until,
+        ],
       );
       return toEndpoint(r!);
     },
@@ -94,9 +109,22 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
             status = COALESCE($3, status),
             disabled_reason = CASE WHEN $3::text = 'enabled' THEN NULL WHEN $4::text IS NOT NULL THEN $4 ELSE disabled_reason END,
             secret = COALESCE($5, secret),
-            secret_rotated_at = COALESCE($6, secret_rotated_at)
+            secret_rotated_at = COALESCE($6, secret_rotated_at),
+            previous_secret = CASE WHEN $7::boolean THEN $8 ELSE previous_secret END,
+            previous_secret_until = CASE WHEN $7::boolean THEN $9::timestamptz ELSE previous_secret_until END
           WHERE workspace_id = $1 AND id = $2 RETURNING ${ENDPOINT_COLS}`,
-        [workspaceId, id, patch.status ?? null, patch.disabled_reason ?? null, patch.secret ?? null, patch.secret_rotated_at ?? null],
+        [
+          workspaceId,
+          id,
+          patch.status ?? null,
+          patch.disabled_reason ?? null,
+          patch.secret ?? null,
+          patch.secret_rotated_at ?? null,
+          // A rotation sets the previous secret, or clears it (no grace): both are written.
+          'previous_secret' in patch,
+          patch.previous_secret ?? null,
+          patch.previous_secret_until ?? null,
+        ],
       );
       return r ? toEndpoint(r) : null;
     },
@@ -129,7 +157,14 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
     // Leases on the database's clock, as for outbound jobs (pg-mail.ts).
     claim: async (owner, now, leaseMs, max) => {
       const rows = await db.rows<
-        JobRow & { ep: EndpointRow & { created_at: string; failing_since: string | null; secret_rotated_at: string | null } }
+        JobRow & {
+          ep: EndpointRow & {
+            created_at: string;
+            failing_since: string | null;
+            secret_rotated_at: string | null;
+            previous_secret_until: string | null;
+          };
+        }
       >(
         `WITH c AS (${CLAIM}) SELECT c.*, to_jsonb(ep) AS ep FROM c JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`,
         [owner, now, leaseMs, max],
@@ -142,6 +177,7 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
           created_at: new Date(r.ep.created_at),
           failing_since: r.ep.failing_since ? new Date(r.ep.failing_since) : null,
           secret_rotated_at: r.ep.secret_rotated_at ? new Date(r.ep.secret_rotated_at) : null,
+          previous_secret_until: r.ep.previous_secret_until ? new Date(r.ep.previous_secret_until) : null,
         }),
       }));
     },
@@ -204,6 +240,14 @@ export function pgWebhooks(db: PgDb): { endpoints: WebhookEndpointStore; webhook
       );
       return rows.map(toAttempt);
     },
+    attemptIdsWithPrefix: async (workspaceId, prefix, limit) =>
+      (
+        await db.rows<{ id: string }>(`SELECT id FROM webhook_attempts WHERE workspace_id = $1 AND starts_with(id, $2) LIMIT $3`, [
+          workspaceId,
+          prefix,
+          limit,
+        ])
+      ).map((r) => r.id),
     attempt: async (workspaceId, id) => {
       const [r] = await db.rows<AttemptRow>(`SELECT ${ATTEMPT_COLS} FROM webhook_attempts WHERE workspace_id = $1 AND id = $2`, [
         workspaceId,

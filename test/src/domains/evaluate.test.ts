@@ -40,6 +40,10 @@ test('SPF: one record, our include before its all term', () => {
     'Verified',
   );
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost ~all'), SD).status, 'Recommended');
+  // The value given agrees with its note: a record that ends ~all is told -all, and given it.
+  const soft = evaluateSpf(found('v=spf1 ip4:192.0.2.1 include:_spf.svc.localhost ~all'), SD);
+  assert.match(soft.note!, /-all makes receivers refuse it/);
+  assert.equal(soft.value, 'v=spf1 ip4:192.0.2.1 include:_spf.svc.localhost -all');
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost'), SD).status, 'Recommended');
   const plusAll = evaluateSpf(found('v=spf1 include:_spf.svc.localhost +all'), SD);
   assert.equal(plusAll.status, 'Problem');
@@ -148,7 +152,8 @@ test("receivers' view: trailing dots, the most preferred MX, Recommended keeps e
     'v=spf1 include:_spf.svc.localhost ~all',
   );
   const soft = evaluateSpf(found('v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all'), SD);
-  assert.deepEqual([soft.status, soft.value], ['Recommended', 'v=spf1 include:_spf.google.com include:_spf.svc.localhost ~all']);
+  // Every term kept; the all term is the one the note recommends.
+  assert.deepEqual([soft.status, soft.value], ['Recommended', 'v=spf1 include:_spf.google.com include:_spf.svc.localhost -all']);
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost -all'), SD, 11).status, 'Problem');
   assert.equal(evaluateSpf(found('v=spf1 include:_spf.svc.localhost -all'), SD, 10).status, 'Verified');
   const mx = [

@@ -144,6 +144,8 @@ export const endpoint = (workspace_id: string, events: string[], created_at = '2
   failing_since: null,
   created_at,
   secret_rotated_at: null,
+  previous_secret: null,
+  previous_secret_until: null,
 });
 
 export const attemptOf = (

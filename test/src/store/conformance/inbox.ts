@@ -247,6 +247,40 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal(await third.inbox.usage(other.id), STORAGE_MIN_CHARGE);
   });
 
+  test(`${backend.name}: inbox: short ids: items of both folders and threads by a prefix; deleted ones and other workspaces' never; the same after a reopen`, async (t) => {
+    const { b, store } = await fresh(backend, t);
+    const { a, other, send } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');
+    const uuid = (head: string, n: number) => `${head}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const thread = uuid('7777aaaa', 9);
+    const one = item(a.id, thread, { id: uuid('abcd1111', 1) });
+    const two = item(a.id, thread, { id: uuid('abcd2222', 2), created_at: '2026-01-02T11:00:00.000Z' });
+    const theirs = item(other.id, uuid('7777bbbb', 8), { id: uuid('abcd3333', 3) });
+    await store.inbox.receive(nothing([one, two, theirs]));
+    const sorted = async (p: Promise<string[]>) => (await p).sort();
+    const check = async (s: typeof store, deleted: boolean) => {
+      assert.deepEqual(await sorted(s.inbox.idsWithPrefix(a.id, 'abcd', 10, false)), deleted ? [one.id] : [one.id, two.id]);
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, 'abcd1', 10, false), [one.id]);
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, 'abcd1111-0000', 10, false), [one.id], 'past the first 8 digits');
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, 'abcd1111-9', 10, false), []);
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, one.id, 10, false), [one.id]);
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, send.content.id.slice(0, 8), 10, false), [send.content.id], 'a Sent copy');
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, '7777', 10, true), [thread]);
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, send.content.id.slice(0, 6), 10, true), [send.content.id], "a send's own thread");
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, '7777', 10, false), [], 'thread ids are not item ids');
+      assert.deepEqual(await s.inbox.idsWithPrefix(other.id, 'abcd', 10, false), [theirs.id]);
+      assert.deepEqual(await s.inbox.idsWithPrefix(other.id, 'abcd1', 10, false), []);
+      assert.deepEqual(await s.inbox.idsWithPrefix(a.id, 'zzzz', 10, false), []);
+      assert.equal((await s.inbox.idsWithPrefix(a.id, '', 1, false)).length, 1, 'the limit holds');
+    };
+    await check(store, false);
+    assert.equal(await store.inbox.remove(a.id, two.id), true);
+    await check(store, true);
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    await check(again, true);
+  });
+
   test(`${backend.name}: inbox: a not-spam report lifts a complaint suppression, never one made for another reason; in the same call as its item`, async (t) => {
     const { store } = await fresh(backend, t);
     const { a } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');

@@ -39,6 +39,36 @@ const sub = (l: List, email: string, status: SubscriberStatus = 'active', over: 
 const same = { name: '', updated_at: AT };
 
 export function listsConformance<B>(backend: Backend<B>): void {
+  test(`${backend.name}: subscribers: short ids by a prefix, within their list; removed ones never; the same after a reopen`, async (t) => {
+    const { b, store } = await fresh(backend, t);
+    const a = await store.workspaces.create(ws('acme'));
+    const news = await store.lists.create(list(a.id, 'News'));
+    const offers = await store.lists.create(list(a.id, 'Offers'));
+    const uuid = (head: string, n: number) => `${head}-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const one = sub(news, 'one@rcpt.test', 'active', { id: uuid('abcd1111', 1) });
+    const two = sub(news, 'two@rcpt.test', 'active', { id: uuid('abcd2222', 2) });
+    const elsewhere = sub(offers, 'one@rcpt.test', 'active', { id: uuid('abcd3333', 3) });
+    for (const s of [one, two, elsewhere]) await store.subscribers.upsert(s, same, 100);
+    const check = async (s: typeof store, removed: boolean) => {
+      const ids = await s.subscribers.idsWithPrefix(a.id, news.id, 'abcd', 10);
+      assert.deepEqual(ids.sort(), removed ? [one.id] : [one.id, two.id]);
+      assert.deepEqual(await s.subscribers.idsWithPrefix(a.id, news.id, 'abcd1', 10), [one.id]);
+      assert.deepEqual(await s.subscribers.idsWithPrefix(a.id, news.id, 'abcd1111-0000', 10), [one.id], 'past the first 8 digits');
+      assert.deepEqual(await s.subscribers.idsWithPrefix(a.id, news.id, 'abcd1111-9', 10), []);
+      assert.deepEqual(await s.subscribers.idsWithPrefix(a.id, offers.id, 'abcd', 10), [elsewhere.id], 'within its list');
+      assert.deepEqual(await s.subscribers.idsWithPrefix('no-such-workspace', news.id, 'abcd', 10), []);
+      assert.deepEqual(await s.subscribers.idsWithPrefix(a.id, news.id, 'zzzz', 10), []);
+      assert.equal((await s.subscribers.idsWithPrefix(a.id, news.id, '', 1)).length, 1, 'the limit holds');
+    };
+    await check(store, false);
+    assert.equal(await store.subscribers.remove(a.id, news.id, two.id), true);
+    await check(store, true);
+    await store.close();
+    const again = await backend.open(b);
+    t.after(() => again.close());
+    await check(again, true);
+  });
+
   test(`${backend.name}: lists and subscribers: counts, upsert by email, pages by status, tokens, the contacts quota, removal, isolation, reopen`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));

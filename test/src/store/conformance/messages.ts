@@ -42,6 +42,13 @@ export function messagesConformance<B>(backend: Backend<B>): void {
     ]);
     assert.equal((await store.messages.get(a.id, b1.messages[0]!.id))?.to, 'Jane@Rcpt.test');
     assert.equal(await store.messages.get(b.id, b1.messages[0]!.id), null, 'another workspace sees nothing');
+    // A short id: the workspace's ids that start with it, at most the limit; none from another workspace.
+    const full = b1.messages[0]!.id;
+    assert.deepEqual(await store.messages.idsWithPrefix(a.id, full.slice(0, 8), 10), [full]);
+    assert.deepEqual(await store.messages.idsWithPrefix(a.id, full, 10), [full]);
+    assert.deepEqual(await store.messages.idsWithPrefix(b.id, full.slice(0, 8), 10), []);
+    assert.deepEqual(await store.messages.idsWithPrefix(a.id, 'zzzz', 10), []);
+    assert.ok((await store.messages.idsWithPrefix(a.id, '', 1)).length === 1, 'the limit holds');
     assert.deepEqual(
       (await store.messages.byIds([b1.messages[1]!.id, 'nope'])).map((m) => m.to),
       ['bob@rcpt.test'],

@@ -65,6 +65,8 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
     const c0 = claimed.find((c) => c.endpoint.id === all.id && c.job.event === 'message.sent')!;
     assert.deepEqual([c0.job.message_id, c0.job.payload, c0.job.attempts, c0.job.event_id], [jane.id, sentEv.payload, 0, sentEv.id]);
     assert.equal(c0.endpoint.secret, all.secret);
+    // The claimed endpoint has every field, the grace of a rotated secret included (none here).
+    assert.deepEqual([c0.endpoint.previous_secret, c0.endpoint.previous_secret_until], [null, null]);
     assert.deepEqual(await store.webhooks.claim('w2', now, 60_000, 10), [], 'leased');
 
     // Delivered, failed and rescheduled, failed for good: one call.
@@ -118,6 +120,8 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
     const one = log.find((x) => x.job_id === c0.job.id)!;
     assert.deepEqual(await store.webhooks.attempt(a.id, one.id), one);
     assert.equal(await store.webhooks.attempt(other.id, one.id), null);
+    assert.deepEqual(await store.webhooks.attemptIdsWithPrefix(a.id, one.id.slice(0, 8), 10), [one.id]);
+    assert.deepEqual(await store.webhooks.attemptIdsWithPrefix(other.id, one.id.slice(0, 8), 10), []);
     assert.equal(one.payload.message_id, jane.id);
 
     // A test attempt (no job), a success clears failing_since; enable clears the reason.
@@ -127,6 +131,19 @@ export function webhooksConformance<B>(backend: Backend<B>): void {
     assert.deepEqual([enabled?.status, enabled?.disabled_reason], ['enabled', null]);
     const rotated = await store.endpoints.update(a.id, all.id, { secret: 'whsec_new', secret_rotated_at: '2026-01-01T10:07:00.000Z' });
     assert.deepEqual([rotated?.secret, rotated?.secret_rotated_at, rotated?.url], ['whsec_new', '2026-01-01T10:07:00.000Z', all.url]);
+    assert.deepEqual([rotated?.previous_secret, rotated?.previous_secret_until], [null, null]);
+    // A rotation with a grace keeps the secret before it until a time; one without clears it.
+    const graced = await store.endpoints.update(a.id, all.id, {
+      secret: 'whsec_newer',
+      secret_rotated_at: '2026-01-01T10:07:30.000Z',
+      previous_secret: 'whsec_new',
+      previous_secret_until: '2026-01-02T10:07:30.000Z',
+    });
+    assert.deepEqual([graced?.previous_secret, graced?.previous_secret_until], ['whsec_new', '2026-01-02T10:07:30.000Z']);
+    const status = await store.endpoints.update(a.id, all.id, { status: 'enabled', disabled_reason: null });
+    assert.equal(status?.previous_secret, 'whsec_new', 'another change keeps it');
+    const cleared = await store.endpoints.update(a.id, all.id, { secret: 'whsec_new', previous_secret: null, previous_secret_until: null });
+    assert.deepEqual([cleared?.secret, cleared?.previous_secret, cleared?.previous_secret_until], ['whsec_new', null, null]);
 
     // Kept across a reopen: endpoints, the pending job, the log, the dispatch marks.
     await store.close();

@@ -1,0 +1,81 @@
+// What a command loads is most of how long it takes to start (README "Start-up"; the figures come
+// from `npm run bench -- cli`, never from a test). These hold the rules that keep admin commands
+// quick, through the real binary, by the modules it loads rather than by a clock:
+// - a command loads the parts of the service it uses, not the whole service (commands/context.ts
+//   parts(); src/service-parts.ts);
+// - keys, domains and addresses commands on a file store no daemon owns read its data file alone
+//   (no journal code);
+// - beside a running daemon a command talks to its socket and loads none of the file store's code;
+// - chalk is loaded only by the live views (ink draws through it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { svc, json, serve } from '../helpers/cli.js';
+import { tmpDir } from '../helpers/tmp.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HOOK = fileURLToPath(new URL('../helpers/module-log.mjs', import.meta.url));
+
+test('admin commands load what they use: a part of the service, the data file alone, or beside a daemon no file-store code', async (t) => {
+  const dir = await tmpDir(t);
+  const store = ['--store', `file:${dir}`];
+  json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
+  let n = 0;
+  /** What the command printed, and the modules it loaded (paths from the checkout's root). */
+  const loaded = async (args: string[]) => {
+    const log = join(dir, `modules-${++n}.log`);
+    const run = await svc([...store, ...args, '--workspace', 'acme', '--json'], {
+      env: { NODE_OPTIONS: `--import ${HOOK}`, LOADED_MODULES_LOG: log },
+    });
+    const modules = new Set(
+      (await readFile(log, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((p) => relative(ROOT, p)),
+    );
+    return { out: json(run), modules, has: (m: string) => [...modules].some((p) => p.endsWith(m)) };
+  };
+
+  const suppressed = json(await svc([...store, 'suppressions', 'add', 'a@x.test', '--workspace', 'acme', '--json']));
+  assert.equal(suppressed.address, 'a@x.test');
+
+  // A journal's command: the whole store, the one part, none of the rest of the service.
+  const list = await loaded(['suppressions', 'list']);
+  assert.deepEqual(
+    list.out.map((s: { address: string }) => s.address),
+    ['a@x.test'],
+  );
+  assert.ok(list.has('dist/src/store/file/file-store.js'), 'the whole file store');
+  assert.ok(list.has('dist/src/suppressions/suppressions.js'), 'its part of the service');
+  for (const m of ['dist/src/service.js', 'dist/src/send/pipeline.js', 'dist/src/lists/lists.js', 'dist/src/people/sign-in.js'])
+    assert.ok(!list.has(m), `${m} is not loaded by suppressions list`);
+  assert.ok(![...list.modules].some((p) => p.includes('node_modules/chalk/')), 'chalk is not loaded');
+
+  // A part that sends (the inbox's replies) brings the pipeline, still not the whole service.
+  const inbox = await loaded(['inbox', 'list']);
+  assert.ok(inbox.has('dist/src/inbox/inbox.js') && inbox.has('dist/src/send/pipeline.js'));
+  assert.ok(!inbox.has('dist/src/service.js'));
+
+  // The data file's commands: no journal code at all.
+  const keys = await loaded(['keys', 'list']);
+  assert.deepEqual(keys.out, []);
+  assert.ok(keys.has('dist/src/store/file/doc-store.js'));
+  assert.ok(!keys.has('dist/src/store/file/file-store.js') && !keys.has('dist/src/store/file/journal.js'));
+
+  // Beside a daemon: its socket, and nothing of the file store but the client.
+  const d = await serve(store, { listeners: ['api'] });
+  t.after(() => d.stop('SIGKILL'));
+  for (const args of [
+    ['suppressions', 'list'],
+    ['keys', 'list'],
+  ]) {
+    const remote = await loaded(args);
+    assert.ok(remote.has('dist/src/store/file/remote-store.js'), `${args.join(' ')} talks to the daemon`);
+    for (const m of ['file-store.js', 'doc-store.js', 'lock.js', 'journal.js'])
+      assert.ok(!remote.has(`dist/src/store/file/${m}`), `${args.join(' ')} beside a daemon loads no ${m}`);
+  }
+  assert.deepEqual((await loaded(['suppressions', 'list'])).out, list.out);
+  assert.equal(await d.stop(), 0);
+});
