@@ -16,7 +16,7 @@ export interface PgLookups extends PgDb {
   readonly cache: LookupCache | null;
   /** A cached look-up, or the store's answer, kept unless something changed meanwhile. */
   cached<T>(key: string, read: () => Promise<T>, copy?: (v: T) => T): Promise<T>;
-  /** A write to domains or addresses: every daemon's cached sender look-ups go (this one's at once). */
+  /** A write that changes cached look-ups (domains, addresses, a plan, a deletion): every daemon's cached entries go, this one's when it returns. */
   senderWrite<T>(write: () => Promise<T>): Promise<T>;
   /** A transaction that writes domains or addresses, announcing it at commit. */
   senderTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;

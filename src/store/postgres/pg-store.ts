@@ -97,7 +97,7 @@ export class PgStore implements Store {
         },
       },
       daemons: pgDaemons(db),
-      workspaces: pgWorkspaces(db),
+      workspaces: pgWorkspaces(lookups),
       keys: pgKeys(lookups),
       domains: pgDomains(lookups),
       addresses: pgAddresses(lookups),
@@ -297,7 +297,7 @@ export class PgStore implements Store {
     return value;
   }
 
-  /** A write to domains or addresses: every daemon's cached sender look-ups go (this one's at once). */
+  /** A write that changes cached look-ups (domains, addresses, a plan, a deletion): every daemon's cached entries go, this one's when it returns. */
   async #senderWrite<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write();

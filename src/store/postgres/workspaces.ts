@@ -4,7 +4,7 @@
 import { SvcError } from '../../errors.js';
 import type { Plan, Workspace, WorkspaceDeletion } from '../../model/workspace.js';
 import type { WorkspaceStore } from '../port/workspaces.js';
-import type { PgDb } from './db.js';
+import type { PgLookups } from './db.js';
 import { INVALIDATE_CHANNEL } from './lookup-cache.js';
 
 interface WorkspaceRow {
@@ -58,7 +58,7 @@ interface DeletionRow extends WorkspaceRow {
 }
 const toWorkspace = (r: WorkspaceRow): Workspace => ({ id: r.id, name: r.name, plan: r.plan, created_at: r.created_at.toISOString() });
 
-export function pgWorkspaces(db: PgDb): WorkspaceStore {
+export function pgWorkspaces(db: PgLookups): WorkspaceStore {
   return {
     create: async (ws) => {
       try {
@@ -79,15 +79,17 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
       const [r] = await db.rows<WorkspaceRow>(`SELECT ${WS_COLS} FROM workspaces WHERE name = $1 AND ${LIVE}`, [name], 'ws_by_name');
       return r ? toWorkspace(r) : null;
     },
-    setPlan: async (id, plan) => {
-      // The NOTIFY (sent at commit) drops every daemon's cached copies of the workspace.
-      const [r] = await db.rows<WorkspaceRow>(
-        `WITH u AS (UPDATE workspaces SET plan = $2 WHERE id = $1 AND ${LIVE} RETURNING ${WS_COLS})
-         SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'ws:' || u.id) FROM u`,
-        [id, plan],
-      );
-      return r ? toWorkspace(r) : null;
-    },
+    setPlan: (id, plan) =>
+      // The NOTIFY (sent at commit) drops every other daemon's cached copies of the workspace; this
+      // daemon's go when the write returns (senderWrite), not when its own NOTIFY comes back.
+      db.senderWrite(async () => {
+        const [r] = await db.rows<WorkspaceRow>(
+          `WITH u AS (UPDATE workspaces SET plan = $2 WHERE id = $1 AND ${LIVE} RETURNING ${WS_COLS})
+           SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'ws:' || u.id) FROM u`,
+          [id, plan],
+        );
+        return r ? toWorkspace(r) : null;
+      }),
     trialWarnings: async (id) => {
       const [r] = await db.rows<{ trial_warnings: number; trial_warned_at: Date | null }>(
         `SELECT trial_warnings, trial_warned_at FROM workspaces WHERE id = $1`,
@@ -105,27 +107,32 @@ export function pgWorkspaces(db: PgDb): WorkspaceStore {
         )
       ).length === 1,
     markDeleted: (id, at, reason) =>
-      db.tx(async (c) => {
-        // The name is freed (a deleted row keeps it in deleted_name): names are unique among rows.
-        const marked = await c.query(
-          `UPDATE workspaces SET deleted_at = $2, deletion_reason = $3, deleted_name = name, name = '~' || id WHERE id = $1 AND ${LIVE} RETURNING id`,
-          [id, at, reason],
-        );
-        if (!marked.rowCount) return false;
-        // Every daemon drops its cached keys and look-ups of the workspace at commit.
-        const keys = await c.query<{ hash: string }>(`DELETE FROM api_keys WHERE workspace_id = $1 RETURNING hash`, [id]);
-        await c.query(`DELETE FROM outbound_jobs WHERE workspace_id = $1`, [id]);
-        await c.query(`DELETE FROM webhook_jobs WHERE workspace_id = $1`, [id]);
-        const people = await c.query<{ account_id: string }>(`DELETE FROM memberships WHERE workspace_id = $1 RETURNING account_id`, [id]);
-        // Its people's accounts go too (their sessions and links with them), but for those who are members elsewhere.
-        await c.query(
-          `DELETE FROM accounts a WHERE a.id = ANY ($1) AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.account_id = a.id)`,
-          [people.rows.map((r) => r.account_id)],
-        );
-        for (const k of keys.rows) await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', $1)`, [`key:${k.hash}`]);
-        await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', $1), pg_notify('${INVALIDATE_CHANNEL}', 'senders')`, [`ws:${id}`]);
-        return true;
-      }),
+      // Its keys stop in this daemon when the call returns, not when its own NOTIFY comes back.
+      db.senderWrite(() =>
+        db.tx(async (c) => {
+          // The name is freed (a deleted row keeps it in deleted_name): names are unique among rows.
+          const marked = await c.query(
+            `UPDATE workspaces SET deleted_at = $2, deletion_reason = $3, deleted_name = name, name = '~' || id WHERE id = $1 AND ${LIVE} RETURNING id`,
+            [id, at, reason],
+          );
+          if (!marked.rowCount) return false;
+          // Every daemon drops its cached keys and look-ups of the workspace at commit.
+          const keys = await c.query<{ hash: string }>(`DELETE FROM api_keys WHERE workspace_id = $1 RETURNING hash`, [id]);
+          await c.query(`DELETE FROM outbound_jobs WHERE workspace_id = $1`, [id]);
+          await c.query(`DELETE FROM webhook_jobs WHERE workspace_id = $1`, [id]);
+          const people = await c.query<{ account_id: string }>(`DELETE FROM memberships WHERE workspace_id = $1 RETURNING account_id`, [
+            id,
+          ]);
+          // Its people's accounts go too (their sessions and links with them), but for those who are members elsewhere.
+          await c.query(
+            `DELETE FROM accounts a WHERE a.id = ANY ($1) AND NOT EXISTS (SELECT 1 FROM memberships m WHERE m.account_id = a.id)`,
+            [people.rows.map((r) => r.account_id)],
+          );
+          for (const k of keys.rows) await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', $1)`, [`key:${k.hash}`]);
+          await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', $1), pg_notify('${INVALIDATE_CHANNEL}', 'senders')`, [`ws:${id}`]);
+          return true;
+        }),
+      ),
     deletions: async () =>
       (
         await db.rows<DeletionRow>(

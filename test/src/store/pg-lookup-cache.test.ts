@@ -137,3 +137,67 @@ if (TEST_DATABASE_URL) {
     assert.equal((await daemon.domains.get(ws.id, 'acme.test'))?.id, d2.id);
   });
 }
+
+/**
+ * Holds back the notifications of the daemon's LISTEN connection: its Postgres backend is stopped
+ * (SIGSTOP) until the returned function is called, so a write's own NOTIFY cannot come back in time
+ * to hide a cache that forgot to drop the entry itself. Null when that backend is not a process here.
+ */
+async function holdNotifications(sql: ReturnType<typeof createPool>): Promise<(() => void) | null> {
+  const { rows } = await sql.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE query ILIKE 'LISTEN svc_invalidate%' AND datname = current_database()`,
+  );
+  if (rows.length !== 1) return null;
+  const pid = rows[0]!.pid;
+  try {
+    process.kill(pid, 'SIGSTOP');
+  } catch {
+    return null;
+  }
+  return () => process.kill(pid, 'SIGCONT');
+}
+
+if (TEST_DATABASE_URL) {
+  test("postgres key cache: a daemon's own plan change, revoke and workspace deletion are seen by it at once", async (t) => {
+    const { daemon, sql } = await stores(t);
+    const at = new Date().toISOString();
+    const keyOf = async (name: string, hash: string) => {
+      const ws = await daemon.workspaces.create({ id: randomUUID(), name, plan: 'trial', created_at: at });
+      const key = await daemon.keys.create({
+        id: randomUUID(),
+        workspace_id: ws.id,
+        name: 'k',
+        scopes: ['send'],
+        prefix: 'svc_0',
+        hash,
+        created_at: at,
+        revoked_at: null,
+      });
+      return { ws, key };
+    };
+    const a = await keyOf('plan', 'b'.repeat(64));
+    const b = await keyOf('gone', 'c'.repeat(64));
+    // Both cached: once the LISTEN is up, a change behind the cache's back (no NOTIFY) is not seen.
+    assert.ok(
+      await until(async () => {
+        await Promise.all([daemon.keys.findByHash(a.key.hash), daemon.keys.findByHash(b.key.hash)]);
+        await sql.query(`UPDATE api_keys SET name = 'silent'`);
+        return (await daemon.keys.findByHash(a.key.hash))?.key.name === 'k' && (await daemon.keys.findByHash(b.key.hash))?.key.name === 'k';
+      }),
+      'look-ups are served from the cache',
+    );
+    const release = await holdNotifications(sql);
+    if (!release) return t.skip('the LISTEN backend is not a process of this machine: its notifications cannot be held back');
+    // Let go before anything else (closing the store waits on that backend).
+    try {
+      await daemon.workspaces.setPlan(a.ws.id, 'pro');
+      assert.equal((await daemon.keys.findByHash(a.key.hash))?.workspace.plan, 'pro', 'plan change');
+      await daemon.keys.revoke(a.ws.id, a.key.id, at);
+      assert.notEqual((await daemon.keys.findByHash(a.key.hash))?.key.revoked_at ?? null, null, 'revoke');
+      assert.ok(await daemon.workspaces.markDeleted(b.ws.id, at, 'test'));
+      assert.equal(await daemon.keys.findByHash(b.key.hash), null, 'workspace deleted: its key stops');
+    } finally {
+      release();
+    }
+  });
+}
