@@ -7,6 +7,8 @@
 //   (no journal code);
 // - beside a running daemon a command talks to its socket and loads none of the file store's code;
 // - chalk is loaded only by the live views (ink draws through it).
+// The build joins the file store's modules into a few files (scripts/join-file-store.mjs): a loaded
+// file of that folder counts as loading every module it holds (its joined.json says which).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -17,11 +19,22 @@ import { tmpDir } from '../helpers/tmp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HOOK = fileURLToPath(new URL('../helpers/module-log.mjs', import.meta.url));
+const FILE_STORE = 'dist/src/store/file';
+
+/** The modules a loaded file holds: itself, and in the joined file store the modules joined into it. */
+async function heldBy(): Promise<(path: string) => string[]> {
+  const joined = JSON.parse(await readFile(join(ROOT, FILE_STORE, 'joined.json'), 'utf8')) as Record<string, string[]>;
+  return (path) => [
+    path,
+    ...(path.startsWith(`${FILE_STORE}/`) ? (joined[path.slice(FILE_STORE.length + 1)] ?? []) : []).map((m) => `${FILE_STORE}/${m}`),
+  ];
+}
 
 test('admin commands load what they use: a part of the service, the data file alone, or beside a daemon no file-store code', async (t) => {
   const dir = await tmpDir(t);
   const store = ['--store', `file:${dir}`];
   json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
+  const held = await heldBy();
   let n = 0;
   /** What the command printed, and the modules it loaded (paths from the checkout's root). */
   const loaded = async (args: string[]) => {
@@ -33,7 +46,7 @@ test('admin commands load what they use: a part of the service, the data file al
       (await readFile(log, 'utf8'))
         .trim()
         .split('\n')
-        .map((p) => relative(ROOT, p)),
+        .flatMap((p) => held(relative(ROOT, p))),
     );
     return { out: json(run), modules, has: (m: string) => [...modules].some((p) => p.endsWith(m)) };
   };
@@ -47,7 +60,7 @@ test('admin commands load what they use: a part of the service, the data file al
     list.out.map((s: { address: string }) => s.address),
     ['a@x.test'],
   );
-  assert.ok(list.has('dist/src/store/file/file-store.js'), 'the whole file store');
+  assert.ok(list.has('dist/src/store/file/file-store.js') && list.has('dist/src/store/file/journal.js'), 'the whole file store');
   assert.ok(list.has('dist/src/suppressions/suppressions.js'), 'its part of the service');
   for (const m of ['dist/src/service.js', 'dist/src/send/pipeline.js', 'dist/src/lists/lists.js', 'dist/src/people/sign-in.js'])
     assert.ok(!list.has(m), `${m} is not loaded by suppressions list`);
@@ -76,6 +89,15 @@ test('admin commands load what they use: a part of the service, the data file al
     for (const m of ['file-store.js', 'doc-store.js', 'lock.js', 'journal.js'])
       assert.ok(!remote.has(`dist/src/store/file/${m}`), `${args.join(' ')} beside a daemon loads no ${m}`);
   }
+  // The joined store holds every module it had, each once; a module loaded on demand stays apart.
+  const joined = JSON.parse(await readFile(join(ROOT, FILE_STORE, 'joined.json'), 'utf8')) as Record<string, string[]>;
+  const all = Object.values(joined).flat();
+  assert.equal(new Set(all).size, all.length, 'no module is joined twice');
+  for (const m of ['journal.js', 'lock.js', 'file-store.js', 'doc-store.js']) assert.ok(all.includes(m), `${m} is joined`);
+  assert.ok(
+    !Object.entries(joined).some(([f, ms]) => ms.includes('snapshot.js') && ms.includes('journal.js')),
+    'snapshot.js is loaded on demand',
+  );
   assert.deepEqual((await loaded(['suppressions', 'list'])).out, list.out);
   assert.equal(await d.stop(), 0);
 });
