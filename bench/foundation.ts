@@ -2,7 +2,7 @@
 // valid key over 50 connections on the file store (target >= 10,000 req/s), beside a bare fastify
 // route answering the same JSON.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +20,11 @@ const spawnMs = (args: string[], env?: Record<string, string>): number => {
  * turn order): `svc --version` and `--help`, which load no command; `svc keys list`, which opens a
  * file store's data file alone; `messages list` and `suppressions list`, which open the whole
  * store (its journals replayed); then the same admin commands beside a running daemon, through its
- * socket (the usual case in production). The ratio of each pair, then the median.
+ * socket (the usual case in production); and on a store with 100,000 subscribers, `messages list`
+ * (which must not read them) and `subscribers list` (which must). The ratio of each pair, then the median.
  */
+const SUBSCRIBERS = 100_000;
+
 export async function coldStart(runs = 21): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-cli-'));
   try {
@@ -53,6 +56,15 @@ export async function coldStart(runs = 21): Promise<void> {
     await pairs('--version', [SVC, '--version']);
     await pairs('--help', [SVC, '--help']);
     for (const [name, args] of Object.entries(admin)) await pairs(`${name} (file store, no daemon)`, args, env);
+    // A newsletter-sized store: a command that does not use lists must not read its subscribers
+    // (the subscribers journal is read on first use); one that lists them does.
+    const list = JSON.parse(svcSync(['lists', 'create', 'news', '--json'], env)).id as string;
+    const csv = join(dir, 'subscribers.csv');
+    writeFileSync(csv, `email,name\n${Array.from({ length: SUBSCRIBERS }, (_, i) => `user${i}@bench.test,User ${i}\n`).join('')}`);
+    svcSync(['workspaces', 'set-plan', 'bench', 'scale', '--json'], env);
+    svcSync(['subscribers', 'import', list, csv, '--json'], env);
+    await pairs(`messages list (file store with ${SUBSCRIBERS.toLocaleString('en')} subscribers, no daemon)`, admin['messages list']!, env);
+    await pairs(`subscribers list (the same, no daemon)`, [SVC, 'subscribers', 'list', list, '--limit', '1', '--json'], env);
     const daemon = await startServer([SVC, 'serve', '--api-port', '0', '--relay-port', '0', '--mx-port', '0'], env);
     try {
       for (const [name, args] of Object.entries(admin)) await pairs(`${name} (beside svc serve)`, args, env);

@@ -74,7 +74,8 @@ export class FileStore implements Store {
     this.#doc = doc;
     this.#lock = lock;
     this.#journals = [mail.journal, held.journal, inbox.journal, subs.journal, camps.journal, seqs.journal];
-    this.#lists = fileLists(doc, subs.journal, subs.replay);
+    // Read on first use (lists.ts); its unreadable lines go aside when it is.
+    this.#lists = fileLists(doc, subs.journal, subs.replay, () => setAside(dir, 'subscribers', subs.journal.problems));
     const suppressions = fileSuppressions(held.journal, held.replay, now);
     const msgs = fileMessages(mail.journal, mail.replay, inbox.replay, suppressions, now);
     this.#inbox = fileInbox(
@@ -214,14 +215,15 @@ export class FileStore implements Store {
       mailReplay.finish();
       inboxReplay.finish();
       await store.#inbox.settle();
-      await store.#lists.load();
+      // The daemon reads the subscribers at its start (and reports their unreadable lines then); an
+      // admin command reads them only if it uses lists or subscribers.
+      if (role === 'serve') await store.#lists.load();
       // Deleted workspaces not purged yet (a daemon stopped in between): their mail stays unsent.
       for (const id of Object.keys(doc.data.deletions)) store.#dropJobs(id);
       // Unreadable lines were skipped; a copy of each goes aside before anything else is written.
       await setAside(dir, 'mail', mail.problems);
       await setAside(dir, 'suppressions', held.problems);
       await setAside(dir, 'inbox', inbox.problems);
-      await setAside(dir, 'subscribers', subs.problems);
       await setAside(dir, 'campaigns', camps.problems);
       await setAside(dir, 'sequences', seqs.problems);
       return store;

@@ -6,6 +6,10 @@
 // partition at once (a partition left by a crash between the two is dropped at the next open).
 // Writes of one workspace run one at a time, so the email look-up and the contacts count of a
 // subscribe hold until its line is written.
+//
+// The subscribers journal is read on first use, not when the store opens: an admin command that
+// never touches lists (`svc messages list`) would otherwise read every subscriber of every list
+// (seconds on a store with a few hundred thousand). The daemon reads it at its start (load()).
 import { SvcError } from '../../errors.js';
 import type { List, Subscriber, SubscriberUpdate } from '../../model/list.js';
 import type { CountLimit } from '../../model/quota.js';
@@ -45,17 +49,46 @@ const recordOf = (line: SubLine): Subscriber => {
 export interface FileLists {
   lists: ListStore;
   subscribers: SubscriberStore;
-  /** Reads the subscribers journal (after svc.json): every list's partition, dropping those of lists gone. */
+  /**
+   * Reads the subscribers journal (after svc.json) unless it was read already: every list's
+   * partition, dropping those of lists gone. Every list and subscriber operation waits for it.
+   */
   load(): Promise<void>;
 }
 
-export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay): FileLists {
+/**
+ * `loaded`: told once the journal is read (its unreadable lines are then known and set aside).
+ */
+export function fileLists(
+  doc: DocFile,
+  journal: Journal<Line>,
+  replay: Replay,
+  loaded: () => Promise<unknown> = async () => {},
+): FileLists {
   const index = new SubscriberIndex();
   /** Removed lists whose subscribers are still leaving the index (contacts are counted after them). */
   const drops = new Set<Promise<void>>();
   const dropped = () => Promise.all(drops);
   /** Per workspace: the end of the chain of its writes. */
   const chains = new Map<string, Promise<unknown>>();
+  let reading: Promise<void> | null = null;
+  const load = (): Promise<void> =>
+    (reading ??= (async () => {
+      const live = new Set(doc.data.lists.map((l) => l.id));
+      for (const listId of await journal.partitions()) {
+        if (!live.has(listId)) await journal.drop(listId);
+        else await journal.each(listId, (line, at) => replay.apply(line, at));
+      }
+      await loaded();
+    })());
+  /** The same operations, each once the journal is read. */
+  const whenRead = <T extends object>(ops: T): T =>
+    Object.fromEntries(
+      Object.entries(ops).map(([name, fn]: [string, (...args: unknown[]) => Promise<unknown>]) => [
+        name,
+        async (...args: unknown[]) => (await load(), fn(...args)),
+      ]),
+    ) as T;
   const serial = <T>(workspaceId: string, fn: () => Promise<T>): Promise<T> => {
     const run = (chains.get(workspaceId) ?? Promise.resolve()).then(fn, fn);
     const tail = run.catch(() => {});
@@ -262,15 +295,5 @@ export function fileLists(doc: DocFile, journal: Journal<Line>, replay: Replay):
     contacts: async (workspaceId) => (await dropped(), index.contacts(workspaceId)),
   };
 
-  return {
-    lists,
-    subscribers,
-    load: async () => {
-      const live = new Set(doc.data.lists.map((l) => l.id));
-      for (const listId of await journal.partitions()) {
-        if (!live.has(listId)) await journal.drop(listId);
-        else await journal.each(listId, (line, at) => replay.apply(line, at));
-      }
-    },
-  };
+  return { lists: whenRead(lists), subscribers: whenRead(subscribers), load };
 }
