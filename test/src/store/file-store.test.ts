@@ -1,11 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { appendFile, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpDir } from '../../helpers/tmp.js';
 import { FileStore } from '../../../src/store/file/file-store.js';
 import { storeConformance } from './conformance/index.js';
+import { list, sub } from './conformance/fixtures.js';
 import { listsConformance } from './conformance/lists.js';
 import { campaignsConformance } from './conformance/campaigns.js';
 import { deletionConformance } from './conformance/deletion.js';
@@ -31,31 +32,9 @@ test('file store: an admin command reads the subscribers journal only when it us
   const AT = '2026-01-01T00:00:00.000Z';
   let store = await FileStore.open(dir, 'admin');
   const w = await store.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: AT });
-  const l = await store.lists.create({
-    id: randomUUID(),
-    workspace_id: w.id,
-    name: 'news',
-    description: '',
-    from_name: '',
-    from_address: '',
-    reply_to: '',
-    double_opt_in: false,
-    created_at: AT,
-    updated_at: AT,
-  });
-  const sub = {
-    id: randomUUID(),
-    list_id: l.id,
-    workspace_id: w.id,
-    email: 'jane@rcpt.test',
-    name: 'Jane',
-    status: 'active' as const,
-    unsubscribe_token: randomBytes(32).toString('base64url'),
-    tags: [],
-    created_at: AT,
-    updated_at: AT,
-  };
-  await store.subscribers.upsert(sub, { name: 'Jane', updated_at: AT }, null);
+  const l = await store.lists.create(list(w.id, 'news'));
+  const jane = sub(l, 'jane@rcpt.test');
+  await store.subscribers.upsert(jane, { name: '', updated_at: AT }, null);
   await store.close();
   // A line no reader can use: it is set aside (quarantine/) when, and only when, the journal is read.
   await appendFile(join(dir, 'subscribers', `${l.id}.jsonl`), '{"t":"sub","torn\n');

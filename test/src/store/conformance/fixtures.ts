@@ -2,10 +2,11 @@
 // store. `backing` makes a fresh, empty store location; `open` opens a Store on it (twice, to prove
 // that what was written is there after a reopen).
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Address } from '../../../../src/model/address.js';
 import type { ApiKey } from '../../../../src/model/key.js';
 import type { Domain, DomainCheck } from '../../../../src/model/domain.js';
+import type { List, Subscriber, SubscriberStatus } from '../../../../src/model/list.js';
 import type { Message } from '../../../../src/model/message.js';
 import type { WebhookAttempt, WebhookEndpoint } from '../../../../src/model/webhook.js';
 import type { Workspace } from '../../../../src/model/workspace.js';
@@ -207,3 +208,33 @@ export async function sentToJaneAndBob(store: Store, sentAt: string) {
   });
   return { a, other, send, jane, bob };
 }
+
+const LIST_AT = '2026-01-01T10:00:00.000Z';
+/** A list of the workspace's, as a store keeps it. */
+export const list = (workspace_id: string, name: string, over: Partial<List> = {}): List => ({
+  id: randomUUID(),
+  workspace_id,
+  name,
+  description: '',
+  from_name: '',
+  from_address: '',
+  reply_to: '',
+  double_opt_in: false,
+  created_at: LIST_AT,
+  updated_at: LIST_AT,
+  ...over,
+});
+/** A subscriber of the list. */
+export const sub = (l: List, email: string, status: SubscriberStatus = 'active', over: Partial<Subscriber> = {}): Subscriber => ({
+  id: randomUUID(),
+  list_id: l.id,
+  workspace_id: l.workspace_id,
+  email,
+  name: '',
+  status,
+  unsubscribe_token: randomBytes(32).toString('base64url'),
+  tags: [],
+  created_at: LIST_AT,
+  updated_at: LIST_AT,
+  ...over,
+});

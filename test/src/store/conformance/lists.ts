@@ -5,37 +5,11 @@
 // workspaces kept apart; the same after a reopen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { List, Subscriber, SubscriberStatus } from '../../../../src/model/list.js';
-import { type Backend, fresh, rejectsWith, ws } from './fixtures.js';
+import { randomUUID } from 'node:crypto';
+import type { Subscriber, SubscriberStatus } from '../../../../src/model/list.js';
+import { type Backend, fresh, list, rejectsWith, sub, ws } from './fixtures.js';
 
 const AT = '2026-01-01T10:00:00.000Z';
-const list = (workspace_id: string, name: string, over: Partial<List> = {}): List => ({
-  id: randomUUID(),
-  workspace_id,
-  name,
-  description: '',
-  from_name: '',
-  from_address: '',
-  reply_to: '',
-  double_opt_in: false,
-  created_at: AT,
-  updated_at: AT,
-  ...over,
-});
-const sub = (l: List, email: string, status: SubscriberStatus = 'active', over: Partial<Subscriber> = {}): Subscriber => ({
-  id: randomUUID(),
-  list_id: l.id,
-  workspace_id: l.workspace_id,
-  email,
-  name: '',
-  status,
-  unsubscribe_token: randomBytes(32).toString('base64url'),
-  tags: [],
-  created_at: AT,
-  updated_at: AT,
-  ...over,
-});
 const same = { name: '', updated_at: AT };
 
 export function listsConformance<B>(backend: Backend<B>): void {
