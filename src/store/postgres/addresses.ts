@@ -61,7 +61,7 @@ export function pgAddresses(db: PgLookups): AddressStore {
         ).map(toAddress),
       ),
     setStatus: async (workspaceId, id, status) =>
-      db.senderWrite(async () => {
+      db.lookupWrite(async () => {
         const [r] = await db.rows<AddressRow>(
           `WITH u AS (UPDATE addresses SET status = $3 WHERE workspace_id = $1 AND id = $2 RETURNING ${ADDRESS_COLS})
            SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'senders') FROM u`,
@@ -70,7 +70,7 @@ export function pgAddresses(db: PgLookups): AddressStore {
         return r ? toAddress(r) : null;
       }),
     remove: async (workspaceId, id) =>
-      db.senderWrite(
+      db.lookupWrite(
         async () =>
           (
             await db.rows(

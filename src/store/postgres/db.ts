@@ -17,7 +17,7 @@ export interface PgLookups extends PgDb {
   /** A cached look-up, or the store's answer, kept unless something changed meanwhile. */
   cached<T>(key: string, read: () => Promise<T>, copy?: (v: T) => T): Promise<T>;
   /** A write that changes cached look-ups (domains, addresses, a plan, a deletion): every daemon's cached entries go, this one's when it returns. */
-  senderWrite<T>(write: () => Promise<T>): Promise<T>;
+  lookupWrite<T>(write: () => Promise<T>): Promise<T>;
   /** A transaction that writes domains or addresses, announcing it at commit. */
   senderTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T>;
   /** Seals DKIM private keys at rest when the operator gave a key (secrets.ts). */

@@ -146,7 +146,7 @@ export function pgDomains(db: PgLookups): DomainStore {
         }
       }),
     remove: async (workspaceId, id) =>
-      db.senderWrite(
+      db.lookupWrite(
         async () =>
           (
             await db.rows(

@@ -86,7 +86,7 @@ export class PgStore implements Store {
       cache: this.#cache,
       box: this.#box,
       cached: (key, read, copy) => this.#cached(key, read, copy),
-      senderWrite: (write) => this.#senderWrite(write),
+      lookupWrite: (write) => this.#lookupWrite(write),
       senderTx: (fn) => this.#senderTx(fn),
     };
     const groups: StoreGroups = {
@@ -298,7 +298,7 @@ export class PgStore implements Store {
   }
 
   /** A write that changes cached look-ups (domains, addresses, a plan, a deletion): every daemon's cached entries go, this one's when it returns. */
-  async #senderWrite<T>(write: () => Promise<T>): Promise<T> {
+  async #lookupWrite<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } finally {
@@ -307,7 +307,7 @@ export class PgStore implements Store {
   }
 
   #senderTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.#senderWrite(() =>
+    return this.#lookupWrite(() =>
       this.#tx(async (c) => {
         const out = await fn(c);
         await c.query(`SELECT pg_notify('${INVALIDATE_CHANNEL}', 'senders')`);

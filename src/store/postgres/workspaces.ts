@@ -81,8 +81,8 @@ export function pgWorkspaces(db: PgLookups): WorkspaceStore {
     },
     setPlan: (id, plan) =>
       // The NOTIFY (sent at commit) drops every other daemon's cached copies of the workspace; this
-      // daemon's go when the write returns (senderWrite), not when its own NOTIFY comes back.
-      db.senderWrite(async () => {
+      // daemon's go when the write returns (lookupWrite), not when its own NOTIFY comes back.
+      db.lookupWrite(async () => {
         const [r] = await db.rows<WorkspaceRow>(
           `WITH u AS (UPDATE workspaces SET plan = $2 WHERE id = $1 AND ${LIVE} RETURNING ${WS_COLS})
            SELECT u.*, pg_notify('${INVALIDATE_CHANNEL}', 'ws:' || u.id) FROM u`,
@@ -108,7 +108,7 @@ export function pgWorkspaces(db: PgLookups): WorkspaceStore {
       ).length === 1,
     markDeleted: (id, at, reason) =>
       // Its keys stop in this daemon when the call returns, not when its own NOTIFY comes back.
-      db.senderWrite(() =>
+      db.lookupWrite(() =>
         db.tx(async (c) => {
           // The name is freed (a deleted row keeps it in deleted_name): names are unique among rows.
           const marked = await c.query(
