@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
-import { sending } from '../helpers/sending.js';
+import { MANUAL_CLOCK_DEADLINES, sending } from '../helpers/sending.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { headers } from '../helpers/sink.js';
@@ -143,7 +143,7 @@ for (const backend of backends) {
       clock,
       store,
       schedule: false,
-      env: { SVC_DNS_SERVERS: s.dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.sink.port) },
+      env: { ...MANUAL_CLOCK_DEADLINES, SVC_DNS_SERVERS: s.dns.server, SVC_DIRECT_PORT: String(s.sink.port) },
     });
     assert.equal((await again.daemon.service.scheduler.runOnce(owner)).sent, 1);
     assert.equal((await again.daemon.service.scheduler.runOnce(owner)).sent, 0);

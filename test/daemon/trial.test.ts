@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { trialDates } from '../../src/workspaces/trial.js';
-import { sending, settled } from '../helpers/sending.js';
+import { MANUAL_CLOCK_DEADLINES, sending, settled } from '../helpers/sending.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { hashKey } from '../../src/auth/keys.js';
@@ -21,9 +21,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
   test(`${backend}: trial warnings: 14, 7 and 1 days before the deletion, to each owner once; none on a plan or without owners${backend === 'postgres' ? '; two daemons send each once' : ''}`, async (t) => {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
     const clock = new ManualClock(new Date());
-    // The clock is moved by hand, so a hand-off that failed for time (the sink answering late on a
-    // busy machine) would wait for a retry that never comes: the deadlines are generous here.
-    const env = { SVC_SYSTEM_SENDER: 'hello@acme.test', SVC_DNS_TIMEOUT: '5000', SVC_SMTP_TIMEOUT: '30000' };
+    const env = { SVC_SYSTEM_SENDER: 'hello@acme.test' };
     const s = await sending(t, { clock, env, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
     const { service } = s.daemon;
     // A second daemon on the same Postgres, sweeping at the same moments.
@@ -33,6 +31,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
           clock,
           env: {
             ...env,
+            ...MANUAL_CLOCK_DEADLINES,
             SVC_DNS_SERVERS: s.dns.server,
             SVC_DIRECT_PORT: String(s.sink.port),
           },

@@ -19,6 +19,14 @@ export interface Sending extends Omit<TestDaemon, 'key'> {
   call(method: string, path: string, body: unknown, key: string): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
+/**
+ * The hand-off's deadlines for a daemon on a clock moved by hand. A hand-off that fails for time
+ * (the sink, in the test's own busy process, answering late) waits for a retry at a time the
+ * clock never reaches, so the message stays queued: generous deadlines keep a slow machine from
+ * failing the test. They are deadlines, never waited out when the sink answers.
+ */
+export const MANUAL_CLOCK_DEADLINES = { SVC_DNS_TIMEOUT: '5000', SVC_SMTP_TIMEOUT: '30000' };
+
 export async function sending(
   t: { after(fn: () => unknown): void },
   opts: { plan?: string; clock?: Clock; env?: Record<string, string>; store?: StoreLocation; deliver?: boolean; schedule?: boolean } = {},
@@ -30,7 +38,14 @@ export async function sending(
     ...(opts.store ? { store: opts.store } : {}),
     deliver: opts.deliver ?? true,
     ...(opts.schedule === undefined ? {} : { schedule: opts.schedule }),
-    env: { SVC_DNS_SERVERS: dns.server, SVC_DNS_TIMEOUT: '300', SVC_DIRECT_PORT: String(s.port), SVC_SMTP_TIMEOUT: '2000', ...opts.env },
+    env: {
+      SVC_DNS_SERVERS: dns.server,
+      SVC_DNS_TIMEOUT: '300',
+      SVC_DIRECT_PORT: String(s.port),
+      SVC_SMTP_TIMEOUT: '2000',
+      ...(opts.clock ? MANUAL_CLOCK_DEADLINES : {}),
+      ...opts.env,
+    },
   });
   const { service } = d.daemon;
   const ws = await service.workspaces.create('acme', opts.plan ?? 'scale');
