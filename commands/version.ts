@@ -1,6 +1,7 @@
 // svc version: what this binary is, for bug reports and upgrades: its version, the commit it was
-// built from, Node's version, and the Postgres schema version it needs (svc migrate brings a
-// database to it; a newer one is refused).
+// built from, Node's version, the Postgres schema version it needs (svc migrate brings a
+// database to it; a newer one is refused), and how it locks a file store (flock(2) from native/,
+// or flock(1) where native/ was not built at install, with why).
 import { buildInfo } from '../src/build-info.js';
 import type { CommandSpec } from './spec.js';
 
@@ -9,11 +10,14 @@ export default {
   summary: 'the version, build, Node version and store schema version of this binary',
   async run(ctx) {
     const { latestVersion } = await import('../src/store/postgres/migrations.js');
-    const out = { ...buildInfo(), node: process.version, schema: await latestVersion() };
+    const { flockMethod } = await import('../src/store/file/flock.js');
+    const lock = flockMethod();
+    const out = { ...buildInfo(), node: process.version, schema: await latestVersion(), file_store_lock: lock.name };
     ctx.out.result(out, () => {
       ctx.out.line(`svc ${out.version}${out.commit ? ` (${out.commit})` : ''}`);
       ctx.out.line(`node ${out.node}; postgres schema version ${out.schema}`);
       if (out.built_at) ctx.out.line(`built ${out.built_at}`);
+      ctx.out.line(`file store lock: ${lock.name}${lock.why ? ` (${lock.why}; node scripts/build-native.mjs builds it)` : ''}`);
     });
   },
 } satisfies CommandSpec;

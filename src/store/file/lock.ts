@@ -1,24 +1,22 @@
 // One process owns a file store at a time (DESIGN.md "Shape"). Ownership is an flock(2) on the
-// store's svc.lock, held for the owner's life: the kernel releases it when the owner exits however
-// it exits (SIGKILL included), and it holds between processes of any PID namespace that see the
-// same file (two containers on one volume, a rolling update, a host command beside a containerised
-// daemon). The file's content (pid, role, start time, boot id) only says who holds it, for
-// messages and for an admin command to know a daemon's socket is there to talk to; nothing is
-// decided by a pid any more, so a PID 1 daemon never takes another's PID 1 lock for its own stale
-// one, and svc.lock is never removed, by anyone.
+// store's svc.lock, taken on a descriptor the owner keeps open for its life: the kernel releases it
+// when the owner exits however it exits (SIGKILL included), and it holds between processes of any
+// PID namespace that see the same file (two containers on one volume, a rolling update, a host
+// command beside a containerised daemon). The file's content (pid, role, start time, boot id) only
+// says who holds it, for messages and for an admin command to know a daemon's socket is there to
+// talk to; nothing is decided by a pid any more, so a PID 1 daemon never takes another's PID 1 lock
+// for its own stale one, and svc.lock is never removed, by anyone.
 //
-// Node has no flock, so the lock is held by flock(1) (util-linux, on every Linux) in a child
-// process: `flock --nonblock svc.lock sh -c 'echo locked; exec cat'`. The child says `locked` once
-// it holds the lock and then waits on its standard input, a pipe from this process: when this
-// process releases the lock or dies, the pipe closes, the child exits and the kernel drops the lock.
+// Node has no flock: flock.ts calls it through the native module, or through flock(1) on the same
+// descriptor where that was not built. The descriptor is opened close-on-exec, so no child of the
+// owner keeps the lock after it.
 import { userInfo } from 'node:os';
 import { open, readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { Socket } from 'node:net';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { SvcError } from '../../errors.js';
+import { flockMethod, type TakeFlock } from './flock.js';
 
 export type LockRole = 'serve' | 'admin';
 
@@ -69,8 +67,6 @@ export class LockHeldError extends SvcError {
 }
 
 export const LOCK_FILE = 'svc.lock';
-/** flock(1)'s exit status when the lock is held by another (--conflict-exit-code). */
-const HELD = 75;
 /** How long a holder that has the flock may take to write who it is, before we say we do not know. */
 const UNWRITTEN_WAIT_MS = 2_000;
 
@@ -84,68 +80,47 @@ async function readLock(path: string): Promise<LockInfo | null> {
   return null;
 }
 
-/** Holds the flock in a child (see the top of this file); null when another process holds it. */
-function flock(path: string): Promise<ChildProcess | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('flock', ['--nonblock', '--conflict-exit-code', String(HELD), path, 'sh', '-c', 'echo locked; exec cat'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const done = (fn: () => void) => {
-      child.stdout!.removeAllListeners('data');
-      child.removeAllListeners('exit');
-      child.removeAllListeners('error');
-      fn();
-    };
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('locked\n')) done(() => resolve(child));
-    });
-    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', (e: NodeJS.ErrnoException) =>
-      done(() =>
-        reject(
-          e.code === 'ENOENT'
-            ? new SvcError('store_unavailable', 'the file store needs flock(1) (util-linux) to lock its directory, and it is not on PATH', {
-                cause: e,
-              })
-            : e,
-        ),
-      ),
-    );
-    child.on('exit', (code) =>
-      done(() =>
-        code === HELD
-          ? resolve(null)
-          : reject(new SvcError('store_unavailable', `cannot lock ${path}: flock exited ${code}${err ? `: ${err.trim()}` : ''}`)),
-      ),
-    );
-  });
-}
-
 export class StoreLock {
-  #child: ChildProcess | null;
+  #fd: number | null;
 
   private constructor(
     readonly path: string,
     readonly info: LockInfo,
-    child: ChildProcess,
+    fd: number,
   ) {
-    this.#child = child;
+    this.#fd = fd;
   }
 
-  /** Takes the lock, or throws LockHeldError naming the holder (whatever PID namespace it is in). */
-  static async acquire(dir: string, role: LockRole, command: string | null = null): Promise<StoreLock> {
+  /**
+   * Takes the lock, or throws LockHeldError naming the holder (whatever PID namespace it is in).
+   * `take` is flock(2) or flock(1) (flock.ts); tests run both.
+   */
+  static async acquire(
+    dir: string,
+    role: LockRole,
+    command: string | null = null,
+    take: TakeFlock = flockMethod().take,
+  ): Promise<StoreLock> {
     const path = join(dir, LOCK_FILE);
-    // The file stays for good; only the flock on it comes and goes.
+    // The file stays for good; only the flock on it comes and goes. The descriptor is the lock's
+    // life: it is closed on release, or by the kernel when this process ends.
+    let fd: number;
     try {
-      await (await open(path, 'a', 0o600)).close();
+      fd = openSync(path, 'a', 0o600);
     } catch (e) {
       throw unwritable(dir, e);
     }
-    const child = await flock(path);
-    if (!child) {
+    let taken: boolean;
+    try {
+      taken = await take(fd);
+    } catch (e) {
+      closeSync(fd);
+      if (e instanceof SvcError) throw e;
+      const err = e as NodeJS.ErrnoException;
+      throw new SvcError('store_unavailable', `cannot lock ${path}: ${err.code ?? 'error'}: ${err.message}`, { cause: e });
+    }
+    if (!taken) {
+      closeSync(fd);
       // Held: say by whom (the holder writes that right after it takes the flock).
       const until = Date.now() + UNWRITTEN_WAIT_MS;
       for (;;) {
@@ -155,12 +130,6 @@ export class StoreLock {
         await new Promise((r) => setTimeout(r, 20));
       }
     }
-    // The child lives as long as the lock is held, without holding this process's event loop; of
-    // its pipes only its input stays open (its end is the release), so it costs one descriptor.
-    child.unref();
-    (child.stdin as Socket).unref();
-    child.stdout!.destroy();
-    child.stderr!.destroy();
     const info: LockInfo = {
       pid: process.pid,
       role,
@@ -170,7 +139,7 @@ export class StoreLock {
       start_ticks: processStart(process.pid),
       command,
     };
-    const lock = new StoreLock(path, info, child);
+    const lock = new StoreLock(path, info, fd);
     try {
       const fh = await open(path, 'r+');
       try {
@@ -187,17 +156,11 @@ export class StoreLock {
     return lock;
   }
 
-  /** Lets go of the flock (and waits until the kernel has dropped it). The file and what it says stay. */
+  /** Lets go of the flock: closing its descriptor drops it at once. The file and what it says stay. */
   async release(): Promise<void> {
-    const child = this.#child;
-    this.#child = null;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.stdin!.end();
-    // cat ends at the end of its input; a child that does not is ended.
-    const timer = setTimeout(() => child.kill('SIGKILL'), 2_000);
-    await exited;
-    clearTimeout(timer);
+    const fd = this.#fd;
+    this.#fd = null;
+    if (fd !== null) closeSync(fd);
   }
 }
 

@@ -1,0 +1,8 @@
+{
+  "targets": [
+    {
+      "target_name": "svc_flock",
+      "sources": ["flock.c"]
+    }
+  ]
+}
