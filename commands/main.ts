@@ -4,7 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { isSvcError } from '../src/errors.js';
 import type { Context } from './context.js';
 import { manifest, type CommandEntry, type Manifest } from './manifest.js';
-import type { Io } from './output.js';
+import type { Io, Start } from './output.js';
 import type { CommandSpec } from './spec.js';
 import { inertJson, printable } from './terminal.js';
 
@@ -113,7 +113,9 @@ const load = async (entry: CommandEntry): Promise<CommandSpec> => (await import(
 export async function main(
   argv: string[],
   io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() },
+  start?: Start,
 ): Promise<number> {
+  if (start) io = { ...io, start };
   let code = 0;
   let debug = argv.includes('--debug');
   let json = argv.includes('--json');

@@ -50,6 +50,18 @@ export interface Io {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** How bin/svc started this process (`svc version` says it); absent when not started by it. */
+  start?: Start;
+}
+
+/**
+ * bin/svc runs the commands from dist/cli.cjs with V8's code cache for it (bin/bundle.mjs), or from
+ * dist's modules (`svc serve`, SVC_BUNDLE=0, a build without the bundle).
+ */
+export interface Start {
+  entry: 'bundle' | 'modules';
+  /** Whether V8 took the bundle's code cache: refused after a Node upgrade until the next build. */
+  code_cache: 'accepted' | 'refused' | 'missing' | null;
 }
 
 export class Output {

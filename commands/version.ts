@@ -12,12 +12,25 @@ export default {
     const { latestVersion } = await import('../src/store/postgres/migrations.js');
     const { flockMethod } = await import('../src/store/file/flock.js');
     const lock = flockMethod();
-    const out = { ...buildInfo(), node: process.version, schema: await latestVersion(), file_store_lock: lock.name };
+    const out = {
+      ...buildInfo(),
+      node: process.version,
+      schema: await latestVersion(),
+      file_store_lock: lock.name,
+      start: ctx.io.start ?? null,
+    };
     ctx.out.result(out, () => {
       ctx.out.line(`svc ${out.version}${out.commit ? ` (${out.commit})` : ''}`);
       ctx.out.line(`node ${out.node}; postgres schema version ${out.schema}`);
       if (out.built_at) ctx.out.line(`built ${out.built_at}`);
       ctx.out.line(`file store lock: ${lock.name}${lock.why ? ` (${lock.why}; node scripts/build-native.mjs builds it)` : ''}`);
+      const start = out.start;
+      if (start)
+        ctx.out.line(
+          start.entry === 'bundle'
+            ? `started from dist/cli.cjs, code cache ${start.code_cache}${start.code_cache === 'accepted' ? '' : ' (npm run build makes it for this Node)'}`
+            : 'started from dist/ modules',
+        );
     });
   },
 } satisfies CommandSpec;

@@ -1,6 +1,11 @@
 // What a command loads is most of how long it takes to start (README "Start-up"; the figures come
 // from `npm run bench -- cli`, never from a test). These hold the rules that keep admin commands
-// quick, through the real binary, by the modules it loads rather than by a clock:
+// quick, through the real binary, by what it loads rather than by a clock.
+//
+// Commands run from dist/cli.cjs, one file with V8's code cache for it (scripts/bundle-cli.mjs):
+// - every command but `svc serve` starts from it, loads none of dist's modules but a live view,
+//   and V8 takes the cache; with other V8 flags it refuses it, and the command works all the same.
+// On dist's modules (`svc serve`, and every command with SVC_BUNDLE=0):
 // - a command loads the parts of the service it uses, not the whole service (commands/context.ts
 //   parts(); src/service-parts.ts);
 // - keys, domains and addresses commands on a file store no daemon owns read its data file alone
@@ -32,7 +37,7 @@ async function heldBy(): Promise<(path: string) => string[]> {
   ];
 }
 
-test('admin commands load what they use: a part of the service, the data file alone, or beside a daemon no file-store code', async (t) => {
+test('on dist/ modules, admin commands load what they use: a part of the service, the data file alone, or beside a daemon no file-store code', async (t) => {
   const dir = await tmpDir(t);
   const store = ['--store', `file:${dir}`];
   json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
@@ -42,7 +47,7 @@ test('admin commands load what they use: a part of the service, the data file al
   const loaded = async (args: string[]) => {
     const log = join(dir, `modules-${++n}.log`);
     const run = await svc([...store, ...args, '--workspace', 'acme', '--json'], {
-      env: { NODE_OPTIONS: `--import ${HOOK}`, LOADED_MODULES_LOG: log },
+      env: { NODE_OPTIONS: `--import ${HOOK}`, LOADED_MODULES_LOG: log, SVC_BUNDLE: '0' },
     });
     const modules = new Set(
       (await readFile(log, 'utf8'))
@@ -105,4 +110,39 @@ test('admin commands load what they use: a part of the service, the data file al
   );
   assert.deepEqual((await loaded(['suppressions', 'list'])).out, list.out);
   assert.equal(await d.stop(), 0);
+});
+
+test('commands start from the bundle with its code cache, load none of dist/ modules, and work when V8 refuses the cache', async (t) => {
+  const dir = await tmpDir(t);
+  const store = ['--store', `file:${dir}`];
+  json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
+  json(await svc([...store, 'suppressions', 'add', 'a@x.test', '--workspace', 'acme', '--json']));
+  let n = 0;
+  const loaded = async (args: string[], env: Record<string, string> = {}) => {
+    const log = join(dir, `bundle-${++n}.log`);
+    const run = await svc([...store, ...args, '--workspace', 'acme', '--json'], {
+      env: { ...env, NODE_OPTIONS: `--import ${HOOK} ${env.NODE_OPTIONS ?? ''}`.trim(), LOADED_MODULES_LOG: log },
+    });
+    const modules = (await readFile(log, 'utf8')).trim().split('\n');
+    return { out: json(run), stderr: run.stderr, modules, dist: modules.filter((p) => relative(ROOT, p).startsWith('dist/')) };
+  };
+  const version = await loaded(['version']);
+  assert.deepEqual(version.out.start, { entry: 'bundle', code_cache: 'accepted' });
+  const bundled = await loaded(['suppressions', 'list']);
+  assert.deepEqual(
+    bundled.out.map((s: { address: string }) => s.address),
+    ['a@x.test'],
+  );
+  assert.deepEqual(bundled.dist, [], 'no module of dist/ is loaded: the bundle holds them');
+  assert.ok(bundled.modules.includes(join(ROOT, 'bin/bundle.mjs')), 'through bin/bundle.mjs');
+  assert.ok(!bundled.modules.includes('node:child_process'), 'no child_process');
+  // Other V8 flags: the cache is refused, the bundle compiles as usual, and the answer is the same.
+  const refused = await loaded(['version'], { NODE_OPTIONS: '--max-old-space-size=512' });
+  assert.deepEqual(refused.out.start, { entry: 'bundle', code_cache: 'refused' });
+  assert.deepEqual((await loaded(['suppressions', 'list'], { NODE_OPTIONS: '--max-old-space-size=512' })).out, bundled.out);
+  // SVC_BUNDLE=0: dist's modules, as `svc serve` runs.
+  const modules = await loaded(['version'], { SVC_BUNDLE: '0' });
+  assert.deepEqual(modules.out.start, { entry: 'modules', code_cache: null });
+  assert.equal(modules.stderr, '', 'SVC_BUNDLE is known: no warning');
+  assert.ok(modules.dist.some((p) => p.endsWith('dist/commands/main.js')));
 });
