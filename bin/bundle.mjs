@@ -12,10 +12,10 @@ import { readFileSync, writeFileSync, renameSync, mkdtempSync, rmSync } from 'no
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 
-export const BUNDLE = new URL('../dist/cli.cjs', import.meta.url).pathname;
+export const BUNDLE = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 export const CACHE = `${BUNDLE}.cache`;
 
 /** The bundle's exports (main), or null when it is not built (dist/ from tsc alone). */
@@ -84,4 +84,4 @@ async function writeCache() {
   renameSync(tmp, CACHE);
 }
 
-if (process.argv[1] === new URL(import.meta.url).pathname && process.argv[2] === '--write-cache') await writeCache();
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === '--write-cache') await writeCache();
