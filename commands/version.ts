@@ -1,7 +1,8 @@
 // svc version: what this binary is, for bug reports and upgrades: its version, the commit it was
 // built from, Node's version, the Postgres schema version it needs (svc migrate brings a
-// database to it; a newer one is refused), and how it locks a file store (flock(2) from native/,
-// or flock(1) where native/ was not built at install, with why).
+// database to it; a newer one is refused), how it locks a file store (flock(2) from native/, or
+// flock(1) where native/ was not built at install, with why), and how this process started (from
+// dist/cli.cjs with or without its code cache, or from dist's modules: bin/bundle.mjs).
 import { buildInfo } from '../src/build-info.js';
 import type { CommandSpec } from './spec.js';
 

@@ -59,7 +59,11 @@ test(
     try {
       const run = spawnSync(engine!, ['run', '--rm', tag, 'version', '--json'], { encoding: 'utf8', timeout: 60_000 });
       assert.equal(run.status, 0, run.stderr);
-      assert.match(JSON.parse(run.stdout).version, /^\d+\.\d+\.\d+/);
+      const version = JSON.parse(run.stdout);
+      assert.match(version.version, /^\d+\.\d+\.\d+/);
+      // The build stage built native/ and made the code cache with the image's own Node.
+      assert.equal(version.file_store_lock, 'flock(2)');
+      assert.deepEqual(version.start, { entry: 'bundle', code_cache: 'accepted' });
     } finally {
       spawnSync(engine!, ['rmi', tag], { stdio: 'ignore', timeout: 60_000 });
     }
