@@ -63,7 +63,8 @@ const outside = {
 };
 
 rmSync(`${out}.cache`, { force: true });
-await build({
+const result = await build({
+  metafile: true,
   entryPoints: [join(dist, 'commands/main.js')],
   outfile: out,
   bundle: true,
@@ -85,10 +86,17 @@ await build({
 // (of packages, the live views and the daemon: each a string esbuild wrote as import("...")) call
 // the loader's own, which bin/bundle.mjs hands the bundle as __svcImport.
 const code = readFileSync(out, 'utf8');
-const imports = [...code.matchAll(/\bimport\("([^"]+)"\)/g)].map((m) => m[1]);
-const unexpected = imports.filter((s) => !(s.startsWith('./') || s.startsWith('node:') || /^(@[\w.-]+\/)?[\w.-]+$/.test(s)));
-if (unexpected.length) throw new Error(`bundle-cli: import() of ${unexpected.join(', ')} is neither a package nor a file of dist/`);
-writeFileSync(out, code.replace(/\bimport\("([^"]+)"\)/g, '__svcImport("$1")'));
+const IMPORT = /\bimport\("([^"]+)"\)/g;
+const found = [...code.matchAll(IMPORT)].map((m) => m[1]).sort();
+// Exactly esbuild's own import()s: a string of ours that held `import("...")` would be rewritten too.
+const written = Object.values(result.metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.kind === 'dynamic-import' && i.external)
+  .map((i) => i.path)
+  .sort();
+if (found.join('\n') !== written.join('\n'))
+  throw new Error(`bundle-cli: the bundle's import("...") texts (${found.join(', ')}) are not esbuild's import()s (${written.join(', ')})`);
+writeFileSync(out, code.replace(IMPORT, '__svcImport("$1")'));
 
 const warm = spawnSync(process.execPath, [join(root, 'bin/bundle.mjs'), '--write-cache'], { stdio: ['ignore', 'inherit', 'inherit'] });
 if (warm.status !== 0) throw new Error(`bundle-cli: making the code cache failed (exit ${warm.status ?? warm.signal})`);
