@@ -20,15 +20,14 @@ export default {
     { flags: '--subject <subject>', description: 'the subject (required)' },
     {
       flags: '--html <file>',
-      description: 'the HTML body; {{email}} and {{unsubscribe_url}} are filled (name variables stay empty: give a fallback)',
+      description: 'the HTML body; {{name}}, {{first_name|fallback}}, {{email}} and {{unsubscribe_url}} are filled',
     },
-    { flags: '--text <file>', description: 'the text body' },
+    { flags: '--text <file>', description: 'the text body (a step with neither body goes with an empty text)' },
   ],
   async run(ctx, [sequenceId], opts) {
     if (opts.position === undefined) throw new SvcError('usage', 'missing --position');
     if (opts.delayHours === undefined) throw new SvcError('usage', 'missing --delay-hours');
     if (typeof opts.subject !== 'string') throw new SvcError('usage', 'missing --subject');
-    if (typeof opts.html !== 'string' && typeof opts.text !== 'string') throw new SvcError('usage', 'missing --html FILE (or --text FILE)');
     const file = async (f: unknown, flag: string) => (typeof f === 'string' ? bodyFile(ctx.io.cwd, f, flag) : undefined);
     const body = {
       position: whole(opts.position, '--position'),

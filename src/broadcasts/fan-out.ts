@@ -7,6 +7,7 @@
 import type { DepsOf } from '../deps.js';
 import { isSvcError } from '../errors.js';
 import type { Campaign } from '../model/campaign.js';
+import { copySubscriber } from '../model/list.js';
 import type { CopySubscriber } from '../model/message.js';
 import type { Workspace } from '../model/workspace.js';
 import type { Send } from '../send/pipeline.js';
@@ -27,7 +28,7 @@ export function fanOutService(deps: DepsOf<'campaigns' | 'subscribers' | 'worksp
     if (c.status === 'queued') await store.campaigns.setStatus(ws.id, c.id, 'sending', ['queued'], now);
     const page = await store.subscribers.activeAfter(ws.id, c.list_id, c.cursor, FAN_OUT_BATCH);
     const subscribers = new Map<string, CopySubscriber>(
-      page.data.map((s) => [s.email, { id: s.id, name: s.name, unsubscribe_token: s.unsubscribe_token }]),
+      page.data.map((s) => [s.email, copySubscriber(s)]),
     );
     await send(
       ws,

@@ -27,6 +27,21 @@ export const UNSUBSCRIBE_PATH = '/u/';
 /** A subscriber's unsubscribe URL (CONTRACT.md): the same for the link in the body and for List-Unsubscribe. */
 export const unsubscribeUrl = (baseUrl: string, token: string): string => `${baseUrl}${UNSUBSCRIBE_PATH}${token}`;
 
+/**
+ * A list's `List-Id` (RFC 2919): its id under the sending domain, which stays the same for every
+ * copy of the list whatever its name becomes (filters key on it).
+ */
+export const listId = (listIdValue: string, from: string): string =>
+  `<${listIdValue}.list.${from.slice(from.lastIndexOf('@') + 1).toLowerCase()}>`;
+
+/** What a copy of list mail carries of its subscriber (model/message.ts CopySubscriber). */
+export const copySubscriber = (s: Pick<Subscriber, 'id' | 'list_id' | 'name' | 'unsubscribe_token'>) => ({
+  id: s.id,
+  list_id: s.list_id,
+  name: s.name,
+  unsubscribe_token: s.unsubscribe_token,
+});
+
 /** The subject of the mailto: unsubscribe of List-Unsubscribe (the MX acts on mail at a list copy's return path with it). */
 export const UNSUBSCRIBE_SUBJECT = 'unsubscribe';
 

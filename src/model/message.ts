@@ -62,6 +62,8 @@ export interface Message {
 /** What a copy of list mail needs of its subscriber. */
 export interface CopySubscriber {
   id: string;
+  /** The list it is on (the copy's `List-Id`). */
+  list_id: string;
   name: string;
   unsubscribe_token: string;
 }

@@ -1,7 +1,7 @@
 // src/send/: the one pipeline (pipeline.ts), delivery (composition in compose/, DKIM, SMTP
 // hand-off, outcomes).
 //
-// What a refusal means (issue: bounce classes), from the reply's enhanced status code (RFC 3463),
+// What a refusal means, from the reply's enhanced status code (RFC 3463),
 // its text when it has none, the SMTP stage it came at, and whose server said it. Only a reply that
 // says the mailbox or the domain is bad suppresses the recipient; a refusal of the message (policy,
 // reputation, content, a refusal at MAIL FROM or after DATA) bounces it without suppressing anyone;
@@ -43,8 +43,9 @@ const FULL = /mailbox (is )?full|over ?quota|quota exceeded|insufficient (storag
  * reject_sender_login_mismatch and relay checks, Exchange's 5.7.54 and 5.7.64, SendAs refusals):
  * every recipient would meet the same refusal; it says nothing of the recipient.
  */
+const RELAY_DENIED = /relay access denied|relaying (is )?denied|not permitted to relay|unable to relay/i;
 const HOP_AT_RCPT =
-  /sender address rejected|relay access denied|relaying (is )?denied|not permitted to relay|unable to relay|\b5\.7\.(54|64)\b|not owned by (the )?(authenticated )?user|sendas(deny|denied)|not authori[sz]ed to send (as|on behalf)/i;
+  /sender address rejected|\b5\.7\.(54|64)\b|not owned by (the )?(authenticated )?user|sendas(deny|denied)|not authori[sz]ed to send (as|on behalf)/i;
 
 /**
  * `sender`: the envelope sender we gave (MAIL FROM); a smarthost's 5.7.x at RCPT that names it
@@ -63,6 +64,7 @@ export function classifyReply(
       reply.sender !== '' &&
       /\b5\.7\.\d{1,3}\b/.test(text) &&
       text.toLowerCase().includes(reply.sender.toLowerCase());
+    if (RELAY_DENIED.test(text)) return { outcome: 'hop', class: 'hop-relay' };
     if (namesSender || HOP_AT_RCPT.test(text)) return { outcome: 'hop', class: 'hop-sender' };
   }
   // The server announced (SIZE) that it takes nothing this large: refused before sending it.

@@ -12,12 +12,14 @@ import { DKIM_SELECTOR } from '../model/domain.js';
 /** The headers the signature covers (issue 5: From, To, Cc, Subject, Date, Message-ID, MIME headers). */
 export const SIGNED_HEADERS = 'From:To:Cc:Subject:Date:Message-ID:MIME-Version:Content-Type:Content-Transfer-Encoding:Feedback-ID';
 /**
- * Named once more than they occur (over-signed, RFC 6376 §8.15): a From or Subject added on the way
- * then breaks the signature instead of riding on it. An instance that does not exist is hashed
- * as nothing, so the hash input is the same; only h= lists them twice.
+ * Named once more than they occur (over-signed, RFC 6376 §8.15): a From, Subject or unsubscribe
+ * field added on the way then breaks the signature instead of riding on it (an added
+ * `List-Unsubscribe: <https://evil…>` would otherwise be believed by a mailbox provider's
+ * unsubscribe button). An instance that does not exist is hashed as nothing, so the hash input is
+ * the same; only h= lists them twice. Each is over-signed only where the message has it.
  */
 const SIGNED_LIST = new Set(SIGNED_HEADERS.toLowerCase().split(':'));
-export const OVERSIGNED_HEADERS = ['from', 'subject'];
+export const OVERSIGNED_HEADERS = ['from', 'subject', 'list-unsubscribe', 'list-unsubscribe-post'];
 
 /** RFC 6376 §3.4.2 relaxed header value (nodemailer's rule, which it does not export). */
 const relaxedValue = (line: string) =>

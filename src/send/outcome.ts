@@ -1,8 +1,9 @@
-// What an attempt's per-recipient results mean (spec.md "Message status", issue 5): accepted →
-// sent + message.sent; a bad mailbox or domain → bounced with the server's reply + message.bounced +
-// suppression; a refused message or a failure of ours → bounced, nobody suppressed; temporary
-// failure (or one of our own hop) → tried again with backoff, until the retry window is over →
-// bounced without suppression.
+// What an attempt's per-recipient results mean (spec.md "Message status"): accepted → sent +
+// message.sent; a bad mailbox or domain → bounced with the server's reply + message.bounced +
+// suppression; a refused message or a failure of ours → bounced, nobody suppressed; a temporary
+// failure → tried again with backoff until the retry window is over, then bounced without
+// suppression. A failure of our own next hop says nothing of the recipient: it waits for the hop
+// to be fixed (or an operator to cancel it) and is bounced only after HOP_LIFE_MS, naming our hop.
 import type { Random } from '../clock.js';
 import type { Message, OutboundJob } from '../model/message.js';
 import type { JobOutcome } from '../store/types.js';
@@ -16,6 +17,9 @@ export interface RetryPolicy {
   baseDelayMs: number;
   maxDelayMs: number;
 }
+
+/** How long mail waits on our own next hop before it is bounced: Postfix's maximal_queue_lifetime. */
+export const HOP_LIFE_MS = 5 * 86_400_000;
 
 export const DEFAULT_RETRY: RetryPolicy = { windowMs: 4 * 3600_000, baseDelayMs: 30_000, maxDelayMs: 30 * 60_000 };
 
@@ -39,7 +43,7 @@ export function outcomeOf(
   const out: JobOutcome = { updates: [], events: [], suppressions: [] };
   /** Deferred recipients with their own last reply. */
   const again: Array<{ id: string; response: string }> = [];
-  const giveUp = now.getTime() - Date.parse(job.created_at) >= policy.windowMs;
+  const age = now.getTime() - Date.parse(job.created_at);
   for (const m of messages) {
     const r = byAddress.get(m.to.toLowerCase()) ?? {
       address: m.to,
@@ -48,13 +52,16 @@ export function outcomeOf(
     };
     const attempts = job.attempts + 1;
     const final = r.outcome === 'permanent' || r.outcome === 'rejected' || r.outcome === 'failed';
+    const giveUp = r.outcome === 'hop' ? age >= HOP_LIFE_MS : age >= policy.windowMs;
     if (r.outcome === 'sent') {
       out.updates.push({ id: m.id, status: 'sent', sent_at: at, attempts, next_attempt_at: null });
       out.events.push(sentEvent(random.uuid(), { ...m, status: 'sent' }, at));
     } else if (final || giveUp) {
       const error = final
         ? r.response
-        : `gave up after ${attempts} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
+        : r.outcome === 'hop'
+          ? `svc: our own next hop did not take it for ${Math.round(HOP_LIFE_MS / 86_400_000)} days (${r.class ?? 'hop'}): ${r.response}`
+          : `gave up after ${attempts} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
       const bounced = { ...m, status: 'bounced' as const, error };
       out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at, attempts, next_attempt_at: null });
       out.events.push(bouncedEvent(random.uuid(), bounced, at));

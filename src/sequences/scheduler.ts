@@ -8,6 +8,7 @@
 // one has the step skipped, the reason kept. The clock is injected: tests move it.
 import type { DepsOf } from '../deps.js';
 import { isSvcError } from '../errors.js';
+import { copySubscriber } from '../model/list.js';
 import type { Enrolment, EnrolmentStep, SequenceStep } from '../model/sequence.js';
 import type { Workspace } from '../model/workspace.js';
 import type { Send } from '../send/pipeline.js';
@@ -59,12 +60,13 @@ export function sequenceScheduler(deps: DepsOf<'sequences' | 'subscribers' | 'li
           bcc: [],
           subject: next.subject,
           html: next.body_html || null,
-          text: next.body_text || null,
+          // A step with neither body goes with an empty text one (and its unsubscribe line).
+          text: next.body_text || (next.body_html ? null : ''),
         },
         {
           source: 'sequence',
           list: {
-            subscribers: new Map([[sub.email, { id: sub.id, name: sub.name, unsubscribe_token: sub.unsubscribe_token }]]),
+            subscribers: new Map([[sub.email, copySubscriber(sub)]]),
             // Looked at again at once: the next step's delay counts from now.
             enrolment: { id: e.id, from: e.position, position: next.position, last_at: now, due_at: now, reason: null },
           },

@@ -59,7 +59,11 @@ export function sequenceInput(input: unknown) {
   return { name, listId, trigger: 'subscribe' as const };
 }
 
-/** A step's request, checked for shape: a subject (one line), its position and delay, a body. */
+/**
+ * A step's request, checked for shape: a subject (one line), its position and delay; its bodies
+ * are optional (spec.md requires only subject, position and delay_hours: a step with neither is
+ * sent with an empty text body).
+ */
 export function stepInput(input: unknown) {
   const b = objectBody(input);
   const subject = body(b, 'subject');
@@ -70,7 +74,6 @@ export function stepInput(input: unknown) {
   const delay = wholeNumber(b, 'delay_hours', MAX_DELAY_HOURS);
   const html = body(b, 'body_html');
   const textBody = body(b, 'body_text');
-  if (!html.trim() && !textBody.trim()) throw new SvcError('invalid_request', 'body_html or body_text is required');
   return { subject, position, delay, html, textBody };
 }
 

@@ -290,3 +290,33 @@ test('a smarthost with sender-login checks refuses the VERP return path at RCPT:
     [['hello@acme.test', 2]],
   );
 });
+
+test('a smarthost answering "Relay access denied" past --retry-window: the mail waits (hop-relay, queue list, /healthz); bounced after five days naming our hop, nobody suppressed', async (t) => {
+  const smarthost = await sink(t, { disabledCommands: ['STARTTLS'] });
+  smarthost.rcptRules.push((rcpt) => ({ code: 554, message: `5.7.1 <${rcpt}>: Relay access denied` }));
+  const { s, clock, deliver } = await setup(t, { SVC_OUTBOUND: `smtp://127.0.0.1:${smarthost.port}`, SVC_RETRY_WINDOW: '600' });
+  const r = await s.post(mail(['jane@rcpt.test']));
+  await deliver();
+  // Far past the retry window, attempt after attempt: still queued, never the recipient's bounce.
+  for (let i = 0; i < 6; i++) {
+    clock.advance(3600_000);
+    await deliver();
+  }
+  const m = await full(s, r.body.id);
+  assert.equal(m.status, 'queued', 'a hop fault is not bounced when the retry window ends');
+  assert.match(m.last_error, /Relay access denied/);
+  const health = (await (await fetch(`${s.api}/healthz`)).json()) as { faults?: Array<{ kind: string; detail: string }> };
+  assert.match(health.faults![0]!.detail, /hop-relay.*Relay access denied/);
+  const queued = await s.daemon.service.queue.list({ workspaceId: s.ws.id });
+  assert.deepEqual(
+    queued.map((q: { id: string }) => q.id),
+    [r.body.id],
+  );
+  // Five days on (Postfix's queue life): bounced, the reason names our hop, nobody suppressed.
+  clock.advance(5 * 86_400_000);
+  await deliver();
+  const gone = await full(s, r.body.id);
+  assert.equal(gone.status, 'bounced');
+  assert.match(gone.error, /our own next hop .*5 days \(hop-relay\).*Relay access denied/);
+  assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);
+});

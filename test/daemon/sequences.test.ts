@@ -1,6 +1,6 @@
 // Sequences and steps (issue 29) with a moved clock: the endpoints and their errors; enrolment when
 // a subscriber becomes active (POST, import); step 0 after its delay from enrolment and each next
-// step after the previous; only {{email}} and {{unsubscribe_url}} filled; a deleted step skipped; a
+// step after the previous; every merge variable filled (names too); a step without a body; a deleted step skipped; a
 // step added later applies to those who have not passed it; unsubscribing stops the sequence; a
 // suppressed subscriber's step skipped with the reason kept; a step due while the daemon was down
 // goes out once when it is back; two daemons on one Postgres send each step once. Both backends.
@@ -11,6 +11,7 @@ import { MANUAL_CLOCK_DEADLINES, sending } from '../helpers/sending.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { headers } from '../helpers/sink.js';
+import { until } from '../helpers/until.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import type { StoreLocation } from '../../src/config.js';
 
@@ -102,7 +103,9 @@ for (const backend of backends) {
     const welcomed = s.sink.received.slice(before).find((m) => m.to[0] === 'jane@rcpt.test')!;
     const raw = welcomed.raw.toString('utf8').replace(/=\r\n/g, '');
     assert.match(raw, /^Subject: Welcome \{\{name\}\}\r$/m, 'the subject as written');
-    assert.match(raw, /Hi friend, this is jane@rcpt\.test\./, 'name variables are always empty in sequence steps');
+    assert.match(raw, /Hi Jane, this is jane@rcpt\.test\./, 'name variables are filled in sequence steps too');
+    assert.equal(headers(welcomed.raw).get('list-id')![0], `<${list.id}.list.acme.test>`);
+    assert.equal(headers(welcomed.raw).get('precedence')![0], 'bulk');
     assert.match(
       headers(welcomed.raw).get('list-unsubscribe')![0]!,
       new RegExp(
@@ -134,7 +137,9 @@ for (const backend of backends) {
     assert.equal((await service.scheduler.runOnce(owner)).sent, 0);
     await call('POST', steps, { position: 3, delay_hours: 1, subject: 'Later', body_text: 'Later, {{email}}' });
     assert.equal((await service.scheduler.runOnce(owner)).sent, 1, 'due: the previous step went out 72 hours ago');
-    await call('POST', steps, { position: 4, delay_hours: 1, subject: 'Last', body_text: 'Last' });
+    // A step needs only subject, position and delay_hours (spec.md): it goes with an empty text body.
+    const last = await call('POST', steps, { position: 4, delay_hours: 1, subject: 'Last' });
+    assert.deepEqual([last.status, last.body.body_html, last.body.body_text], [201, '', '']);
     assert.equal((await service.scheduler.runOnce(owner)).sent, 0, 'an hour after the previous step: not yet');
     clock.advance(2 * HOUR);
     // The daemon stops; the step falls due while it is down; the next daemon sends it once.
@@ -147,6 +152,11 @@ for (const backend of backends) {
     });
     assert.equal((await again.daemon.service.scheduler.runOnce(owner)).sent, 1);
     assert.equal((await again.daemon.service.scheduler.runOnce(owner)).sent, 0);
+    const subjectOf = (m: { raw: Buffer }) => headers(m.raw).get('subject')?.[0];
+    await until('the step without a body at the sink', async () => s.sink.received.some((m) => subjectOf(m) === 'Last'), Boolean);
+    const lastCopy = s.sink.received.find((m) => subjectOf(m) === 'Last')!.raw.toString('utf8');
+    assert.match(lastCopy, /^Content-Type: text\/plain/m, 'one text part, no HTML');
+    assert.match(lastCopy, /\r\n\r\n--=20\r\nUnsubscribe: http/, 'the empty body carries only the unsubscribe line');
     const ws = (await again.daemon.service.store.workspaces.getByName('acme'))!;
     const janes = await again.daemon.service.store.messages.list(ws.id, { recipient: 'jane@rcpt.test', limit: 10, offset: 0 });
     assert.deepEqual(janes.data.map((m) => m.subject).reverse(), ['Welcome {{name}}', 'Day one', 'Later', 'Last']);

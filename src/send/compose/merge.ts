@@ -1,6 +1,7 @@
-// Step: merge variables (spec.md "Merge variables") in list mail, per recipient. Broadcast bodies
-// fill {{name}}, {{first_name}}, {{email}} and {{unsubscribe_url}}; sequence step bodies fill only
-// {{email}} and {{unsubscribe_url}} (their name variables are always empty). `{{var|fallback}}`
+// Step: merge variables (spec.md "Merge variables") in list mail, per recipient: {{name}},
+// {{first_name}}, {{email}} and {{unsubscribe_url}}. spec.md says a sequence step's name variables
+// "are always empty"; svc fills them there too, from the subscriber the copy's To: already names
+// (a step greeting "Welcome there" beside `To: Jane Doe` read as a defect). `{{var|fallback}}`
 // gives the fallback where the value is empty. Values are HTML-escaped in the HTML; the subject is
 // sent as written, and API and relay mail are never touched (POST /emails performs no substitution).
 // A name that is none of these is left as written.
@@ -14,8 +15,8 @@ const VARIABLE = /\{\{\s*(name|first_name|email|unsubscribe_url)\s*(?:\|([^{}]*)
 const merged = (c: SendContent) => c.source === 'broadcast' || c.source === 'sequence';
 
 /** The values of one recipient. */
-export function mergeValues(source: SendContent['source'], email: string, name: string, unsubscribe: string): Record<string, string> {
-  const named = source === 'broadcast' ? name.trim() : '';
+export function mergeValues(email: string, name: string, unsubscribe: string): Record<string, string> {
+  const named = name.trim();
   return { name: named, first_name: named.split(/\s+/)[0] ?? '', email, unsubscribe_url: unsubscribe };
 }
 
@@ -35,7 +36,7 @@ export const mergeStep: Step = {
   apply(draft, { content, copy, baseUrl }) {
     if (!merged(content) || !copy.list) return;
     const { subscriber } = copy.list;
-    const values = mergeValues(content.source, copy.recipients[0]!, subscriber.name, unsubscribeUrl(baseUrl, subscriber.unsubscribe_token));
+    const values = mergeValues(copy.recipients[0]!, subscriber.name, unsubscribeUrl(baseUrl, subscriber.unsubscribe_token));
     if (draft.html !== null) draft.html = fill(draft.html, values, true);
     if (draft.text !== null) draft.text = fill(draft.text, values, false);
   },

@@ -19,8 +19,22 @@ const toText = compile({
   ],
 });
 
+// Merge variables are filled after the conversion (once per content, not per copy), so they must
+// come through it as written: a heading's upper-casing, a table's cells, a link's address and the
+// wrap would otherwise change `{{first_name|friend}}` into `{{FIRST_NAME|FRIEND}}`. Each is swapped
+// for a mark of private-use characters and digits (no case, no space, no entity) and put back after.
+const VARIABLE = /\{\{[^{}]*\}\}/g;
+const MARK = /\uE000(\d+)\uE001/g;
+
 export function textFromHtml(html: string): string {
-  return toText(html);
+  if (!html.includes('{{')) return toText(html);
+  const kept: string[] = [];
+  const marked = html.replace(VARIABLE, (v) => `\uE000${kept.push(v) - 1}\uE001`);
+  // A fallback's entities (`{{first_name|caf&eacute;}}`) are read as the conversion would read them.
+  return toText(marked).replace(MARK, (_m, i: string) => {
+    const v = kept[Number(i)]!;
+    return v.includes('&') ? v.replace(/\|([^{}]*)\}\}$/, (_f, fb: string) => `|${toText(fb)}}}`) : v;
+  });
 }
 
 /** Contents (HTML plus text, characters) larger than this are converted each time, never kept. */

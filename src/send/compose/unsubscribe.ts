@@ -1,9 +1,11 @@
-// Step: the unsubscribe link and headers of list mail (CONTRACT.md "Tracking and unsubscribe"). The
-// subscriber's one URL goes in `List-Unsubscribe` with a `mailto:` at the copy's own return path
-// (the MX takes it there and unsubscribes: src/inbox/), and `List-Unsubscribe-Post:
-// List-Unsubscribe=One-Click` (RFC 8058), both signed (DKIM h= covers every header a step adds).
-// A body that does not link the URL itself ({{unsubscribe_url}}) gets a footer that does.
-import { UNSUBSCRIBE_SUBJECT, unsubscribeUrl } from '../../model/list.js';
+// Step: the headers and unsubscribe link of list mail (CONTRACT.md "Tracking and unsubscribe",
+// "What mail software expects of svc"). The subscriber's one URL goes in `List-Unsubscribe` with a
+// `mailto:` at the copy's own return path (the MX takes it there and unsubscribes: src/inbox/), and
+// `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058), both signed and over-signed
+// (dkim.ts). `List-Id` (RFC 2919) and `Precedence: bulk` tell vacation programs and filters that
+// this is list mail, which they do not answer (RFC 3834 §2). A body that does not link the URL
+// itself ({{unsubscribe_url}}) gets a footer that does.
+import { UNSUBSCRIBE_SUBJECT, listId, unsubscribeUrl } from '../../model/list.js';
 import { returnPath } from '../../mail/return-path.js';
 import { escapeHtml } from './document.js';
 import type { Step } from './draft.js';
@@ -15,12 +17,20 @@ export const unsubscribeStep: Step = {
     if (!copy.list) return;
     const url = unsubscribeUrl(baseUrl, copy.list.subscriber.unsubscribe_token);
     const mailto = `mailto:${returnPath(copy.list.record_id, content.from)}?subject=${UNSUBSCRIBE_SUBJECT}`;
-    draft.headers.push(['List-Unsubscribe', `<${url}>, <${mailto}>`], ['List-Unsubscribe-Post', 'List-Unsubscribe=One-Click']);
+    draft.headers.push(
+      ['List-Id', listId(copy.list.subscriber.list_id, content.from)],
+      ['Precedence', 'bulk'],
+      ['List-Unsubscribe', `<${url}>, <${mailto}>`],
+      ['List-Unsubscribe-Post', 'List-Unsubscribe=One-Click'],
+    );
     if (draft.html !== null && !draft.html.includes(url)) {
       const footer = `<p style="font-size:12px;color:#666666;margin-top:24px">If you no longer want these emails, <a href="${escapeHtml(url)}">unsubscribe</a>.</p>`;
       const at = draft.html.toLowerCase().lastIndexOf('</body>');
       draft.html = at < 0 ? draft.html + footer : draft.html.slice(0, at) + footer + draft.html.slice(at);
     }
-    if (draft.text !== null && !draft.text.includes(url)) draft.text = `${draft.text.replace(/\s*$/, '')}\n\n-- \nUnsubscribe: ${url}\n`;
+    if (draft.text !== null && !draft.text.includes(url)) {
+      const body = draft.text.replace(/\s*$/, '');
+      draft.text = `${body ? `${body}\n\n` : ''}-- \nUnsubscribe: ${url}\n`;
+    }
   },
 };
