@@ -12,7 +12,7 @@ import { inboundService, type Recipient } from '../src/inbox/receive.js';
 import { inboundAuthenticator } from '../src/inbox/authenticate.js';
 import { cachedResolve } from '../src/domains/dns.js';
 import { threadParser } from '../src/inbox/parse-thread.js';
-import { listenSmtp, refusal, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
+import { listenSmtp, refusal, reverseThrough, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
 import { readData } from './smtp/data.js';
 
 export interface MxOptions extends ListenerLimits {
@@ -95,7 +95,7 @@ export async function startMx(
     limits: opts,
     log,
     server: {
-      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
+      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE, reverseThrough(resolve)),
       authOptional: true,
       disabledCommands: ['AUTH'],
       onMailFrom(address, session, callback) {

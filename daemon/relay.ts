@@ -124,7 +124,7 @@ export async function startRelay(
         recipients: 0,
       }),
     server: {
-      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE),
+      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE, null),
       authMethods: ['PLAIN', 'LOGIN'],
       // The spec accepts AUTH before STARTTLS for now.
       allowInsecureAuth: true,
@@ -133,7 +133,6 @@ export async function startRelay(
       // the client's reverse name is never used (relay mail is composed anew, with no Received line
       // of the client's).
       greetingDelay: 0,
-      disableReverseLookup: true,
       authOptional: false,
       disabledCommands: [],
       onConnect(session, callback) {
@@ -241,11 +240,11 @@ export async function startRelay(
             .submit(state.principal.workspace, session.envelope.mailFrom.address, rcpts, got.raw, state.principal.key)
             .finally(data.release)
             .then(
-              // smtp-server replies 250 with this text.
-              () => {
+              // smtp-server replies 250 with this text, naming the first recipient's record (Postfix's "queued as").
+              (sent) => {
                 state.messages++;
                 state.recipients += rcpts.length;
-                callback(null, '2.0.0 OK: queued');
+                callback(null, `2.0.0 OK: queued as ${sent.id}`);
               },
               (e: unknown) => fail(replyFor(e), callback),
             );

@@ -55,6 +55,8 @@ export const errorKinds = {
   invalid_recipient: { message: 'invalid recipient address', http: 400, smtp: '501 5.5.4 Invalid recipient address', exit: 2 },
   too_many_recipients: { message: 'too many recipients', http: 400, smtp: '452 4.5.3 Too many recipients', exit: 2 },
   message_too_big: { message: 'message too big', http: 413, smtp: '552 5.3.4 Message too big: 25 MB at most', exit: 1 },
+  /** RFC 5321 §4.1.1.11: a MAIL or RCPT parameter of an extension the listener does not advertise. */
+  unsupported_parameter: { message: 'parameter not supported', http: 400, smtp: '555 5.5.4', smtpWithMessage: true, exit: 2 },
   bad_sequence: { message: 'commands out of order', http: 400, smtp: '503 5.5.1 Bad sequence of commands', exit: 2 },
   too_many_connections: { message: 'too many connections', http: 503, smtp: '421 4.7.0 Too many connections, try again later', exit: 1 },
   too_many_connections_from_address: {

@@ -7,5 +7,7 @@ declare module 'smtp-server' {
   interface SMTPServerOptions {
     /** ms before the greeting; a command sent before it is refused with 421 (default 100). */
     greetingDelay?: number;
+    /** smtp-server's own option, missing from @types/smtp-server: the client's reverse look-up. */
+    resolver?: { reverse(ip: string, cb: (err: Error | null, names?: string[]) => void): void };
   }
 }

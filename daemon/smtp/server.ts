@@ -8,6 +8,7 @@ import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp
 import type { Socket } from 'node:net';
 import { smtpReplyOf, SvcError, type ErrorKindName } from '../../src/errors.js';
 import type { Log } from '../../src/log.js';
+import { reverseName, type ResolveFn } from '../../src/domains/dns.js';
 import { rewriteReply } from './replies.js';
 
 export interface ListenerLimits {
@@ -27,6 +28,9 @@ export interface SmtpConnection {
   close(): void;
   _socket: Socket;
 }
+
+/** The MAIL FROM parameters of what every listener advertises: SIZE (RFC 1870) and 8BITMIME (RFC 6152). */
+const MAIL_PARAMETERS = ['SIZE', 'BODY'] as const;
 
 /** A refusal as smtp-server takes it: the reply of its kind in the error registry. */
 export function smtpError(err: SvcError): Error & { responseCode: number } {
@@ -79,14 +83,47 @@ class Server extends SMTPServer {
   }
 }
 
+/** A PTR look-up through svc's own resolvers: the names of an address, or none. */
+export type ReverseLookup = (ip: string) => Promise<string[]>;
+
+/** A PTR look-up through `resolve` (the configured --dns-server, answers kept as it keeps them). */
+export const reverseThrough =
+  (resolve: ResolveFn): ReverseLookup =>
+  async (ip) => {
+    try {
+      // A copy: smtp-server takes names off the array it is given, and the answer is a kept one.
+      return [...((await resolve(reverseName(ip), 'PTR')) as string[])];
+    } catch {
+      return [];
+    }
+  };
+
 /**
  * What every svc listener tells smtp-server alike: its name (the mx host), STARTTLS with our
- * certificate (TLS 1.2 or later), 25 MB, a 5 s grace on shutdown, and the extensions it does not
- * offer.
+ * certificate (TLS 1.2 or later), 25 MB, a 5 s grace on shutdown, the extensions it does not offer,
+ * and the client's reverse look-up through svc's resolvers (smtp-server's own asks the system's,
+ * outside a closed network and blind to --dns-server).
  */
-export function sharedServerOptions(name: string, tls: { cert: string; key: string }, size: number): SMTPServerOptions {
+export function sharedServerOptions(
+  name: string,
+  tls: { cert: string; key: string },
+  size: number,
+  /** null: the client's name is never looked up (the relay, whose clients log in with a key). */
+  reverse: ReverseLookup | null,
+): SMTPServerOptions {
   return {
     name,
+    ...(reverse
+      ? {
+          resolver: {
+            reverse: (ip: string, cb: (err: Error | null, names?: string[]) => void) =>
+              void reverse(ip).then(
+                (names) => cb(null, names),
+                (e: Error) => cb(e),
+              ),
+          },
+        }
+      : { disableReverseLookup: true }),
     secure: false,
     key: tls.key,
     cert: tls.cert,
@@ -95,11 +132,13 @@ export function sharedServerOptions(name: string, tls: { cert: string; key: stri
     // unacknowledged is lost, a client retries, and a stop is not held up by idle clients.
     closeTimeout: 5_000,
     size,
-    // Our replies carry their own enhanced codes (smtp/replies.ts).
-    hideENHANCEDSTATUSCODES: true,
+    // Advertised (RFC 2034): every reply carries its enhanced code, written by us (replies.ts and
+    // the error registry), never added by smtp-server (replies are sent with no context for it).
+    hideENHANCEDSTATUSCODES: false,
     hideDSN: true,
     hideREQUIRETLS: true,
-    // UTF-8 addresses are not taken (nor delivered): not advertised, so clients do not send them.
+    // UTF-8 addresses are not taken (nor delivered): not advertised, and a MAIL FROM that asks for
+    // it anyway is answered 555 (listenSmtp), as are DSN's and REQUIRETLS's parameters.
     hideSMTPUTF8: true,
   };
 }
@@ -154,7 +193,25 @@ export async function listenSmtp(opts: {
     c.close();
   };
 
-  const server = new Server({ socketTimeout: limits.maxConnectionMs, logger: false, ...opts.server });
+  // A parameter of an extension we do not advertise (SMTPUTF8, DSN's, REQUIRETLS) is refused with
+  // 555 (RFC 5321 §4.1.1.11) before the listener's own decision: taking it would promise what it means.
+  const unadvertised = (args: unknown, allowed: readonly string[]): string | undefined =>
+    args && typeof args === 'object' ? Object.keys(args).find((k) => !allowed.includes(k.toUpperCase())) : undefined;
+  const server = new Server({
+    socketTimeout: limits.maxConnectionMs,
+    logger: false,
+    ...opts.server,
+    onMailFrom(address, session, callback) {
+      const p = unadvertised(address.args, MAIL_PARAMETERS);
+      if (p) return callback(refusal('unsupported_parameter', `${p} is not supported here`));
+      return opts.server.onMailFrom ? opts.server.onMailFrom(address, session, callback) : callback();
+    },
+    onRcptTo(address, session, callback) {
+      const p = unadvertised(address.args, []);
+      if (p) return callback(refusal('unsupported_parameter', `${p} is not supported here`));
+      return opts.server.onRcptTo ? opts.server.onRcptTo(address, session, callback) : callback();
+    },
+  });
   /**
    * A session's place in the connection counts is given back as soon as it is over for the client:
    * when we answer QUIT with 221, when the client closes its side, or when the socket closes,

@@ -1,5 +1,6 @@
 // How many DNS look-ups evaluating an SPF record costs a receiver (RFC 7208 §4.6.4): every include,
-// a, mx, ptr, exists and redirect is one, counted through the included records. More than 10 is a
+// a, mx, ptr, exists and redirect is one, counted through the included records (a redirect
+// beside an `all` counts but is not followed). More than 10 is a
 // permerror at the receiver, so SPF fails for all mail however right the record looks.
 import type { DnsClient } from './dns.js';
 
@@ -21,11 +22,15 @@ export async function countSpfLookups(
   records = new Map<string, string | undefined>(),
 ): Promise<number> {
   let count = 0;
-  for (const term of record.trim().split(/\s+/).slice(1)) {
+  const terms = record.trim().split(/\s+/).slice(1);
+  // A redirect is never followed when the record has an `all` (RFC 7208 §6.1), but its term still
+  // counts, as receivers count it (pyspf does).
+  const hasAll = terms.some((t) => /^[+\-~?]?all$/i.test(t));
+  for (const term of terms) {
     if (!COUNTED.test(term)) continue;
     count++;
     if (count > SPF_LOOKUP_LIMIT) return count;
-    const target = /^[+\-~?]?include:(.+)$/i.exec(term)?.[1] ?? /^redirect=(.+)$/i.exec(term)?.[1];
+    const target = /^[+\-~?]?include:(.+)$/i.exec(term)?.[1] ?? (hasAll ? undefined : /^redirect=(.+)$/i.exec(term)?.[1]);
     if (!target) continue;
     const name = target.toLowerCase().replace(/\.$/, '');
     if (chain.includes(name)) return SPF_LOOKUP_LIMIT + 1;

@@ -49,6 +49,9 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
 let loaded: Promise<typeof Mailauth> | null = null;
 const mailauthModule = () => (loaded ??= import('mailauth'));
 
+/** The authserv-id an Authentication-Results value names (RFC 8601 §2.2), comments skipped, lower-cased. */
+export const authservOf = (value: string): string => (/^\s*(?:\([^()]*\)\s*)*([^\s;()]+)/.exec(value)?.[1] ?? '').toLowerCase();
+
 /** `authserv` names this MX in the Authentication-Results it writes (RFC 8601 §2.5). */
 export function inboundAuthenticator(resolve: ResolveFn, authserv: string): Authenticator {
   return async ({ raw, fields, ip, helo, mailFrom }) => {

@@ -30,6 +30,7 @@ import type { Message } from '../model/message.js';
 import type { MessageEvent } from '../model/tracking.js';
 import { PLAN_LIMITS, type Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
+import { withoutFields } from '../mail/header-block.js';
 import { parseReturnPath } from '../mail/return-path.js';
 import { UNSUBSCRIBE_SUBJECT } from '../model/list.js';
 import { REPORT_PARSE_MAX, parseWhole, readHead, type Head } from './parse.js';
@@ -37,18 +38,16 @@ import type { Parse } from './parse-thread.js';
 import { mxRate, type MxRateLimits } from './mx-rate.js';
 import { autoReply, deliveryStatus, feedbackReport, plainBounce, type Feedback } from './reports.js';
 import { bounceEffects, complaintEffects, noEffects, type Candidates, type Effects, type Outcome } from './report-effects.js';
-import { NOT_EVALUATED, type Authenticated, type AuthInput } from './authenticate.js';
+import { NOT_EVALUATED, authservOf, type Authenticated, type AuthInput } from './authenticate.js';
 import { traceHeader } from './trace.js';
 
-export type InboundDeps = DepsOf<'inbox' | 'messages' | 'addresses' | 'domains' | 'workspaces'>;
+export type InboundDeps = DepsOf<'inbox' | 'messages' | 'addresses' | 'domains' | 'workspaces' | 'suppressions'>;
 
 /** One accepted RCPT: the workspace it is for, and the record when it is a return path. */
 export interface Recipient {
   address: string;
   workspace_id: string;
   returnPathOf: Message | null;
-  /** A return path of the older form, used for every recipient of its copy. */
-  shared?: boolean;
 }
 
 export interface Envelope {
@@ -124,7 +123,27 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     if (used + adding > limit || (adding === 0 && used >= limit)) throw new SvcError('storage_quota');
   };
 
+  /**
+   * `postmaster` without a domain (RFC 5321 §4.5.1: every server takes it) is the operator's: the
+   * postmaster of the --system-sender's domain, else of the MX host's domain (or the nearest
+   * parent a workspace verified). Refused as unknown when the operator has neither.
+   */
+  async function barePostmaster(): Promise<Recipient> {
+    const { systemSender, mxHost } = deps.config;
+    const labels = mxHost.toLowerCase().split('.');
+    const domains = [
+      ...(systemSender ? [systemSender.slice(systemSender.lastIndexOf('@') + 1)] : []),
+      ...labels.slice(0, -1).map((_, i) => labels.slice(i).join('.')),
+    ];
+    for (const domain of domains) {
+      const owner = await store.domains.verifiedBy(domain);
+      if (owner) return { address: `postmaster@${domain}`, workspace_id: owner, returnPathOf: null };
+    }
+    throw new SvcError('unknown_mailbox');
+  }
+
   async function recipient(input: string): Promise<Recipient> {
+    if (input.trim().toLowerCase() === 'postmaster') return barePostmaster();
     const m = parseMailbox(input);
     if ('error' in m) throw new SvcError('invalid_recipient');
     const address = m.address.toLowerCase();
@@ -132,7 +151,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     if (rp) {
       const [record] = await store.messages.byIds([rp.messageId]);
       if (!record || record.from.slice(record.from.lastIndexOf('@') + 1).toLowerCase() !== rp.domain) throw new SvcError('unknown_mailbox');
-      return { address, workspace_id: record.workspace_id, returnPathOf: record, shared: rp.shared };
+      return { address, workspace_id: record.workspace_id, returnPathOf: record };
     }
     // The workspace that verified the domain is the one whose registration counts.
     const owner = await store.domains.verifiedBy(m.domain.toLowerCase());
@@ -149,18 +168,12 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
 
   /**
    * The records the return paths of this workspace speak for. A report that names nobody is about
-   * the one record of a return path used for it alone (the per-recipient form, or the older shared
-   * form when its send had one recipient).
+   * the one record of the return path it came to (each is used for one recipient alone).
    */
-  async function candidatesOf(env: Envelope, workspaceId: string): Promise<Candidates> {
+  function candidatesOf(env: Envelope, workspaceId: string): Candidates {
     const rps = env.recipients.filter((r) => r.workspace_id === workspaceId && r.returnPathOf);
     const records = [...new Map(rps.map((r) => [r.returnPathOf!.id, r.returnPathOf!])).values()];
-    let anonymous: Message | null = null;
-    if (records.length === 1) {
-      const only = rps.every((r) => !r.shared) || (await sendOf(workspaceId, records[0]!.message_id)).length === 1;
-      anonymous = only ? records[0]! : null;
-    }
-    return { records, anonymous };
+    return { records, anonymous: records.length === 1 ? records[0]! : null };
   }
 
   /**
@@ -176,7 +189,17 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     from: string,
     now: string,
   ): Promise<Outcome & { kind: InboxKind }> {
-    if (c.records.length) return { kind: 'complaint', ...complaintEffects(feedback, c, from, now) };
+    /** Why each address is suppressed now (a not-spam report lifts a complaint's only). */
+    const suppressed = async (records: Message[]) =>
+      new Map<string, string>(
+        (
+          await store.suppressions.find(
+            workspaceId,
+            records.map((m) => m.to.toLowerCase()),
+          )
+        ).map((x) => [x.address, x.reason]),
+      );
+    if (c.records.length) return { kind: 'complaint', ...complaintEffects(feedback, c, from, now, await suppressed(c.records)) };
     const loop = auth.verdict === 'pass' && auth.from_domain !== null && feedbackLoops.has(org(auth.from_domain));
     if (!loop) {
       const note =
@@ -189,7 +212,10 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     if (!send.length)
       return { kind: 'complaint', effects: noEffects(), ref: null, note: 'a complaint that matches no message of ours; nothing changed' };
     const named = feedback.recipients.length || !feedback.originalTo ? feedback : { ...feedback, recipients: [feedback.originalTo] };
-    return { kind: 'complaint', ...complaintEffects(named, { records: send, anonymous: send.length === 1 ? send[0]! : null }, from, now) };
+    return {
+      kind: 'complaint',
+      ...complaintEffects(named, { records: send, anonymous: send.length === 1 ? send[0]! : null }, from, now, await suppressed(send)),
+    };
   }
 
   async function itemFor(
@@ -207,7 +233,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
     let effects = noEffects();
     const { subject, messageId, inReplyTo, references } = head;
     const from = head.from ?? env.mailFrom.toLowerCase();
-    const c = await candidatesOf(env, workspaceId);
+    const c = candidatesOf(env, workspaceId);
     const toReturnPath = c.records.length > 0;
     let kind: InboxKind = 'mail';
     let note: string | null = problem;
@@ -390,8 +416,11 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       // The domain asks that what fails its DMARC be refused: refused before anything is kept.
       if (auth.verdict === 'fail' && auth.policy === 'reject') throw new SvcError('dmarc_reject');
       const now = clock.now();
-      // What is kept starts with our trace fields (RFC 5321 §4.4, RFC 8601), newest first.
-      const raw = Buffer.concat([Buffer.from(traceHeader(env, deps.config.mxHost, now) + (checked?.header ?? ''), 'latin1'), received]);
+      // What is kept starts with our trace fields (RFC 5321 §4.4, RFC 8601), newest first. A result
+      // arriving under our own authserv-id is a forgery (or an old one of ours): removed (RFC 8601 §5).
+      const authserv = deps.config.mxHost.toLowerCase();
+      const unforged = withoutFields(received, (name, value) => name === 'authentication-results' && authservOf(value) === authserv);
+      const raw = Buffer.concat([Buffer.from(traceHeader(env, deps.config.mxHost, now) + (checked?.header ?? ''), 'latin1'), unforged]);
       // What is kept is what counts against storage, reserved from the check until it is stored.
       const charge = storageCharge(raw.length);
       const held: string[] = [];

@@ -99,9 +99,16 @@ const SUPPRESSING = new Set(['abuse', 'fraud']);
 
 /**
  * `c`: the candidates (a return path's record, or a configured feedback loop's send); `from` who
- * sent the report (kept in the suppression's detail).
+ * sent the report (kept in the suppression's detail); `suppressed` the reason each candidate's
+ * address is on the suppression list now, if it is (a not-spam report lifts only a complaint's).
  */
-export function complaintEffects(feedback: Feedback, c: Candidates, from: string, now: string): Outcome {
+export function complaintEffects(
+  feedback: Feedback,
+  c: Candidates,
+  from: string,
+  now: string,
+  suppressed: ReadonlyMap<string, string> = new Map(),
+): Outcome {
   const effects = noEffects();
   // Original-Rcpt-To names who complained; the returned copy's To: does not (a copy shared by
   // several lists them all), so the return path alone says who when the report leaves it out.
@@ -130,8 +137,15 @@ export function complaintEffects(feedback: Feedback, c: Candidates, from: string
     return { effects, ref: rec, note: `${type} complaint about ${rec.to}; suppressed` };
   }
   if (type === 'not-spam') {
+    const reason = suppressed.get(rec.to.toLowerCase());
+    if (reason !== 'complaint')
+      return {
+        effects,
+        ref: rec,
+        note: `not-spam report about ${rec.to}; nothing lifted: ${reason ? `the address is suppressed for another reason (${reason}), which only an operator lifts` : 'the address is not suppressed'}`,
+      };
     effects.lifted.push({ workspace_id: rec.workspace_id, address: rec.to.toLowerCase() });
-    return { effects, ref: rec, note: `not-spam report about ${rec.to}; a complaint suppression of the address is lifted` };
+    return { effects, ref: rec, note: `not-spam report about ${rec.to}; its complaint suppression is lifted` };
   }
   return { effects, ref: rec, note: `${type} report about ${rec.to}; kept, nothing changed (only abuse and fraud suppress)` };
 }

@@ -75,3 +75,32 @@ export function headerBlock(raw: Buffer): { block: string; cut: boolean } {
   const cut = end < 0 || end > limit;
   return { block: raw.toString('latin1', 0, cut ? limit : end), cut };
 }
+
+/**
+ * The message without the top-block fields `drop` picks (by lower-cased name and unfolded value),
+ * folded lines and all; the same buffer when it picks none. Only a block that ends within
+ * HEADER_MAX is read (a longer one is kept as it came).
+ */
+export function withoutFields(raw: Buffer, drop: (name: string, value: string) => boolean): Buffer {
+  const { block, cut } = headerBlock(raw);
+  if (cut) return raw;
+  const fields = block.split(/\r?\n(?![ \t])/);
+  const kept = fields.filter((f) => {
+    const i = f.indexOf(':');
+    return (
+      i <= 0 ||
+      !drop(
+        f.slice(0, i).trim().toLowerCase(),
+        f
+          .slice(i + 1)
+          .replace(/\r?\n[ \t]+/g, ' ')
+          .trim(),
+      )
+    );
+  });
+  if (kept.length === fields.length) return raw;
+  const eol = /\r\n/.test(block) ? '\r\n' : '\n';
+  // Every field dropped: the message starts at its blank line's end, with no empty header block left.
+  if (!kept.length) return raw.subarray(block.length + eol.length);
+  return Buffer.concat([Buffer.from(kept.join(eol), 'latin1'), raw.subarray(block.length)]);
+}

@@ -48,9 +48,10 @@ export function messageExplainer({ store }: DepsOf<'messages' | 'tracking' | 'we
     const suppressed = m.status === 'bounced' && m.error?.startsWith('not sent:');
     t.push({ at: m.created_at, stage: 'suppression', detail: suppressed ? m.error! : `${m.to} is not on the suppression list: queued` });
     for (const a of attempts) {
-      const where = a.host
-        ? `${a.host}${a.ip && a.ip !== a.host ? ` [${a.ip}]` : ''}, ${a.tls === null ? 'no session' : a.tls ? 'TLS' : 'no TLS'}, ${a.duration_ms} ms`
-        : 'no host reached';
+      // Whether TLS was used is known only for a session that ended in a result; a server that
+      // answered (a 421 at the greeting, a refusal at MAIL) had a session, one that did not had none.
+      const session = a.tls === true ? 'TLS' : a.tls === false ? 'no TLS' : /^[2-5]\d\d\b/.test(a.reply) ? 'answered' : 'no session';
+      const where = a.host ? `${a.host}${a.ip && a.ip !== a.host ? ` [${a.ip}]` : ''}, ${session}, ${a.duration_ms} ms` : 'no host reached';
       const signed = a.dkim ? `; DKIM d=${a.dkim.domain} s=${a.dkim.selector} h=${a.dkim.headers}` : a.host ? '; not DKIM-signed' : '';
       t.push({
         at: a.at,

@@ -154,6 +154,10 @@ export class Deliverer {
       }
       const a = await dns.addresses(name);
       if (!a.ok) lastWhy = `address look-up for ${name}: ${a.reason}`;
+      // A domain that exists with neither MX nor address records (NODATA) takes no mail, now or on
+      // the next try: bounced at once, as NXDOMAIN and a null MX are (Postfix does the same).
+      else if (!sorted.length && !a.records.length)
+        return { fail: 'permanent', why: `${domain} has no MX and no address records (NODATA)`, class: 'bad-domain' };
       else for (const ip of a.records) hosts.push({ ip, name });
     }
     return hosts.length ? { hosts } : { fail: 'temporary', why: lastWhy, class: 'dns' };

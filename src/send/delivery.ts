@@ -268,7 +268,8 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
           ip: a?.ip ?? null,
           tls: a?.tls ?? null,
           status: final === 'sent' ? 'sent' : final === 'bounced' ? 'bounced' : 'deferred',
-          dsn: enhancedCode(r.response),
+          // A domain that takes no mail (NXDOMAIN, NODATA, null MX) has no server reply: 5.1.2, as Postfix says.
+          dsn: enhancedCode(r.response) ?? (r.class === 'bad-domain' ? '5.1.2' : null),
           class: r.class ?? null,
           delay: m ? Math.max(0, Math.round((clock.now().getTime() - Date.parse(m.created_at)) / 100) / 10) : null,
           attempt: job.attempts + 1,

@@ -320,3 +320,18 @@ test('a smarthost answering "Relay access denied" past --retry-window: the mail 
   assert.match(gone.error, /our own next hop .*5 days \(hop-relay\).*Relay access denied/);
   assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);
 });
+
+test('a recipient domain with neither MX nor address records (NODATA) bounces at once like NXDOMAIN: 5.1.2, only that address suppressed', async (t) => {
+  const { s, deliver } = await setup(t);
+  s.dns.zone('$ORIGIN nodata.test\n@ TXT "v=spf1 -all"\n');
+  const r = await s.post(mail(['jane@nodata.test']));
+  await deliver();
+  const m = await full(s, r.body.id);
+  assert.deepEqual([m.status, m.attempts], ['bounced', 1]);
+  assert.match(m.error, /nodata\.test has no MX and no address records \(NODATA\)/);
+  assert.deepEqual(
+    (await s.daemon.service.suppressions.list(s.ws)).map((x) => [x.address, x.class]),
+    [['jane@nodata.test', 'bad-domain']],
+  );
+  assert.match(s.logs.join(''), /svc: delivery .*to=jane@nodata\.test .*status=bounced dsn=5\.1\.2 class=bad-domain/);
+});

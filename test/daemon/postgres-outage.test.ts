@@ -131,14 +131,14 @@ if (TEST_DATABASE_URL) {
       return client.cmd(`Subject: ${subject}\r\nTo: jane@rcpt.test\r\n\r\nx\r\n.`);
     };
     // Warms the look-ups, so that the accept is the statement that stalls.
-    assert.equal(await message('warm'), '250 2.0.0 OK: queued');
+    assert.match(await message('warm'), /^250 2\.0\.0 OK: queued as \S+$/);
     // The accept reaches Postgres and commits; its answer, and every fence's, is held for 5 s:
     // past the REST window and past the session's 2 s limit.
     const answer = await message('stalled', () => {
       proxy.freeze('replies');
       setTimeout(() => proxy.thaw('replies'), 5000);
     });
-    assert.equal(answer, '250 2.0.0 OK: queued');
+    assert.match(answer, /^250 2\.0\.0 OK: queued as \S+$/);
     // Then the time limit that waited says its 421 and closes.
     assert.equal((await client.reply()).join(), '421 4.4.2 Connection time limit reached, closing');
     const direct = PgStore.create(pgLocation(url), { log: silentLog });

@@ -1,0 +1,71 @@
+// What mail software expects of svc's SMTP listeners (CONTRACT.md "What mail software expects of
+// svc"), over raw sessions: ENHANCEDSTATUSCODES advertised, SMTPUTF8 and other unadvertised
+// parameters answered 555, the domainless postmaster taken, the MX's reverse look-up through
+// --dns-server (banner and Received:), a forged Authentication-Results under our authserv-id
+// removed, and the relay's 250 naming the message.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sending } from '../helpers/sending.js';
+import { RawSmtp } from '../helpers/smtp-client.js';
+import { plainMail, transact } from '../helpers/mx.js';
+
+test('MX and relay: ENHANCEDSTATUSCODES advertised; SMTPUTF8 and unadvertised parameters answered 555; nothing taken', async (t) => {
+  const s = await sending(t);
+  for (const name of ['mx', 'relay']) {
+    const { client } = await RawSmtp.open(s.daemon.url(name));
+    t.after(() => client.destroy());
+    const ehlo = await client.cmd('EHLO client.test');
+    assert.match(ehlo, /^250[- ]ENHANCEDSTATUSCODES$/m, `${name}: ${ehlo}`);
+    assert.doesNotMatch(ehlo, /SMTPUTF8|DSN|REQUIRETLS/);
+    if (name === 'relay') assert.match(await client.cmd(`AUTH PLAIN ${Buffer.from(`\0u\0${s.key}`).toString('base64')}`), /^235 /);
+    assert.equal(await client.cmd('MAIL FROM:<> SMTPUTF8'), '555 5.5.4 SMTPUTF8 is not supported here');
+    assert.equal(await client.cmd('MAIL FROM:<hello@acme.test> RET=HDRS'), '555 5.5.4 RET is not supported here');
+    assert.match(await client.cmd('MAIL FROM:<hello@acme.test> BODY=8BITMIME SIZE=1000'), /^250 /, 'SIZE and BODY are advertised');
+    assert.equal(await client.cmd('RCPT TO:<hello@acme.test> NOTIFY=NEVER'), '555 5.5.4 NOTIFY is not supported here');
+  }
+});
+
+test('MX: RCPT TO:<postmaster> without a domain goes to the operator postmaster (the --system-sender domain)', async (t) => {
+  const s = await sending(t, { env: { SVC_SYSTEM_SENDER: 'hello@acme.test' } });
+  const r = await transact(s.daemon.url('mx'), 'someone@rcpt.test', ['postmaster'], plainMail('someone@rcpt.test', 'postmaster'));
+  assert.deepEqual([r.rcpts[0]?.slice(0, 3), r.end.slice(0, 3)], ['250', '250']);
+  const [item] = (await s.daemon.service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data;
+  assert.deepEqual(item?.to, ['postmaster@acme.test']);
+});
+
+test('MX: without a postmaster of the operator, RCPT TO:<postmaster> is an unknown mailbox (550), never a syntax error', async (t) => {
+  const s = await sending(t);
+  const r = await transact(s.daemon.url('mx'), 'someone@rcpt.test', ['postmaster'], plainMail('someone@rcpt.test', 'postmaster'));
+  assert.match(r.rcpts[0]!, /^550 5\.1\.1 /);
+});
+
+test("MX: the client's PTR name comes from --dns-server (banner, Received:); a forged Authentication-Results of ours is removed", async (t) => {
+  const s = await sending(t);
+  s.dns.zone('$ORIGIN 0.0.127.in-addr.arpa\n1 PTR client.rcpt.test.\n');
+  const mx = s.daemon.url('mx');
+  const { client, greeting } = await RawSmtp.open(mx);
+  t.after(() => client.destroy());
+  assert.match(greeting.join('\n'), /^220 /);
+  assert.match(await client.cmd('EHLO helo.rcpt.test'), /Nice to meet you, client\.rcpt\.test/);
+  await client.cmd('QUIT');
+  const forged = [
+    'Authentication-Results: mx.svc.localhost; dkim=pass header.d=bank.test; dmarc=pass',
+    'Authentication-Results: (forged)\r\n mx.svc.localhost 1;\r\n spf=pass',
+    'Authentication-Results: other.example; spf=fail',
+    'From: someone@rcpt.test',
+    'To: hello@acme.test',
+    'Subject: Question',
+    '',
+    'Hello.',
+    '',
+  ].join('\r\n');
+  assert.match((await transact(mx, 'someone@rcpt.test', ['hello@acme.test'], forged)).end, /^250 /);
+  const [item] = (await s.daemon.service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data;
+  const raw = Buffer.from((await s.daemon.service.inbox.get(s.ws, item!.id, { raw: true })).raw!, 'base64').toString('latin1');
+  assert.match(raw, /^Received: from sender\.test \(client\.rcpt\.test \[127\.0\.0\.1\]\)/);
+  const results = raw.split('\r\n\r\n')[0]!.match(/^Authentication-Results:.*(\r\n[ \t].*)*/gim)!;
+  assert.equal(results.length, 2, results.join('\n'));
+  assert.match(results[0]!, /^Authentication-Results: mx\.svc\.localhost;\r\n dkim=none .*\r\n spf=pass/, 'ours, first');
+  assert.match(results[1]!, /^Authentication-Results: other\.example; spf=fail/, "another server's is kept");
+  assert.doesNotMatch(raw, /bank\.test|\(forged\)/);
+});
