@@ -137,7 +137,7 @@ for (const backend of backends) {
       assert.ok(body.includes('{{unknown}}'), 'an unknown variable is left as written');
       assert.ok(body.includes(`<a href="${url}">Leave</a>`), 'the unsubscribe link is the URL itself, not tracked');
       assert.ok(!body.includes('If you no longer want these emails'), 'no footer when the body links the URL');
-      assert.match(body, /<div style="display:none[^"]*">Three things &#38; more/, 'the preheader, escaped, first in the body');
+      assert.match(body, /<body>\n?<div style="max-height:0;[^"]*overflow:hidden[^"]*">Three things &#38; more/, 'the preheader, escaped, first in the body');
       assert.match(body, new RegExp(`<img src="${base}/t/o/[A-Za-z0-9_-]+\\.gif"`), 'the open pixel');
       const tracked = new RegExp(`href="(${base}/t/c/[^"]+)">Offer`).exec(body);
       assert.ok(tracked, 'the offer link is tracked');

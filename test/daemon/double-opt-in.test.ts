@@ -45,6 +45,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(raw, /^Subject: Confirm your subscription to News\r$/m);
     assert.match(raw, /^From: "?Acme News"? <hello@acme\.test>\r$/m);
     assert.equal((await verifyDkim(mail.raw, s.dns.server))[0]?.status.result, 'pass');
+    // Nobody is tracked before consenting: no open pixel in the confirmation.
+    assert.doesNotMatch(raw.replace(/=\r\n/g, ''), /<img\b|\/t\/o\//);
     const link = /(http:\/\/[^\s"<]+\/c\/[A-Za-z0-9_.-]+)/.exec(raw.replace(/=\r\n/g, ''))![1]!;
     assert.ok(link.startsWith(service.deps.config.baseUrl));
     // Posted again within the hour: no second email (the message log has one).

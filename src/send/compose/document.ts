@@ -10,9 +10,11 @@ export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.cha
 /**
  * Preview text a mail client shows beside the subject, first in the body and hidden from the
  * reader; the spacers after it keep the client from filling the preview with the body's own text.
+ * Hidden by a box of no size (and Outlook's mso-hide), never by `display:none` or
+ * `visibility:hidden`: SpamAssassin counts text hidden those ways as invisible (FONT_INVIS_MSGID).
  */
 export function addPreheader(html: string, preheader: string): string {
-  const div = `<div style="display:none;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${escapeHtml(preheader)}${'&#847;&zwnj;&nbsp;'.repeat(40)}</div>`;
+  const div = `<div style="max-height:0;max-width:0;opacity:0;overflow:hidden;mso-hide:all">${escapeHtml(preheader)}${'&#847;&zwnj;&nbsp;'.repeat(40)}</div>`;
   const body = /<body\b[^>]*>/i.exec(html);
   return body ? html.slice(0, body.index + body[0].length) + div + html.slice(body.index + body[0].length) : div + html;
 }

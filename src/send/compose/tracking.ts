@@ -1,6 +1,7 @@
-// Step: the open pixel, the recipient's own, on every HTML copy of API (and broadcast and sequence)
-// mail. Relay mail is never tracked (spec.md "SMTP relay" rule 6); links are left as they are
-// (rule 7 of the API); link rewriting for broadcasts joins this step.
+// Step: the open pixel, the recipient's own, on every HTML copy of API, broadcast and sequence mail.
+// Relay mail is never tracked (spec.md "SMTP relay" rule 6), nor svc's own mail: a double opt-in
+// confirmation goes to someone who has not consented yet, and an invitation or a trial warning is
+// not the workspace's to measure. Links are left as they are (rule 7 of the API).
 import type { SendContent } from '../../model/message.js';
 import { escapeHtml } from './document.js';
 import type { Step } from './draft.js';
@@ -14,7 +15,8 @@ export function addPixel(html: string, url: string): string {
   return at < 0 ? html + img : html.slice(0, at) + img + html.slice(at);
 }
 
-const tracked = (c: SendContent) => c.html !== null && c.source !== 'relay';
+const TRACKED = new Set<SendContent['source']>(['api', 'broadcast', 'sequence']);
+const tracked = (c: SendContent) => c.html !== null && TRACKED.has(c.source);
 
 export const trackingStep: Step = {
   name: 'tracking',
