@@ -62,7 +62,7 @@ export class Context {
   /** Every setting with where it came from, and the config file read (once). */
   settings(): LoadedSettings {
     if (!this.#settings) {
-      this.#settings = loadSettings(this.flags, this.io.env, this.io.cwd);
+      this.#settings = loadSettings(this.flags, this.io.env, this.io.cwd, this.io.systemConfig);
       // Said once: a misspelt variable would otherwise be ignored in silence.
       for (const name of unknownEnv(this.io.env))
         this.log.warn(`${name} is not a setting of svc and is ignored (svc config show lists them)`);
@@ -72,7 +72,7 @@ export class Context {
 
   /** The settings and config read again from the same flags, environment and file (SIGHUP). */
   rereadConfig(): { config: Config; settings: LoadedSettings } {
-    const settings = loadSettings(this.flags, this.io.env, this.io.cwd);
+    const settings = loadSettings(this.flags, this.io.env, this.io.cwd, this.io.systemConfig);
     return { config: loadConfig(this.flags, this.io.env, this.io.cwd, settings), settings };
   }
 

@@ -1,7 +1,8 @@
 // svc init: creates the store (a file store's directory, or a Postgres schema migrated to this
 // build) and a commented config file (config-file.ts) beside the working directory's, or at
-// --config. On a terminal it asks what flags did not say (the service domain, the MX host, the
-// public base URL, the outbound route, the HELO name); --yes, or no terminal, takes the defaults.
+// --config. On a terminal it asks what flags did not say (the service domain, the MX host, the API
+// port, the public base URL, the outbound route, the HELO name); --yes, or no terminal, takes the
+// defaults.
 // It never overwrites a config file.
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -14,12 +15,18 @@ import { openStore } from '../src/store/open.js';
 import { helpOf, resolveSettings, SETTINGS } from '../src/settings.js';
 import type { CommandSpec } from './spec.js';
 
-/** What init asks, in order; each default follows the answers before it. */
-const ASKED = ['serviceDomain', 'mxHost', 'baseUrl', 'outbound', 'heloName'] as const;
+/**
+ * What init asks, in order; each default follows the answers before it. Only what was given or
+ * answered otherwise than the default is written into the file; the rest stays commented out with
+ * its default, so a derived one (the MX host from the service domain, the base URL from the host
+ * and API port) follows a later change of what it comes from.
+ */
+const ASKED = ['serviceDomain', 'mxHost', 'apiPort', 'baseUrl', 'outbound', 'heloName'] as const;
 const QUESTION: Record<(typeof ASKED)[number], string> = {
   serviceDomain: 'Service domain (the {service_domain} of the SPF include your users publish)',
   mxHost: 'MX host (where your users point MX for replies)',
-  baseUrl: 'Public base URL (tracking and unsubscribe links, the web app)',
+  apiPort: 'API port (the REST API, tracking and unsubscribe links, the web app)',
+  baseUrl: 'Public base URL (tracking and unsubscribe links, the web app; the default follows the API port)',
   outbound: 'Outbound route (direct, or smtp://user:pass@host:587 for a smarthost)',
   heloName: 'HELO name (should resolve to the sending IP and back)',
 };
@@ -65,14 +72,16 @@ export default {
         // The default in the light of what was chosen so far (the MX host follows the service domain).
         const now = resolveSettings({ ...flags, ...chosen }, env).find((r) => r.setting.name === name)!;
         if (given(name) || !lines) {
-          if (now.raw !== undefined) chosen[name] = now.raw;
+          if (given(name) && now.raw !== undefined) chosen[name] = now.raw;
           continue;
         }
         for (;;) {
           ctx.io.stderr.write(`${QUESTION[name]} [${now.raw ?? ''}]: `);
           const line = await lines.next();
           if (line.done) throw new SvcError('usage', 'svc init stopped at the end of input; nothing was written');
-          chosen[name] = line.value.trim() || now.raw || '';
+          const answer = line.value.trim();
+          if (answer === '' || answer === now.raw) break;
+          chosen[name] = answer;
           try {
             // Checked as the daemon will read it; a wrong answer is asked again.
             resolveSettings({ ...flags, ...chosen }, env);

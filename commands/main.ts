@@ -5,6 +5,7 @@ import { isSvcError } from '../src/errors.js';
 import type { Context } from './context.js';
 import { manifest, type CommandEntry, type Manifest } from './manifest.js';
 import type { Io, Start } from './output.js';
+import { SYSTEM_CONFIG_FILE } from '../src/config-file.js';
 import type { CommandSpec } from './spec.js';
 import { inertJson, printable } from './terminal.js';
 
@@ -112,7 +113,14 @@ const load = async (entry: CommandEntry): Promise<CommandSpec> => (await import(
 
 export async function main(
   argv: string[],
-  io: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() },
+  io: Io = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    systemConfig: SYSTEM_CONFIG_FILE,
+  },
   start?: Start,
 ): Promise<number> {
   if (start) io = { ...io, start };

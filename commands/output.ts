@@ -50,6 +50,11 @@ export interface Io {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * The system's config file, read when neither --config, SVC_CONFIG nor ./svc.toml names one
+   * (`/etc/svc/svc.toml` for the binary); absent: none.
+   */
+  systemConfig?: string;
   /** How bin/svc started this process (`svc version` says it); absent when not started by it. */
   start?: Start;
 }

@@ -34,11 +34,41 @@ const byKey = new Map(SETTINGS.filter(inFile).map((s) => [keyOf(s), s]));
 /** Settings whose value is a path (or a file: store), read relative to the file's directory. */
 const PATHS = new Set(['tlsCert', 'tlsKey', 'outboundCa', 'encryptionKeyFile', 'logFile']);
 
-/** The file to read: the one named, or svc.toml here if there is one; null for none. */
-export function configPath(named: string | undefined, cwd: string): string | null {
+/**
+ * The system's file, read when no other is: where a packaged install keeps its settings, so that
+ * `sudo -u svc svc status` in any directory reads what the service reads.
+ */
+export const SYSTEM_CONFIG_FILE = '/etc/svc/svc.toml';
+
+/**
+ * The file to read: the one named (--config, SVC_CONFIG), else svc.toml here, else the system's
+ * (`system`, normally SYSTEM_CONFIG_FILE) when there is one; null for none.
+ */
+export function configPath(named: string | undefined, cwd: string, system?: string): string | null {
   if (named !== undefined) return resolve(cwd, named);
-  const here = resolve(cwd, DEFAULT_CONFIG_FILE);
-  return existsSync(here) ? here : null;
+  for (const path of [resolve(cwd, DEFAULT_CONFIG_FILE), ...(system ? [system] : [])]) if (existsSync(path)) return path;
+  return null;
+}
+
+/** Edit distance (insertions, deletions, substitutions, swaps of neighbours) of two short strings. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  return d[a.length]![b.length]!;
+}
+
+/** The key meant by a misspelt one: the same but for `_` and case, else one within a third of its length. */
+function nearest(key: string, keys: string[]): string | undefined {
+  const k = key.replace(/_/g, '-').toLowerCase();
+  const scored = keys.map((x) => ({ x, d: distance(k, x) })).sort((a, b) => a.d - b.d);
+  const best = scored[0];
+  return best && best.d <= Math.max(1, Math.floor(k.length / 3)) ? best.x : undefined;
 }
 
 /** A TOML value as the flag would give it: lists comma-separated, switches true/false. */
@@ -70,7 +100,7 @@ export function readConfigFile(path: string): ConfigFile {
   for (const [key, v] of Object.entries(doc)) {
     const s = byKey.get(key);
     if (!s) {
-      const near = [...byKey.keys()].find((k) => k.replace(/-/g, '') === key.replace(/[-_]/g, '').toLowerCase());
+      const near = nearest(key, [...byKey.keys()]);
       throw usage(
         `${path}: unknown setting '${key}'${near ? ` (did you mean ${near}?)` : ''}; the keys are the flags without their dashes (svc config show lists them)`,
       );

@@ -179,10 +179,18 @@ export interface LoadedSettings {
   file: ConfigFile | null;
 }
 
-/** Reads the config file (--config, SVC_CONFIG, or ./svc.toml when there is one), then every setting. */
-export function loadSettings(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): LoadedSettings {
+/**
+ * Reads the config file (--config, SVC_CONFIG, else ./svc.toml, else the system's file `system`
+ * when there is one), then every setting.
+ */
+export function loadSettings(
+  flags: ConfigFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+  system?: string,
+): LoadedSettings {
   const named = flags.config !== undefined ? String(flags.config) : env.SVC_CONFIG || undefined;
-  const path = configPath(named, cwd);
+  const path = configPath(named, cwd, system);
   const file = path === null ? null : readConfigFile(path);
   return { resolved: resolveSettings(flags, env, file?.values), file };
 }

@@ -132,7 +132,7 @@ const TABLE = [
     name: 'config',
     flag: '--config <file>',
     env: 'SVC_CONFIG',
-    defaultText: '`svc.toml` in the working directory, if there is one',
+    defaultText: '`svc.toml` in the working directory, else `/etc/svc/svc.toml`, if there is one',
     scope: 'global',
     description: 'the config file (TOML, written by `svc init`): instance settings for the daemon and every command',
   },

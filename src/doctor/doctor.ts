@@ -91,7 +91,17 @@ export async function runDoctor(deps: DoctorDeps, opts: DoctorOptions = {}): Pro
 
   // The public names.
   const base = new URL(config.baseUrl);
-  if (LOOPBACK.test(base.hostname)) {
+  const basePort = Number(base.port || (base.protocol === 'https:' ? 443 : 80));
+  // A base URL straight at this host (no proxy in front) must name the port the API listens on: a
+  // literal one left behind by a later change of api-port makes every link lead nowhere.
+  if ((LOOPBACK.test(base.hostname) || base.hostname === config.host) && config.apiPort !== 0 && basePort !== config.apiPort) {
+    checks.push({
+      name: 'base_url',
+      status: 'warn',
+      detail: `${config.baseUrl} points at port ${basePort}, but the API listens on port ${config.apiPort}: tracking, unsubscribe and sign-in links lead nowhere`,
+      fix: `remove base-url from the config file (it is then derived from host and api-port), or set it to the URL of a proxy that forwards to port ${config.apiPort}`,
+    });
+  } else if (LOOPBACK.test(base.hostname)) {
     checks.push({
       name: 'base_url',
       status: 'warn',
