@@ -38,7 +38,7 @@ export interface Config {
   allowInsecureWebhooks: boolean;
   /** Largest REST request body in bytes; larger ones get 413 before they are buffered. */
   bodyLimit: number;
-  /** upgrade_url of quota refusals; undefined: BASE_URL/upgrade (see upgradeUrlOf). */
+  /** upgrade_url of quota refusals; undefined: the app's workspace page (see upgradeUrlOf). */
   upgradeUrl: string | undefined;
   /** The address of svc's own mail (people/system-mail.ts); undefined: none is sent. */
   systemSender: string | undefined;
@@ -277,7 +277,12 @@ export function loadConfig(
 }
 
 /** The upgrade_url of quota refusals: the operator's, else under the (possibly derived) base URL. */
-export const upgradeUrlOf = (c: Pick<Config, 'upgradeUrl' | 'baseUrl'>): string => c.upgradeUrl ?? `${c.baseUrl}/upgrade`;
+/**
+ * The `upgrade_url` of a workspace's quota refusals: the operator's --upgrade-url, else the web
+ * app's page of the workspace, which shows its plan and usage and says how the plan is changed.
+ */
+export const upgradeUrlOf = (c: Pick<Config, 'upgradeUrl' | 'baseUrl'>, ws: { name: string }): string =>
+  c.upgradeUrl ?? `${c.baseUrl}/app/w/${encodeURIComponent(ws.name)}/workspace#plan`;
 
 /** True when the base URL was derived from host and port rather than given (by a flag, the environment or the file). */
 export function baseUrlIsDerived(loaded: LoadedSettings): boolean {

@@ -408,7 +408,7 @@ const TABLE = [
     name: 'upgradeUrl',
     flag: '--upgrade-url <url>',
     env: 'SVC_UPGRADE_URL',
-    defaultText: 'BASE_URL/upgrade',
+    defaultText: "the web app's workspace page",
     scope: 'global',
     description: '`upgrade_url` of quota refusals',
     parse: (r) => parseHttpUrl('--upgrade-url', r),

@@ -33,7 +33,8 @@ export function workspacePage(
   nav: Nav,
   w: { plan: string; created_at: string; usage: QuotaRow[]; read_only_at: string | null; delete_at: string | null },
   now: Date,
-  upgradeUrl: string,
+  /** The operator's --upgrade-url, or null: then the page says how a plan is changed. */
+  upgradeUrl: string | null,
   opts: { form: string; problem?: string },
 ): string {
   const trial = w.read_only_at
@@ -50,8 +51,15 @@ export function workspacePage(
     .join('\n');
   return appPage(
     `Workspace ${nav.ws}`,
-    // Plans are the operator's (svc workspaces set-plan); an owner is sent to the upgrade page.
-    `${problem(opts.problem)}<p>Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.${nav.role === 'owner' ? ` <a href="${escape(upgradeUrl)}" rel="noreferrer">Change the plan</a>` : ''}</p>
+    // Plans are the operator's (svc workspaces set-plan): an owner is sent to the operator's upgrade
+    // page when there is one, else told who changes it. This page is every quota refusal's upgrade_url.
+    `${problem(opts.problem)}<p id="plan">Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.${
+      nav.role !== 'owner'
+        ? ''
+        : upgradeUrl
+          ? ` <a href="${escape(upgradeUrl)}" rel="noreferrer">Change the plan</a>`
+          : ` The plan is changed by the operator of this svc (<code>svc workspaces set-plan ${escape(nav.ws)} PLAN</code>): ask them.`
+    }</p>
 ${trial}
 <div class="wide"><table><thead><tr><th>Quota</th><th>Used</th><th></th></tr></thead><tbody>
 ${rows}

@@ -78,7 +78,7 @@ export function addressService({ store, clock, random, config }: DepsOf<'domains
           limitFor(ws, 'addresses'),
         ),
         ws,
-        upgradeUrlOf(config),
+        upgradeUrlOf(config, ws),
       );
       return toView(a, domain.domain);
     },

@@ -110,7 +110,7 @@ export function broadcastService({
         fanned_out_at: null,
       };
       const stored = await store.campaigns.create(c, { n: recipients, windows: sendWindows(ws, at) });
-      if ('refused' in stored) throw sendQuotaError(stored, ws, upgradeUrlOf(config), 'api_sends');
+      if ('refused' in stored) throw sendQuotaError(stored, ws, upgradeUrlOf(config, ws), 'api_sends');
       bus?.publish('campaign');
       return {
         campaign_id: c.id,

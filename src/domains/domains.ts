@@ -134,7 +134,7 @@ export function domainService(
           limitFor(ws, 'domains'),
         ),
         ws,
-        upgradeUrlOf(config),
+        upgradeUrlOf(config, ws),
       );
       return view(d);
     },

@@ -212,7 +212,7 @@ export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subsc
         'plan_limit',
         `this import would add ${fresh}${fresh > limit ? ' or more' : ''} new contacts; the ${ws.plan} plan allows ${limit} (${used} in use): upgrade the plan or import fewer`,
         {
-          details: { code: 'quota_exceeded', kind: 'contacts', limit, used, would_add: fresh, upgrade_url: upgradeUrlOf(config) },
+          details: { code: 'quota_exceeded', kind: 'contacts', limit, used, would_add: fresh, upgrade_url: upgradeUrlOf(config, ws) },
         },
       );
     }
@@ -246,7 +246,7 @@ export function csvImporter({ store, clock, random, config }: Pick<DepsOf<'subsc
           b.rows.map((row) => subscribeRow(random, ws, listId, row, 'active', at)),
           limit,
         );
-        if ('refused' in r) createdOrLimit(r, ws, upgradeUrlOf(config));
+        if ('refused' in r) createdOrLimit(r, ws, upgradeUrlOf(config, ws));
         imported += b.rows.length;
       }
       progress?.(imported + skipped);

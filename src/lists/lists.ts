@@ -240,7 +240,7 @@ export function listService(
       const l = await list(ws, listId);
       const { s, update } = subscribeRow(random, ws, listId, { email, name, tags }, l.double_opt_in ? 'pending' : 'active', now());
       const r = await store.subscribers.upsert(s, update, limitFor(ws, 'contacts'));
-      const { subscriber, created } = createdOrLimit(r, ws, upgradeUrlOf(config));
+      const { subscriber, created } = createdOrLimit(r, ws, upgradeUrlOf(config, ws));
       if (l.double_opt_in && subscriber.status === 'pending') await sendConfirmation(ws, l, subscriber);
       if (created) await enrol.active(ws.id, listId, [subscriber]);
       return subscriberView(subscriber);

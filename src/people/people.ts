@@ -111,7 +111,7 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
           now,
         ),
         ws,
-        upgradeUrlOf(config),
+        upgradeUrlOf(config, ws),
       );
       const hasPassword = (await store.people.accountById(m.id))?.password_hash != null;
       if (await mail.ready()) {

@@ -252,7 +252,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
       if (refused?.refused === 'campaign_moved')
         throw new SvcError('conflict', `campaign ${list?.campaign?.id}: another fan-out moved it on first (nothing stored)`);
       if (refused?.refused === 'send_quota')
-        throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config), opts.inbox ? 'inbox_sends' : 'api_sends');
+        throw sendQuotaError(refused, ws, upgradeUrlOf(deps.config, ws), opts.inbox ? 'inbox_sends' : 'api_sends');
       if (refused?.refused === 'suppressed') {
         // The list changed between two reads three times over: give up rather than loop.
         if (round >= 3) throw new SvcError('conflict', `on the suppression list: ${refused.addresses.join(', ')}`);

@@ -38,7 +38,7 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
         `The trial of the svc workspace ${ws.name} ended on ${dates.read_only_at.slice(0, 16).replace('T', ' ')} UTC; since then it is read-only.\n\n` +
         `Unless it moves to a plan, all of its data (messages, the team inbox, lists and subscribers, domains, keys and people) is deleted on ${on} UTC. ` +
         `This is warning ${n} of ${TRIAL_WARNING_DAYS.length}.\n\n` +
-        `To keep it, choose a plan: ${upgradeUrlOf(config)}\n`,
+        `To keep it, choose a plan: ${upgradeUrlOf(config, ws)}\n`,
     };
   };
 

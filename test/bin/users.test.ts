@@ -55,7 +55,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       kind: 'seats',
       limit: 2,
       used: 2,
-      upgrade_url: 'https://mail.acme.test/upgrade',
+      upgrade_url: 'https://mail.acme.test/app/w/acme/workspace#plan',
     });
     const list = json(await run(['users', 'list', '--json']));
     assert.deepEqual(

@@ -118,9 +118,13 @@ test('send quota: every recipient counts, per day and per month, resets at 00:00
       used: 150,
       window: 'day',
       resets_at: '2026-03-11T00:00:00.000Z',
-      upgrade_url: `${s.api}/upgrade`,
+      upgrade_url: `${s.api}/app/w/acme/workspace#plan`,
     },
   );
+  // The upgrade URL is a page that exists: the app's workspace page (sign-in first without a session).
+  const upgrade = await fetch(over.body.upgrade_url, { redirect: 'manual' });
+  assert.match(String(upgrade.status), /^30[23]$/);
+  assert.match(upgrade.headers.get('location')!, /\/app\/sign-in/);
   assert.equal((await s.get('/api/v2/messages')).body.total, 150, 'nothing queued');
   assert.equal((await s.post(email({ bcc: bcc(49, 'y') }))).status, 202, '150 + 50 = 200 fits');
   assert.equal((await s.post(email())).status, 429);

@@ -4,7 +4,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError } from '../../../src/errors.js';
-import { upgradeUrlOf } from '../../../src/config.js';
 import { MESSAGE_STATUSES } from '../../../src/messages/log.js';
 import { appPage } from '../app-pages.js';
 import { formToken } from '../../../src/people/sign-in.js';
@@ -24,7 +23,7 @@ export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): vo
         { ws: m.ws.name, role: m.role },
         await service.workspaces.show(m.ws.name),
         service.deps.clock.now(),
-        upgradeUrlOf(service.deps.config),
+        service.deps.config.upgradeUrl ?? null,
         { form: formToken(m.token), ...(problem ? { problem } : {}) },
       ),
     );
