@@ -1,5 +1,6 @@
 // commands/inbox/: `svc inbox ...`, one file per verb: the team inbox.
 import type { CommandSpec } from '../spec.js';
+import { sentTo } from '../../src/inbox/inbox.js';
 
 export default {
   noun: 'inbox',
@@ -24,7 +25,7 @@ export default {
     });
     ctx.out.result(r.data, () => {
       ctx.out.table(
-        r.data.map((i) => ({ ...i, to: i.to.join(',') })),
+        r.data.map((i) => ({ ...i, to: sentTo(i) })),
         ['created_at', 'kind', 'from', 'to', 'subject', 'id'],
       );
       ctx.out.note(`${r.data.length} of ${r.total}`);

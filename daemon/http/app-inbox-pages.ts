@@ -5,6 +5,7 @@
 import type { InboxThread } from '../../src/model/inbox.js';
 import { escape } from './list-pages.js';
 import { appPage, problem, wsNav, type Nav } from './app-pages.js';
+import { sentTo, type SentCampaign } from '../../src/inbox/inbox.js';
 
 /** What the thread page shows of a message. */
 export interface ThreadMessage {
@@ -98,7 +99,7 @@ ${pager(query, opts.page, opts.total, opts.per)}
 export function sentPage(
   nav: Nav,
   opts: {
-    items: Array<{ thread_id: string; to: string[]; subject: string; created_at: string }>;
+    items: Array<{ thread_id: string; to: string[]; campaign?: SentCampaign; subject: string; created_at: string }>;
     total: number;
     page: number;
     per: number;
@@ -108,7 +109,7 @@ export function sentPage(
   const rows = opts.items
     .map(
       (i) =>
-        `<li><a href="${threadHref(ws, i.thread_id)}"><span class="who">To ${escape(i.to.join(', '))}</span> <span class="subject">${escape(i.subject || '(no subject)')}</span></a> <span class="meta">${when(i.created_at)}</span></li>`,
+        `<li><a href="${threadHref(ws, i.thread_id)}"><span class="who">To ${escape(sentTo(i))}</span> <span class="subject">${escape(i.subject || '(no subject)')}</span></a> <span class="meta">${when(i.created_at)}</span></li>`,
     )
     .join('\n');
   return appPage(

@@ -18,6 +18,18 @@ export const InboxListItem = Type.Object(
     message_ref: Nullable(Type.String({ description: 'the message record it is about, when one matched' })),
     note: Nullable(Type.String()),
     size: Type.Integer({ description: 'bytes kept (0 for Sent copies)' }),
+    campaign: Type.Optional(
+      Type.Object(
+        {
+          id: Type.String(),
+          list_id: Type.String(),
+          status: Type.String(),
+          recipients: Type.Integer({ description: 'active subscribers when it was sent' }),
+          copies: Type.Integer({ description: 'copies made so far' }),
+        },
+        { ...open, description: 'a Sent row that stands for a broadcast: one row per campaign, whatever its size' },
+      ),
+    ),
   },
   { ...open, description: 'svc addition' },
 );

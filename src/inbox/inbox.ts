@@ -21,8 +21,21 @@ import type { Party } from '../send/validate.js';
 import { parseMailbox } from '../mail/address.js';
 import { DEFAULT_PAGE, MAX_PAGE, queryText, wholeNumber } from '../messages/log.js';
 
-/** CONTRACT.md `svc inbox list`: id, folder, thread_id, from, to, subject, kind, message_id, created_at (and note, size). */
-export const inboxListItem = (s: InboxSummary) => ({
+/** What a Sent row that stands for a broadcast says of it: its list and how many copies it made. */
+export interface SentCampaign {
+  id: string;
+  list_id: string;
+  status: string;
+  /** Active subscribers when it was sent, and copies made so far (the suppressed get none). */
+  recipients: number;
+  copies: number;
+}
+
+/**
+ * CONTRACT.md `svc inbox list`: id, folder, thread_id, from, to, subject, kind, message_id,
+ * created_at (and note, size; `campaign` on a Sent row that stands for a broadcast).
+ */
+export const inboxListItem = (s: InboxSummary, campaign?: SentCampaign | null) => ({
   id: s.id,
   folder: s.folder,
   thread_id: s.thread_id,
@@ -35,7 +48,14 @@ export const inboxListItem = (s: InboxSummary) => ({
   message_ref: s.message_ref,
   note: s.note,
   size: s.size,
+  ...(campaign ? { campaign } : {}),
 });
+
+/** Whom a Sent row went to, in words: its recipients, or a broadcast's count of copies. */
+export const sentTo = (i: { to: string[]; campaign?: SentCampaign }): string =>
+  i.campaign
+    ? `${i.campaign.copies.toLocaleString('en')} subscriber${i.campaign.copies === 1 ? '' : 's'} (broadcast${i.campaign.status === 'sending' || i.campaign.status === 'queued' ? ', sending' : ''})`
+    : i.to.join(', ');
 
 /** One item: the list fields, the bodies and headers; the raw message only when asked for. */
 export const inboxItemView = (i: InboxItem, raw = false) => ({
@@ -152,8 +172,18 @@ export function replyInput(body: unknown) {
   return { text, html, from, to };
 }
 
-export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
+export function inboxService(deps: DepsOf<'inbox' | 'campaigns'>, send: Send) {
   const { store } = deps;
+  /** The campaigns that Sent rows stand for, by id. */
+  const campaignsOf = async (ws: Workspace, rows: InboxSummary[]): Promise<Map<string, SentCampaign>> => {
+    const ids = [...new Set(rows.flatMap((r) => (r.campaign_id ? [r.campaign_id] : [])))];
+    const found = await Promise.all(ids.map((id) => store.campaigns.get(ws.id, id)));
+    return new Map(
+      found.flatMap((c) =>
+        c ? [[c.id, { id: c.id, list_id: c.list_id, status: c.status, recipients: c.recipients, copies: c.copies }] as const] : [],
+      ),
+    );
+  };
   const item = async (ws: Workspace, id: string): Promise<InboxItem> => {
     const i = await store.inbox.get(ws.id, id);
     if (!i) throw new SvcError('not_found', 'inbox item not found');
@@ -175,7 +205,8 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
   return {
     async list(ws: Workspace, q: InboxListQuery) {
       const r = await store.inbox.list(ws.id, itemQuery(q));
-      return { data: r.data.map(inboxListItem), total: r.total };
+      const campaigns = await campaignsOf(ws, r.data);
+      return { data: r.data.map((s) => inboxListItem(s, s.campaign_id ? campaigns.get(s.campaign_id) : null)), total: r.total };
     },
     /** Threads newest activity first: `view` all (default), inbox or archived; `search` text in a sender, recipient or subject. */
     async threads(ws: Workspace, q: ThreadQuery) {
@@ -207,7 +238,7 @@ export function inboxService(deps: DepsOf<'inbox'>, send: Send) {
       return {
         thread_id: threadId,
         ...threadFlags(received, await store.inbox.threadState(ws.id, threadId)),
-        items: items.map(inboxListItem),
+        items: items.map((s) => inboxListItem(s)),
       };
     },
     async get(ws: Workspace, id: string, opts: { raw?: boolean } = {}) {

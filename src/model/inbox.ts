@@ -32,6 +32,8 @@ export interface InboxSummary {
   /** Why it got its kind, or what the MX could not do with it (a message over the parse limits). */
   note: string | null;
   created_at: string;
+  /** A Sent row that stands for a broadcast: its campaign (its recipients are the campaign's). */
+  campaign_id?: string;
 }
 
 /** What vouched for a received message (src/inbox/authenticate.ts): the verdict and each check's result. */
@@ -195,6 +197,7 @@ export function sentItem(c: SendContent): InboxItem {
     html: c.html,
     envelope: null,
     raw: c.raw ?? null,
+    ...(c.campaign_id ? { campaign_id: c.campaign_id } : {}),
   };
 }
 

@@ -108,6 +108,13 @@ export interface SendContent {
   references?: string[];
   /** Broadcasts: hidden preview text put first in the HTML (what a mail client lists beside the subject). */
   preheader?: string;
+  /** A broadcast's batch: its campaign. */
+  campaign_id?: string;
+  /**
+   * false: not a row of the Sent folder. A broadcast is one row there (its first batch's content,
+   * which stands for the campaign), not one per batch of its copies.
+   */
+  in_sent?: false;
 }
 
 /** One attachment or inline part, its bytes in base64. */

@@ -118,8 +118,9 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         from: req.from.address,
         from_name: req.from.name,
         domain_id: domain.id,
-        // List mail shows each copy's own recipient (compose), never the others.
-        to: list ? [] : req.to,
+        // Each copy of a broadcast shows its own recipient (compose), never the others; the batch's
+        // Sent row stands for the campaign. A sequence step's one copy keeps its recipient: its Sent row names it.
+        to: list?.campaign ? [] : req.to,
         cc: req.cc,
         subject: req.subject,
         html: req.html,
@@ -131,6 +132,8 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         ...(req.raw !== undefined ? { raw: req.raw } : {}),
         ...(opts.inbox ? { thread_id: opts.inbox.thread_id, in_reply_to: opts.inbox.in_reply_to, references: opts.inbox.references } : {}),
         ...(list?.preheader ? { preheader: list.preheader } : {}),
+        // One Sent row per campaign: the first batch with copies (those before it made none).
+        ...(list?.campaign ? { campaign_id: list.campaign.id, ...(list.campaign.copies > 0 ? { in_sent: false as const } : {}) } : {}),
       };
       const messages: Message[] = [];
       const events: OutboxEvent[] = [];

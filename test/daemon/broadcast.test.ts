@@ -11,6 +11,7 @@ import { ManualClock } from '../../src/clock.js';
 import { plainMail, transact } from '../helpers/mx.js';
 import { headers } from '../helpers/sink.js';
 import { keyRecord, verdicts } from '../helpers/dkim-verifiers.js';
+import { run } from '../helpers/run.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
@@ -110,8 +111,7 @@ for (const backend of backends) {
       const signature = h.get('dkim-signature')![0]!.replace(/\s+/g, '');
       const signed = /;h=([^;]+)/.exec(signature)![1]!.toLowerCase().split(':');
       // Signed, and the unsubscribe fields over-signed (named once more than they occur).
-      for (const f of ['list-unsubscribe', 'list-unsubscribe-post'])
-        assert.equal(signed.filter((x) => x === f).length, 2, signature);
+      for (const f of ['list-unsubscribe', 'list-unsubscribe-post']) assert.equal(signed.filter((x) => x === f).length, 2, signature);
       assert.ok(signed.includes('list-id') && signed.includes('precedence'), signature);
       // Three verifiers: the copy passes; an unsubscribe field added on the way breaks it.
       const txt = await keyRecord(mail.raw, s.dns.server);
@@ -137,7 +137,11 @@ for (const backend of backends) {
       assert.ok(body.includes('{{unknown}}'), 'an unknown variable is left as written');
       assert.ok(body.includes(`<a href="${url}">Leave</a>`), 'the unsubscribe link is the URL itself, not tracked');
       assert.ok(!body.includes('If you no longer want these emails'), 'no footer when the body links the URL');
-      assert.match(body, /<body>\n?<div style="max-height:0;[^"]*overflow:hidden[^"]*">Three things &#38; more/, 'the preheader, escaped, first in the body');
+      assert.match(
+        body,
+        /<body>\n?<div style="max-height:0;[^"]*overflow:hidden[^"]*">Three things &#38; more/,
+        'the preheader, escaped, first in the body',
+      );
       assert.match(body, new RegExp(`<img src="${base}/t/o/[A-Za-z0-9_-]+\\.gif"`), 'the open pixel');
       const tracked = new RegExp(`href="(${base}/t/c/[^"]+)">Offer`).exec(body);
       assert.ok(tracked, 'the offer link is tracked');
@@ -258,6 +262,50 @@ for (const backend of backends) {
     const copy = (await s.get(`/api/v2/messages?limit=1`)).body.data[0];
     assert.equal((await s.get(`/api/v2/messages/${copy.id}`)).body.error, 'svc: not sent: the campaign was cancelled');
     assert.equal((await service.suppressions.list(s.ws)).length, 0, 'nobody suppressed');
+  });
+}
+
+for (const backend of backends) {
+  test(`${backend}: the Sent folder: a broadcast is one row with its count, whatever its batches; a sequence copy names its recipient`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { deliver: false, schedule: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
+    const N = 1001; // three batches of the fan-out
+    await s.call(
+      'POST',
+      `/api/v2/lists/${list.id}/subscribers/import`,
+      { csv: Array.from({ length: N }, (_, i) => `r${i}@rcpt.test`).join('\n') },
+      nl,
+    );
+    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'June news', body_html: '<p>x</p>' }, nl);
+    await service.fanOut.runOnce();
+    for (const until = Date.now() + 30_000; (await service.broadcasts.show(s.ws, r.body.campaign_id)).copies < N && Date.now() < until;)
+      await new Promise((res) => setTimeout(res, 20));
+    await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Receipt', body_text: 'x' });
+    const seq = await service.sequences.create(s.ws, { name: 'Welcome', list_id: list.id });
+    await service.sequences.addStep(s.ws, seq.id, { position: 0, delay_hours: 0, subject: 'Welcome', body_text: 'hi' });
+    await service.lists.subscribe(s.ws, list.id, { email: 'new@rcpt.test' });
+    await service.scheduler.runOnce('test');
+    const sent = (await service.inbox.list(s.ws, { folder: 'sent' })).data;
+    assert.deepEqual(sent.map((x) => [x.subject, x.to, x.campaign?.copies ?? null]).sort(), [
+      ['June news', [], N],
+      ['Receipt', ['jane@rcpt.test'], null],
+      ['Welcome', ['new@rcpt.test'], null],
+    ]);
+    assert.equal(sent.find((x) => x.campaign)!.campaign!.id, r.body.campaign_id);
+    const shown = await run([
+      '--store',
+      pgUrl ?? `file:${s.daemon.service.store.describe.replace(/^file:/, '')}`,
+      '--workspace',
+      'acme',
+      'inbox',
+      'list',
+      '--folder',
+      'sent',
+    ]);
+    assert.match(shown.stdout, /1,001 subscribers \(broadcast, sending\)/, shown.stderr);
   });
 }
 

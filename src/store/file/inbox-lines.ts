@@ -106,6 +106,7 @@ export const summaryOf = (i: InboxSummary): InboxSummary => ({
   message_ref: i.message_ref,
   note: i.note,
   created_at: i.created_at,
+  ...(i.campaign_id ? { campaign_id: i.campaign_id } : {}),
 });
 
 /**

@@ -205,7 +205,7 @@ export function fileInbox(
   mailReplay.on<AcceptLine>('accept', (line, at) => {
     // What the index keeps of a Sent copy, without building the whole item (its headers) per send.
     const c = line.content;
-    if (at)
+    if (at && c.in_sent !== false)
       index.add(
         {
           id: c.id,

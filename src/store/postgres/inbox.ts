@@ -40,13 +40,15 @@ interface ItemRow {
   message_ref: string | null;
   note: string | null;
   created_at: Date;
+  /** Sent rows only (SENT_SUMMARY). */
+  campaign_id?: string | null;
 }
 
 const SUMMARY_COLS = 'id, workspace_id, kind, thread_id, from_addr, to_list, subject, message_id, size, message_ref, note, created_at';
 /** Sent copies as summary rows (a send's content is its Sent copy). */
 const SENT_SUMMARY = `SELECT id, workspace_id, 'sent' AS kind, COALESCE(thread_id, id) AS thread_id, from_addr, (SELECT COALESCE(jsonb_agg(p->>'address'), '[]') FROM jsonb_array_elements(to_list) p) AS to_list,
-                             subject, message_id, 0 AS size, NULL AS message_ref, NULL AS note, created_at
-                        FROM send_contents WHERE source <> 'fence'`;
+                             subject, message_id, 0 AS size, NULL AS message_ref, NULL AS note, created_at, campaign_id
+                        FROM send_contents WHERE source <> 'fence' AND in_sent`;
 
 const toSummary = (
   r: Omit<ItemRow, 'cc_list' | 'in_reply_to' | 'refs' | 'headers' | 'text_body' | 'html' | 'envelope' | 'auth' | 'raw'>,
@@ -64,6 +66,7 @@ const toSummary = (
   message_ref: r.message_ref,
   note: r.note,
   created_at: r.created_at.toISOString(),
+  ...(r.campaign_id ? { campaign_id: r.campaign_id } : {}),
 });
 
 const toItem = (r: ItemRow): InboxItem => ({
@@ -145,7 +148,7 @@ export function pgInbox(db: PgDb): InboxStore {
       const n = filter.length;
       const name = `${q.folder}${q.thread_id ? '_thread' : ''}${q.kind ? '_kind' : ''}`;
       const rows = await db.rows<ItemRow>(
-        `SELECT ${SUMMARY_COLS} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+        `SELECT ${SUMMARY_COLS}${q.folder === 'sent' ? ', campaign_id' : ''} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...filter, q.limit, q.offset],
         `inbox_list_${name}`,
       );
@@ -156,7 +159,7 @@ export function pgInbox(db: PgDb): InboxStore {
       const [r] = await db.rows<ItemRow>(`SELECT * FROM inbox_items WHERE workspace_id = $1 AND id = $2`, [workspaceId, id], 'inbox_get');
       if (r) return toItem(r);
       const [c] = await db.rows<ContentRow>(
-        `SELECT * FROM send_contents WHERE workspace_id = $1 AND id = $2 AND source <> 'fence'`,
+        `SELECT * FROM send_contents WHERE workspace_id = $1 AND id = $2 AND source <> 'fence' AND in_sent`,
         [workspaceId, id],
         'inbox_get_sent',
       );
@@ -170,9 +173,9 @@ export function pgInbox(db: PgDb): InboxStore {
           threads
             ? `SELECT DISTINCT thread_id AS id FROM inbox_items WHERE workspace_id = $1 AND starts_with(thread_id, $2)
                UNION SELECT COALESCE(thread_id, id) FROM send_contents
-                 WHERE workspace_id = $1 AND source <> 'fence' AND starts_with(COALESCE(thread_id, id), $2) LIMIT $3`
+                 WHERE workspace_id = $1 AND source <> 'fence' AND in_sent AND starts_with(COALESCE(thread_id, id), $2) LIMIT $3`
             : `SELECT id FROM inbox_items WHERE workspace_id = $1 AND starts_with(id, $2)
-               UNION ALL SELECT id FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND starts_with(id, $2) LIMIT $3`,
+               UNION ALL SELECT id FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND in_sent AND starts_with(id, $2) LIMIT $3`,
           [workspaceId, prefix, limit],
           threads ? 'inbox_thread_ids_prefix' : 'inbox_ids_prefix',
         )
@@ -193,8 +196,8 @@ export function pgInbox(db: PgDb): InboxStore {
         inbox: string,
         sent: string,
       ) => `SELECT ${inbox} FROM inbox_items WHERE workspace_id = $1 AND thread_id = page.thread_id
-        UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND id = page.thread_id AND thread_id IS NULL
-        UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND thread_id = page.thread_id`;
+        UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND in_sent AND id = page.thread_id AND thread_id IS NULL
+        UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND in_sent AND thread_id = page.thread_id`;
       // Every thread is counted and dated from narrow rows; only the page's threads then look up their
       // first subject and newest sender (measured with 10,000 items and 10,000 sends: README).
       const rows = await db.rows<{
@@ -212,7 +215,7 @@ export function pgInbox(db: PgDb): InboxStore {
         `WITH items AS (SELECT thread_id, created_at, true AS received, ${hit('subject')} OR ${hit('from_addr')} OR ${hit('to_list::text')} AS hit
                           FROM inbox_items WHERE workspace_id = $1
                         UNION ALL SELECT COALESCE(thread_id, id), created_at, false, ${hit('subject')} OR ${hit('from_addr')} OR ${hit('to_list::text')}
-                          FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' ${inboxOnly}),
+                          FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND in_sent ${inboxOnly}),
               t AS (SELECT thread_id, count(*) AS count, max(created_at) AS last_at, max(created_at) FILTER (WHERE received) AS received_at, bool_or(hit) AS hit
                       FROM items GROUP BY thread_id),
               page AS (SELECT t.*, s.read_at, s.archived_at, count(*) OVER () AS total
@@ -254,7 +257,7 @@ export function pgInbox(db: PgDb): InboxStore {
     markThread: async (workspaceId, threadId, patch) => {
       const [known] = await db.rows<{ one: number }>(
         `SELECT 1 AS one FROM inbox_items WHERE workspace_id = $1 AND thread_id = $2
-         UNION ALL SELECT 1 FROM send_contents WHERE workspace_id = $1 AND COALESCE(thread_id, id) = $2 AND source <> 'fence' LIMIT 1`,
+         UNION ALL SELECT 1 FROM send_contents WHERE workspace_id = $1 AND COALESCE(thread_id, id) = $2 AND source <> 'fence' AND in_sent LIMIT 1`,
         [workspaceId, threadId],
         'inbox_thread_known',
       );
@@ -273,7 +276,7 @@ export function pgInbox(db: PgDb): InboxStore {
       if (!messageIds.length) return null;
       const [r] = await db.rows<{ thread_id: string }>(
         `SELECT thread_id FROM (SELECT thread_id, message_id, created_at FROM inbox_items WHERE workspace_id = $1 AND message_id = ANY($2)
-                                UNION ALL SELECT COALESCE(thread_id, id), message_id, created_at FROM send_contents WHERE workspace_id = $1 AND message_id = ANY($2) AND source <> 'fence') x
+                                UNION ALL SELECT COALESCE(thread_id, id), message_id, created_at FROM send_contents WHERE workspace_id = $1 AND message_id = ANY($2) AND source <> 'fence' AND in_sent) x
           ORDER BY array_position($2, message_id), created_at LIMIT 1`,
         [workspaceId, messageIds],
         'inbox_thread_of',

@@ -110,6 +110,8 @@ export type ContentRow = {
   refs: string[] | null;
   preheader: string | null;
   raw: Buffer | null;
+  campaign_id: string | null;
+  in_sent: boolean;
 };
 
 export const toContent = (r: ContentRow): SendContent => ({
@@ -133,6 +135,8 @@ export const toContent = (r: ContentRow): SendContent => ({
   ...(r.refs ? { references: r.refs } : {}),
   ...(r.preheader ? { preheader: r.preheader } : {}),
   ...(r.raw ? { raw: r.raw.toString('base64') } : {}),
+  ...(r.campaign_id ? { campaign_id: r.campaign_id } : {}),
+  ...(r.in_sent ? {} : { in_sent: false as const }),
 });
 
 export function pgMessages(
@@ -175,6 +179,8 @@ export function pgMessages(
       refs: k.references ?? null,
       preheader: k.preheader ?? null,
       raw: k.raw ?? null,
+      campaign_id: k.campaign_id ?? null,
+      in_sent: k.in_sent !== false,
     }));
     const keyed = batches.filter((b) => b.idempotency);
     const progress = batches.flatMap((b) => (b.campaign ? [b.campaign] : []));
@@ -183,10 +189,11 @@ export function pgMessages(
       `WITH sends AS (
          SELECT * FROM jsonb_to_recordset($5) AS s(workspace_id text, n int, windows jsonb, unsuppressed text[], idem_key text, idem_token text, idem_response jsonb, created_at timestamptz)),
        content AS (
-         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader, raw)
-         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader, decode(raw, 'base64')
+         INSERT INTO send_contents (id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader, raw, campaign_id, in_sent)
+         SELECT id, workspace_id, source, from_addr, from_name, domain_id, to_list, cc_list, subject, html, text_body, message_id, notes, created_at, attachments, thread_id, in_reply_to, refs, preheader, decode(raw, 'base64'), campaign_id, in_sent
            FROM jsonb_to_recordset($1) AS c(id text, workspace_id text, source text, from_addr text, from_name text, domain_id text, to_list jsonb, cc_list jsonb,
-                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb, thread_id text, in_reply_to text, refs jsonb, preheader text, raw text)
+                subject text, html text, text_body text, message_id text, notes jsonb, created_at timestamptz, attachments jsonb, thread_id text, in_reply_to text, refs jsonb, preheader text, raw text,
+                campaign_id text, in_sent boolean)
          RETURNING id),
        -- A suppressed recipient raises (AcceptBatch.unsuppressed) and the statement stores nothing.
        checked AS (SELECT svc_unsuppressed(workspace_id, array_agg(u)) AS ok FROM sends, unnest(unsuppressed) AS u GROUP BY workspace_id),
