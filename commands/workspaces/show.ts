@@ -5,9 +5,10 @@ export default {
   noun: 'workspaces',
   verb: 'show',
   summary: "the workspace's plan, every quota, and for a trial the dates it turns read-only and is deleted",
-  args: ['<name>'],
+  args: ['[name]'],
   async run(ctx, [name]) {
-    const w = await (await ctx.parts('workspaces')).workspaces.show(name!);
+    // The one named, else --workspace, else the only one there is.
+    const w = await (await ctx.parts('workspaces')).workspaces.show(name ?? (await ctx.workspace()).name);
     ctx.out.result(w, () => {
       ctx.out.line(`${w.name} (${w.plan}), created ${w.created_at}`);
       if (w.read_only_at)

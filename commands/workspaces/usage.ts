@@ -16,9 +16,10 @@ export default {
   noun: 'workspaces',
   verb: 'usage',
   summary: "every quota of the workspace's plan: used, limit, window, reset time",
-  args: ['<name>'],
+  args: ['[name]'],
   async run(ctx, [name]) {
-    const u = await (await ctx.parts('workspaces')).workspaces.usage(name!);
+    // The one named, else --workspace, else the only one there is.
+    const u = await (await ctx.parts('workspaces')).workspaces.usage(name ?? (await ctx.workspace()).name);
     ctx.out.result(u, () => {
       ctx.out.line(`${u.workspace} (${u.plan})`);
       quotaTable(ctx, u.quotas);

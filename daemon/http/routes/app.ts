@@ -56,6 +56,8 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
         .send(APP_JS),
     );
 
+    // A browser sent to the API port's root (the base URL typed in) lands in the web app.
+    scope.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/app/', 302));
     scope.get('/app', async (_req, reply) => reply.redirect('/app/', 303));
     scope.get('/app/', async (req, reply) => {
       const s = await signedIn(req);

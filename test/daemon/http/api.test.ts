@@ -187,10 +187,13 @@ test('bodies over the limit are 413, also when streamed without a length', async
 
 test('unknown paths are a JSON 404; /healthz needs no key', async (t) => {
   const { url } = await api(t);
-  for (const p of ['/api/v2/nope', '/api/v1/me', '/', '/api/v2/me/extra']) {
+  for (const p of ['/api/v2/nope', '/api/v1/me', '/api/v2/me/extra', '/nope']) {
     const r = await call(`${url}${p}`);
     assert.deepEqual([r.status, r.body], [404, { error: 'not found' }], p);
   }
+  // The root sends a browser to the web app.
+  const root = await fetch(`${url}/`, { redirect: 'manual' });
+  assert.deepEqual([root.status, root.headers.get('location')], [302, '/app/']);
   assert.deepEqual((await call(`${url}/api/v2/me`, { method: 'DELETE' })).status, 404);
   const h = await call(`${url}/healthz`);
   assert.deepEqual([h.status, h.body], [200, { ok: true }]);
