@@ -236,6 +236,7 @@ export class Deliverer {
       const info = await pool.send({ from: envelope.from, to: envelope.to }, raw, !(envelope as Envelope).bulk);
       tried.ms = Date.now() - t0;
       tried.tls = (info as { tls?: boolean }).tls ?? null;
+      tried.ip ??= (info as { ip?: string }).ip ?? null;
       const rejected = new Map(
         ((info as { rejectedErrors?: SmtpError[] }).rejectedErrors ?? []).map((e) => [String(e.recipient).toLowerCase(), e]),
       );

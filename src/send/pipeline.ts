@@ -264,7 +264,32 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
       }
       if (jobs.length) deps.bus?.publish('queued');
       if (events.length) deps.bus?.publish('outboxed');
-      // Counted (the daemon's metrics), not logged: the log has a line per delivery attempt.
+      // The mail log's line per recipient left out for the suppression list (README "The log"), as
+      // every other recipient gets a `delivery` line; the rest is counted, not logged.
+      for (const m of messages)
+        if (m.status === 'bounced') {
+          const s = suppressed.get(m.to.toLowerCase());
+          deps.events?.event('info', 'suppressed', {
+            message: m.id,
+            message_id: m.message_id,
+            from: m.from,
+            to: m.to,
+            reason: s?.reason ?? null,
+            since: s?.created_at ?? null,
+          });
+        }
+      if (list)
+        for (const address of result.list!.skipped) {
+          const s = suppressed.get(address.toLowerCase());
+          deps.events?.event('info', 'suppressed', {
+            message: null,
+            from: req.from.address,
+            to: address,
+            reason: s?.reason ?? null,
+            since: s?.created_at ?? null,
+            ...(list.campaign ? { campaign: list.campaign.id } : list.enrolment ? { enrolment: list.enrolment.id } : {}),
+          });
+        }
       const bounced = messages.filter((m) => m.status === 'bounced').length;
       deps.events?.tally('accepted', {
         source: opts.source,

@@ -107,8 +107,11 @@ export class SmtpPool {
           conn.fail = reject;
           conn.c.send({ ...envelope, size: raw.length } as SMTPConnection.Envelope, raw, (e, i) => (e ? reject(e) : resolve(i)));
         }).finally(() => (conn.fail = undefined));
-        // Whether this session ran over TLS (for the attempt's transcript).
-        (info as { tls?: boolean }).tls = (conn.c as unknown as { secure: boolean }).secure === true;
+        // Whether this session ran over TLS, and the server's address (for the attempt's transcript:
+        // a smarthost is named by its host, which may resolve to several).
+        const c = conn.c as unknown as { secure: boolean; _socket?: { remoteAddress?: string } };
+        (info as { tls?: boolean }).tls = c.secure === true;
+        (info as { ip?: string }).ip = c._socket?.remoteAddress;
         this.#release(conn);
         return info;
       } catch (e) {

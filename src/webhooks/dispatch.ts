@@ -87,7 +87,8 @@ export function webhookDispatcher(deps: DepsOf<'webhooks'>, sender: WebhookSende
         endpoint: endpoint.id,
         host: new URL(endpoint.url).host,
         event: job.event,
-        message_id: job.message_id,
+        // svc's id, named as on every other line (`message_id` is the Message-ID header there).
+        message: job.message_id,
         attempt: n,
         status: attempt.status_code ?? 'none',
         ms: attempt.duration_ms,

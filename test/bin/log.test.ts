@@ -75,6 +75,14 @@ test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP ch
     'an ordinary bounce is info',
   );
   assert.match(String(bounced.reply), /^550 5\.1\.1 no such user/);
+  // Suppressed now: the next send to it is left out, and the log says so.
+  const again = await postEmail(d, key, 'gone@rcpt.test', 'hello again');
+  await until('the suppressed line', () => lines(d).some((l) => l.msg === 'suppressed'));
+  const left = lines(d).find((l) => l.msg === 'suppressed')!;
+  assert.deepEqual(
+    [left.level, left.message, left.to, left.reason, typeof left.since],
+    ['info', again.body.id, 'gone@rcpt.test', 'bounce', 'string'],
+  );
   const refused = all.find((l) => l.msg === 'mx refused')!;
   assert.deepEqual(
     [refused.level, refused.stage, refused.client, refused.from, refused.to],
@@ -89,7 +97,7 @@ test('the mail log as JSON lines: a delivery, a bounce, an MX refusal; SIGHUP ch
     found.map((m: { id: string }) => m.id),
     [ok.body.id],
   );
-  assert.equal(json(await svc([...base, 'messages', 'list', '--from', 'HELLO@acme', '--since', '1h', '--json'])).length, 2);
+  assert.equal(json(await svc([...base, 'messages', 'list', '--from', 'HELLO@acme', '--since', '1h', '--json'])).length, 3);
   assert.deepEqual(json(await svc([...base, 'messages', 'list', '--until', '2000-01-01T00:00:00Z', '--json'])), []);
   const badSince = await svc([...base, 'messages', 'list', '--since', 'yesterday']);
   assert.deepEqual(

@@ -121,6 +121,8 @@ test('a smarthost refusing our login: retried, never bounced or suppressed, loud
   clock.advance(3600_000);
   await deliver();
   assert.equal((await full(s, r.body.id)).status, 'sent');
+  // The log names the smarthost's address, as it names an MX's.
+  assert.match(s.logs.join(''), /svc: delivery .*to=jane@rcpt\.test relay=127\.0\.0\.1 ip=127\.0\.0\.1 tls=\S+ status=sent/);
   assert.deepEqual(await (await fetch(`${s.api}/healthz`)).json(), { ok: true });
   assert.equal(s.logs.filter((l) => /outbound: working again after \d+ failure\(s\)/.test(l)).length, 1, s.logs.join(''));
   assert.deepEqual(await s.daemon.service.suppressions.list(s.ws), []);

@@ -79,6 +79,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     }
     assert.equal(log.length, 3);
     assert.ok(log.every((a) => a.ok && a.status_code === 200 && a.response === 'ok' && a.kind === 'event' && a.attempt === 1));
+    // The mail log names svc's id `message`, as its delivery lines do (`message_id` is the header there).
+    const line = s.logs.find((l) => / webhook .*event=message\.sent/.test(l))!;
+    assert.match(line, new RegExp(`message=${log.find((a) => a.event === 'message.sent')!.message_id}\\b`));
+    assert.doesNotMatch(line, /message_id=/);
   });
 }
 
