@@ -717,6 +717,28 @@ export function resolveSettings(flags: Record<string, unknown>, env: NodeJS.Proc
   });
 }
 
+/**
+ * The settings among `names` that a flag sets to another value than the instance's own: an
+ * override for this one run. The instance's own is what its config file (`file`, null when none
+ * is read) and SVC_* environment say, defaults included when there is a config file. With neither,
+ * a flag is the instance's setting as far as svc can tell (not an override).
+ */
+export function overriddenByFlags(
+  names: readonly string[],
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  file: Record<string, string> | null,
+): string[] {
+  const withoutFlags = Object.fromEntries(Object.entries(flags).filter(([k]) => !names.includes(k)));
+  const own = new Map(resolveSettings(withoutFlags, env, file ?? {}).map((r) => [r.setting.name, r]));
+  const now = resolveSettings(flags, env, file ?? {});
+  return names.filter((n) => {
+    const r = now.find((x) => x.setting.name === n);
+    const mine = own.get(n);
+    return r?.source === 'flag' && mine !== undefined && (mine.source !== 'default' || file !== null) && mine.raw !== r.raw;
+  });
+}
+
 /** A value as `svc config show` prints it: secrets masked. */
 export function shown(r: Resolved): string | null {
   if (r.raw === undefined) return null;

@@ -1,9 +1,14 @@
 import { SvcError } from '../../src/errors.js';
+import { SETTINGS, overriddenByFlags } from '../../src/settings.js';
 import type { CommandSpec } from '../spec.js';
 import { printDomain } from './render.js';
 import type { Context } from '../context.js';
 import type { DomainView } from '../../src/domains/domains.js';
 import { EXIT_SIGINT, onStop } from '../stop.js';
+
+/** Settings whose flag makes a check a one-off when it departs from the instance's own. */
+const ONE_OFF = ['dnsServer', 'serviceDomain', 'mxHost'] as const;
+const flagOf = (name: string) => SETTINGS.find((s) => s.name === name)?.flag?.split(' ')[0] ?? name;
 
 /** Exit status of a check (CONTRACT.md): 0 all five pass, 3 checked, not yet; 1 when DNS did not answer (could not check). */
 const NOT_YET = 3;
@@ -23,11 +28,20 @@ export default {
     if (!Number.isFinite(wait) || wait < 0 || !/^\d+$/.test(String(opts.wait ?? '0')))
       throw new SvcError('usage', `invalid --wait '${String(opts.wait)}': whole seconds`);
     const ws = await ctx.workspace();
+    // A check with a DNS server or names given for this run only, against what the instance is set
+    // to, is a probe: it says what it found and leaves the domain's record (the daemon's view) alone.
+    const { file } = ctx.settings();
+    const overrides = overriddenByFlags(ONE_OFF, ctx.flags, ctx.io.env, file?.values ?? null);
+    const keep = overrides.length === 0;
+    if (!keep)
+      ctx.out.note(
+        `checked with ${overrides.map(flagOf).join(', ')} given for this run (the instance has another): the results are shown, not stored`,
+      );
     // Each round opens the store and lets go of it after, so that other commands can use it
     // between rounds (a file store with no daemon is held by one process at a time).
     const check = async () => {
       try {
-        return await (await ctx.parts('domains')).domains.verify(ws, domain!);
+        return await (await ctx.parts('domains')).domains.verify(ws, domain!, { keep });
       } finally {
         await ctx.release();
       }

@@ -71,11 +71,19 @@ export function domainService(
     return d;
   }
 
-  /** Checks the five records now and stores what was found; verifies the domain when all pass. */
-  async function check(d: Domain): Promise<{ domain: Domain; passed: boolean; unanswered: CheckResult['unanswered'] }> {
+  /**
+   * Checks the five records now and stores what was found; verifies the domain when all pass.
+   * `keep: false`: a check with settings of this run only (another DNS server, another service
+   * domain), which says what it found and stores nothing: the record is the instance's view.
+   */
+  async function check(d: Domain, keep = true): Promise<{ domain: Domain; passed: boolean; unanswered: CheckResult['unanswered'] }> {
     const at = clock.now().toISOString();
     const save = async (verifiedElsewhere: boolean) => {
       const r = await checkDomain(d, dns, names, verifiedElsewhere, at);
+      if (!keep) {
+        const status = d.status === 'verified' || (r.passed && !verifiedElsewhere) ? ('verified' as const) : d.status;
+        return { domain: { ...d, records: r.records, status, checked_at: at }, passed: r.passed, unanswered: r.unanswered };
+      }
       const dkimRecord = r.records.find((x) => x.purpose === 'dkim')!;
       // A DNS failure leaves the last answer standing: a time-out must not stop signing.
       const dkim = r.dkimPublished ?? d.dkim_verified;
@@ -148,8 +156,12 @@ export function domainService(
     },
 
     /** `unanswered`: the records DNS did not answer for (not checked: the caller could not tell). */
-    async verify(ws: Workspace, name: string): Promise<{ view: DomainView; passed: boolean; unanswered: CheckResult['unanswered'] }> {
-      const r = await check(await find(ws, name));
+    async verify(
+      ws: Workspace,
+      name: string,
+      opts: { keep?: boolean } = {},
+    ): Promise<{ view: DomainView; passed: boolean; unanswered: CheckResult['unanswered'] }> {
+      const r = await check(await find(ws, name), opts.keep ?? true);
       return { view: view(r.domain), passed: r.passed, unanswered: r.unanswered };
     },
 
