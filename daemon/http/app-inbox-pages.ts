@@ -13,6 +13,7 @@ export interface ThreadMessage {
   folder: 'inbox' | 'sent';
   kind: string;
   from: string;
+  from_name?: string | null;
   to: string[];
   subject: string;
   created_at: string;
@@ -124,7 +125,7 @@ ${pager((p) => `${inboxBase(ws)}/sent${p > 1 ? `?page=${p}` : ''}`, opts.page, o
 
 /** One message of a thread: who, when, what it is, what vouched for it, and its body. */
 function messageBlock(m: ThreadMessage, images: boolean, imagesHref: string): string {
-  const who = `<p class="meta"><strong>${escape(KIND_LABEL[m.kind] ?? m.kind)}</strong> · ${when(m.created_at)}<br>From ${escape(m.from)}<br>To ${escape(m.to.join(', '))}</p>`;
+  const who = `<p class="meta"><strong>${escape(KIND_LABEL[m.kind] ?? m.kind)}</strong> · ${when(m.created_at)}<br>From ${m.from_name ? `${escape(m.from_name)} &lt;${escape(m.from)}&gt;` : escape(m.from)}<br>To ${escape(m.to.join(', '))}</p>`;
   const auth = m.auth
     ? `<p class="meta">${m.auth.verdict === 'pass' ? 'Sender verified' : m.auth.verdict === 'fail' ? 'Warning: the sender could not be verified' : 'Sender not verified'}: ${escape(m.auth.summary)}</p>`
     : '';

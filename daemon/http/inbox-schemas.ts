@@ -10,6 +10,7 @@ export const InboxListItem = Type.Object(
     folder: OneOf(['inbox', 'sent'] as const),
     thread_id: Type.String(),
     from: Type.String(),
+    from_name: Nullable(Type.String({ description: "the From header's display name, when it has one" })),
     to: Type.Array(Type.String()),
     subject: Type.String(),
     kind: Type.String({ description: 'mail, reply, auto_reply, bounce, complaint or sent' }),

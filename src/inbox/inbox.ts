@@ -40,6 +40,7 @@ export const inboxListItem = (s: InboxSummary, campaign?: SentCampaign | null) =
   folder: s.folder,
   thread_id: s.thread_id,
   from: s.from,
+  from_name: s.from_name ?? null,
   to: s.to,
   subject: s.subject,
   kind: s.kind,

@@ -11,7 +11,7 @@
 // message is kept exactly as received and marked, never parsed. postal-mime's own limits (nesting,
 // all headers together) guard what the scan lets through.
 import PostalMime, { type Email } from 'postal-mime';
-import { HEADER_MAX, addresses, fieldsOf, headerBlock, headerText, messageIds, type Fields } from '../mail/header-block.js';
+import { HEADER_MAX, addresses, displayName, fieldsOf, headerBlock, headerText, messageIds, type Fields } from '../mail/header-block.js';
 
 /** Part delimiters (lines starting with `--`) a message may have and still be parsed. */
 export const MAX_PARTS = 500;
@@ -34,6 +34,8 @@ export interface Head {
   /** The header block as received (latin1, every byte kept), at most HEADER_MAX. */
   headers: string;
   from: string | null;
+  /** The From header's display name, or null. */
+  fromName: string | null;
   cc: string[];
   subject: string;
   messageId: string | null;
@@ -95,6 +97,7 @@ export function readHead(raw: Buffer): Head {
     headers,
     // What an inbox may keep in memory: strings of their own (own), never views into the block.
     from: ownOrNull(addresses(decode(fields.get('from')))[0]),
+    fromName: ownOrNull(displayName(decode(fields.get('from'))) ?? undefined),
     cc: addresses(decode(fields.get('cc'))).map(own),
     subject: own(decode(fields.get('subject')).replace(NO_CRLF, ' ').slice(0, 998)),
     messageId: ownOrNull(messageIds(fields.get('message-id'))[0]),

@@ -320,6 +320,7 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
       kind,
       thread_id: thread ?? random.uuid(),
       from,
+      from_name: head.fromName,
       to: rcpts,
       cc: head.cc,
       subject,

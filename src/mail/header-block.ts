@@ -43,6 +43,14 @@ export const addresses = (value: string | undefined): string[] => {
   return addressParser(value, { flatten: true }).flatMap((a) => ('address' in a && a.address ? [a.address.toLowerCase()] : []));
 };
 
+/** The display name of the first address of a header value (already decoded), or null. */
+export const displayName = (value: string | undefined): string | null => {
+  if (!value || !/[<"(]/.test(value)) return null;
+  const first = addressParser(value, { flatten: true })[0];
+  const name = first && 'name' in first ? first.name.replace(/[\x00-\x1f\x7f]+/g, ' ').trim() : '';
+  return name ? name.slice(0, 200) : null;
+};
+
 const NON_ASCII = /[\x80-\xff]/;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 /** A header value read as latin1 (every byte kept) as its UTF-8 text when its bytes are UTF-8; else as is. */

@@ -21,6 +21,8 @@ export interface InboxSummary {
   thread_id: string;
   /** The From header's address (received) or the sender (sent). */
   from: string;
+  /** The From header's display name (received) or the sender's name (sent); absent or null when none. */
+  from_name?: string | null;
   to: string[];
   subject: string;
   /** The Message-ID header without angle brackets; null when the mail had none. */
@@ -182,6 +184,7 @@ export function sentItem(c: SendContent): InboxItem {
     kind: 'sent',
     thread_id: c.thread_id ?? c.id,
     from: c.from,
+    from_name: c.from_name,
     to,
     cc,
     subject: c.subject,

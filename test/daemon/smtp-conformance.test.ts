@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { sending } from '../helpers/sending.js';
 import { RawSmtp } from '../helpers/smtp-client.js';
 import { plainMail, transact } from '../helpers/mx.js';
+import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 
 test('MX and relay: ENHANCEDSTATUSCODES advertised; SMTPUTF8 and unadvertised parameters answered 555; nothing taken', async (t) => {
   const s = await sending(t);
@@ -69,3 +70,20 @@ test("MX: the client's PTR name comes from --dns-server (banner, Received:); a f
   assert.match(results[1]!, /^Authentication-Results: other\.example; spf=fail/, "another server's is kept");
   assert.doesNotMatch(raw, /bank\.test|\(forged\)/);
 });
+
+for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
+  test(`${backend}: MX items keep the sender's display name (quoted, encoded words), shown by the API`, async (t) => {
+    const s = await sending(t, backend === 'postgres' ? { store: pgLocation(await migratedSchemaUrl(t)) } : {});
+    const mx = s.daemon.url('mx');
+    const mail = (from: string) => `From: ${from}\r\nTo: hello@acme.test\r\nSubject: Hi\r\n\r\nHello.\r\n`;
+    await transact(mx, 'jane@rcpt.test', ['hello@acme.test'], mail('"Jane Q. Doe" <jane@rcpt.test>'));
+    await transact(mx, 'jurgen@rcpt.test', ['hello@acme.test'], mail('=?utf-8?q?J=C3=BCrgen_M=C3=BCller?= <jurgen@rcpt.test>'));
+    await transact(mx, 'bare@rcpt.test', ['hello@acme.test'], mail('bare@rcpt.test'));
+    const items = (await s.get('/api/v2/inbox/items')).body.data as Array<{ from: string; from_name: string | null }>;
+    assert.deepEqual(items.map((i) => [i.from, i.from_name]).sort(), [
+      ['bare@rcpt.test', null],
+      ['jane@rcpt.test', 'Jane Q. Doe'],
+      ['jurgen@rcpt.test', 'Jürgen Müller'],
+    ]);
+  });
+}

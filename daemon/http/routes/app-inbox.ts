@@ -97,6 +97,7 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
           folder: i.folder,
           kind: i.kind,
           from: i.from,
+          from_name: i.from_name,
           to: i.to,
           subject: i.subject,
           created_at: i.created_at,

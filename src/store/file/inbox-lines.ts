@@ -99,6 +99,7 @@ export const summaryOf = (i: InboxSummary): InboxSummary => ({
   kind: i.kind,
   thread_id: i.thread_id,
   from: i.from,
+  ...(i.from_name ? { from_name: i.from_name } : {}),
   to: [...i.to],
   subject: i.subject,
   message_id: i.message_id,

@@ -24,6 +24,7 @@ interface ItemRow {
   kind: InboxKind;
   thread_id: string;
   from_addr: string;
+  from_name?: string | null;
   to_list: string[];
   cc_list: string[];
   subject: string;
@@ -44,9 +45,10 @@ interface ItemRow {
   campaign_id?: string | null;
 }
 
-const SUMMARY_COLS = 'id, workspace_id, kind, thread_id, from_addr, to_list, subject, message_id, size, message_ref, note, created_at';
+const SUMMARY_COLS =
+  'id, workspace_id, kind, thread_id, from_addr, from_name, to_list, subject, message_id, size, message_ref, note, created_at';
 /** Sent copies as summary rows (a send's content is its Sent copy). */
-const SENT_SUMMARY = `SELECT id, workspace_id, 'sent' AS kind, COALESCE(thread_id, id) AS thread_id, from_addr, (SELECT COALESCE(jsonb_agg(p->>'address'), '[]') FROM jsonb_array_elements(to_list) p) AS to_list,
+const SENT_SUMMARY = `SELECT id, workspace_id, 'sent' AS kind, COALESCE(thread_id, id) AS thread_id, from_addr, from_name, (SELECT COALESCE(jsonb_agg(p->>'address'), '[]') FROM jsonb_array_elements(to_list) p) AS to_list,
                              subject, message_id, 0 AS size, NULL AS message_ref, NULL AS note, created_at, campaign_id
                         FROM send_contents WHERE source <> 'fence' AND in_sent`;
 
@@ -59,6 +61,7 @@ const toSummary = (
   kind: r.kind,
   thread_id: r.thread_id,
   from: r.from_addr,
+  from_name: r.from_name ?? null,
   to: r.to_list,
   subject: r.subject,
   message_id: r.message_id,
@@ -98,9 +101,9 @@ export function pgInbox(db: PgDb): InboxStore {
             l.address,
           ]);
         await c.query(
-          `INSERT INTO inbox_items (id, workspace_id, kind, thread_id, from_addr, to_list, cc_list, subject, message_id, in_reply_to, refs, headers, text_body, html, envelope, auth, raw, size, message_ref, note, created_at)
-           SELECT id, workspace_id, kind, thread_id, "from", "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, auth, $2, size, message_ref, note, created_at
-             FROM jsonb_to_recordset($1) AS i(id text, workspace_id text, kind text, thread_id text, "from" text, "to" jsonb, cc jsonb, subject text, message_id text, in_reply_to text,
+          `INSERT INTO inbox_items (id, workspace_id, kind, thread_id, from_addr, from_name, to_list, cc_list, subject, message_id, in_reply_to, refs, headers, text_body, html, envelope, auth, raw, size, message_ref, note, created_at)
+           SELECT id, workspace_id, kind, thread_id, "from", from_name, "to", cc, subject, message_id, in_reply_to, "references", headers, text, html, envelope, auth, $2, size, message_ref, note, created_at
+             FROM jsonb_to_recordset($1) AS i(id text, workspace_id text, kind text, thread_id text, "from" text, from_name text, "to" jsonb, cc jsonb, subject text, message_id text, in_reply_to text,
                   "references" jsonb, headers text, text text, html text, envelope jsonb, auth jsonb, size bigint, message_ref text, note text, created_at timestamptz)`,
           // The message once, for every item it made (one per workspace).
           [JSON.stringify(d.items), d.raw.toString('base64')],
