@@ -2,7 +2,8 @@
 // newest SHOWN kept, a heading that may count them. Loaded only there, so other commands never pay
 // for ink and react. Leaves cleanly on Ctrl-C or when the signal is aborted.
 import React, { useEffect, useState, type ReactNode } from 'react';
-import { Box, Text, render, useApp } from 'ink';
+import { Box, Text, useApp } from 'ink';
+import { renderLive } from './ink-screen.js';
 import { printable } from './terminal.js';
 import type { Notes } from './follow.js';
 
@@ -69,6 +70,6 @@ function Live<T>({ poll, wait, signal, rowKey, heading, row, empty, notes }: Pro
 }
 
 export async function liveView<T>(props: Props<T>): Promise<void> {
-  const app = render(<Live {...props} />, { exitOnCtrlC: true });
+  const app = renderLive(<Live {...props} />);
   await app.waitUntilExit();
 }

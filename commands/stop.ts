@@ -30,8 +30,11 @@ export function onStop(): Stop {
     sleep: (ms) =>
       new Promise<void>((resolve) => {
         if (stop.signal.aborted) return resolve();
-        const t = setTimeout(resolve, ms);
-        stop.signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        // Each sleep takes its listener off again: a view that sleeps twice a second would otherwise
+        // pile them up on the signal (and Node warns, into the view, past ten).
+        const wake = () => (clearTimeout(t), resolve());
+        const t = setTimeout(() => (stop.signal.removeEventListener('abort', wake), resolve()), ms);
+        stop.signal.addEventListener('abort', wake, { once: true });
       }),
     dispose: () => {
       process.off('SIGINT', onInt);

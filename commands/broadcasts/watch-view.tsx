@@ -1,7 +1,8 @@
 // `svc broadcasts watch` on a terminal: a progress bar of copies handed off, the rate, the counts
 // and the time left, redrawn as the campaign moves; it leaves once the campaign is sent or cancelled.
 import React, { useEffect, useState } from 'react';
-import { Box, Text, render, useApp } from 'ink';
+import { Box, Text, useApp } from 'ink';
+import { renderLive } from '../ink-screen.js';
 import { printable } from '../terminal.js';
 import type { Progress } from './progress.js';
 
@@ -61,6 +62,6 @@ function Watch({ next, signal }: { next: () => Promise<Progress>; signal: AbortS
 }
 
 export async function watchView(next: () => Promise<Progress>, signal: AbortSignal): Promise<void> {
-  const app = render(<Watch next={next} signal={signal} />, { exitOnCtrlC: true });
+  const app = renderLive(<Watch next={next} signal={signal} />);
   await app.waitUntilExit();
 }

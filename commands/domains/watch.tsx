@@ -1,7 +1,8 @@
 // `svc domains verify --watch`: the five checks, re-run every few seconds until all pass or Ctrl-C.
 // Loaded only for --watch, so other commands never pay for ink and react.
 import React, { useEffect, useState } from 'react';
-import { Box, Text, render, useApp } from 'ink';
+import { Box, Text, useApp } from 'ink';
+import { renderLive } from '../ink-screen.js';
 import type { DomainView } from '../../src/domains/domains.js';
 
 const colour: Record<string, string> = { Verified: 'green', Recommended: 'cyan', Problem: 'red', Waiting: 'yellow' };
@@ -82,7 +83,7 @@ function Watch({
 /** Resolves true when all five pass, false when the person stopped it first (Ctrl-C). */
 export async function watchDomain(check: () => Promise<{ view: DomainView; passed: boolean }>, intervalMs: number): Promise<boolean> {
   let passed = false;
-  const app = render(<Watch check={check} onDone={(p) => (passed = p)} intervalMs={intervalMs} />, { exitOnCtrlC: true });
+  const app = renderLive(<Watch check={check} onDone={(p) => (passed = p)} intervalMs={intervalMs} />);
   await app.waitUntilExit();
   return passed;
 }

@@ -1,6 +1,7 @@
 // `svc status` on a terminal: the status lines redrawn as the daemon works; q or Ctrl-C leaves.
 import React, { useEffect, useState } from 'react';
-import { Box, Text, render, useApp, useInput } from 'ink';
+import { Box, Text, useApp, useInput } from 'ink';
+import { renderLive } from '../ink-screen.js';
 import { printable } from '../terminal.js';
 import type { StatusView } from '../../src/status/status.js';
 import { statusLines } from './lines.js';
@@ -49,6 +50,6 @@ function Status({ read, wait, signal }: { read: () => Promise<StatusView>; wait:
 }
 
 export async function statusView(read: () => Promise<StatusView>, wait: () => Promise<void>, signal: AbortSignal): Promise<void> {
-  const app = render(<Status read={read} wait={wait} signal={signal} />, { exitOnCtrlC: true });
+  const app = renderLive(<Status read={read} wait={wait} signal={signal} />);
   await app.waitUntilExit();
 }

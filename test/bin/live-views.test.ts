@@ -98,6 +98,12 @@ test('on a terminal the live view colours its statuses, and not with NO_COLOR', 
   const plain = await drawn({ NO_COLOR: '1' });
   assert.match(plain, /good\.test/);
   assert.doesNotMatch(plain, COLOUR, 'no colour with NO_COLOR');
+  // A terminal that says it has 0 columns is drawn at 80: whole words, not a character a line.
+  const narrow = (
+    await onTerminal({ args: [...base, 'domains', 'verify', 'good.test', '--watch', '--interval', '0.2'], env: { NO_COLOR: '1' }, cols: 0 })
+  ).out;
+  assert.match(narrow, /good\.test/);
+  assert.ok(narrow.split('\n').length < 60, `${narrow.split('\n').length} lines`);
 });
 
 test('inbox watch outlives a restart of its daemon: says so on stderr, connects again, shows what arrives after', async (t) => {
