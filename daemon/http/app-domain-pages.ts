@@ -19,7 +19,7 @@ export function domainsPage(
     : '';
   const section = (d: DomainView) => `<section aria-labelledby="d-${escape(d.id)}">
 <h2 id="d-${escape(d.id)}">${escape(d.domain)}: ${d.status === 'verified' ? 'verified' : 'not verified yet'}</h2>
-<p class="meta">${d.checked_at ? `Last checked ${escape(d.checked_at.slice(0, 16).replace('T', ' '))} UTC.` : 'Not checked yet.'} ${postButton(form, `${base}/${encodeURIComponent(d.domain)}/check`, 'Check now', `Check ${d.domain} now`)}</p>
+<p class="meta">${d.checked_at ? `Last checked ${escape(d.checked_at.slice(0, 16).replace('T', ' '))} UTC.` : 'Not checked yet.'} ${postButton(form, `${base}/${encodeURIComponent(d.domain)}/check`, 'Check now', `Check now: ${d.domain}`)}</p>
 ${d.records
   .map(
     // One block a record, its fields full width: a table of long values is unreadable at 360 px.

@@ -68,7 +68,16 @@ const STYLE =
   '.copy{display:flex;gap:.25rem}.copy input{flex:1;font-family:monospace;font-size:.8rem}.copy button{margin-top:0}meter{width:10rem}' +
   '.wide{overflow-x:auto;background:linear-gradient(to right,#fff 30%,#fff0) left/2rem 100% no-repeat local,linear-gradient(to left,#fff 30%,#fff0) right/2rem 100% no-repeat local,' +
   'radial-gradient(farthest-side at 0 50%,#0004,#0000) left/.75rem 100% no-repeat scroll,radial-gradient(farthest-side at 100% 50%,#0004,#0000) right/.75rem 100% no-repeat scroll}' +
-  'label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}';
+  'label.check{display:flex;gap:.5rem;align-items:center;margin:.25rem 0}label.check input{width:auto}td button{margin-top:0}' +
+  // A heading of mail (a subject, an address) wraps anywhere rather than widen a phone's page;
+  // focus is always drawn (a mail frame's too, which takes focus for its links); a skip link first;
+  // text for screen readers alone (a table's column of buttons).
+  'h1{overflow-wrap:anywhere}:focus-visible,iframe.mail:focus-within{outline:3px solid #1a56db;outline-offset:2px}' +
+  '.skip{position:absolute;left:-999rem}.skip:focus{left:1rem;top:.5rem;background:#fff;padding:.25rem .5rem;z-index:1}' +
+  '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}';
+
+/** The header of a table's column of buttons: empty to the eye, named for a screen reader. */
+export const ACTIONS_TH = '<th><span class="sr">Actions</span></th>';
 
 /** `script`: the page loads /app/app.js (its live region is refreshed when mail arrives). */
 export function appPage(title: string, body: string, opts: { script?: boolean; nav?: string } = {}): string {
@@ -81,7 +90,8 @@ export function appPage(title: string, body: string, opts: { script?: boolean; n
 <style>${STYLE}</style>${opts.script ? '\n<script src="/app/app.js" defer></script>' : ''}
 </head>
 <body>
-${opts.nav ?? ''}<main>
+<a class="skip" href="#main">Skip to content</a>
+${opts.nav ?? ''}<main id="main">
 <h1>${escape(title)}</h1>
 ${body}
 </main>
@@ -144,7 +154,7 @@ export const homePage = (form: string, who: { name: string | null; email: string
 <h2>Your workspaces</h2>
 ${
   workspaces.length
-    ? `<table><thead><tr><th>Workspace</th><th>Role</th><th></th></tr></thead><tbody>\n${workspaces
+    ? `<table><thead><tr><th>Workspace</th><th>Role</th>${ACTIONS_TH}</tr></thead><tbody>\n${workspaces
         .map(
           (w) =>
             `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td><a href="/app/w/${encodeURIComponent(w.name)}/inbox">Inbox</a>${w.role === 'member' ? '' : ` · <a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a> · <a href="/app/w/${encodeURIComponent(w.name)}/addresses">Addresses</a>`}</td></tr>`,
@@ -185,7 +195,7 @@ export const keysPage = (
         : ''
     }${
       keys.length
-        ? `<div class="wide"><table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
+        ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
             .map(
               (k) =>
                 `<tr><td>${escape(k.name)}</td><td>${escape(k.prefix)}…</td><td>${escape(k.scopes.join(', '))}</td><td>${escape(k.created_at.slice(0, 10))}</td><td>${
@@ -245,7 +255,7 @@ export const membersPage = (
           }</section>\n`
         : ''
     }<p>${seats.used} of ${seats.limit === null ? 'unlimited' : seats.limit} seats used</p>
-<div class="wide"><table><thead><tr><th>Person</th><th>Role</th><th>Last sign-in</th><th></th></tr></thead><tbody>
+<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Person</th><th>Role</th><th>Last sign-in</th>${ACTIONS_TH}</tr></thead><tbody>
 ${people
   .map(
     (p) => `<tr><td>${escape(p.name ? `${p.name} <${p.email}>` : p.email)}</td>
@@ -286,7 +296,7 @@ export const addressesPage = (form: string, nav: Nav, addresses: AddressRow[], o
     `${problem(opts.problem)}<p>Mail is sent only from an active address here, on a verified domain of the workspace.</p>
 ${
   addresses.length
-    ? `<div class="wide"><table><thead><tr><th>Address</th><th>Status</th><th></th><th></th></tr></thead><tbody>\n${addresses
+    ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Address</th><th>Status</th>${ACTIONS_TH}${ACTIONS_TH}</tr></thead><tbody>\n${addresses
         .map(
           (a) =>
             `<tr><td>${escape(a.address)}</td><td>${escape(a.status)}</td><td>${a.status === 'active' ? action(a, 'disable', 'Disable') : action(a, 'enable', 'Enable')}</td><td>${action(a, 'remove', 'Remove')}</td></tr>`,

@@ -3,7 +3,7 @@
 // delivery (a new, freshly signed attempt). Owners and admins.
 import type { AttemptView, EndpointView } from '../../src/webhooks/webhooks.js';
 import { escape } from './list-pages.js';
-import { appPage, copyField, postButton, problem, tokenField, wsNav, type Nav } from './app-pages.js';
+import { ACTIONS_TH, appPage, copyField, postButton, problem, tokenField, wsNav, type Nav } from './app-pages.js';
 
 const when = (iso: string) => `${escape(iso.slice(0, 19).replace('T', ' '))} UTC`;
 
@@ -44,7 +44,7 @@ export function webhooksPage(
   return appPage(
     'Webhooks',
     `${problem(opts.problem)}${created}${replayed}<p>Every message event is posted, signed, to each enabled endpoint that asks for it.</p>
-${endpoints.length ? `<div class="wide"><table><thead><tr><th>URL</th><th>Events</th><th>Status</th><th></th></tr></thead><tbody>\n${endpointRows}\n</tbody></table></div>` : '<p>No endpoint yet.</p>'}
+${endpoints.length ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>URL</th><th>Events</th><th>Status</th>${ACTIONS_TH}</tr></thead><tbody>\n${endpointRows}\n</tbody></table></div>` : '<p>No endpoint yet.</p>'}
 <h2>Add an endpoint</h2>
 <form method="post" action="${base}">
 ${tokenField(form)}
@@ -53,7 +53,7 @@ ${tokenField(form)}
 <button type="submit">Add endpoint</button>
 </form>
 <h2>Deliveries</h2>
-${attempts.length ? `<div class="wide"><table><thead><tr><th>When</th><th>Event</th><th>Endpoint</th><th>Result</th><th></th></tr></thead><tbody>\n${attemptRows}\n</tbody></table></div>` : '<p>None yet.</p>'}`,
+${attempts.length ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>When</th><th>Event</th><th>Endpoint</th><th>Result</th>${ACTIONS_TH}</tr></thead><tbody>\n${attemptRows}\n</tbody></table></div>` : '<p>None yet.</p>'}`,
     { script: true, nav: wsNav(nav, 'webhooks') },
   );
 }

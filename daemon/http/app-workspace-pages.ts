@@ -61,7 +61,7 @@ export function workspacePage(
           : ` The plan is changed by the operator of this svc (<code>svc workspaces set-plan ${escape(nav.ws)} PLAN</code>): ask them.`
     }</p>
 ${trial}
-<div class="wide"><table><thead><tr><th>Quota</th><th>Used</th><th></th></tr></thead><tbody>
+<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Quota</th><th>Used</th><th>Resets</th></tr></thead><tbody>
 ${rows}
 </tbody></table></div>${nav.role === 'owner' ? deleteForm(nav.ws, opts.form) : ''}`,
     { nav: wsNav(nav, 'workspace') },
@@ -115,7 +115,7 @@ export function messagesPage(
 <select name="status" aria-label="Status"><option value="">any status</option>${opts.statuses.map((s) => `<option${s === opts.status ? ' selected' : ''}>${escape(s)}</option>`).join('')}</select>
 <button type="submit">Filter</button></form>
 <p>${opts.total} message${opts.total === 1 ? '' : 's'}, newest first.</p>
-${rows ? `<div class="wide"><table><thead><tr><th>Accepted</th><th>To</th><th>Subject</th><th>Status</th><th>Opens / clicks</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>` : '<p>None.</p>'}
+${rows ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Accepted</th><th>To</th><th>Subject</th><th>Status</th><th>Opens / clicks</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>` : '<p>None.</p>'}
 ${last > 1 ? `<p>${opts.page > 1 ? `<a href="${escape(q(opts.page - 1))}" rel="prev">Newer</a> · ` : ''}Page ${opts.page} of ${last}${opts.page < last ? ` · <a href="${escape(q(opts.page + 1))}" rel="next">Older</a>` : ''}</p>` : ''}`,
     { nav: wsNav(nav, 'messages') },
   );

@@ -7,7 +7,7 @@
 // (.ci/run installs it when it can). Both backends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -15,6 +15,27 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { TEST_DATABASE_URL } from '../helpers/pg.js';
 import { plainMail, transact } from '../helpers/mx.js';
 import { answeredThread } from '../helpers/app-browser.js';
+import { createRequire } from 'node:module';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's findings on the page as it is now, of any impact (WCAG 2.1 A and AA, best practices). */
+async function axeFindings(page: Page): Promise<string[]> {
+  // Evaluated through the debugging protocol: the app's CSP (script-src 'self') refuses a script tag.
+  await page.evaluate(AXE);
+  const r = await page.evaluate(() =>
+    (
+      window as unknown as {
+        axe: {
+          run(o: object): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe.run({
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    }),
+  );
+  return r.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const ARTIFACTS = join(new URL('../..', import.meta.url).pathname, 'test-artifacts', 'screenshots');
@@ -96,6 +117,9 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const inner = (await (await hers.elementHandle())!.contentFrame())!;
     assert.notEqual(await inner.evaluate(() => document.title), 'pwned');
     assert.equal(await frame.locator('script').count(), 1, 'the script is there, inert');
+    // The frame takes focus (for its links) and shows that it has it.
+    await hers.focus();
+    assert.equal(await hers.evaluate((e) => getComputedStyle(e).outlineStyle), 'solid', 'a focused mail frame is outlined');
     assert.deepEqual([remote, pixel.hits], [[], []], 'nothing fetched from elsewhere');
     // Asked for, remote images are loaded for that message.
     await page
@@ -136,12 +160,15 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // Screenshots of the inbox at a phone's width and a desktop's.
     await page.setViewportSize({ width: 360, height: 780 });
     await page.screenshot({ path: join(ARTIFACTS, `${backend}-inbox-360.png`), fullPage: true });
-    // Every workspace page fits a phone's width (wide tables scroll in their own box).
+    // Every workspace page fits a phone's width (wide tables scroll in their own box), and axe-core
+    // finds nothing serious on it.
+    const findings: string[] = [];
     for (const name of ['inbox', 'messages', 'workspace', 'domains', 'addresses', 'keys', 'webhooks', 'members']) {
       if (name !== 'inbox') {
         await page.goto(`${s.api}/app/w/acme/${name}`);
         await page.screenshot({ path: join(ARTIFACTS, `${backend}-${name}-360.png`), fullPage: true });
       }
+      findings.push(...(await axeFindings(page)).map((f) => `${name}: ${f}`));
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.ok(overflow <= 0, `${name} fits 360 px (${overflow} px too wide)`);
       // A table wider than its box shows that it scrolls: the box draws edge shadows.
@@ -155,7 +182,22 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       // The people table (a role picker and a Remove button on each row) is the one that overflows at 360 px.
       if (name === 'members') assert.ok(hidden.length > 0, 'the people table is wider than 360 px: the case the shadows are for');
     }
+    // The pages a workspace page leads to: a thread, a message, the sign-in and the home page.
+    await page.goto(`${s.api}/app/w/acme/inbox`);
+    await page.locator('ul.threads a').first().click();
+    await page.waitForURL(/\/inbox\/t\//);
+    findings.push(...(await axeFindings(page)).map((f) => `thread: ${f}`));
+    await page.goto(`${s.api}/app/w/acme/messages`);
+    await page.locator('main table a').first().click();
+    await page.waitForURL(/\/messages\/[0-9a-f-]{36}$/);
+    const heading = await page.locator('h1').evaluate((h) => h.scrollWidth - h.clientWidth);
+    assert.ok(heading <= 0, `the message page's heading wraps at 360 px (${heading} px too wide)`);
+    await page.screenshot({ path: join(ARTIFACTS, `${backend}-message-360.png`), fullPage: true });
+    findings.push(...(await axeFindings(page)).map((f) => `message: ${f}`));
+    await page.goto(`${s.api}/app/`);
+    findings.push(...(await axeFindings(page)).map((f) => `home: ${f}`));
     await page.setViewportSize({ width: 1280, height: 900 });
+    assert.deepEqual(findings, []);
 
     // An API key: created, shown once, gone on the next look.
     await page.goto(`${s.api}/app/w/acme/keys`);
