@@ -1,7 +1,8 @@
-// The process's open-file limit, so the SMTP listeners' connection caps (relay and MX together) can
-// never use up the descriptors the API, the store and outbound delivery need: at the limit,
-// accept() fails with EMFILE and the API stops answering (seen with 1,500 idle relay connections,
-// and with 169 idle MX connections under a limit of 200).
+// The process's open-file limit, shared out among the listeners (relay, MX, the API and the
+// metrics listener) so that together they can never use up the descriptors the store, outbound
+// delivery and DNS need: at the limit, accept() fails with EMFILE for every listener at once and
+// the daemon stops answering (seen with 1,500 idle relay connections, with 169 idle MX
+// connections under a limit of 200, and with 1,000 slow API bodies under 1,024).
 import { readFileSync } from 'node:fs';
 
 /** The soft limit on open files (Linux /proc/self/limits), or null where it cannot be read. */
@@ -17,17 +18,26 @@ export function openFileLimit(): number | null {
   }
 }
 
-/** Descriptors SMTP connections may take: all but a quarter of the limit (at least 128 kept). */
-export function smtpConnectionCeiling(limit: number | null): number | null {
+/** Descriptors the listeners' connections may take: all but a quarter of the limit (at least 128 kept). */
+export function connectionCeiling(limit: number | null): number | null {
   return limit === null ? null : Math.max(2, limit - Math.max(128, Math.floor(limit / 4)));
 }
 
 /**
- * The relay's and the MX's connection caps as asked, or, when together they pass the ceiling,
- * shared out in proportion to what was asked (each at least 1).
+ * Each listener's connection cap as asked, or, when together they pass the ceiling, shared out in
+ * proportion to what was asked (each at least 1).
  */
-export function smtpConnectionCaps(ceiling: number | null, asked: { relay: number; mx: number }): { relay: number; mx: number } {
-  if (ceiling === null || asked.relay + asked.mx <= ceiling) return asked;
-  const relay = Math.min(ceiling - 1, Math.max(1, Math.floor((ceiling * asked.relay) / (asked.relay + asked.mx))));
-  return { relay, mx: ceiling - relay };
+export function connectionCaps<K extends string>(ceiling: number | null, asked: Record<K, number>): Record<K, number> {
+  const names = Object.keys(asked) as K[];
+  const total = names.reduce((n, k) => n + asked[k], 0);
+  if (ceiling === null || total <= ceiling) return { ...asked };
+  const out = {} as Record<K, number>;
+  let left = ceiling;
+  names.forEach((k, i) => {
+    const rest = names.length - i - 1;
+    const share = i === names.length - 1 ? left : Math.floor((ceiling * asked[k]) / total);
+    out[k] = Math.max(1, Math.min(left - rest, share));
+    left -= out[k];
+  });
+  return out;
 }

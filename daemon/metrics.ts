@@ -9,6 +9,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Service } from '../src/service.js';
 import type { Store } from '../src/store/types.js';
 import { storeOperations } from '../src/store/types.js';
+import { HTTP_SERVER_OPTIONS } from './http/guard.js';
 
 /** Seconds: from a moment to a day (delivery delays), and from 1 ms to 10 s (a store call, a webhook). */
 const DELAY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14_400, 86_400];
@@ -219,8 +220,13 @@ export function serviceMetrics(
 }
 
 /** Serves GET /metrics from `registry` on host:port; anything else is 404. */
-export async function listenMetrics(registry: Registry, host: string, port: number): Promise<MetricsListener> {
-  const server: Server = createServer((req, res) => {
+export async function listenMetrics(
+  registry: Registry,
+  host: string,
+  port: number,
+  guard: (server: Server) => void,
+): Promise<MetricsListener> {
+  const server: Server = createServer(HTTP_SERVER_OPTIONS, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method !== 'GET' || path !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /metrics\n');
@@ -231,6 +237,8 @@ export async function listenMetrics(registry: Registry, host: string, port: numb
       (e: Error) => res.writeHead(503, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${e.message}\n`),
     );
   });
+  // Its connections and slow requests are bounded as the API's are (guard.ts).
+  guard(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

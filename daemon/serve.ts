@@ -14,7 +14,8 @@ import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
 import { DEFAULT_RELAY, startRelay } from './relay.js';
 import { DEFAULT_MX, startMx } from './mx.js';
-import { openFileLimit, smtpConnectionCaps, smtpConnectionCeiling } from './fd-limit.js';
+import { connectionCaps, connectionCeiling, openFileLimit } from './fd-limit.js';
+import { compileProxies, guardHttp, httpLimits as limitsOf } from './http/guard.js';
 import { tlsIdentity } from '../src/relay/tls.js';
 import { changedKeys, LIVE, type ReloadResult } from './reload.js';
 import { statusReporter } from './status.js';
@@ -128,8 +129,40 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       stops.base.push(() => admin.close());
     }
 
+    // One share of the open-file limit for every listener: the API's, the relay's, the MX's and the
+    // metrics listener's connections together can never take what the store and delivery need.
+    const fileLimit = openFileLimit();
+    const METRICS_CONNECTIONS = 16;
+    const caps = connectionCaps(connectionCeiling(fileLimit), {
+      api: config.apiMaxConnections,
+      relay: config.relayMaxConnections,
+      mx: config.mxMaxConnections,
+      metrics: METRICS_CONNECTIONS,
+    });
+    for (const [name, asked, got] of [
+      ['api', config.apiMaxConnections, caps.api],
+      ['relay', config.relayMaxConnections, caps.relay],
+      ['mx', config.mxMaxConnections, caps.mx],
+    ] as const) {
+      if (got < asked)
+        log.warn(
+          `${name}: at most ${got} connections (not ${asked}): the open-file limit is ${fileLimit} and the store and delivery need a quarter of it; raise it with ulimit -n`,
+        );
+    }
+    const httpLimits = (maxConnections: number, perAddress: number) =>
+      limitsOf({
+        maxConnections,
+        maxConnectionsPerAddress: perAddress,
+        requestTimeoutMs: config.apiRequestTimeoutSeconds * 1000,
+        ...(config.trustedProxies.length ? { trusted: compileProxies(config.trustedProxies) } : {}),
+      });
+    const onRefuse = (listener: string) => (kind: string, ip: string) =>
+      service.deps.events?.event('warn', `${listener} refused`, { reason: kind, client: ip });
+
     const api = await buildApi(service, { ready: () => ready });
     const connections = trackConnections(api.server);
+    const apiGuard = guardHttp(api.server, httpLimits(caps.api, config.apiMaxConnectionsPerAddress), onRefuse('api'));
+    stops.base.push(async () => apiGuard.close());
     await listening('api', '--api-port', 'SVC_API_PORT', config.host, config.apiPort, () =>
       api.listen({ host: config.host, port: config.apiPort }),
     );
@@ -146,20 +179,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
         clearInterval(sweep);
       }
     };
-    listeners.push({ name: 'api', url: apiUrl, close: closeApi });
+    listeners.push({ name: 'api', url: apiUrl, close: closeApi, stats: () => ({ ...apiGuard.stats() }) });
     stops.listeners.push(closeApi);
 
-    const fileLimit = openFileLimit();
-    const caps = smtpConnectionCaps(smtpConnectionCeiling(fileLimit), { relay: config.relayMaxConnections, mx: config.mxMaxConnections });
-    for (const [name, asked, got] of [
-      ['relay', config.relayMaxConnections, caps.relay],
-      ['mx', config.mxMaxConnections, caps.mx],
-    ] as const) {
-      if (got < asked)
-        log.warn(
-          `${name}: at most ${got} connections (not ${asked}): the open-file limit is ${fileLimit} and the API, the store and delivery need a quarter of it; raise it with ulimit -n`,
-        );
-    }
     const relayMax = caps.relay;
     const tls = await tlsIdentity(service.deps);
     const relay = await listening('relay', '--relay-port', 'SVC_RELAY_PORT', config.host, config.relayPort, () =>
@@ -194,7 +216,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     if (metricsKit && registry) {
       const unheard = metricsKit.serviceMetrics(service, registry, () => listeners);
       stops.base.push(async () => unheard());
-      const metrics = await metricsKit.listenMetrics(registry, config.metricsHost, config.metricsPort!);
+      const metrics = await metricsKit.listenMetrics(registry, config.metricsHost, config.metricsPort!, (server) => {
+        const guard = guardHttp(server, httpLimits(caps.metrics, caps.metrics), onRefuse('metrics'));
+        stops.base.push(async () => guard.close());
+      });
       listeners.push({ name: 'metrics', url: metrics.url, close: metrics.close });
       stops.listeners.push(metrics.close);
     }

@@ -33,6 +33,8 @@ export interface Config {
   /** PEM file of the CA that signed the smarthost's certificate (a private CA). */
   outboundCa: string | undefined;
   dnsServers: string[];
+  /** Proxies in front of the API whose X-Forwarded-For names the client (fastify's trustProxy). */
+  trustedProxies: string[];
   tlsCert: string | undefined;
   tlsKey: string | undefined;
   allowInsecureWebhooks: boolean;
@@ -72,6 +74,10 @@ export interface Config {
   relayMaxConnections: number;
   /** Relay connections open at once from one address (Postfix's smtpd_client_connection_count_limit). */
   relayMaxConnectionsPerAddress: number;
+  /** API connections open at once, in all and from one address; a whole request within this many seconds. */
+  apiMaxConnections: number;
+  apiMaxConnectionsPerAddress: number;
+  apiRequestTimeoutSeconds: number;
   /** Bytes of message data the relay holds in memory at once, over all sessions; past it DATA gets 451 4.3.1. */
   relayDataMemory: number;
   /** Prometheus /metrics on its own listener; undefined: off. */
@@ -238,6 +244,7 @@ export function loadConfig(
     feedbackLoops: (v.feedbackLoops as string[] | undefined) ?? [],
     outboundCa: readCaFile(str('outboundCa'), cwd),
     dnsServers: (v.dnsServer as string[] | undefined) ?? [],
+    trustedProxies: (v.trustedProxies as string[] | undefined) ?? [],
     tlsCert: str('tlsCert') ? resolve(cwd, str('tlsCert')!) : undefined,
     tlsKey: str('tlsKey') ? resolve(cwd, str('tlsKey')!) : undefined,
     allowInsecureWebhooks: v.allowInsecureWebhooks === true,
@@ -259,6 +266,9 @@ export function loadConfig(
     relayConnectionSeconds: num('relayConnectionLimit'),
     relayMaxConnections: num('relayMaxConnections'),
     relayMaxConnectionsPerAddress: num('relayMaxConnectionsPerAddress'),
+    apiMaxConnections: num('apiMaxConnections'),
+    apiMaxConnectionsPerAddress: num('apiMaxConnectionsPerAddress'),
+    apiRequestTimeoutSeconds: num('apiRequestTimeout'),
     relayDataMemory: num('relayDataMemory'),
     metricsPort: v.metricsPort as number | undefined,
     metricsHost: str('metricsHost')!,

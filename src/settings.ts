@@ -68,6 +68,21 @@ function parseSystemSender(raw: string): string {
   return m.address.toLowerCase();
 }
 
+/** Addresses and networks (`127.0.0.1`, `10.0.0.0/8`, `::1`), comma-separated. */
+function parseTrustedProxies(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((x) => {
+      const [ip, bits, extra] = x.split('/');
+      const max = isIP(ip ?? '') === 4 ? 32 : isIP(ip ?? '') === 6 ? 128 : 0;
+      if (!max || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max)))
+        throw usage(`invalid --trusted-proxy '${x}': an address or a network (10.0.0.0/8)`);
+      return x;
+    });
+}
+
 function parseHost(raw: string): string {
   if (isIP(raw) || HOSTNAME.test(raw)) return raw;
   throw usage(`invalid --host '${raw}': not an address or host name`);
@@ -386,6 +401,16 @@ const TABLE = [
     parse: (r) => parseSize('--body-limit', r),
   },
   {
+    name: 'trustedProxies',
+    flag: '--trusted-proxy <list>',
+    env: 'SVC_TRUSTED_PROXIES',
+    defaultText: 'none',
+    scope: 'serve',
+    description:
+      "addresses (or networks) of the proxies in front of the API port, whose `X-Forwarded-For` is believed for the client's address (rate and sign-in limits, tracking, the log); the contrib files set `127.0.0.1`",
+    parse: parseTrustedProxies,
+  },
+  {
     name: 'rateLimit',
     flag: '--rate-limit <n>',
     env: 'SVC_RATE_LIMIT',
@@ -534,6 +559,35 @@ const TABLE = [
     description:
       'relay connections open at once; more get `421 4.7.0` at connect (lowered, with a warning, to leave a quarter of the open-file limit, at least 128, to the rest of the daemon)',
     parse: count('--relay-max-connections', 1, 100_000),
+  },
+  {
+    name: 'apiMaxConnections',
+    flag: '--api-max-connections <n>',
+    env: 'SVC_API_MAX_CONNECTIONS',
+    default: '1000',
+    scope: 'serve',
+    description:
+      'API connections open at once (keep-alive and live streams included); more get `503` at connect (with the relay\'s and the MX\'s, lowered to leave a quarter of the open-file limit to the rest of the daemon)',
+    parse: count('--api-max-connections', 1, 1_000_000),
+  },
+  {
+    name: 'apiMaxConnectionsPerAddress',
+    flag: '--api-max-connections-per-address <n>',
+    env: 'SVC_API_MAX_CONNECTIONS_PER_ADDRESS',
+    default: '100',
+    scope: 'serve',
+    description: 'API connections open at once from one address (a `--trusted-proxy` is counted in all only); more get `503`',
+    parse: count('--api-max-connections-per-address', 1, 1_000_000),
+  },
+  {
+    name: 'apiRequestTimeout',
+    flag: '--api-request-timeout <seconds>',
+    env: 'SVC_API_REQUEST_TIMEOUT',
+    default: '60',
+    scope: 'serve',
+    description:
+      'a whole API request (headers within 10 s, a body at least 1 KB/s after its first 5 s) must be in within this; else `408`',
+    parse: count('--api-request-timeout', 1, 3600),
   },
   {
     name: 'relayMaxConnectionsPerAddress',

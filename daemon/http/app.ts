@@ -22,6 +22,7 @@ import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { SERIALIZER_OPTIONS } from './schemas.js';
 import { validatorCompiler } from './validation.js';
 import { buildInfo } from '../../src/build-info.js';
+import { HTTP_SERVER_OPTIONS } from './guard.js';
 
 /** The web app's routes: cookies, so no CORS (spec.md "Authentication" rule 5 is the API's). */
 const APP_PATH = /^\/app(\/|$)/;
@@ -42,6 +43,10 @@ export async function buildApi(service: Service, opts: ApiOptions = {}): Promise
     logger: false,
     serializerOpts: SERIALIZER_OPTIONS,
     return503OnClosing: true,
+    http: HTTP_SERVER_OPTIONS,
+    // Behind a proxy of the operator's (--trusted-proxy), the client is the one X-Forwarded-For
+    // names: req.ip is who the rate limits, the sign-in limit, tracking and the log see.
+    ...(config.trustedProxies.length ? { trustProxy: config.trustedProxies } : {}),
     // The router's own refusals (a path parameter over 100 characters, a malformed URL) answer in
     // the API's error shape too.
     frameworkErrors,

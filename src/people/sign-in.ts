@@ -1,8 +1,10 @@
 // Signing in to the web app (CONTRACT.md "The web app"): a one-time link sets the password and
 // signs the person in; afterwards email and password. A session is a random token in a cookie of
 // which the store keeps only the SHA-256, so it can be ended at once (sign-out, `svc users reset`,
-// `svc users remove`). Attempts are limited per account and per client address in the store's
-// sliding windows (they hold across daemons on one Postgres).
+// `svc users remove`). Attempts are limited in the store's sliding windows (they hold across daemons
+// on one Postgres): per client address, per account from one address, and per account from
+// everywhere over a short window. The last slows guessing down without locking the person out:
+// whoever knows an email can no longer shut its owner out of the app for a quarter of an hour.
 import { createHmac } from 'node:crypto';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
@@ -12,10 +14,13 @@ import { tokenHash } from './people.js';
 
 /** How long a session lasts without signing in again. */
 export const SESSION_DAYS = 14;
-/** Sign-in attempts per account, and per client address, in SIGN_IN_WINDOW_MS. */
-export const SIGN_IN_PER_ACCOUNT = 5;
+/** Sign-in attempts per client address, and per account from one address, in SIGN_IN_WINDOW_MS. */
 export const SIGN_IN_PER_ADDRESS = 20;
+export const SIGN_IN_PER_ACCOUNT_AND_ADDRESS = 5;
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+/** Sign-in attempts per account from everywhere in SIGN_IN_SLOW_MS: a minute's wait at worst, never a lock-out. */
+export const SIGN_IN_PER_ACCOUNT = 5;
+export const SIGN_IN_SLOW_MS = 60_000;
 
 export interface SignedIn {
   account: Account;
@@ -39,11 +44,13 @@ export function signInService({ store, clock, random }: DepsOf<'people' | 'rateL
     return token;
   }
 
-  async function throttle(key: string, limit: number): Promise<void> {
-    const r = await store.rateLimit.hit(key, clock.now().toISOString(), SIGN_IN_WINDOW_MS, limit, 1);
+  async function throttle(key: string, limit: number, windowMs: number): Promise<void> {
+    const r = await store.rateLimit.hit(key, clock.now().toISOString(), windowMs, limit, 1);
     if (r.granted === 0) {
-      const minutes = Math.max(1, Math.ceil(r.retryAfterMs / 60_000));
-      throw new SvcError('rate_limited', `too many sign-in attempts: try again in ${minutes} minute${minutes === 1 ? '' : 's'}`, {
+      const seconds = Math.max(1, Math.ceil(r.retryAfterMs / 1000));
+      const minutes = Math.ceil(seconds / 60);
+      const wait = seconds <= 60 ? `${seconds} second${seconds === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+      throw new SvcError('rate_limited', `too many sign-in attempts: try again in ${wait}`, {
         headers: { 'retry-after': String(Math.ceil(r.retryAfterMs / 1000)) },
       });
     }
@@ -66,8 +73,9 @@ export function signInService({ store, clock, random }: DepsOf<'people' | 'rateL
     /** Email and password from `address`: a new session's token, or sign_in_failed / rate_limited. */
     async signIn(email: string, password: string, address: string): Promise<{ account: Account; session: string }> {
       const normalized = email.trim().toLowerCase().slice(0, 320);
-      await throttle(`signin:address:${address}`, SIGN_IN_PER_ADDRESS);
-      await throttle(`signin:account:${normalized}`, SIGN_IN_PER_ACCOUNT);
+      await throttle(`signin:address:${address}`, SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_MS);
+      await throttle(`signin:pair:${address}:${normalized}`, SIGN_IN_PER_ACCOUNT_AND_ADDRESS, SIGN_IN_WINDOW_MS);
+      await throttle(`signin:account:${normalized}`, SIGN_IN_PER_ACCOUNT, SIGN_IN_SLOW_MS);
       const account = await store.people.account(normalized);
       if (!(await passwordMatches(account?.password_hash ?? null, password)) || !account)
         throw new SvcError('sign_in_failed', 'wrong email or password');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { sending } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
-import { SIGN_IN_PER_ACCOUNT } from '../../src/people/sign-in.js';
+import { SIGN_IN_PER_ACCOUNT_AND_ADDRESS } from '../../src/people/sign-in.js';
 import { browser, formOf, signedInAs } from '../helpers/app-browser.js';
 
 for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
@@ -149,10 +149,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     await service.people.remove(ws, 'bob@acme.test');
     assert.equal((await bb.go('GET', '/app/')).status, 303);
 
-    // Lock-out: attempts per account are limited, with a sentence and Retry-After.
+    // Attempts per account from one address are limited, with a sentence and Retry-After.
     const lb = browser(d.api);
     let last = await lb.go('GET', '/app/sign-in');
-    for (let i = 0; i < SIGN_IN_PER_ACCOUNT; i++) {
+    for (let i = 0; i < SIGN_IN_PER_ACCOUNT_AND_ADDRESS; i++) {
       last = await lb.go('POST', '/app/sign-in', { form: formOf(last.html), email: 'carol@acme.test', password: `guess number ${i}` });
       assert.equal(last.status, 401);
     }
