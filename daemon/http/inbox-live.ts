@@ -35,6 +35,17 @@ export function inboxLive(app: FastifyInstance, service: Service) {
       for (const fn of set) fn();
     }
   };
+  /** Each open stream's session and workspace, checked again when sessions end somewhere. */
+  const holders = new Map<FastifyReply, { session: string; workspaceId: string }>();
+  const recheck = async () => {
+    for (const [reply, h] of holders) {
+      const who = await service.signIn.session(h.session);
+      if (!who || !who.memberships.some((m) => m.workspace_id === h.workspaceId)) reply.raw.end();
+    }
+  };
+  const offSessions = service.bus.subscribe('sessions', () => {
+    void recheck().catch((e) => service.deps.log.warn(`inbox live session check failed: ${(e as Error).message}`));
+  });
   const off = service.bus.subscribe('received', () => {
     timer ??= setTimeout(
       () => void look().catch((e) => service.deps.log.warn(`inbox live update failed: ${(e as Error).message}`)),
@@ -44,6 +55,7 @@ export function inboxLive(app: FastifyInstance, service: Service) {
   // Open streams would hold the server's close: they end first.
   app.addHook('preClose', async () => {
     off();
+    offSessions();
     if (timer) clearTimeout(timer);
     for (const reply of streams) reply.raw.end();
   });
@@ -88,6 +100,7 @@ export function inboxLive(app: FastifyInstance, service: Service) {
       }
       set.add(notify);
       streams.add(reply);
+      holders.set(reply, { session, workspaceId });
       const keepalive = setInterval(() => res.write(': \n\n'), KEEPALIVE_MS);
       req.raw.socket.setTimeout(0);
       res.on('close', () => {
@@ -96,6 +109,7 @@ export function inboxLive(app: FastifyInstance, service: Service) {
         else perSession.delete(session);
         clearInterval(keepalive);
         streams.delete(reply);
+        holders.delete(reply);
         set.delete(notify);
         if (!set.size) {
           watchers.delete(workspaceId);

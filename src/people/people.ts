@@ -20,7 +20,7 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 
 const NAME_MAX = 200;
 
-export function peopleService({ store, clock, random, config, log }: DepsOf<'people'>, mail: SystemMail) {
+export function peopleService({ store, clock, random, config, log, bus }: DepsOf<'people'>, mail: SystemMail) {
   function email(input: string): string {
     const m = parseMailbox(input.trim());
     if ('error' in m) throw new SvcError('invalid_argument', `invalid email '${input.slice(0, 80)}': ${m.error}`);
@@ -148,6 +148,7 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
     async reset(ws: Workspace, ref: string): Promise<{ email: string; sign_in_url: string }> {
       const m = await find(ws, ref);
       await store.people.endSessions(m.id);
+      bus?.publish('sessions');
       return { email: m.email, sign_in_url: await link(m.id) };
     },
 
@@ -156,6 +157,7 @@ export function peopleService({ store, clock, random, config, log }: DepsOf<'peo
       mayTouchOwner(as, m.role);
       if (!(await store.people.removeMember(ws.id, m.id)))
         throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
+      bus?.publish('sessions');
       return { email: m.email, removed: true };
     },
   };

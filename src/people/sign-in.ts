@@ -30,7 +30,7 @@ export interface SignedIn {
 /** The token a signed-in form carries against cross-site requests: derived from the session's own secret token, so another site cannot make it. */
 export const formToken = (sessionToken: string) => createHmac('sha256', sessionToken).update('svc app form').digest('base64url');
 
-export function signInService({ store, clock, random }: DepsOf<'people' | 'rateLimit'>) {
+export function signInService({ store, clock, random, bus }: DepsOf<'people' | 'rateLimit'>) {
   async function open(account: Account): Promise<string> {
     const token = random.bytes(32).toString('base64url');
     const now = clock.now();
@@ -67,6 +67,7 @@ export function signInService({ store, clock, random }: DepsOf<'people' | 'rateL
       if (!account) throw new SvcError('not_found', 'this sign-in link is not valid: it was used, it expired, or a newer one replaced it');
       await store.people.setPassword(account.id, hashed);
       await store.people.endSessions(account.id);
+      bus?.publish('sessions');
       return { account, session: await open(account) };
     },
 
@@ -89,7 +90,10 @@ export function signInService({ store, clock, random }: DepsOf<'people' | 'rateL
       return account ? { account, memberships: await store.people.memberships(account.id) } : null;
     },
 
-    signOut: (token: string) => store.people.endSession(tokenHash(token)),
+    signOut: async (token: string) => {
+      await store.people.endSession(tokenHash(token));
+      bus?.publish('sessions');
+    },
   };
 }
 

@@ -12,6 +12,7 @@ import { dsn, plainMail, replyTo, transact } from '../helpers/mx.js';
 import { headers } from '../helpers/sink.js';
 import { answeredThread, browser, formOf, signedInAs } from '../helpers/app-browser.js';
 import { STREAMS_PER_SESSION } from '../../daemon/http/inbox-live.js';
+import { run } from '../helpers/run.js';
 
 const HOSTILE = '<p>Thanks!</p><script>document.title="pwned"</script><img src="https://tracker.test/p.gif" alt="">';
 
@@ -203,3 +204,41 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.match(withReport.html, /<p class="meta">To jane@rcpt\.test, from hello@acme\.test<\/p>/);
   });
 }
+
+/** Opens the event stream and resolves once the server ends it after `action`; fails after `ms`. */
+async function streamEnds(url: string, cookie: string, action: () => Promise<unknown>, ms = 10_000): Promise<void> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), ms);
+  try {
+    const r = await fetch(url, { headers: { cookie, accept: 'text/event-stream' }, signal: ac.signal });
+    assert.equal(r.status, 200);
+    const reader = r.body!.getReader();
+    await reader.read();
+    await action();
+    for (;;) if ((await reader.read()).done) return;
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+}
+
+test('a live inbox page ends with its session: sign-out, svc users reset (another process), svc users remove', async (t) => {
+  const s = await answeredThread(t, 'file', '<p>x</p>');
+  const { service } = s.daemon;
+  const store = `file:${service.store.describe.replace(/^file:/, '')}`;
+  const events = `${s.api}/app/w/acme/inbox/events`;
+  const ws = await service.workspaces.setPlan('acme', 'scale');
+  const cookieOf = (b: Awaited<ReturnType<typeof signedInAs>>) => [...b.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  const ann = await signedInAs(s, ws, 'ann@acme.test', 'admin');
+  const home = await ann.go('GET', '/app/');
+  await streamEnds(events, cookieOf(ann), async () =>
+    assert.equal((await ann.go('POST', '/app/sign-out', { form: formOf(home.html) })).status, 303),
+  );
+  const bob = await signedInAs(s, ws, 'bob@acme.test', 'member');
+  await streamEnds(events, cookieOf(bob), async () => {
+    const r = await run(['--store', store, '--workspace', 'acme', 'users', 'reset', 'bob@acme.test']);
+    assert.equal(r.code, 0, r.stderr);
+  });
+  const cy = await signedInAs(s, ws, 'cy@acme.test', 'member');
+  await streamEnds(events, cookieOf(cy), () => service.people.remove(ws, 'cy@acme.test'));
+});
