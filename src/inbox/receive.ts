@@ -431,9 +431,16 @@ export function inboundService(deps: InboundDeps, opts: InboundOptions = {}) {
           reserve(ws, charge);
           held.push(ws);
         }
-        const items = await keep(env, raw, byWorkspace, auth, now);
-        rate?.taken(env.mailFrom, env.remoteIp ?? null, byWorkspace.keys());
-        return items;
+        // Counted before it is stored (a flood of sessions at once stays within the limit), and
+        // not counted if the store did not keep it.
+        const workspaceIds = [...byWorkspace.keys()];
+        if (rate && !rate.take(env.mailFrom, env.remoteIp ?? null, workspaceIds)) throw new SvcError('mx_workspace_rate');
+        try {
+          return await keep(env, raw, byWorkspace, auth, now);
+        } catch (e) {
+          rate?.giveBack(env.mailFrom, env.remoteIp ?? null, workspaceIds);
+          throw e;
+        }
       } finally {
         for (const ws of held) unreserve(ws, charge);
       }

@@ -87,3 +87,20 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     ]);
   });
 }
+
+test('MX: sessions storing at once stay within the per-workspace rate (the rest 451, nothing lost)', async (t) => {
+  const s = await sending(t, {
+    env: { SVC_MX_RATE_PER_WORKSPACE: '20', SVC_MX_RATE_PER_SENDER: '0', SVC_MX_MAX_CONNECTIONS_PER_ADDRESS: '100' },
+  });
+  const mx = s.daemon.url('mx');
+  const results = await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      transact(mx, `s${i}@rcpt.test`, ['hello@acme.test'], plainMail(`s${i}@rcpt.test`, 'hello@acme.test', `n${i}`)),
+    ),
+  );
+  const taken = results.filter((r) => r.end.startsWith('250')).length;
+  const deferred = results.filter((r) => /^451 4\.7\.1/.test(r.end) || r.rcpts.some((x) => /^451 4\.7\.1/.test(x))).length;
+  assert.equal(taken, 20);
+  assert.equal(deferred, 20, 'the rest deferred, for the sender to try again');
+  assert.equal((await s.daemon.service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 100, offset: 0 })).total, 20);
+});
