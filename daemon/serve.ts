@@ -124,6 +124,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     // one Postgres; on a file store, commands speak to it over the admin socket).
     const service = createService({ store, config, clock: opts.clock, random: opts.random, log }, { hear: true });
     stops.base.push(async () => service.bus.close());
+    stops.base.push(() => service.inbox.close());
     if (config.store.kind === 'file') {
       const admin = await startAdminSocket(socketPath(config.store.dir), store, log, service.bus);
       stops.base.push(() => admin.close());

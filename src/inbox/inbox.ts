@@ -20,6 +20,7 @@ import type { Send, SendResult } from '../send/pipeline.js';
 import type { Party } from '../send/validate.js';
 import { parseMailbox } from '../mail/address.js';
 import { DEFAULT_PAGE, MAX_PAGE, queryText, wholeNumber } from '../messages/log.js';
+import type { Parse } from './parse-thread.js';
 
 /** What a Sent row that stands for a broadcast says of it: its list and how many copies it made. */
 export interface SentCampaign {
@@ -175,6 +176,12 @@ export function replyInput(body: unknown) {
 
 export function inboxService(deps: DepsOf<'inbox' | 'campaigns'>, send: Send) {
   const { store } = deps;
+  /**
+   * Bodies are parsed in a thread of their own with a small heap and a time budget (parse-thread.ts),
+   * as the MX's reports are: a message built to cost never stalls the listeners, nor takes the heap.
+   * Started on the first read.
+   */
+  let parser: Promise<{ parse: Parse; close(): Promise<void> }> | null = null;
   /** The campaigns that Sent rows stand for, by id. */
   const campaignsOf = async (ws: Workspace, rows: InboxSummary[]): Promise<Map<string, SentCampaign>> => {
     const ids = [...new Set(rows.flatMap((r) => (r.campaign_id ? [r.campaign_id] : [])))];
@@ -197,13 +204,25 @@ export function inboxService(deps: DepsOf<'inbox' | 'campaigns'>, send: Send) {
   const withBodies = async (i: InboxItem): Promise<InboxItem> => {
     if (!i.raw || i.text !== null || i.html !== null) return i;
     const raw = Buffer.from(i.raw, 'base64');
-    // The parser (postal-mime) is loaded when a body is read, not by every command that makes the service.
-    const { parseWhole, readHead } = await import('./parse.js');
-    const { email, problem } = await parseWhole(raw, readHead(raw));
-    return { ...i, text: email?.text ?? null, html: email?.html ?? null, note: i.note ?? problem };
+    // The parser (postal-mime, in its thread) is loaded when a body is read, not by every command that makes the service.
+    const { readablePart, readHead } = await import('./parse.js');
+    parser ??= import('./parse-thread.js').then((m) => m.threadParser());
+    const { part, whole } = readablePart(raw);
+    const { email, problem } = await (await parser).parse(part, readHead(raw));
+    const shown =
+      !whole && email
+        ? `only its first ${Math.ceil(part.length / 1024)} KB is shown (a long message); the whole of it is kept (raw)`
+        : null;
+    return { ...i, text: email?.text ?? null, html: email?.html ?? null, note: i.note ?? problem ?? shown };
   };
 
   return {
+    /** Ends the parser's thread (a stopping daemon). */
+    async close(): Promise<void> {
+      const p = parser;
+      parser = null;
+      if (p) await (await p).close();
+    },
     async list(ws: Workspace, q: InboxListQuery) {
       const r = await store.inbox.list(ws.id, itemQuery(q));
       const campaigns = await campaignsOf(ws, r.data);

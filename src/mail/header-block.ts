@@ -43,6 +43,34 @@ export const addresses = (value: string | undefined): string[] => {
   return addressParser(value, { flatten: true }).flatMap((a) => ('address' in a && a.address ? [a.address.toLowerCase()] : []));
 };
 
+/**
+ * A structured header value without its comments (RFC 5322 §3.2.2: parenthesised text, nested,
+ * with backslash escapes, outside quoted strings), as MIME parsers read it: `(x) multipart/mixed`
+ * is multipart/mixed. An unbalanced `(` comments out the rest, as a lenient parser reads it.
+ */
+export function withoutComments(value: string): string {
+  let out = '';
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!;
+    if (c === '\\' && (quoted || depth > 0)) {
+      if (depth === 0) out += c + (value[i + 1] ?? '');
+      i++;
+    } else if (depth > 0) {
+      if (c === '(') depth++;
+      else if (c === ')') depth--;
+    } else if (c === '"') {
+      quoted = !quoted;
+      out += c;
+    } else if (c === '(' && !quoted) {
+      depth = 1;
+      out += ' ';
+    } else out += c;
+  }
+  return out;
+}
+
 /** The display name of the first address of a header value (already decoded), or null. */
 export const displayName = (value: string | undefined): string | null => {
   if (!value || !/[<"(]/.test(value)) return null;

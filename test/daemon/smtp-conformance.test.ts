@@ -104,3 +104,26 @@ test('MX: sessions storing at once stay within the per-workspace rate (the rest 
   assert.equal(deferred, 20, 'the rest deferred, for the sender to try again');
   assert.equal((await s.daemon.service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 100, offset: 0 })).total, 20);
 });
+
+test('MX: a Content-Type comment does not get a multipart past the part limit; a long text of short lines is read in part, off the event loop', async (t) => {
+  const s = await sending(t);
+  const mx = s.daemon.url('mx');
+  const head = 'From: someone@rcpt.test\r\nTo: hello@acme.test\r\nSubject: %s\r\n';
+  const parts = Array.from({ length: 900 }, () => '--b\r\n\r\nx\r\n').join('');
+  const bomb = `${head.replace('%s', 'bomb')}Content-Type: (x) multipart/mixed;\r\n boundary=b\r\n\r\n${parts}--b--\r\n`;
+  assert.match((await transact(mx, 'someone@rcpt.test', ['hello@acme.test'], bomb)).end, /^250 /);
+  const long = `${head.replace('%s', 'long')}Content-Type: text/plain\r\n\r\n${'a\r\n'.repeat(2_000_000)}`;
+  assert.match((await transact(mx, 'someone@rcpt.test', ['hello@acme.test'], long)).end, /^250 /);
+  const items = (await s.get('/api/v2/inbox/items')).body.data as Array<{ id: string; subject: string; note: string | null }>;
+  const bombItem = items.find((i) => i.subject === 'bomb')!;
+  assert.match(bombItem.note ?? '', /more than 500 MIME parts; kept as received, not parsed/);
+  const read = (id: string) => s.get(`/api/v2/inbox/items/${id}`);
+  const bombRead = await read(bombItem.id);
+  assert.deepEqual([bombRead.status, bombRead.body.text], [200, null]);
+  // Read while the API answers: the parse runs in its thread, on the first 100,000 lines.
+  const [longRead, health] = await Promise.all([read(items.find((i) => i.subject === 'long')!.id), fetch(`${s.api}/healthz`)]);
+  assert.equal(health.status, 200);
+  assert.equal(longRead.status, 200);
+  assert.match(longRead.body.note, /only its first \d+ KB is shown \(a long message\); the whole of it is kept \(raw\)/);
+  assert.ok(longRead.body.text.length >= 150_000 && longRead.body.text.length < 300_000, String(longRead.body.text.length));
+});
