@@ -217,8 +217,24 @@ export function listService(
     },
 
     /** Gone at once for every read; what it leaves behind goes in batches after the answer. */
+    /**
+     * Removes the list and its subscribers. Its broadcasts are cancelled and its sequences removed
+     * first (their enrolments stopped), so no copy leaves for a list that is gone, with an
+     * unsubscribe link that would answer 404; copies already made are held back at hand-off.
+     */
     async remove(ws: Workspace, id: string): Promise<void> {
+      await list(ws, id);
+      const at = now();
+      let cancelled = 0;
+      for (const c of await store.campaigns.list(ws.id))
+        if (c.list_id === id && (await store.campaigns.setStatus(ws.id, c.id, 'cancelled', ['queued', 'sending'], at))) cancelled++;
+      for (const s of await store.sequences.list(ws.id)) if (s.list_id === id) await store.sequences.remove(ws.id, s.id);
       if (!(await store.lists.remove(ws.id, id))) throw new SvcError('not_found', 'list not found');
+      // The fan-out stops, and the delivery worker bounces the cancelled copies it holds (unsent).
+      if (cancelled) {
+        bus?.publish('campaign');
+        bus?.publish('queued');
+      }
       void store.lists.sweep().catch((e: Error) => log.warn(`lists: removing the subscribers of a removed list: ${e.message}`));
     },
 

@@ -10,3 +10,7 @@ export interface Suppression {
   message_id?: string;
   class?: string;
 }
+
+/** The error of a record not sent because its address is suppressed (at accept, or found at hand-off). */
+export const suppressedError = (address: string, s: Suppression): string =>
+  `not sent: ${address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})`;

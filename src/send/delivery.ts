@@ -13,6 +13,7 @@ import { HandOffAborted } from './smtp-pool.js';
 import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
 import { returnPath } from '../mail/return-path.js';
+import { suppressedError } from '../model/suppression.js';
 import { SMARTHOST, destinationDeferral, type DestinationBackoff } from './backoff.js';
 
 const STOPPED = 'the daemon stopped during this hand-off; it is tried again later';
@@ -53,7 +54,10 @@ export function enhancedCode(reply: string): string | null {
 /** Why a cancelled campaign's copy was not sent (its record's error). */
 export const CANCELLED = 'svc: not sent: the campaign was cancelled';
 
-export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 'campaigns'>, d: DeliveryDeps) {
+/** Why a list copy is not sent at hand-off: its subscriber left the list (or the list went) since it was made. */
+export const LEFT_LIST = 'svc: not sent: the subscriber unsubscribed, or was removed, before this copy was handed off';
+
+export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 'campaigns' | 'subscribers' | 'suppressions'>, d: DeliveryDeps) {
   const { store, clock, random, log, config } = deps;
 
   /** What each recipient's copy met: the last host tried, TLS, time, and the signature it carried. */
@@ -109,7 +113,46 @@ export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 
     });
   };
 
+  /**
+   * The records of a job that must not go now, with why: an address suppressed since it was
+   * accepted (an unsubscribe, a bounce, an operator), or a list copy whose subscriber is no longer
+   * active on the list (unsubscribed or removed, the list deleted). What the pipeline checked when
+   * the copy was made is checked again here, where the copy leaves: a broadcast's hand-off takes
+   * minutes, and an unsubscribe during it must hold.
+   */
+  async function heldBack(job: OutboundJob, messages: Message[]): Promise<Map<string, string>> {
+    const ws = job.workspace_id;
+    const out = new Map<string, string>();
+    const suppressed = await store.suppressions.find(
+      ws,
+      messages.map((m) => m.to.toLowerCase()),
+    );
+    for (const s of suppressed) {
+      const m = messages.find((x) => x.to.toLowerCase() === s.address);
+      if (m) out.set(m.id, `svc: ${suppressedError(m.to, s)}`);
+    }
+    const copies = messages.filter((m) => m.subscriber && !out.has(m.id));
+    if (copies.length) {
+      const active = await store.subscribers.active(
+        ws,
+        copies.map((m) => ({ list_id: m.subscriber!.list_id, id: m.subscriber!.id })),
+      );
+      for (const m of copies) if (!active.has(m.subscriber!.id)) out.set(m.id, LEFT_LIST);
+    }
+    return out;
+  }
+
   async function attempt(job: OutboundJob, messages: Message[], transcript: DeliveryAttempt[]): Promise<RecipientResult[]> {
+    const withheld = await heldBack(job, messages);
+    if (!withheld.size) return handOff(job, messages, transcript);
+    const go = messages.filter((m) => !withheld.has(m.id));
+    const stopped = messages
+      .filter((m) => withheld.has(m.id))
+      .map((m) => ({ address: m.to, outcome: 'failed' as const, response: withheld.get(m.id)! }));
+    return go.length ? [...stopped, ...(await handOff(job, go, transcript))] : stopped;
+  }
+
+  async function handOff(job: OutboundJob, messages: Message[], transcript: DeliveryAttempt[]): Promise<RecipientResult[]> {
     const content = await store.messages.content(job.content_id);
     const domain = content ? await store.domains.byId(content.domain_id) : null;
     const all = messages.map((m) => m.to);

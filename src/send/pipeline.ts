@@ -16,7 +16,7 @@ import {
 import type { CampaignProgress } from '../model/campaign.js';
 import type { EnrolmentStep } from '../model/sequence.js';
 import type { OutboxEvent } from '../model/event.js';
-import type { Suppression } from '../model/suppression.js';
+import { suppressedError, type Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
@@ -163,9 +163,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           // A list copy has its own: a reply or a report then speaks of its one recipient.
           message_id: list ? `${random.uuid()}@${fromDomain}` : content.message_id,
           notes: opts.notes ?? [],
-          error: s
-            ? `not sent: ${r.address} is on the suppression list (${s.reason}${s.detail ? `: ${s.detail}` : ''}, since ${s.created_at})`
-            : null,
+          error: s ? suppressedError(r.address, s) : null,
           created_at: now,
           sent_at: null,
           opened_at: null,

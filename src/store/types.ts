@@ -158,6 +158,7 @@ export const storeOperations: { [G in keyof StoreGroups]: Record<keyof StoreGrou
     newContacts: true,
     list: true,
     get: true,
+    active: true,
     idsWithPrefix: true,
     activeAfter: true,
     lastPosition: true,

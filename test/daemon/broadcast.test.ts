@@ -345,3 +345,76 @@ for (const backend of backends) {
     await service.broadcasts.cancel(s.ws, r.body.campaign_id);
   });
 }
+
+for (const backend of backends) {
+  test(`${backend}: unsubscribes and suppressions made during a broadcast's hand-off hold: those copies are not sent`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { deliver: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
+    const N = 30;
+    await s.call(
+      'POST',
+      `/api/v2/lists/${list.id}/subscribers/import`,
+      { csv: Array.from({ length: N }, (_, i) => `r${i}@rcpt.test`).join('\n') },
+      nl,
+    );
+    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
+    await service.fanOut.runOnce();
+    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, r.body.campaign_id)).copies < N && Date.now() < until;)
+      await new Promise((res) => setTimeout(res, 20));
+    // The copies are made; before they leave, five people unsubscribe (one-click) and five addresses are suppressed.
+    const subs = (await service.lists.subscribers(s.ws, list.id, { limit: 100 })).data as Array<{
+      email: string;
+      unsubscribe_token: string;
+    }>;
+    for (const sub of subs.filter((x) => /^r[0-4]@/.test(x.email)))
+      assert.equal(
+        (await fetch(`${service.deps.config.baseUrl}/u/${sub.unsubscribe_token}`, { method: 'POST', body: 'List-Unsubscribe=One-Click' }))
+          .status,
+        200,
+      );
+    for (let i = 5; i < 10; i++) await service.suppressions.add(s.ws, `r${i}@rcpt.test`);
+    await s.daemon.workers.find((w) => w.name === 'delivery')!.runOnce();
+    const got = new Set(s.sink.received.map((m) => m.to[0]));
+    assert.equal(got.size, N - 10);
+    for (let i = 0; i < 10; i++) assert.ok(!got.has(`r${i}@rcpt.test`), `r${i} got no copy`);
+    const record = async (to: string) => (await s.get(`/api/v2/messages?recipient=${to}`)).body.data[0];
+    assert.equal((await record('r0@rcpt.test')).status, 'bounced');
+    assert.match(
+      (await s.get(`/api/v2/messages/${(await record('r0@rcpt.test')).id}`)).body.error,
+      /the subscriber unsubscribed|suppression list \(unsubscribe/,
+    );
+    assert.match(
+      (await s.get(`/api/v2/messages/${(await record('r7@rcpt.test')).id}`)).body.error,
+      /^svc: not sent: r7@rcpt\.test is on the suppression list \(manual/,
+    );
+    assert.equal((await record('r20@rcpt.test')).status, 'sent');
+  });
+
+  test(`${backend}: deleting a list cancels its broadcast and removes its sequences: nothing more leaves for it`, async (t) => {
+    const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
+    const s = await sending(t, { deliver: false, schedule: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
+    const { service } = s.daemon;
+    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
+    await s.call(
+      'POST',
+      `/api/v2/lists/${list.id}/subscribers/import`,
+      { csv: Array.from({ length: 20 }, (_, i) => `r${i}@rcpt.test`).join('\n') },
+      nl,
+    );
+    const seq = await service.sequences.create(s.ws, { name: 'Drip', list_id: list.id });
+    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
+    await service.fanOut.runOnce();
+    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, r.body.campaign_id)).copies < 20 && Date.now() < until;)
+      await new Promise((res) => setTimeout(res, 20));
+    assert.equal((await s.call('DELETE', `/api/v2/lists/${list.id}`, undefined, nl)).status, 204);
+    assert.equal((await service.broadcasts.show(s.ws, r.body.campaign_id)).status, 'cancelled');
+    assert.deepEqual(await service.store.sequences.get(s.ws.id, seq.id), null, 'its sequence is gone');
+    await s.daemon.workers.find((w) => w.name === 'delivery')!.runOnce();
+    assert.equal(s.sink.received.length, 0, 'no copy left');
+    assert.equal((await s.get(`/api/v2/messages?status=bounced`)).body.total, 20);
+  });
+}

@@ -233,6 +233,16 @@ export function fileLists(
       if (!listOf(workspaceId, listId)) return null;
       return (await confirm(index.byId(listId, id), (x) => x.id === id))?.s ?? null;
     },
+    active: async (workspaceId, refs) => {
+      doc.open();
+      const out = new Set<string>();
+      for (const r of refs) {
+        if (!listOf(workspaceId, r.list_id)) continue;
+        const found = await confirm(index.byId(r.list_id, r.id), (x) => x.id === r.id);
+        if (found?.s.status === 'active') out.add(r.id);
+      }
+      return out;
+    },
     idsWithPrefix: async (workspaceId, listId, prefix, limit) => {
       doc.open();
       if (!listOf(workspaceId, listId)) return [];

@@ -54,6 +54,8 @@ export interface SubscriberStore {
     q: { status?: SubscriberStatus | undefined; limit: number; offset: number },
   ): Promise<SubscriberPage>;
   get(workspaceId: string, listId: string, id: string): Promise<Subscriber | null>;
+  /** Of these subscribers, the ids still active on their lists (none of a removed list's). */
+  active(workspaceId: string, refs: ReadonlyArray<{ list_id: string; id: string }>): Promise<Set<string>>;
   /** Up to `limit` ids of the list's subscribers that start with `prefix` (a short id on the command line). */
   idsWithPrefix(workspaceId: string, listId: string, prefix: string, limit: number): Promise<string[]>;
   /**

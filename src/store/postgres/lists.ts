@@ -139,6 +139,18 @@ export function pgLists(db: PgDb): { lists: ListStore; subscribers: SubscriberSt
       ]);
       return r ? toSubscriber(r) : null;
     },
+    // A list being removed is marked first (its subscribers go in batches after): none of it is active.
+    active: async (workspaceId, refs) =>
+      new Set(
+        (
+          await db.rows<{ id: string }>(
+            `SELECT s.id FROM subscribers s JOIN lists l ON l.id = s.list_id
+              WHERE s.workspace_id = $1 AND s.id = ANY($2::text[]) AND s.status = 'active' AND NOT l.deleted`,
+            [workspaceId, refs.map((r) => r.id)],
+            'subscribers_active',
+          )
+        ).map((r) => r.id),
+      ),
     // A command-line lookup: the list's rows, the prefix checked on each.
     idsWithPrefix: async (workspaceId, listId, prefix, limit) =>
       (
