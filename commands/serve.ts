@@ -39,6 +39,7 @@ export default {
       format: config.logFormat ?? (!config.logFile && ctx.io.stderr.isTTY ? 'text' : 'json'),
       level: config.logLevel,
       file: config.logFile,
+      buffer: config.logBuffer,
     });
     // One peer's broken socket (EPIPE, ECONNRESET) must never take the daemon and every other
     // connection down with it; anything else thrown outside a handler still stops the process.
@@ -46,7 +47,7 @@ export default {
     process.on('uncaughtException', (e: NodeJS.ErrnoException) => {
       if (e.code && PEER_ERRORS.has(e.code)) return log.warn(`a connection failed (${e.code}: ${e.message}); the daemon goes on`);
       log.error(`uncaught: ${e.stack ?? e.message}`);
-      process.exit(1);
+      void log.close(500).finally(() => process.exit(1));
     });
     // Signals are taken from before the first ready line: a stop that arrives while the daemon
     // is still starting waits for the start, then stops cleanly (exit 0).
@@ -108,5 +109,6 @@ export default {
     process.removeListener('SIGHUP', hup);
     await daemon.close();
     log.info('stopped');
+    await log.close();
   },
 } satisfies CommandSpec;

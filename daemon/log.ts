@@ -4,6 +4,12 @@
 // logrotate. What happened to mail is `info` and never held back; our own faults (`warn`, `error`)
 // repeat at most once per kind in 10 s, the next line saying how many were held, so an outage of
 // the database writes a few lines, not hundreds.
+//
+// Writing never waits: lines go to sonic-boom (pino's destination) asynchronously, in a buffer of
+// --log-buffer bytes. A reader that stops reading (a paused terminal, a full pipe, a slow
+// collector) once froze every listener for as long, the log being written synchronously; now lines
+// past the buffer are dropped and counted (said in the log once the reader is back, and in
+// /metrics). What must survive a crash is in the store, not in the log.
 import pino from 'pino';
 import type { Log, LogLevel } from '../src/log.js';
 import { textLine } from '../src/log.js';
@@ -18,6 +24,8 @@ export interface DaemonLog extends Log {
   readonly level: LogLevel;
   /** Reopens the log file (after logrotate moved it); nothing for standard error. */
   reopen(): void;
+  /** Writes what is held, for at most `ms` (a stop), and lets go of the destination. */
+  close(ms?: number): Promise<void>;
 }
 
 export interface DaemonLogOptions {
@@ -25,6 +33,8 @@ export interface DaemonLogOptions {
   level: LogLevel;
   /** Appended to (made if missing); absent: standard error. */
   file?: string | undefined;
+  /** Bytes of lines held for a slow reader (--log-buffer). */
+  buffer?: number;
   /** Tests: where lines go instead of a file descriptor. */
   write?: (line: string) => void;
   now?: () => number;
@@ -38,8 +48,23 @@ const inert = (s: string) => s.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => 
 
 export function daemonLog(opts: DaemonLogOptions): DaemonLog {
   const now = opts.now ?? Date.now;
-  const dest = opts.write ? null : pino.destination({ dest: opts.file ?? 2, sync: true, append: true, mkdir: true });
+  const dest = opts.write
+    ? null
+    : pino.destination({ dest: opts.file ?? 2, sync: false, append: true, mkdir: true, maxLength: opts.buffer ?? 16 * 1024 * 1024 });
   const out = opts.write ? { write: (s: string) => opts.write!(s) } : dest!;
+  // Lines the buffer had no room for; said once the reader keeps up again (checked every second).
+  let dropped = 0;
+  let told = 0;
+  dest?.on('drop', (data: string) => {
+    dropped += data.split('\n').length - 1 || 1;
+  });
+  const teller = setInterval(() => {
+    if (dropped === told) return;
+    const n = dropped - told;
+    told = dropped;
+    emit('warn', `log: ${n} line(s) dropped: whatever reads the log did not keep up (the daemon went on; ${dropped} in all)`);
+  }, 1_000);
+  teller.unref();
   const json = pino(
     {
       level: 'debug',
@@ -82,6 +107,17 @@ export function daemonLog(opts: DaemonLogOptions): DaemonLog {
     },
     reopen() {
       if (opts.file && dest) dest.reopen();
+    },
+    dropped: () => dropped,
+    async close(ms = 2_000) {
+      clearInterval(teller);
+      if (!dest) return;
+      // A reader that never reads again must not hold the stop: at most `ms`.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        timer.unref();
+        dest.flush(() => (clearTimeout(timer), resolve()));
+      });
     },
   };
 }

@@ -102,6 +102,18 @@ export function serviceMetrics(
     buckets: DELAY_BUCKETS,
     registers: r,
   });
+  // Log lines dropped for a reader that did not keep up (daemon/log.ts), read when scraped.
+  let droppedSeen = 0;
+  new Counter({
+    name: 'svc_log_lines_dropped_total',
+    help: "Log lines dropped because whatever reads the daemon's log did not keep up (it never waits for it).",
+    registers: r,
+    collect() {
+      const n = service.deps.log.dropped?.() ?? 0;
+      if (n > droppedSeen) this.inc(n - droppedSeen);
+      droppedSeen = n;
+    },
+  });
   const webhookAttempts = new Counter({
     name: 'svc_webhook_attempts_total',
     help: 'Webhook attempts, by outcome (delivered, failed, gone).',

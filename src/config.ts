@@ -88,6 +88,8 @@ export interface Config {
   logLevel: LogLevel;
   /** File the daemon's log is appended to; undefined: standard error. */
   logFile: string | undefined;
+  /** Bytes of log lines held for a slow reader; past it lines are dropped and counted. */
+  logBuffer: number;
   /** MX connections open at once, in all, and from one address; message data it holds at once. */
   mxMaxConnections: number;
   mxMaxConnectionsPerAddress: number;
@@ -275,6 +277,7 @@ export function loadConfig(
     logFormat: str('logFormat') as Config['logFormat'],
     logLevel: str('logLevel') as LogLevel,
     logFile: str('logFile') ? resolve(cwd, str('logFile')!) : undefined,
+    logBuffer: num('logBuffer'),
     mxMaxConnections: num('mxMaxConnections'),
     mxMaxConnectionsPerAddress: num('mxMaxConnectionsPerAddress'),
     mxDataMemory: num('mxDataMemory'),

@@ -15,6 +15,8 @@ export interface Log {
   info(msg: string, fields?: Record<string, unknown>): void;
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
+  /** Lines dropped because their reader did not keep up (the daemon's log; for /metrics). */
+  dropped?(): number;
 }
 
 /** A field as text in a line: quoted when it holds spaces, quotes or `=`, line breaks flattened. */

@@ -693,6 +693,16 @@ const TABLE = [
     description: "file the daemon's log is appended to (made if missing); SIGHUP reopens it, for logrotate",
   },
   {
+    name: 'logBuffer',
+    flag: '--log-buffer <size>',
+    env: 'SVC_LOG_BUFFER',
+    default: '16mb',
+    scope: 'serve',
+    description:
+      "log lines held while whatever reads the log (a terminal, a pipe, journald) does not keep up; past it lines are dropped and counted, never waited for",
+    parse: (r) => parseSize('--log-buffer', r),
+  },
+  {
     name: 'relayDataMemory',
     flag: '--relay-data-memory <size>',
     env: 'SVC_RELAY_DATA_MEMORY',

@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { svc, json, serve, cliSender, postEmail, type ServeProcess } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { svc, json, serve, cliSender, postEmail, SVC, type ServeProcess } from '../helpers/cli.js';
+import { RawSmtp } from '../helpers/smtp-client.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until as poll } from '../helpers/until.js';
 
@@ -157,4 +159,54 @@ test('--log-format text: readable lines with timestamps; a bad --log-level is ex
   const bad = await svc(['serve', '--store', `file:${dir}`, '--log-level', 'loud']);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /invalid --log-level 'loud': use debug, info, warn, error/);
+});
+
+test('a stalled reader of the log never stalls the daemon: lines past --log-buffer are dropped, counted, and said when it reads again', async (t) => {
+  const dir = await tmpDir(t);
+  json(await svc(['--store', `file:${dir}`, 'workspaces', 'create', 'acme', '--json']));
+  const child = spawn(
+    process.execPath,
+    [
+      SVC,
+      'serve',
+      '--store',
+      `file:${dir}`,
+      '--api-port',
+      '0',
+      '--relay-port',
+      '0',
+      '--mx-port',
+      '0',
+      '--metrics-port',
+      '0',
+      '--log-buffer',
+      '64kb',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+  );
+  t.after(() => child.kill('SIGKILL'));
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  // Whatever reads the log stops reading: the pipe fills, then the daemon's buffer.
+  child.stderr.pause();
+  await until('the ready lines', () => /metrics listening/.test(out));
+  const url = (name: string) => new RegExp(`${name} listening on ((?:http|smtp)://\\S+)`).exec(out)![1]!;
+  // A flood of log lines: each refused recipient is one (about 200 bytes; 3,000 pass 64 KB of pipe and 64 KB of buffer).
+  const { client } = await RawSmtp.open(url('mx'));
+  await client.cmd('EHLO flood.test');
+  await client.cmd('MAIL FROM:<a@flood.test>');
+  const replies = Array.from({ length: 3000 }, () => client.reply());
+  client.write('RCPT TO:<nobody@nowhere.test>\r\n'.repeat(3000));
+  for (const r of await Promise.all(replies)) assert.match(r.join(), /^550 /);
+  client.destroy();
+  // Meanwhile the daemon answers, though nothing reads its log.
+  assert.equal((await fetch(`${url('api')}/healthz`)).status, 200);
+  const metrics = await (await fetch(`${url('metrics')}/metrics`)).text();
+  const dropped = Number(/^svc_log_lines_dropped_total (\d+)/m.exec(metrics)![1]);
+  assert.ok(dropped > 0, `lines dropped: ${dropped}`);
+  // The reader is back: the log says how many were lost.
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  child.stderr.resume();
+  await until('the dropped-lines note', () => /line\(s\) dropped: whatever reads the log did not keep up/.test(err));
 });
