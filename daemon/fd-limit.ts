@@ -4,6 +4,11 @@
 // the daemon stops answering (seen with 1,500 idle relay connections, with 169 idle MX
 // connections under a limit of 200, and with 1,000 slow API bodies under 1,024).
 import { readFileSync } from 'node:fs';
+import type { Config } from '../src/config.js';
+import type { Log } from '../src/log.js';
+
+/** The metrics listener's connections: a scraper or two. */
+const METRICS_CONNECTIONS = 16;
 
 /** The soft limit on open files (Linux /proc/self/limits), or null where it cannot be read. */
 export function openFileLimit(): number | null {
@@ -40,4 +45,23 @@ export function connectionCaps<K extends string>(ceiling: number | null, asked: 
     left -= out[k];
   });
   return out;
+}
+
+/**
+ * The listeners' connection caps on this process's limit: each as configured, or shared out (with
+ * a warning) where together they would take what the store and delivery need.
+ */
+export function listenerCaps(
+  config: Pick<Config, 'apiMaxConnections' | 'relayMaxConnections' | 'mxMaxConnections'>,
+  log: Log,
+  limit: number | null = openFileLimit(),
+): { api: number; relay: number; mx: number; metrics: number } {
+  const asked = { api: config.apiMaxConnections, relay: config.relayMaxConnections, mx: config.mxMaxConnections };
+  const caps = connectionCaps(connectionCeiling(limit), { ...asked, metrics: METRICS_CONNECTIONS });
+  for (const name of ['api', 'relay', 'mx'] as const)
+    if (caps[name] < asked[name])
+      log.warn(
+        `${name}: at most ${caps[name]} connections (not ${asked[name]}): the open-file limit is ${limit} and the store and delivery need a quarter of it; raise it with ulimit -n`,
+      );
+  return caps;
 }

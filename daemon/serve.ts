@@ -14,7 +14,7 @@ import { buildApi } from './http/app.js';
 import { startAdminSocket } from './admin-socket.js';
 import { DEFAULT_RELAY, startRelay } from './relay.js';
 import { DEFAULT_MX, startMx } from './mx.js';
-import { connectionCaps, connectionCeiling, openFileLimit } from './fd-limit.js';
+import { listenerCaps } from './fd-limit.js';
 import { compileProxies, guardHttp, httpLimits as limitsOf } from './http/guard.js';
 import { tlsIdentity } from '../src/relay/tls.js';
 import { changedKeys, LIVE, type ReloadResult } from './reload.js';
@@ -130,26 +130,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
       stops.base.push(() => admin.close());
     }
 
-    // One share of the open-file limit for every listener: the API's, the relay's, the MX's and the
-    // metrics listener's connections together can never take what the store and delivery need.
-    const fileLimit = openFileLimit();
-    const METRICS_CONNECTIONS = 16;
-    const caps = connectionCaps(connectionCeiling(fileLimit), {
-      api: config.apiMaxConnections,
-      relay: config.relayMaxConnections,
-      mx: config.mxMaxConnections,
-      metrics: METRICS_CONNECTIONS,
-    });
-    for (const [name, asked, got] of [
-      ['api', config.apiMaxConnections, caps.api],
-      ['relay', config.relayMaxConnections, caps.relay],
-      ['mx', config.mxMaxConnections, caps.mx],
-    ] as const) {
-      if (got < asked)
-        log.warn(
-          `${name}: at most ${got} connections (not ${asked}): the open-file limit is ${fileLimit} and the store and delivery need a quarter of it; raise it with ulimit -n`,
-        );
-    }
+    // One share of the open-file limit for every listener (fd-limit.ts); the HTTP ones' bounds.
+    const caps = listenerCaps(config, log);
     const httpLimits = (maxConnections: number, perAddress: number) =>
       limitsOf({
         maxConnections,

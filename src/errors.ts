@@ -58,7 +58,12 @@ export const errorKinds = {
   /** RFC 5321 §4.1.1.11: a MAIL or RCPT parameter of an extension the listener does not advertise. */
   unsupported_parameter: { message: 'parameter not supported', http: 400, smtp: '555 5.5.4', smtpWithMessage: true, exit: 2 },
   bad_sequence: { message: 'commands out of order', http: 400, smtp: '503 5.5.1 Bad sequence of commands', exit: 2 },
-  request_timeout: { message: 'request timeout: the request did not arrive in time, or its body came too slowly', http: 408, smtp: null, exit: 1 },
+  request_timeout: {
+    message: 'request timeout: the request did not arrive in time, or its body came too slowly',
+    http: 408,
+    smtp: null,
+    exit: 1,
+  },
   too_many_connections: { message: 'too many connections', http: 503, smtp: '421 4.7.0 Too many connections, try again later', exit: 1 },
   too_many_connections_from_address: {
     message: 'too many connections from this address',

@@ -567,7 +567,7 @@ const TABLE = [
     default: '1000',
     scope: 'serve',
     description:
-      'API connections open at once (keep-alive and live streams included); more get `503` at connect (with the relay\'s and the MX\'s, lowered to leave a quarter of the open-file limit to the rest of the daemon)',
+      "API connections open at once (keep-alive and live streams included); more get `503` at connect (with the relay's and the MX's, lowered to leave a quarter of the open-file limit to the rest of the daemon)",
     parse: count('--api-max-connections', 1, 1_000_000),
   },
   {
@@ -585,8 +585,7 @@ const TABLE = [
     env: 'SVC_API_REQUEST_TIMEOUT',
     default: '60',
     scope: 'serve',
-    description:
-      'a whole API request (headers within 10 s, a body at least 1 KB/s after its first 5 s) must be in within this; else `408`',
+    description: 'a whole API request (headers within 10 s, a body at least 1 KB/s after its first 5 s) must be in within this; else `408`',
     parse: count('--api-request-timeout', 1, 3600),
   },
   {
@@ -699,7 +698,7 @@ const TABLE = [
     default: '16mb',
     scope: 'serve',
     description:
-      "log lines held while whatever reads the log (a terminal, a pipe, journald) does not keep up; past it lines are dropped and counted, never waited for",
+      'log lines held while whatever reads the log (a terminal, a pipe, journald) does not keep up; past it lines are dropped and counted, never waited for',
     parse: (r) => parseSize('--log-buffer', r),
   },
   {

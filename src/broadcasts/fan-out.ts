@@ -27,9 +27,7 @@ export function fanOutService(deps: DepsOf<'campaigns' | 'subscribers' | 'worksp
     const now = clock.now().toISOString();
     if (c.status === 'queued') await store.campaigns.setStatus(ws.id, c.id, 'sending', ['queued'], now);
     const page = await store.subscribers.activeAfter(ws.id, c.list_id, c.cursor, FAN_OUT_BATCH);
-    const subscribers = new Map<string, CopySubscriber>(
-      page.data.map((s) => [s.email, copySubscriber(s)]),
-    );
+    const subscribers = new Map<string, CopySubscriber>(page.data.map((s) => [s.email, copySubscriber(s)]));
     await send(
       ws,
       {

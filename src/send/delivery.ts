@@ -57,7 +57,10 @@ export const CANCELLED = 'svc: not sent: the campaign was cancelled';
 /** Why a list copy is not sent at hand-off: its subscriber left the list (or the list went) since it was made. */
 export const LEFT_LIST = 'svc: not sent: the subscriber unsubscribed, or was removed, before this copy was handed off';
 
-export function deliveryService(deps: DepsOf<'messages' | 'domains' | 'queue' | 'campaigns' | 'subscribers' | 'suppressions'>, d: DeliveryDeps) {
+export function deliveryService(
+  deps: DepsOf<'messages' | 'domains' | 'queue' | 'campaigns' | 'subscribers' | 'suppressions'>,
+  d: DeliveryDeps,
+) {
   const { store, clock, random, log, config } = deps;
 
   /** What each recipient's copy met: the last host tried, TLS, time, and the signature it carried. */

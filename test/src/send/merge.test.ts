@@ -124,7 +124,14 @@ test('merge: a text made from HTML keeps the variables as written through every 
     '<p><a href="https://shop.test/?for={{email}}">{{first_name|Your}} offer</a> and <a href="{{unsubscribe_url}}">{{unsubscribe_url}}</a></p>' +
     `<p>${'w'.repeat(70)} {{first_name|caf&eacute; &amp; co}}</p>`;
   const text = textFromHtml(html);
-  for (const v of ['{{first_name|friend}}', '{{ name | Dear reader }}', '{{name}}', '{{email}}', '{{first_name|Your}}', '{{unsubscribe_url}}'])
+  for (const v of [
+    '{{first_name|friend}}',
+    '{{ name | Dear reader }}',
+    '{{name}}',
+    '{{email}}',
+    '{{first_name|Your}}',
+    '{{unsubscribe_url}}',
+  ])
     assert.ok(text.includes(v), `${v} kept as written in ${JSON.stringify(text)}`);
   assert.ok(text.includes('{{first_name|café & co}}'), 'a fallback read as HTML reads it');
   assert.match(text, /^HELLO \{\{first_name\|friend\}\}!/, 'the heading is upper-cased, its variable is not');
