@@ -59,14 +59,11 @@ export interface Io {
   start?: Start;
 }
 
-/**
- * bin/svc runs the commands from dist/cli.cjs with V8's code cache for it (bin/bundle.mjs), or from
- * dist's modules (`svc serve`, SVC_BUNDLE=0, a build without the bundle).
- */
+/** How bin/svc started the commands: dist's modules, with Node's compile cache where Node has one (22+). */
 export interface Start {
-  entry: 'bundle' | 'modules';
-  /** Whether V8 took the bundle's code cache: refused after a Node upgrade until the next build. */
-  code_cache: 'accepted' | 'refused' | 'missing' | null;
+  entry: 'modules';
+  /** The compile cache's folder, or null (Node 20, or the cache could not be used). */
+  compile_cache: string | null;
 }
 
 export class Output {

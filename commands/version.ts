@@ -1,8 +1,8 @@
 // svc version: what this binary is, for bug reports and upgrades: its version, the commit it was
 // built from, Node's version, the Postgres schema version it needs (svc migrate brings a
 // database to it; a newer one is refused), how it locks a file store (flock(2) from native/, or
-// flock(1) where native/ was not built at install, with why), and how this process started (from
-// dist/cli.cjs with or without its code cache, or from dist's modules: bin/bundle.mjs).
+// flock(1) where native/ was not built at install, with why), and whether Node keeps the compiled
+// modules between runs (its compile cache, Node 22 and later: bin/svc).
 import { buildInfo } from '../src/build-info.js';
 import type { CommandSpec } from './spec.js';
 
@@ -28,9 +28,7 @@ export default {
       const start = out.start;
       if (start)
         ctx.out.line(
-          start.entry === 'bundle'
-            ? `started from dist/cli.cjs, code cache ${start.code_cache}${start.code_cache === 'accepted' ? '' : ' (npm run build makes it for this Node)'}`
-            : 'started from dist/ modules',
+          start.compile_cache ? `compiled modules kept in ${start.compile_cache}` : 'no compile cache (Node 22 and later keep one)',
         );
     });
   },

@@ -110,6 +110,11 @@ export async function startRelay(
     port: opts.port,
     limits: opts,
     log,
+    // An authenticated submission port: every client logs in with a key, so the pause that catches
+    // spammers talking before the greeting (kept on the MX) only costs each connection 100 ms, and
+    // the client's reverse name is never used (relay mail is composed anew, with no Received line
+    // of the client's).
+    greetAtOnce: true,
     onConnection: (c) =>
       states.set(c.id, {
         principal: null,
@@ -128,11 +133,6 @@ export async function startRelay(
       authMethods: ['PLAIN', 'LOGIN'],
       // The spec accepts AUTH before STARTTLS for now.
       allowInsecureAuth: true,
-      // An authenticated submission port: every client logs in with a key, so the pause that catches
-      // spammers talking before the greeting (kept on the MX) only costs each connection 100 ms, and
-      // the client's reverse name is never used (relay mail is composed anew, with no Received line
-      // of the client's).
-      greetingDelay: 0,
       authOptional: false,
       disabledCommands: [],
       onConnect(session, callback) {

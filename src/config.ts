@@ -205,8 +205,7 @@ export function loadSettings(
 
 /** SVC_* variables that are no setting (a misspelt one would be ignored in silence); tests' own aside. */
 export function unknownEnv(env: NodeJS.ProcessEnv): string[] {
-  // SVC_BUNDLE is bin/svc's, read before any setting: which build of the commands runs.
-  const known = new Set([...SETTINGS.flatMap((s) => (s.env ? [s.env] : [])), 'SVC_BUNDLE']);
+  const known = new Set(SETTINGS.flatMap((s) => (s.env ? [s.env] : [])));
   return Object.keys(env)
     .filter((k) => k.startsWith('SVC_') && !known.has(k) && !k.startsWith('SVC_TEST_') && !k.startsWith('SVC_BENCH_'))
     .sort();

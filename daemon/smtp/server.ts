@@ -5,6 +5,7 @@
 // from the error registry in one place (src/errors.ts), and message data held in memory is
 // budgeted over all sessions. The listener configures only its decisions: AUTH, MAIL, RCPT, DATA.
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import type { Socket } from 'node:net';
 import { smtpReplyOf, SvcError, type ErrorKindName } from '../../src/errors.js';
 import type { Log } from '../../src/log.js';
@@ -61,12 +62,30 @@ export class DataBudget {
   }
 }
 
+/**
+ * A connection that greets at once. smtp-server waits a hard-coded 100 ms before every greeting
+ * (its early-talker check), which caps a client that opens a connection per message at about ten
+ * messages a second; on an authenticated submission port (the relay) early talkers are no threat.
+ * Its init() without the pause: what smtp-server's does (set the socket's handlers, then greet)
+ * but the timer. It leans on a private method, `_setListeners`: test/daemon/smtp-server.test.ts
+ * fails when an upgrade of smtp-server changes it. No upstream option exists (smtp-server 3.21).
+ */
+class EagerConnection extends SMTPConnection {
+  override init(): void {
+    this._setListeners(() => this.connectionReady());
+  }
+}
+
 /** An smtp-server whose replies go through our table and whose connections we can close. */
 class Server extends SMTPServer {
   onConnection: (c: SmtpConnection) => void = () => {};
   /** The reply that turns a new socket away, or null to take it (before any greeting). */
   admit: (socket: Socket) => string | null = () => null;
-  override connect(socket: Socket, socketOptions: unknown): void {
+  /** Greets without smtp-server's early-talker pause (EagerConnection). */
+  greetAtOnce = false;
+  // smtp-server's own connect(), with our admission first, our connection class, and the
+  // connection handed to us (smtp-server has no hook that hands it over).
+  override connect(socket: Socket, socketOptions?: ConstructorParameters<typeof SMTPConnection>[2]): void {
     const refused = this.admit(socket);
     if (refused) {
       // No greeting delay and no session: one line and the socket is closed.
@@ -75,11 +94,17 @@ class Server extends SMTPServer {
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
-    // smtp-server has no hook that hands over its connection object: it is found in its set.
-    const connections = (this as unknown as { connections: Set<SmtpConnection> }).connections;
-    const before = new Set(connections);
-    (SMTPServer.prototype as unknown as { connect(s: Socket, o: unknown): void }).connect.call(this, socket, socketOptions);
-    for (const c of connections) if (!before.has(c)) this.onConnection(c);
+    const self = this as unknown as {
+      connections: Set<unknown>;
+      _onError(e: Error): void;
+      _onClientConnect(data: unknown): void;
+    };
+    const connection = new (this.greetAtOnce ? EagerConnection : SMTPConnection)(this, socket, socketOptions);
+    self.connections.add(connection);
+    connection.on('error', (e: Error) => self._onError(e));
+    connection.on('connect', (data: unknown) => self._onClientConnect(data));
+    connection.init();
+    this.onConnection(connection as unknown as SmtpConnection);
   }
 }
 
@@ -171,6 +196,8 @@ export async function listenSmtp(opts: {
   server: SMTPServerOptions;
   /** Told of every connection taken, after the base has set it up. */
   onConnection?: (c: SmtpConnection) => void;
+  /** Greets without smtp-server's 100 ms early-talker pause (an authenticated port). */
+  greetAtOnce?: boolean;
 }): Promise<SmtpListener> {
   const { limits, log } = opts;
   const connections = new Map<string, SmtpConnection>();
@@ -212,6 +239,7 @@ export async function listenSmtp(opts: {
       return opts.server.onRcptTo ? opts.server.onRcptTo(address, session, callback) : callback();
     },
   });
+  server.greetAtOnce = opts.greetAtOnce ?? false;
   /**
    * A session's place in the connection counts is given back as soon as it is over for the client:
    * when we answer QUIT with 221, when the client closes its side, or when the socket closes,

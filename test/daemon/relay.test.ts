@@ -77,7 +77,8 @@ test('reply codes: greeting, EHLO, AUTH, MAIL, RCPT, DATA, RSET, NOOP, QUIT', as
 test('the relay greets at once: a client that sends EHLO with its connect is answered, not refused as an early talker (the MX refuses it)', async (t) => {
   const { url } = await relay(t);
   // smtp-server pauses 100 ms before its greeting and refuses a command sent in that pause with 421;
-  // the relay has no pause (greetingDelay 0, patches/), so the command is read after the greeting.
+  // the relay has no pause (its connections greet at once: daemon/smtp/server.ts), so the command
+  // is read after the greeting.
   const got = await new Promise<string>((resolve, reject) => {
     let text = '';
     const sock = connect(Number(new URL(url).port), '127.0.0.1', () => sock.write('EHLO early.test\r\nQUIT\r\n'));
