@@ -60,7 +60,7 @@ export async function startMx(
     return err;
   };
   /**
-   * The mail log's MX lines (README "The log"): every refusal with its stage and reply, and every
+   * The mail log's MX lines (docs/operating.md "The log"): every refusal with its stage and reply, and every
    * message taken, with the client, its HELO and the envelope. Info: this is what happened to mail.
    */
   type Session = Parameters<NonNullable<Parameters<typeof listenSmtp>[0]['server']['onMailFrom']>>[1];

@@ -1,5 +1,5 @@
 // npm's postinstall: patches/ applied by patch-package, a development dependency. One patch is
-// left (README "Dependencies we patch"): a speed-up of html-to-text's element matcher, worth 40 %
+// left (docs/development.md "Dependencies we patch"): a speed-up of html-to-text's element matcher, worth 40 %
 // of a text made from HTML. An install without development dependencies (`npm ci --omit=dev`) has
 // no patch-package: svc then runs on the package as published, slower there and otherwise the same,
 // and this says so in one line. A patch that no longer applies fails the install.

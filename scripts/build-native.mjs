@@ -1,4 +1,4 @@
-// The install script: builds native/ (flock(2) for the file store's lock, README "Stores") with the
+// The install script: builds native/ (flock(2) for the file store's lock, docs/stores.md "Stores") with the
 // node-gyp that npm brings. It is optional: where no C compiler is installed, or with
 // --ignore-scripts, svc takes the same lock through flock(1) in a child process, which costs a few
 // milliseconds more at every command's start. So a failed build warns and the install goes on.

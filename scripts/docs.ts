@@ -1,12 +1,16 @@
-// `npm run docs`: writes the parts of README.md and man/svc.1 that come from the settings table
-// (src/settings.ts): the README's configuration table and the man page's ENVIRONMENT list; and
-// docs/openapi.json, the REST API's OpenAPI document as the daemon serves it (daemon/http/openapi.ts).
+// `npm run docs`: writes what comes from the code: the settings table of docs/configuration.md
+// (src/settings.ts), the whole man page (man-page.ts: the commands, the settings, the error
+// registry), and docs/openapi.json, the REST API's OpenAPI document as the daemon serves it
+// (daemon/http/openapi.ts).
 // Tests (test/docs.test.ts, test/daemon/openapi.test.ts) fail when these differ from their source,
 // so an edit there is followed by this.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { manEnvironment, markdownTable } from '../src/settings.js';
+import { markdownTable } from '../src/settings.js';
+import { makeManifest } from '../commands/manifest.js';
+import { buildInfo } from '../src/build-info.js';
+import { manPage } from './man-page.js';
 import { loadConfig, type StoreLocation } from '../src/config.js';
 import { openStore } from '../src/store/open.js';
 import { createService } from '../src/service.js';
@@ -43,7 +47,7 @@ export async function openApiDocument(): Promise<unknown> {
 /** The document as committed: two-space JSON and a final newline. */
 export const openApiText = (doc: unknown) => `${JSON.stringify(doc, null, 2)}\n`;
 
-export const README_BLOCK = ['<!-- settings: generated from src/settings.ts by npm run docs -->', '<!-- settings end -->'] as const;
+export const SETTINGS_BLOCK = ['<!-- settings: generated from src/settings.ts by npm run docs -->', '<!-- settings end -->'] as const;
 export const MAN_BLOCK = ['.\\" environment: generated from src/settings.ts by npm run docs', '.\\" environment end'] as const;
 
 export function replaceBlock(text: string, [begin, end]: readonly [string, string], body: string): string {
@@ -55,10 +59,9 @@ export function replaceBlock(text: string, [begin, end]: readonly [string, strin
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const root = new URL('..', import.meta.url);
-  const readme = new URL('README.md', root);
-  const man = new URL('man/svc.1', root);
-  writeFileSync(readme, replaceBlock(readFileSync(readme, 'utf8'), README_BLOCK, markdownTable()));
-  writeFileSync(man, replaceBlock(readFileSync(man, 'utf8'), MAN_BLOCK, manEnvironment()));
+  const configuration = new URL('docs/configuration.md', root);
+  writeFileSync(configuration, replaceBlock(readFileSync(configuration, 'utf8'), SETTINGS_BLOCK, markdownTable()));
+  writeFileSync(new URL('man/svc.1', root), manPage(await makeManifest(), buildInfo().version));
   mkdirSync(new URL('docs/', root), { recursive: true });
   writeFileSync(new URL('docs/openapi.json', root), openApiText(await openApiDocument()));
 }

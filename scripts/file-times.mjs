@@ -9,7 +9,10 @@ export default async function* fileTimes(source) {
     }
   }
   const root = process.cwd() + '/';
-  const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, 10);
-  yield `slowest test files (seconds, the sum of their tests):\n`;
+  // SVC_TEST_TIMES=all lists every file (how the suite's time is spread), else the ten slowest.
+  const all = process.env.SVC_TEST_TIMES === 'all';
+  const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, all ? perFile.size : 10);
+  const total = [...perFile.values()].reduce((a, b) => a + b, 0);
+  yield `slowest test files (seconds, the sum of their tests; ${Math.round(total / 1000)} s in all):\n`;
   for (const [file, ms] of slowest) yield `  ${(ms / 1000).toFixed(1).padStart(6)}  ${file.replace(root, '')}\n`;
 }

@@ -1,4 +1,4 @@
-// The mail log (README "The log"): one structured line per event of mail and its neighbours (a
+// The mail log (docs/operating.md "The log"): one structured line per event of mail and its neighbours (a
 // delivery attempt, an MX verdict, a relay session, a webhook attempt, a refused login), as the
 // event's name and its fields, so lines can be grepped (text) or parsed (JSON). What happens to
 // mail is `info` and is never held back; our own faults are `warn`/`error`, and the daemon's log

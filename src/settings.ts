@@ -1,6 +1,6 @@
 // Every setting once: its flag, its environment variable, its default, how its value is read, what
 // it means, and whether every command takes it or only `svc serve`. The commander options, the
-// Config that loadConfig builds (config.ts), `svc config show`, the README's configuration table
+// Config that loadConfig builds (config.ts), `svc config show`, docs/configuration.md's table
 // and the man page's option lists all come from this table (a test holds the docs to it).
 // Long because it is the table: one entry per setting, and the readers they share.
 import { isIP } from 'node:net';
@@ -820,7 +820,7 @@ export function shown(r: Resolved): string | null {
   return r.raw;
 }
 
-/** The README's configuration table (every setting, in table order). */
+/** docs/configuration.md's table of settings (every setting, in table order). */
 export function markdownTable(): string {
   const rows = SETTINGS.map(
     (s) =>

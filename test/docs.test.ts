@@ -1,23 +1,35 @@
-// The documentation keeps up with the code: every command has its man page section, and every
-// REST error text of the registry that a client can meet is in the README.
+// The documentation keeps up with the code: the man page is what scripts/man-page.ts makes from the
+// commands, the settings and the error registry; docs/configuration.md's table is the settings
+// table; the README stays a short front page whose links lead to docs/ pages that exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadCommands } from '../commands/registry.js';
 import { buildProgram, nounOf } from '../commands/main.js';
 import { makeManifest, manifest } from '../commands/manifest.js';
 import { errorKinds } from '../src/errors.js';
 import { defaultShown, flagName, manEnvironment, markdownTable, SETTINGS } from '../src/settings.js';
-import { MAN_BLOCK, README_BLOCK } from '../scripts/docs.js';
+import { MAN_BLOCK, SETTINGS_BLOCK } from '../scripts/docs.js';
+import { manPage } from '../scripts/man-page.js';
+import { buildInfo } from '../src/build-info.js';
 
 const man = readFileSync(new URL('../man/svc.1', import.meta.url), 'utf8');
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const doc = (name: string) => readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8');
+const docs = readdirSync(new URL('../docs/', import.meta.url))
+  .filter((f) => f.endsWith('.md'))
+  .map(doc)
+  .join('\n');
 const commands = await loadCommands();
 
-test('every command has a section in man/svc.1', () => {
+test('man/svc.1 is made from the commands, the settings and the error registry (npm run docs)', async () => {
+  assert.equal(man, manPage(await makeManifest(), buildInfo().version), 'run npm run docs');
+});
+
+test('every command has its entry in man/svc.1', () => {
   for (const c of commands) {
     const name = ['svc', c.noun, c.verb].filter(Boolean).join(' ').replace(/-/g, '\\-');
-    assert.ok(man.includes(`.SS "${name}`), `man page lacks ${name}`);
+    assert.ok(man.includes(`.B ${name}`), `man page lacks ${name}`);
   }
 });
 
@@ -30,11 +42,11 @@ test('every option of every command is in the man page', () => {
   }
 });
 
-test('every global option is in the man page and the README', async () => {
+test('every global option is in the man page and the docs', async () => {
   const io = { stdout: { write() {} }, stderr: { write() {} }, env: {}, cwd: '/' };
   for (const o of buildProgram(io, await makeManifest(), async () => {}).options) {
     assert.ok(man.includes(o.long!.replace(/-/g, '\\-')), `man page lacks ${o.long}`);
-    if (o.long !== '--help') assert.ok(readme.includes(o.long!), `README lacks ${o.long}`);
+    if (o.long !== '--help') assert.ok(docs.includes(o.long!), `docs/ lack ${o.long}`);
   }
 });
 
@@ -46,17 +58,29 @@ test("every error kind of the registry is in the man page's ERRORS section, with
   }
 });
 
-test('the README lists the REST errors of the spec that exist so far', () => {
+test('the docs list the REST errors of the spec that exist so far', () => {
   for (const k of ['missing_bearer', 'invalid_key_format', 'invalid_key', 'body_too_large'] as const) {
-    assert.ok(readme.includes(errorKinds[k].message), errorKinds[k].message);
+    assert.ok(docs.includes(errorKinds[k].message), errorKinds[k].message);
   }
-  assert.match(readme, /^```sh\nnpm ci && npm start.*\nnpm ci && npm test/m);
 });
 
-test('the README configuration table and the man page ENVIRONMENT list are the settings table (npm run docs)', () => {
+test('the README: the two commands first, at most 300 lines, every docs/ link to a page that exists, no issue numbers', () => {
+  assert.match(readme, /^```sh\nnpm ci && npm start.*\nnpm ci && npm test/m);
+  assert.ok(readme.split('\n').length <= 300, `README.md has ${readme.split('\n').length} lines`);
+  const links = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]!);
+  assert.ok(links.length >= 10, 'the README links the docs');
+  for (const l of links) assert.doesNotThrow(() => readFileSync(new URL(`../${l}`, import.meta.url)), l);
+  for (const [name, text] of [
+    ['README.md', readme],
+    ['docs/', docs],
+  ] as const)
+    assert.doesNotMatch(text, /\bissue \d+/i, `${name} cites an issue number`);
+});
+
+test('docs/configuration.md holds the settings table and the man page the ENVIRONMENT list (npm run docs)', () => {
   const block = (text: string, [begin, end]: readonly [string, string]) =>
     text.slice(text.indexOf(begin) + begin.length + 1, text.indexOf(end) - 1);
-  assert.equal(block(readme, README_BLOCK), markdownTable());
+  assert.equal(block(doc('configuration.md'), SETTINGS_BLOCK), markdownTable());
   assert.equal(block(man, MAN_BLOCK), manEnvironment());
 });
 

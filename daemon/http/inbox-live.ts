@@ -13,7 +13,7 @@ const SETTLE_MS = 250;
 const KEEPALIVE_MS = 25_000;
 /** Streams one session may hold (a few tabs); more are refused with 429, so one person cannot hold the daemon's sockets. */
 export const STREAMS_PER_SESSION = 16;
-/** Streams in all (about 6 KB each: README); more are refused with 503. */
+/** Streams in all (about 6 KB each: bench/RESULTS.md); more are refused with 503. */
 export const STREAMS_MAX = 20_000;
 
 export function inboxLive(app: FastifyInstance, service: Service) {

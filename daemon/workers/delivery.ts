@@ -66,7 +66,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
   const now = () => clock.now().toISOString();
   // Bulk jobs (broadcasts, sequences) take at most a quarter of the slots: the rest stay free for
   // transactional mail, so a password reset never waits behind every slot's broadcast job (and the
-  // compose threads and SMTP connections they keep busy). README "Broadcasts and sequences".
+  // compose threads and SMTP connections they keep busy). docs/lists-and-campaigns.md "Broadcasts and sequences".
   const bulkSlots = Math.max(1, Math.ceil(config.deliveryConcurrency / 4));
   const bulkInFlight = new Set<string>();
 

@@ -1,5 +1,5 @@
 // The team inbox as the API and the commands show it (additions to spec.md, documented in the
-// README): items of both folders, threads, one item with its bodies (HTML as received, a string
+// docs/inbox.md): items of both folders, threads, one item with its bodies (HTML as received, a string
 // nobody renders), and a reply from the inbox, which goes through the one pipeline and counts
 // against the inbox sends per day.
 import { SvcError } from '../errors.js';

@@ -1,5 +1,5 @@
 // Campaigns: what a broadcast to a list becomes (spec.md "Campaign"; the spec shows only `queued`,
-// the rest is ours, README "Broadcasts"). The copies themselves are message records (source
+// the rest is ours, docs/lists-and-campaigns.md "Broadcasts"). The copies themselves are message records (source
 // broadcast, campaign_id set); the campaign holds the content they are composed from and how far
 // its fan-out over the list has come.
 

@@ -16,7 +16,7 @@ const texts = new TextCache();
  * Composing yields to the daemon's event loop: this thread runs at a lower priority (nice
  * COMPOSE_NICE), so on a busy machine the work that answers clients and hands mail off (the API,
  * the relay, SMTP sessions, the store) goes first, and a password reset is not slowed by a
- * broadcast's copies being composed on every core (README "Broadcasts and sequences"). Linux sets
+ * broadcast's copies being composed on every core (docs/lists-and-campaigns.md "Broadcasts and sequences"). Linux sets
  * a nice value per thread, by its id (/proc/thread-self); elsewhere, or if refused, it stays as is.
  */
 const COMPOSE_NICE = 10;

@@ -296,7 +296,7 @@ export function deliveryService(
           0,
         ),
       ];
-      // The mail log: one line per recipient of each attempt (README "The log"), as Postfix's
+      // The mail log: one line per recipient of each attempt (docs/operating.md "The log"), as Postfix's
       // `status=` lines. A remote refusal or deferral is info; only our own next hop failing is a fault.
       const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
       const status = new Map(outcome.updates.map((u) => [u.id, u.status]));

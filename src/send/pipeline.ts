@@ -77,7 +77,7 @@ export const JOB_RECIPIENTS = 100;
 /**
  * List mail's jobs are smaller: each copy is a transaction of its own, so a job of 100 would hold a
  * delivery slot for 100 transactions, and a password reset queued behind a broadcast would wait for
- * every slot's job to end (measured: 3,150 copies went first with jobs of 100; README).
+ * every slot's job to end (measured: 3,150 copies went first with jobs of 100; bench/RESULTS.md).
  */
 export const LIST_JOB_RECIPIENTS = 20;
 
@@ -262,7 +262,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
       }
       if (jobs.length) deps.bus?.publish('queued');
       if (events.length) deps.bus?.publish('outboxed');
-      // The mail log's line per recipient left out for the suppression list (README "The log"), as
+      // The mail log's line per recipient left out for the suppression list (docs/operating.md "The log"), as
       // every other recipient gets a `delivery` line; the rest is counted, not logged.
       for (const m of messages)
         if (m.status === 'bounced') {

@@ -154,7 +154,7 @@ export class SmtpPool {
   /**
    * Bulk senders (broadcast and sequence copies) hold at most all connections but one: the last is
    * kept for urgent ones, so a password reset never waits for a broadcast's transaction to end
-   * (README "Broadcasts and sequences"). With one connection allowed, bulk may take it.
+   * (docs/lists-and-campaigns.md "Broadcasts and sequences"). With one connection allowed, bulk may take it.
    */
   get #bulkLimit(): number {
     return Math.max(1, this.opts.maxConnections - 1);

@@ -1,4 +1,4 @@
-// What a customer runs to check one of our webhooks (README "Verifying webhooks" shows this code):
+// What a customer runs to check one of our webhooks (docs/webhooks.md "Verifying webhooks" shows this code):
 // hash the raw bytes, compare in constant time, reject old timestamps (spec.md "Events").
 // Self-contained on purpose, so it can be copied as it is.
 import { createHmac, timingSafeEqual } from 'node:crypto';

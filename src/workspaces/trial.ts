@@ -8,7 +8,7 @@ import type { Workspace } from '../model/workspace.js';
 export const TRIAL_DAYS = 7;
 /** Days a read-only trial is kept before its data is deleted. */
 export const TRIAL_GRACE_DAYS = 30;
-/** The three warnings, in days before the deletion (README "The trial's end"). */
+/** The three warnings, in days before the deletion (docs/limits.md "The trial's end"). */
 export const TRIAL_WARNING_DAYS = [14, 7, 1] as const;
 
 const DAY_MS = 86_400_000;

@@ -1,4 +1,4 @@
-// The upgrade procedure of README "Upgrades", once, on Postgres: two daemons behind one database
+// The upgrade procedure of docs/operating.md "Upgrades", once, on Postgres: two daemons behind one database
 // take mail without a pause while `svc migrate` runs beside them and each is restarted in turn
 // (SIGTERM drains it; the other takes the traffic). Every accepted message is delivered, once.
 import { test } from 'node:test';

@@ -25,9 +25,9 @@ test('a message that cannot be composed bounces at once with the reason, and the
   await client.cmd('RCPT TO:<bob@rcpt.test>');
   await client.cmd('DATA');
   const body = nested(450_000).replace(/(.{900})/g, '$1\r\n');
-  assert.equal(
+  assert.match(
     await client.cmd(`Subject: poison 2\r\nTo: bob@rcpt.test\r\nContent-Type: text/html\r\n\r\n${body}\r\n.`),
-    '250 2.0.0 OK: queued',
+    /^250 2\.0\.0 OK: queued as /,
   );
   const listed = (await s.get('/api/v2/messages?recipient=bob')).body.data[0];
   // Read (5 MB), then composed, in a thread of its own after the 250: given longer on a busy machine.

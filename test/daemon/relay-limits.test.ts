@@ -130,13 +130,13 @@ test('data memory cap: a DATA that would pass it gets 451 4.3.1 and nothing is q
   assert.ok(relayStats(s).dataHeld >= 2_000_000, `held ${relayStats(s).dataHeld}`);
   // ... so B's 2 MB would pass 3 MB: refused for now.
   assert.equal(await b.cmd(body('big-b') + '\r\n.'), '451 4.3.1 Insufficient system resources: too much mail in progress, try again later');
-  assert.equal(await a.cmd('\r\n.'), '250 2.0.0 OK: queued');
+  assert.match(await a.cmd('\r\n.'), /^250 2\.0\.0 OK: queued as /);
   assert.equal(relayStats(s).dataHeld, 0, 'all given back');
   // B again, now that A is done: accepted.
   await b.cmd('MAIL FROM:<hello@acme.test>');
   await b.cmd('RCPT TO:<jane@rcpt.test>');
   await b.cmd('DATA');
-  assert.equal(await b.cmd(body('big-b2') + '\r\n.'), '250 2.0.0 OK: queued');
+  assert.match(await b.cmd(body('big-b2') + '\r\n.'), /^250 2\.0\.0 OK: queued as /);
   const subjects = (await s.get('/api/v2/messages')).body.data.map((m: { subject: string }) => m.subject).sort();
   assert.deepEqual(subjects, ['big-a', 'big-b2']);
   // A connection that breaks in the middle of DATA gives its memory back too.

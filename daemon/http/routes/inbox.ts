@@ -1,4 +1,4 @@
-// The team inbox over REST (additions to spec.md, README "Team inbox API"): threads, items of the
+// The team inbox over REST (additions to spec.md, docs/inbox.md "Team inbox API"): threads, items of the
 // two folders, one item, a reply from the inbox, and deleting a received item. Reading takes read
 // or send (a 403 names read); a reply or a delete takes send; a reply counts against the inbox
 // sends per day (429 kind inbox_sends).

@@ -4,7 +4,7 @@
 // (columns.ts): its workspace, kind, where its line starts, when it was created, its place in its
 // workspace's folder and in its thread, and 32-bit hashes of its id and Message-ID. No string of an
 // item is held: the caller reads what it shows from the item's journal line, and confirms on disk an
-// item found by a hash. About 86 bytes an item (README), so memory follows the items kept, not the
+// item found by a hash. About 86 bytes an item (bench/RESULTS.md), so memory follows the items kept, not the
 // strings that came with them.
 //
 // Threads: the first item stored with a thread id is the thread's anchor, whose columns also hold the

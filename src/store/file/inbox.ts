@@ -65,7 +65,7 @@ const lineBytes = (size: number): number => Math.ceil((size * 7) / 3) + 700;
 
 /**
  * A search reads the lines of at most this many items, newest threads first: memory holds no
- * strings to search (README "Team inbox").
+ * strings to search (docs/inbox.md "Team inbox").
  */
 export const SEARCH_SCAN = 20_000;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,7 +1,7 @@
 // File store: one string in memory for a value many records hold. Read back from the journal, each
 // record would hold its own copy of its workspace id, content id, sender, subject, campaign id and
 // time, and each hand-off attempt its own reply, host and signature: for a 100,000-copy broadcast
-// that is some 40 MB of duplicates (measured in a heap snapshot; README "Broadcasts and sequences").
+// that is some 40 MB of duplicates (measured in a heap snapshot; docs/lists-and-campaigns.md "Broadcasts and sequences").
 import type { Message } from '../../model/message.js';
 import type { DeliveryAttempt } from '../../model/attempt.js';
 

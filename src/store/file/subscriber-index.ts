@@ -5,7 +5,7 @@
 // subscriber is held: the store reads the record from its line and confirms there what a hash found.
 // A list keeps its subscribers' numbers by ordinal (the order they were added, which its journal
 // lines name, so a start needs no look-up), and counts by status. About 120 bytes a subscriber
-// (README); removed ones stay as numbers, skipped.
+// (bench/RESULTS.md); removed ones stay as numbers, skipped.
 import { SUBSCRIBER_STATUSES, type SubscriberStatus } from '../../model/list.js';
 import { HashSlots, f64, fnv, headTest, hexHead, u32, u8 } from './columns.js';
 

@@ -1,4 +1,4 @@
-// Backups taken while the daemon runs (`svc backup`, README "Backups"): the file store writes a
+// Backups taken while the daemon runs (`svc backup`, docs/operating.md "Backups"): the file store writes a
 // consistent snapshot of itself; Postgres is backed up with its own tools (pg_dump).
 export interface Snapshot {
   /** The file written (absolute). */

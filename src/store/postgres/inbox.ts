@@ -61,7 +61,7 @@ const toSummary = (
   kind: r.kind,
   thread_id: r.thread_id,
   from: r.from_addr,
-  from_name: r.from_name ?? null,
+  ...(r.from_name ? { from_name: r.from_name } : {}),
   to: r.to_list,
   subject: r.subject,
   message_id: r.message_id,
@@ -202,7 +202,7 @@ export function pgInbox(db: PgDb): InboxStore {
         UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND in_sent AND id = page.thread_id AND thread_id IS NULL
         UNION ALL SELECT ${sent} FROM send_contents WHERE workspace_id = $1 AND source <> 'fence' AND in_sent AND thread_id = page.thread_id`;
       // Every thread is counted and dated from narrow rows; only the page's threads then look up their
-      // first subject and newest sender (measured with 10,000 items and 10,000 sends: README).
+      // first subject and newest sender (measured with 10,000 items and 10,000 sends: bench/RESULTS.md).
       const rows = await db.rows<{
         thread_id: string;
         subject: string;
