@@ -102,7 +102,7 @@ async function fill(storeUrl: string, sessions: number): Promise<{ thread: strin
       }),
     );
     // The sends go through the one pipeline (accepted, not handed off: the daemon runs --no-delivery).
-    const service = createService({
+    const service = await createService({
       store,
       config: { ...loadConfig({}, {}), store: loc },
       clock: systemClock,

@@ -26,7 +26,7 @@ export async function domains(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const store = await FileStore.open(dir, 'admin');
   const config = { ...loadConfig({ dnsServer: dns.server }, {}), store: { kind: 'file' as const, dir } };
-  const service = createService({ store, config, clock: systemClock, random: systemRandom, log: silentLog });
+  const service = await createService({ store, config, clock: systemClock, random: systemRandom, log: silentLog });
   try {
     const ws = await service.workspaces.create('bench', 'scale');
     const names = Array.from({ length: 100 }, (_, i) => `d${i}.bench`);

@@ -112,7 +112,7 @@ async function dsnRate(storeUrl: string, dns: FixtureDns): Promise<void> {
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
   const store = await openStore(loc, { role: 'admin', log: silentLog });
   try {
-    const service = createService({
+    const service = await createService({
       store,
       config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc },
       clock: systemClock,

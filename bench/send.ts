@@ -131,7 +131,7 @@ export async function prepare(storeUrl: string, dns: FixtureDns): Promise<string
   const loc = loadConfig({ store: storeUrl }, {}).store as StoreLocation;
   const store = await openStore(loc, { role: 'admin', log: silentLog });
   try {
-    const service = createService({
+    const service = await createService({
       store,
       config: { ...loadConfig({ dnsServer: dns.server }, {}), store: loc },
       clock: systemClock,

@@ -13,7 +13,7 @@ import { systemClock, systemRandom } from '../src/clock.js';
 import { lineLog } from '../src/log.js';
 import type { Service } from '../src/service.js';
 import type { ServiceDeps } from '../src/service-deps.js';
-import type { PartMaker, PartName, Parts } from '../src/service-parts.js';
+import type { PartMaker, PartName, Parts } from '../src/service.js';
 import type { Workspace } from '../src/model/workspace.js';
 import { openDocStore, openStore } from '../src/store/open.js';
 import type { Store } from '../src/store/types.js';
@@ -119,7 +119,7 @@ export class Context {
     if (this.#service) return this.#service;
     // The store opens while the parts' modules load.
     const deps = this.#serviceDeps();
-    this.#parts ??= import('../src/service-parts.js').then((m) => new m.PartMaker(deps));
+    this.#parts ??= import('../src/service.js').then((m) => new m.PartMaker(deps));
     return (await this.#parts).parts(names);
   }
 

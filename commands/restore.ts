@@ -15,7 +15,10 @@ export default {
   async run(ctx, [file], opts) {
     const location = ctx.config().store;
     if (location.kind !== 'file')
-      throw new SvcError('usage', `svc restore is for the file store; restore a Postgres store with pg_restore (docs/operating.md "Backups")`);
+      throw new SvcError(
+        'usage',
+        `svc restore is for the file store; restore a Postgres store with pg_restore (docs/operating.md "Backups")`,
+      );
     const { restoreSnapshot } = await import('../src/store/file/snapshot.js');
     await restoreSnapshot(isAbsolute(file!) ? file! : resolve(ctx.io.cwd, file!), location.dir);
     const service = await ctx.parts('queue');

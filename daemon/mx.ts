@@ -7,12 +7,21 @@
 // and CR line ends are made CRLF once the data has ended, as on the relay.
 import type { Service } from '../src/service.js';
 import { isSvcError, toSvcError, type SvcError } from '../src/errors.js';
-import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, normalizeLineBreaks } from '../src/relay/relay.js';
+import { normalizeLineBreaks } from '../src/mail/line-breaks.js';
 import { inboundService, type Recipient } from '../src/inbox/receive.js';
 import { inboundAuthenticator } from '../src/inbox/authenticate.js';
 import { cachedResolve } from '../src/domains/dns.js';
 import { threadParser } from '../src/inbox/parse-thread.js';
-import { listenSmtp, refusal, reverseThrough, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
+import {
+  SMTP_MAX_RECIPIENTS,
+  SMTP_MAX_SIZE,
+  listenSmtp,
+  refusal,
+  reverseThrough,
+  sharedServerOptions,
+  smtpError,
+  type ListenerLimits,
+} from './smtp/server.js';
 import { readData } from './smtp/data.js';
 
 export interface MxOptions extends ListenerLimits {
@@ -95,7 +104,7 @@ export async function startMx(
     limits: opts,
     log,
     server: {
-      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE, reverseThrough(resolve)),
+      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, SMTP_MAX_SIZE, reverseThrough(resolve)),
       authOptional: true,
       disabledCommands: ['AUTH'],
       onMailFrom(address, session, callback) {
@@ -103,7 +112,7 @@ export async function startMx(
         state(session.id).recipients = [];
         const args = address.args as Record<string, string> | false;
         const from = { from: address.address };
-        if (Number((args && args.SIZE) || 0) > RELAY_MAX_SIZE) return callback(verdict(session, 'mail', from, refusal('message_too_big')));
+        if (Number((args && args.SIZE) || 0) > SMTP_MAX_SIZE) return callback(verdict(session, 'mail', from, refusal('message_too_big')));
         try {
           inbound.checkSender(address.address, session.remoteAddress ?? null);
         } catch (e) {
@@ -114,7 +123,7 @@ export async function startMx(
       onRcptTo(address, session, callback) {
         const s = state(session.id);
         const to = { to: address.address };
-        if (s.recipients.length >= RELAY_MAX_RECIPIENTS) return callback(verdict(session, 'rcpt', to, refusal('too_many_recipients')));
+        if (s.recipients.length >= SMTP_MAX_RECIPIENTS) return callback(verdict(session, 'rcpt', to, refusal('too_many_recipients')));
         inbound
           .admit(address.address)
           .then((r) => {
@@ -125,7 +134,7 @@ export async function startMx(
       },
       onData(stream, session, callback) {
         const s = state(session.id);
-        const data = readData(stream, listener.budget, RELAY_MAX_SIZE);
+        const data = readData(stream, listener.budget, SMTP_MAX_SIZE);
         s.releaseData = data.release;
         void data.done.then((got) => {
           const to = { to: s.recipients.map((r) => r.address).join(',') };

@@ -8,9 +8,18 @@
 import type { SMTPServerAuthentication } from 'smtp-server';
 import type { Service } from '../src/service.js';
 import type { Principal } from '../src/auth/authenticate.js';
-import { RELAY_MAX_RECIPIENTS, RELAY_MAX_SIZE, relayService } from '../src/relay/relay.js';
+import { relayService } from '../src/relay/relay.js';
 import { isSvcError, smtpReplyOf, SvcError, toSvcError } from '../src/errors.js';
-import { listenSmtp, refusal, replyLine, sharedServerOptions, smtpError, type ListenerLimits } from './smtp/server.js';
+import {
+  SMTP_MAX_RECIPIENTS,
+  SMTP_MAX_SIZE,
+  listenSmtp,
+  refusal,
+  replyLine,
+  sharedServerOptions,
+  smtpError,
+  type ListenerLimits,
+} from './smtp/server.js';
 import { readData } from './smtp/data.js';
 
 export interface RelayOptions extends ListenerLimits {
@@ -129,7 +138,7 @@ export async function startRelay(
         recipients: 0,
       }),
     server: {
-      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, RELAY_MAX_SIZE, null),
+      ...sharedServerOptions(service.deps.config.mxHost, opts.tls, SMTP_MAX_SIZE, null),
       authMethods: ['PLAIN', 'LOGIN'],
       // The spec accepts AUTH before STARTTLS for now.
       allowInsecureAuth: true,
@@ -171,7 +180,7 @@ export async function startRelay(
         if (!state?.principal) return refuse('auth_required', callback);
         const args = address.args as Record<string, string> | false;
         const size = Number((args && args.SIZE) || 0);
-        if (size > RELAY_MAX_SIZE) return refuse('message_too_big', callback);
+        if (size > SMTP_MAX_SIZE) return refuse('message_too_big', callback);
         state.rcpts = 0;
         state.quotaLeft = null;
         // Revocation takes effect on the next request (spec.md "Key rules"): an open session's key
@@ -197,7 +206,7 @@ export async function startRelay(
       onRcptTo(address, session, callback) {
         const state = states.get(session.id);
         if (!state) return refuse('internal', callback, 'no session state');
-        if (state.rcpts >= RELAY_MAX_RECIPIENTS) return refuse('too_many_recipients', callback);
+        if (state.rcpts >= SMTP_MAX_RECIPIENTS) return refuse('too_many_recipients', callback);
         try {
           relay.checkRecipient(address.address);
         } catch (e) {
@@ -221,7 +230,7 @@ export async function startRelay(
       },
       onData(stream, session, callback) {
         const state = states.get(session.id);
-        const data = readData(stream, listener.budget, RELAY_MAX_SIZE);
+        const data = readData(stream, listener.budget, SMTP_MAX_SIZE);
         if (state) state.releaseData = data.release;
         void data.done.then((got) => {
           if ('refused' in got) {

@@ -122,7 +122,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<Daemon> {
     if (note) log.info(`store: ${note}`);
     // The daemon hears what other processes on the store announce (other daemons and commands on
     // one Postgres; on a file store, commands speak to it over the admin socket).
-    const service = createService({ store, config, clock: opts.clock, random: opts.random, log }, { hear: true });
+    const service = await createService({ store, config, clock: opts.clock, random: opts.random, log }, { hear: true });
     stops.base.push(async () => service.bus.close());
     stops.base.push(() => service.inbox.close());
     if (config.store.kind === 'file') {

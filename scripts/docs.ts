@@ -24,7 +24,7 @@ export async function openApiDocument(): Promise<unknown> {
   try {
     const store = await openStore({ kind: 'file', dir } as StoreLocation, { role: 'admin', log: silentLog });
     try {
-      const service = createService({
+      const service = await createService({
         store,
         config: { ...loadConfig({}, {}), store: { kind: 'file', dir } as StoreLocation },
         clock: systemClock,

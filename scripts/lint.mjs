@@ -1,8 +1,9 @@
 // Checks the compiler does not: tests that focus or skip, unfinished markers in shipped code,
-// console output from the service layer (it logs through the injected Log), the layers (the model
-// and the store import nothing above them), and files that grew past a size nobody explained.
+// console output from the service layer (it logs through the injected Log), the layers of
+// ARCHITECTURE.md (layers.mjs), and files that grew past a size nobody explained.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
+import { layerProblems } from './layers.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const walk = (dir) =>
@@ -15,6 +16,8 @@ const rules = [
   { dirs: ['test'], re: /\.only\(|\b(it|test)\.skip\(|\{\s*skip:\s*true|\.todo\(/, why: 'focused or skipped test' },
   { dirs: ['src', 'daemon', 'commands'], re: /\bTODO\b|\bFIXME\b|not implemented/i, why: 'unfinished marker' },
   { dirs: ['src'], re: /\bconsole\.(log|error|warn)\(/, why: 'console output in src/ (use the injected Log)' },
+  // The web app's pages are written with src/html.ts's `html`, which escapes every value.
+  { dirs: ['daemon/http'], re: /(?<!html)`<[a-z!/]/i, why: 'HTML in a plain template string (write it with html`` from src/html.ts)' },
 ];
 let bad = 0;
 for (const { dirs, re, why } of rules) {
@@ -29,26 +32,10 @@ for (const { dirs, re, why } of rules) {
       });
   }
 }
-// The layers: src/model/ is the bottom (it may use the error registry); src/store/ builds on the
-// model and nothing else of src/ but the error registry and the Log type.
-const layers = [
-  { dir: 'src/model', may: ['src/model/', 'src/errors.ts'] },
-  { dir: 'src/store', may: ['src/model/', 'src/store/', 'src/errors.ts', 'src/log.ts'] },
-];
-for (const { dir, may } of layers) {
-  for (const file of walk(dir)) {
-    readFileSync(join(root, file), 'utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        const m = /^(?:import|export)\b.*from '(\.[^']+)'/.exec(line);
-        if (!m) return;
-        const target = relative(root, resolve(dirname(join(root, file)), m[1])).replace(/\.js$/, '.ts');
-        if (!may.some((p) => target.startsWith(p))) {
-          console.error(`${file}:${i + 1}: ${dir}/ imports ${target}, above its layer (allowed: ${may.join(', ')})`);
-          bad++;
-        }
-      });
-  }
+// The layers, read with TypeScript's parser (layers.mjs): upward and sideways imports, folder cycles.
+for (const problem of layerProblems()) {
+  console.error(problem);
+  bad++;
 }
 
 // A file longer than this says at its top (in its first comment) why it is long.

@@ -1,7 +1,6 @@
 // What every part of the service is built on beyond the injected Deps: the daemon's faults, the
-// operational event log and the bus, made when the caller gave none. createService builds all its
-// parts on these; a command that builds only the parts it uses (service-parts.ts) builds them the
-// same way.
+// operational event log and the bus, made when the caller gave none. Every part of the service
+// (src/service.ts) is built on these, whether the daemon builds them all or a command one.
 import type { Deps } from './deps.js';
 import type { DnsClient } from './domains/dns.js';
 import { Faults } from './faults.js';

@@ -1,10 +1,10 @@
 // The team inbox's pages (issue 30): the threads of a view (Inbox, Archived) or a search, the Sent
 // folder, and one thread with its messages in order and the reply form. Mail is untrusted: every
-// value is escaped, a message's HTML is shown only inside a sandboxed frame (srcdoc: no script, no
+// value is escaped (html.ts), a message's HTML is shown only inside a sandboxed frame (srcdoc: no script, no
 // forms, an origin of its own; remote images only once the reader asks), and its text as text.
 import type { InboxThread } from '../../src/model/inbox.js';
-import { escape } from './list-pages.js';
-import { appPage, problem, wsNav, type Nav } from './app-pages.js';
+import { html, type Html } from '../../src/html.js';
+import { appPage, pager, problem, tokenField, wsNav, type Nav } from './app-pages.js';
 import { sentTo, type SentCampaign } from '../../src/inbox/inbox.js';
 
 /** What the thread page shows of a message. */
@@ -36,24 +36,23 @@ const KIND_LABEL: Record<string, string> = {
   sent: 'Sent by us',
 };
 
-const when = (iso: string) => `<time datetime="${escape(iso)}">${escape(iso.slice(0, 16).replace('T', ' '))} UTC</time>`;
+const when = (iso: string) => html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
 const inboxBase = (ws: string) => `/app/w/${encodeURIComponent(ws)}/inbox`;
 const threadHref = (ws: string, thread: string) => `${inboxBase(ws)}/t/${encodeURIComponent(thread)}`;
 
 /** The views' links and the search box, on every inbox page. */
-function folders(ws: string, current: 'inbox' | 'archived' | 'sent' | null, search: string): string {
+function folders(ws: string, current: 'inbox' | 'archived' | 'sent' | null, search: string): Html {
   const base = inboxBase(ws);
   const link = (href: string, label: string, here: boolean) =>
-    here ? `<strong aria-current="page">${label}</strong>` : `<a href="${href}">${label}</a>`;
-  return `<p>${link(base, 'Inbox', current === 'inbox')} · ${link(`${base}?view=archived`, 'Archived', current === 'archived')} · ${link(`${base}/sent`, 'Sent', current === 'sent')}</p>
-<form method="get" action="${base}" role="search"><label for="q">Search by address or subject</label><input id="q" name="q" type="search" maxlength="200" value="${escape(search)}"><button type="submit">Search</button></form>`;
+    here ? html`<strong aria-current="page">${label}</strong>` : html`<a href="${href}">${label}</a>`;
+  return html`<p>${link(base, 'Inbox', current === 'inbox')} · ${link(`${base}?view=archived`, 'Archived', current === 'archived')} · ${link(`${base}/sent`, 'Sent', current === 'sent')}</p>
+<form method="get" action="${base}" role="search"><label for="q">Search by address or subject</label><input id="q" name="q" type="search" maxlength="200" value="${search}"><button type="submit">Search</button></form>`;
 }
 
-const pager = (href: (page: number) => string, page: number, total: number, per: number) => {
-  const last = Math.max(1, Math.ceil(total / per));
-  if (last === 1) return '';
-  return `<p>${page > 1 ? `<a href="${escape(href(page - 1))}" rel="prev">Newer</a> · ` : ''}Page ${page} of ${last}${page < last ? ` · <a href="${escape(href(page + 1))}" rel="next">Older</a>` : ''}</p>`;
-};
+/** Links in a message open in a new tab, outside the frame. */
+const FRAME_BASE = '<base target="_blank">';
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 export function threadsPage(
   nav: Nav,
@@ -69,17 +68,13 @@ export function threadsPage(
     const s = q.toString();
     return `${inboxBase(ws)}${s ? `?${s}` : ''}`;
   };
-  const rows = opts.threads
-    .map((t) => {
-      const subject = escape(t.subject || '(no subject)');
-      const kind =
-        t.last_kind === 'bounce' || t.last_kind === 'complaint' || t.last_kind === 'auto_reply'
-          ? ` <span class="tag">${escape(KIND_LABEL[t.last_kind]!.split(':')[0]!)}</span>`
-          : '';
-      return `<li class="${t.unread ? 'unread' : 'read'}"><a href="${threadHref(ws, t.thread_id)}">${t.unread ? '<span class="tag">New</span> ' : ''}<span class="who">${escape(t.last_from)}</span> <span class="subject">${subject}</span></a>${kind}
-<span class="meta">${t.count} message${t.count === 1 ? '' : 's'} · ${when(t.last_at)}</span></li>`;
-    })
-    .join('\n');
+  const rows = opts.threads.map((t) => {
+    const kind =
+      (t.last_kind === 'bounce' || t.last_kind === 'complaint' || t.last_kind === 'auto_reply') &&
+      html` <span class="tag">${KIND_LABEL[t.last_kind]!.split(':')[0]!}</span>`;
+    return html`<li class="${t.unread ? 'unread' : 'read'}"><a href="${threadHref(ws, t.thread_id)}">${t.unread && html`<span class="tag">New</span> `}<span class="who">${t.last_from}</span> <span class="subject">${t.subject || '(no subject)'}</span></a>${kind}
+<span class="meta">${plural(t.count, 'message')} · ${when(t.last_at)}</span></li>\n`;
+  });
   const empty = opts.search
     ? 'No thread matches.'
     : opts.view === 'archived'
@@ -87,10 +82,10 @@ export function threadsPage(
       : 'No mail waiting: replies to your mail arrive here.';
   return appPage(
     title,
-    `${folders(ws, opts.search ? null : opts.view, opts.search)}
-<section id="live" data-live="${escape(opts.live)}" aria-live="polite">
-<p>${opts.total} thread${opts.total === 1 ? '' : 's'}.</p>
-${rows ? `<ul class="threads">\n${rows}\n</ul>` : `<p>${empty}</p>`}
+    html`${folders(ws, opts.search ? null : opts.view, opts.search)}
+<section id="live" data-live="${opts.live}" aria-live="polite">
+<p>${plural(opts.total, 'thread')}.</p>
+${rows.length ? html`<ul class="threads">\n${rows}</ul>` : html`<p>${empty}</p>`}
 ${pager(query, opts.page, opts.total, opts.per)}
 </section>`,
     { script: true, nav: wsNav(nav, 'inbox') },
@@ -107,43 +102,40 @@ export function sentPage(
   },
 ): string {
   const ws = nav.ws;
-  const rows = opts.items
-    .map(
-      (i) =>
-        `<li><a href="${threadHref(ws, i.thread_id)}"><span class="who">To ${escape(sentTo(i))}</span> <span class="subject">${escape(i.subject || '(no subject)')}</span></a> <span class="meta">${when(i.created_at)}</span></li>`,
-    )
-    .join('\n');
+  const rows = opts.items.map(
+    (i) =>
+      html`<li><a href="${threadHref(ws, i.thread_id)}"><span class="who">To ${sentTo(i)}</span> <span class="subject">${i.subject || '(no subject)'}</span></a> <span class="meta">${when(i.created_at)}</span></li>\n`,
+  );
   return appPage(
     'Sent',
-    `${folders(ws, 'sent', '')}
-<p>${opts.total} message${opts.total === 1 ? '' : 's'} sent, newest first.</p>
-${rows ? `<ul class="threads">\n${rows}\n</ul>` : '<p>Nothing sent yet.</p>'}
+    html`${folders(ws, 'sent', '')}
+<p>${plural(opts.total, 'message')} sent, newest first.</p>
+${rows.length ? html`<ul class="threads">\n${rows}</ul>` : html`<p>Nothing sent yet.</p>`}
 ${pager((p) => `${inboxBase(ws)}/sent${p > 1 ? `?page=${p}` : ''}`, opts.page, opts.total, opts.per)}`,
     { nav: wsNav(nav, 'inbox') },
   );
 }
 
 /** One message of a thread: who, when, what it is, what vouched for it, and its body. */
-function messageBlock(m: ThreadMessage, images: boolean, imagesHref: string): string {
-  const who = `<p class="meta"><strong>${escape(KIND_LABEL[m.kind] ?? m.kind)}</strong> · ${when(m.created_at)}<br>From ${m.from_name ? `${escape(m.from_name)} &lt;${escape(m.from)}&gt;` : escape(m.from)}<br>To ${escape(m.to.join(', '))}</p>`;
-  const auth = m.auth
-    ? `<p class="meta">${m.auth.verdict === 'pass' ? 'Sender verified' : m.auth.verdict === 'fail' ? 'Warning: the sender could not be verified' : 'Sender not verified'}: ${escape(m.auth.summary)}</p>`
-    : '';
-  const note = m.note ? `<p class="meta">Note: ${escape(m.note)}</p>` : '';
-  let body: string;
-  if (m.html !== null && m.html.length <= HTML_SHOWN_MAX) {
-    // A frame with a null origin: no script, no forms, no navigation of this page; the page's CSP
-    // (inherited by srcdoc) blocks remote images until the reader asks. Links open in a new tab.
-    const doc = `<base target="_blank">${m.html}`;
-    body = `<iframe class="mail" title="The message as its sender formatted it" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${escape(doc)}"></iframe>
-${images ? '<p class="meta">Remote images are shown.</p>' : `<p class="meta">Remote images are blocked: they tell the sender you read it. <a href="${imagesHref}">Show images in this message</a></p>`}`;
-  } else {
-    body = `<pre class="text">${escape(m.text ?? (m.html === null ? '(no text)' : '(the HTML is too large to show here; its text part is empty)'))}</pre>`;
-  }
-  return `<article id="m-${escape(m.id)}" aria-label="${escape(KIND_LABEL[m.kind] ?? m.kind)} from ${escape(m.from)}">
-<h2>${escape(m.subject || '(no subject)')}</h2>
+function messageBlock(m: ThreadMessage, images: boolean, imagesHref: string): Html {
+  const kind = KIND_LABEL[m.kind] ?? m.kind;
+  const who = html`<p class="meta"><strong>${kind}</strong> · ${when(m.created_at)}<br>From ${m.from_name ? `${m.from_name} <${m.from}>` : m.from}<br>To ${m.to.join(', ')}</p>`;
+  const auth =
+    m.auth &&
+    html`<p class="meta">${m.auth.verdict === 'pass' ? 'Sender verified' : m.auth.verdict === 'fail' ? 'Warning: the sender could not be verified' : 'Sender not verified'}: ${m.auth.summary}</p>`;
+  const note = m.note && html`<p class="meta">Note: ${m.note}</p>`;
+  // A frame with a null origin: no script, no forms, no navigation of this page; the page's CSP
+  // (inherited by srcdoc) blocks remote images until the reader asks. Links open in a new tab. The
+  // message's HTML is the frame's document, given as an attribute's value: escaped like any value.
+  const body =
+    m.html !== null && m.html.length <= HTML_SHOWN_MAX
+      ? html`<iframe class="mail" title="The message as its sender formatted it" sandbox="allow-popups allow-popups-to-escape-sandbox" referrerpolicy="no-referrer" srcdoc="${FRAME_BASE + m.html}"></iframe>
+${images ? html`<p class="meta">Remote images are shown.</p>` : html`<p class="meta">Remote images are blocked: they tell the sender you read it. <a href="${imagesHref}">Show images in this message</a></p>`}`
+      : html`<pre class="text">${m.text ?? (m.html === null ? '(no text)' : '(the HTML is too large to show here; its text part is empty)')}</pre>`;
+  return html`<article id="m-${m.id}" aria-label="${kind} from ${m.from}">
+<h2>${m.subject || '(no subject)'}</h2>
 ${who}${auth}${note}${body}
-</article>`;
+</article>\n`;
 }
 
 export function threadPage(
@@ -164,25 +156,24 @@ export function threadPage(
 ): string {
   const ws = nav.ws;
   const href = threadHref(ws, opts.thread.thread_id);
-  const token = `<input type="hidden" name="form" value="${escape(opts.form)}">`;
   const mark = (field: string, value: boolean, label: string) =>
-    `<form method="post" action="${href}/mark" class="inline">${token}<input type="hidden" name="${field}" value="${value}"><button type="submit">${label}</button></form>`;
+    html`<form method="post" action="${href}/mark" class="inline">${tokenField(opts.form)}<input type="hidden" name="${field}" value="${String(value)}"><button type="submit">${label}</button></form>`;
   const subject = opts.messages[0]?.subject || '(no subject)';
-  const reply = opts.replyTo
-    ? `<h2 id="reply">Reply</h2>
+  const to = opts.replyTo;
+  const reply =
+    to &&
+    html`<h2 id="reply">Reply</h2>
 <form method="post" action="${href}/reply">
-${token}<input type="hidden" name="item" value="${escape(opts.replyTo.id)}">
-<p class="meta">To ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.to.join(', ') : opts.replyTo.from)}, from ${escape(opts.replyTo.folder === 'sent' ? opts.replyTo.from : (opts.replyTo.to[0] ?? ''))}</p>
-<label for="text">Your reply</label><textarea id="text" name="text" rows="8" required maxlength="100000">${escape(opts.draft ?? '')}</textarea>
+${tokenField(opts.form)}<input type="hidden" name="item" value="${to.id}">
+<p class="meta">To ${to.folder === 'sent' ? to.to.join(', ') : to.from}, from ${to.folder === 'sent' ? to.from : (to.to[0] ?? '')}</p>
+<label for="text">Your reply</label><textarea id="text" name="text" rows="8" required maxlength="100000">${opts.draft ?? ''}</textarea>
 <button type="submit">Send reply</button>
-</form>`
-    : '';
+</form>`;
   return appPage(
     subject,
-    `${folders(ws, null, '')}${problem(opts.problem)}${opts.sent ? '<p role="status"><strong>Reply sent.</strong> It is in this thread and in Sent.</p>\n' : ''}<p>${opts.thread.archived ? mark('archived', false, 'Move to inbox') : mark('archived', true, 'Archive')} ${opts.thread.unread ? mark('read', true, 'Mark read') : mark('read', false, 'Mark unread')}</p>
-<section id="live" data-live="${escape(opts.live)}" aria-live="polite">
-${opts.earlier ? `<p>${opts.earlier} earlier message${opts.earlier === 1 ? ' is' : 's are'} not shown here.</p>\n` : ''}${opts.messages.map((m) => messageBlock(m, opts.images === m.id, `${href}?images=${encodeURIComponent(m.id)}#m-${encodeURIComponent(m.id)}`)).join('\n')}
-</section>
+    html`${folders(ws, null, '')}${problem(opts.problem)}${opts.sent && html`<p role="status"><strong>Reply sent.</strong> It is in this thread and in Sent.</p>\n`}<p>${opts.thread.archived ? mark('archived', false, 'Move to inbox') : mark('archived', true, 'Archive')} ${opts.thread.unread ? mark('read', true, 'Mark read') : mark('read', false, 'Mark unread')}</p>
+<section id="live" data-live="${opts.live}" aria-live="polite">
+${opts.earlier ? html`<p>${opts.earlier} earlier message${opts.earlier === 1 ? ' is' : 's are'} not shown here.</p>\n` : null}${opts.messages.map((m) => messageBlock(m, opts.images === m.id, `${href}?images=${encodeURIComponent(m.id)}#m-${encodeURIComponent(m.id)}`))}</section>
 ${reply}`,
     { script: true, nav: wsNav(nav, 'inbox') },
   );

@@ -1,8 +1,9 @@
 // The web app's pages (CONTRACT.md "The web app"), rendered on the server: plain HTML, no script,
-// nothing remote, readable without colour and at 360 px. Every value from outside is escaped.
+// nothing remote, readable without colour and at 360 px. Every value is escaped (html.ts).
 // Forms carry a token against cross-site requests (routes/app.ts).
 
-import { PAGE_HEADERS, escape } from './list-pages.js';
+import { html, joined, raw, type Html } from '../../src/html.js';
+import { PAGE_HEADERS } from './list-pages.js';
 
 /**
  * The app's policy: nothing remote, script only from /app/app.js (the live inbox), fetches and
@@ -28,7 +29,7 @@ export interface Nav {
   role: string;
 }
 export type WsPage = 'inbox' | 'messages' | 'workspace' | 'domains' | 'addresses' | 'keys' | 'webhooks' | 'members';
-export function wsNav(nav: Nav, current: WsPage): string {
+export function wsNav(nav: Nav, current: WsPage): Html {
   const base = `/app/w/${encodeURIComponent(nav.ws)}`;
   const pages: Array<[WsPage, string, string]> = [
     ['inbox', 'inbox', 'Inbox'],
@@ -43,11 +44,10 @@ export function wsNav(nav: Nav, current: WsPage): string {
       ['webhooks', 'webhooks', 'Webhooks'],
       ['members', 'members', 'People'],
     );
-  return `<nav aria-label="${escape(nav.ws)}"><a href="/app/">svc</a> › ${escape(nav.ws)}: ${pages
-    .map(([id, path, label]) =>
-      id === current ? `<strong aria-current="page">${label}</strong>` : `<a href="${base}/${path}">${label}</a>`,
-    )
-    .join(' · ')}</nav>
+  const links = pages.map(([id, path, label]) =>
+    id === current ? html`<strong aria-current="page">${label}</strong>` : html`<a href="${base}/${path}">${label}</a>`,
+  );
+  return html`<nav aria-label="${nav.ws}"><a href="/app/">svc</a> › ${nav.ws}: ${joined(links, ' · ')}</nav>
 `;
 }
 const STYLE =
@@ -77,52 +77,63 @@ const STYLE =
   '.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}';
 
 /** The header of a table's column of buttons: empty to the eye, named for a screen reader. */
-export const ACTIONS_TH = '<th><span class="sr">Actions</span></th>';
+export const ACTIONS_TH = html`<th><span class="sr">Actions</span></th>`;
+
+/** A table that scrolls sideways in its own box on a narrow screen. */
+export const wideTable = (table: Html) =>
+  html`<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)">${table}</div>`;
 
 /** `script`: the page loads /app/app.js (its live region is refreshed when mail arrives). */
-export function appPage(title: string, body: string, opts: { script?: boolean; nav?: string } = {}): string {
-  return `<!doctype html>
+export function appPage(title: string, body: Html, opts: { script?: boolean; nav?: Html } = {}): string {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · svc</title>
-<style>${STYLE}</style>${opts.script ? '\n<script src="/app/app.js" defer></script>' : ''}
+<title>${title} · svc</title>
+<style>${raw(STYLE)}</style>${opts.script && html`\n<script src="/app/app.js" defer></script>`}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
-${opts.nav ?? ''}<main id="main">
-<h1>${escape(title)}</h1>
+${opts.nav}<main id="main">
+<h1>${title}</h1>
 ${body}
 </main>
 </body>
 </html>
-`;
+`.text;
 }
 
 /** The form token every signed-in form carries. */
-export const tokenField = (form: string) => `<input type="hidden" name="form" value="${escape(form)}">`;
+export const tokenField = (form: string) => html`<input type="hidden" name="form" value="${form}">`;
 /** A one-button form that posts to `action` (an action on one row of a table). */
 export const postButton = (form: string, action: string, label: string, aria: string) =>
-  `<form method="post" action="${escape(action)}" class="inline">${tokenField(form)}<button type="submit" aria-label="${escape(aria)}">${escape(label)}</button></form>`;
+  html`<form method="post" action="${action}" class="inline">${tokenField(form)}<button type="submit" aria-label="${aria}">${label}</button></form>`;
 /** A value to publish or keep, in a field that selects whole, with a copy button (app.js; without script the field is selected by hand). */
 export const copyField = (value: string, label: string) =>
-  `<span class="copy"><input readonly aria-label="${escape(label)}" value="${escape(value)}"><button type="button" data-copy hidden>Copy</button></span>`;
+  html`<span class="copy"><input readonly aria-label="${label}" value="${value}"><button type="button" data-copy hidden>Copy</button></span>`;
 /** A bar of `used` against `limit` (null: unlimited), with the figures in words so that it reads without colour. */
 export const usageBar = (used: number, limit: number | null, unit = '') =>
   limit === null
-    ? `${used.toLocaleString('en')}${unit} (unlimited)`
-    : `<meter min="0" max="${limit}" value="${Math.min(used, limit)}" high="${limit * 0.8}" optimum="0">${used} of ${limit}</meter> ${used.toLocaleString('en')}${unit} of ${limit.toLocaleString('en')}${unit}${used >= limit ? ' <strong>(reached)</strong>' : ''}`;
+    ? html`${used.toLocaleString('en')}${unit} (unlimited)`
+    : html`<meter min="0" max="${limit}" value="${Math.min(used, limit)}" high="${limit * 0.8}" optimum="0">${used} of ${limit}</meter> ${used.toLocaleString('en')}${unit} of ${limit.toLocaleString('en')}${unit}${used >= limit && html` <strong>(reached)</strong>`}`;
+
+/** Newer and older pages of a list, newest first. */
+export const pager = (href: (page: number) => string, page: number, total: number, per: number) => {
+  const last = Math.max(1, Math.ceil(total / per));
+  if (last === 1) return null;
+  return html`<p>${page > 1 && html`<a href="${href(page - 1)}" rel="prev">Newer</a> · `}Page ${page} of ${last}${page < last && html` · <a href="${href(page + 1)}" rel="next">Older</a>`}</p>`;
+};
 
 /** A problem, said first on the page ("Problem:" so that it reads without colour). */
-export const problem = (text: string | undefined) => (text ? `<p class="problem" role="alert">Problem: ${escape(text)}</p>\n` : '');
+export const problem = (text: string | undefined) => text && html`<p class="problem" role="alert">Problem: ${text}</p>\n`;
 
 export const signInPage = (form: string, opts: { email?: string; problem?: string } = {}) =>
   appPage(
     'Sign in',
-    `${problem(opts.problem)}<form method="post" action="/app/sign-in">
-<input type="hidden" name="form" value="${escape(form)}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escape(opts.email ?? '')}">
+    html`${problem(opts.problem)}<form method="post" action="/app/sign-in">
+${tokenField(form)}
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
@@ -132,10 +143,10 @@ export const signInPage = (form: string, opts: { email?: string; problem?: strin
 export const choosePasswordPage = (form: string, email: string, opts: { problem?: string; min: number }) =>
   appPage(
     'Choose your password',
-    `${problem(opts.problem)}<p>For ${escape(email)}. At least ${opts.min} characters; a few words you will remember are good.</p>
+    html`${problem(opts.problem)}<p>For ${email}. At least ${opts.min} characters; a few words you will remember are good.</p>
 <form method="post">
-<input type="hidden" name="form" value="${escape(form)}">
-<label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" readonly value="${escape(email)}">
+${tokenField(form)}
+<label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" readonly value="${email}">
 <label for="password">New password</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${opts.min}" required>
 <button type="submit">Save and sign in</button>
 </form>`,
@@ -144,28 +155,30 @@ export const choosePasswordPage = (form: string, email: string, opts: { problem?
 export const linkNotValidPage = () =>
   appPage(
     'Link not valid',
-    '<p>This sign-in link was used already, has expired, or was replaced by a newer one. Ask an owner or admin of your workspace for a new one.</p>',
+    html`<p>This sign-in link was used already, has expired, or was replaced by a newer one. Ask an owner or admin of your workspace for a new one.</p>`,
   );
+
+/** A page that says there is no such thing here, with the way back. */
+export const notFoundPage = (what: string) => appPage('Not found', html`<p>There is no such ${what}. <a href="/app/">Back to svc</a></p>`);
 
 export const homePage = (form: string, who: { name: string | null; email: string }, workspaces: Array<{ name: string; role: string }>) =>
   appPage(
     'svc',
-    `<p>Signed in as ${escape(who.name ? `${who.name} <${who.email}>` : who.email)}.</p>
+    html`<p>Signed in as ${who.name ? `${who.name} <${who.email}>` : who.email}.</p>
 <h2>Your workspaces</h2>
 ${
   workspaces.length
-    ? `<table><thead><tr><th>Workspace</th><th>Role</th>${ACTIONS_TH}</tr></thead><tbody>\n${workspaces
-        .map(
-          (w) =>
-            `<tr><td>${escape(w.name)}</td><td>${escape(w.role)}</td><td><a href="/app/w/${encodeURIComponent(w.name)}/inbox">Inbox</a>${w.role === 'member' ? '' : ` · <a href="/app/w/${encodeURIComponent(w.name)}/keys">API keys</a> · <a href="/app/w/${encodeURIComponent(w.name)}/members">People</a> · <a href="/app/w/${encodeURIComponent(w.name)}/addresses">Addresses</a>`}</td></tr>`,
-        )
-        .join('\n')}\n</tbody></table>`
-    : '<p>None: you are not a member of any workspace now.</p>'
+    ? html`<table><thead><tr><th>Workspace</th><th>Role</th>${ACTIONS_TH}</tr></thead><tbody>
+${workspaces.map((w) => {
+  const base = `/app/w/${encodeURIComponent(w.name)}`;
+  return html`<tr><td>${w.name}</td><td>${w.role}</td><td><a href="${base}/inbox">Inbox</a>${w.role !== 'member' && html` · <a href="${base}/keys">API keys</a> · <a href="${base}/members">People</a> · <a href="${base}/addresses">Addresses</a>`}</td></tr>\n`;
+})}</tbody></table>`
+    : html`<p>None: you are not a member of any workspace now.</p>`
 }
-<form method="post" action="/app/sign-out"><input type="hidden" name="form" value="${escape(form)}"><button type="submit">Sign out</button></form>`,
+<form method="post" action="/app/sign-out">${tokenField(form)}<button type="submit">Sign out</button></form>`,
   );
 
-export const refusedPage = (text: string) => appPage('Not allowed', `${problem(text)}<p><a href="/app/">Back to svc</a></p>`);
+export const refusedPage = (text: string) => appPage('Not allowed', html`${problem(text)}<p><a href="/app/">Back to svc</a></p>`);
 
 export interface KeyRow {
   id: string;
@@ -184,36 +197,33 @@ export const keysPage = (
   scopes: readonly string[],
   opts: { created?: { name: string; key: string }; problem?: string } = {},
 ) => {
-  const ws = nav.ws;
+  const base = `/app/w/${encodeURIComponent(nav.ws)}/keys`;
   return appPage(
-    `API keys of ${ws}`,
-    `${problem(opts.problem)}${
-      opts.created
-        ? `<section aria-labelledby="new-key"><h2 id="new-key">New key: ${escape(opts.created.name)}</h2>
+    `API keys of ${nav.ws}`,
+    html`${problem(opts.problem)}${
+      opts.created &&
+      html`<section aria-labelledby="new-key"><h2 id="new-key">New key: ${opts.created.name}</h2>
 <p>Copy it now: it is not shown again (only its hash is kept).</p>
-<p><input readonly aria-label="The new key" value="${escape(opts.created.key)}"></p></section>\n`
-        : ''
+<p><input readonly aria-label="The new key" value="${opts.created.key}"></p></section>\n`
     }${
       keys.length
-        ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>\n${keys
-            .map(
-              (k) =>
-                `<tr><td>${escape(k.name)}</td><td>${escape(k.prefix)}…</td><td>${escape(k.scopes.join(', '))}</td><td>${escape(k.created_at.slice(0, 10))}</td><td>${
-                  k.revoked_at
-                    ? `revoked ${escape(k.revoked_at.slice(0, 10))}`
-                    : `<form method="post" action="/app/w/${encodeURIComponent(ws)}/keys/${encodeURIComponent(k.id)}/revoke"><input type="hidden" name="form" value="${escape(form)}"><button type="submit" aria-label="Revoke ${escape(k.name)}">Revoke</button></form>`
-                }</td></tr>`,
-            )
-            .join('\n')}\n</tbody></table></div>`
-        : '<p>No keys yet.</p>'
+        ? wideTable(html`<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Status</th></tr></thead><tbody>
+${keys.map(
+  (k) =>
+    html`<tr><td>${k.name}</td><td>${k.prefix}…</td><td>${k.scopes.join(', ')}</td><td>${k.created_at.slice(0, 10)}</td><td>${
+      k.revoked_at
+        ? html`revoked ${k.revoked_at.slice(0, 10)}`
+        : html`<form method="post" action="${base}/${encodeURIComponent(k.id)}/revoke">${tokenField(form)}<button type="submit" aria-label="Revoke ${k.name}">Revoke</button></form>`
+    }</td></tr>\n`,
+)}</tbody></table>`)
+        : html`<p>No keys yet.</p>`
     }
 <h2>Create a key</h2>
-<form method="post" action="/app/w/${encodeURIComponent(ws)}/keys">
-<input type="hidden" name="form" value="${escape(form)}">
+<form method="post" action="${base}">
+${tokenField(form)}
 <label for="name">Name</label><input id="name" name="name" required maxlength="100">
 <fieldset><legend>Scopes</legend>
-${scopes.map((s) => `<label class="check"><input type="checkbox" name="scope" value="${escape(s)}"${s === 'send' || s === 'read' ? ' checked' : ''}> ${escape(s)}</label>`).join('\n')}
-</fieldset>
+${scopes.map((s) => html`<label class="check"><input type="checkbox" name="scope" value="${s}"${(s === 'send' || s === 'read') && html` checked`}> ${s}</label>\n`)}</fieldset>
 <button type="submit">Create key</button>
 </form>`,
     { nav: wsNav(nav, 'keys') },
@@ -236,41 +246,35 @@ export const membersPage = (
   seats: { used: number; limit: number | null },
   opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string; roles: readonly string[] },
 ) => {
-  const ws = nav.ws;
-  const base = `/app/w/${encodeURIComponent(ws)}/members`;
-  const token = `<input type="hidden" name="form" value="${escape(form)}">`;
-  const roleSelect = (current: string, label: string) =>
-    `<select name="role" aria-label="${escape(label)}">${opts.roles.map((r) => `<option${r === current ? ' selected' : ''}>${escape(r)}</option>`).join('')}</select>`;
+  const base = `/app/w/${encodeURIComponent(nav.ws)}/members`;
+  const roleSelect = (current: string, label: string, id?: string) =>
+    html`<select${id && html` id="${id}"`} name="role" aria-label="${label}">${opts.roles.map((r) => html`<option${r === current && html` selected`}>${r}</option>`)}</select>`;
   return appPage(
-    `People of ${ws}`,
-    `${problem(opts.problem)}${
-      opts.added
-        ? `<section aria-labelledby="added"><h2 id="added">Added ${escape(opts.added.email)}</h2>\n${
-            opts.added.mailed
-              ? '<p>They were mailed an invitation.</p>'
-              : opts.added.url
-                ? `<p>Send them this sign-in link: it works once, for 24 hours, and is not shown again.</p>
-<p><input readonly aria-label="Their sign-in link" value="${escape(opts.added.url)}"></p>`
-                : '<p>They have an account already: they sign in with it and find this workspace there. (An operator makes them a new link with <code>svc users reset</code> if they need one.)</p>'
-          }</section>\n`
-        : ''
+    `People of ${nav.ws}`,
+    html`${problem(opts.problem)}${
+      opts.added &&
+      html`<section aria-labelledby="added"><h2 id="added">Added ${opts.added.email}</h2>\n${
+        opts.added.mailed
+          ? html`<p>They were mailed an invitation.</p>`
+          : opts.added.url
+            ? html`<p>Send them this sign-in link: it works once, for 24 hours, and is not shown again.</p>
+<p><input readonly aria-label="Their sign-in link" value="${opts.added.url}"></p>`
+            : html`<p>They have an account already: they sign in with it and find this workspace there. (An operator makes them a new link with <code>svc users reset</code> if they need one.)</p>`
+      }</section>\n`
     }<p>${seats.used} of ${seats.limit === null ? 'unlimited' : seats.limit} seats used</p>
-<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Person</th><th>Role</th><th>Last sign-in</th>${ACTIONS_TH}</tr></thead><tbody>
-${people
-  .map(
-    (p) => `<tr><td>${escape(p.name ? `${p.name} <${p.email}>` : p.email)}</td>
-<td><form method="post" action="${base}/${encodeURIComponent(p.id)}/role">${token}${roleSelect(p.role, `Role of ${p.email}`)} <button type="submit">Change</button></form></td>
-<td>${escape(p.last_sign_in_at?.slice(0, 10) ?? 'never')}</td>
-<td><form method="post" action="${base}/${encodeURIComponent(p.id)}/remove">${token}<button type="submit" aria-label="Remove ${escape(p.email)}">Remove</button></form></td></tr>`,
-  )
-  .join('\n')}
-</tbody></table></div>
+${wideTable(html`<table><thead><tr><th>Person</th><th>Role</th><th>Last sign-in</th>${ACTIONS_TH}</tr></thead><tbody>
+${people.map(
+  (p) => html`<tr><td>${p.name ? `${p.name} <${p.email}>` : p.email}</td>
+<td><form method="post" action="${base}/${encodeURIComponent(p.id)}/role">${tokenField(form)}${roleSelect(p.role, `Role of ${p.email}`)} <button type="submit">Change</button></form></td>
+<td>${p.last_sign_in_at?.slice(0, 10) ?? 'never'}</td>
+<td><form method="post" action="${base}/${encodeURIComponent(p.id)}/remove">${tokenField(form)}<button type="submit" aria-label="Remove ${p.email}">Remove</button></form></td></tr>\n`,
+)}</tbody></table>`)}
 <h2>Add a person</h2>
 <form method="post" action="${base}">
-${token}
+${tokenField(form)}
 <label for="email">Email</label><input id="email" name="email" type="email" required>
 <label for="name">Name (optional)</label><input id="name" name="name" maxlength="200">
-<label for="role">Role</label>${roleSelect('member', 'Role').replace('<select ', '<select id="role" ')}
+<label for="role">Role</label>${roleSelect('member', 'Role', 'role')}
 <button type="submit">Add</button>
 </form>`,
     { nav: wsNav(nav, 'members') },
@@ -286,27 +290,24 @@ export interface AddressRow {
 
 /** A workspace's registered sender addresses (owners and admins): add one on a domain of the workspace, disable, enable or remove one. */
 export const addressesPage = (form: string, nav: Nav, addresses: AddressRow[], opts: { problem?: string } = {}) => {
-  const ws = nav.ws;
-  const base = `/app/w/${encodeURIComponent(ws)}/addresses`;
-  const token = `<input type="hidden" name="form" value="${escape(form)}">`;
+  const base = `/app/w/${encodeURIComponent(nav.ws)}/addresses`;
   const action = (a: AddressRow, verb: string, label: string) =>
-    `<form method="post" action="${base}/${encodeURIComponent(a.id)}/${verb}">${token}<button type="submit" aria-label="${escape(`${label} ${a.address}`)}">${label}</button></form>`;
+    html`<form method="post" action="${base}/${encodeURIComponent(a.id)}/${verb}">${tokenField(form)}<button type="submit" aria-label="${label} ${a.address}">${label}</button></form>`;
   return appPage(
-    `Sender addresses of ${ws}`,
-    `${problem(opts.problem)}<p>Mail is sent only from an active address here, on a verified domain of the workspace.</p>
+    `Sender addresses of ${nav.ws}`,
+    html`${problem(opts.problem)}<p>Mail is sent only from an active address here, on a verified domain of the workspace.</p>
 ${
   addresses.length
-    ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Address</th><th>Status</th>${ACTIONS_TH}${ACTIONS_TH}</tr></thead><tbody>\n${addresses
-        .map(
-          (a) =>
-            `<tr><td>${escape(a.address)}</td><td>${escape(a.status)}</td><td>${a.status === 'active' ? action(a, 'disable', 'Disable') : action(a, 'enable', 'Enable')}</td><td>${action(a, 'remove', 'Remove')}</td></tr>`,
-        )
-        .join('\n')}\n</tbody></table></div>`
-    : '<p>No addresses yet.</p>'
+    ? wideTable(html`<table><thead><tr><th>Address</th><th>Status</th>${ACTIONS_TH}${ACTIONS_TH}</tr></thead><tbody>
+${addresses.map(
+  (a) =>
+    html`<tr><td>${a.address}</td><td>${a.status}</td><td>${a.status === 'active' ? action(a, 'disable', 'Disable') : action(a, 'enable', 'Enable')}</td><td>${action(a, 'remove', 'Remove')}</td></tr>\n`,
+)}</tbody></table>`)
+    : html`<p>No addresses yet.</p>`
 }
 <h2>Add an address</h2>
 <form method="post" action="${base}">
-${token}
+${tokenField(form)}
 <label for="address">Address (local@domain, on a domain of this workspace)</label><input id="address" name="address" type="email" required maxlength="254">
 <button type="submit">Add</button>
 </form>`,

@@ -6,32 +6,23 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Service } from '../../src/service.js';
-import { isSvcError } from '../../src/errors.js';
+import { errorKinds, isSvcError } from '../../src/errors.js';
 import { ROLE_MAY, type Role } from '../../src/model/person.js';
 import type { Workspace } from '../../src/model/workspace.js';
 import { formToken, type SignedIn } from '../../src/people/sign-in.js';
-import { APP_HEADERS, appCsp, appPage, refusedPage } from './app-pages.js';
+import { APP_HEADERS, appCsp, notFoundPage, refusedPage } from './app-pages.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const FORM_COOKIE = 'svc_form';
 
-/** The service's refusals a page says as a sentence, with their status; anything else is an error of ours. */
-const PAGE_STATUS: Partial<Record<string, number>> = {
-  invalid_argument: 400,
-  usage: 400,
-  invalid_request: 400,
-  invalid_sender: 400,
-  invalid_recipient: 400,
-  plan_limit: 402,
-  forbidden: 403,
-  sender_not_authorized: 403,
-  not_found: 404,
-  conflict: 409,
-  message_too_big: 413,
-};
+/**
+ * A refusal of the service a page says as a sentence, with the status the error registry gives it:
+ * the request's fault (4xx). Anything else is an error of ours, shown as one.
+ */
 export function refusalOf(e: unknown): { code: number; text: string } | null {
-  const code = isSvcError(e) ? PAGE_STATUS[e.kind] : undefined;
-  return code ? { code, text: `${(e as Error).message}.` } : null;
+  if (!isSvcError(e)) return null;
+  const code = errorKinds[e.kind].http;
+  return code >= 400 && code < 500 ? { code, text: `${e.message}.` } : null;
 }
 
 export const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
@@ -90,7 +81,7 @@ export function appSession(service: Service) {
     const ws = await service.store.workspaces.getByName(name.slice(0, 63));
     const m = ws && s.who.memberships.find((x) => x.workspace_id === ws.id);
     if (!ws || !m) {
-      void page(reply, 404, appPage('Not found', '<p>There is no such workspace of yours. <a href="/app/">Back to svc</a></p>'));
+      void page(reply, 404, notFoundPage('workspace of yours'));
       return null;
     }
     if (!(ROLE_MAY[may] as readonly Role[]).includes(m.role)) {

@@ -3,8 +3,8 @@
 // message log with its filters, and one message's `explain` as a timeline. Every role reads them;
 // an owner also gets the form that deletes the workspace (its name typed again to confirm).
 import type { TimelineEntry } from '../../src/messages/explain.js';
-import { escape } from './list-pages.js';
-import { appPage, problem, usageBar, wsNav, type Nav } from './app-pages.js';
+import { html } from '../../src/html.js';
+import { appPage, pager, problem, tokenField, usageBar, wideTable, wsNav, type Nav } from './app-pages.js';
 
 export interface QuotaRow {
   kind: string;
@@ -24,7 +24,7 @@ const QUOTA_LABEL: Record<string, string> = {
   seats: 'Team members',
   storage: 'Stored mail',
 };
-const day = (iso: string) => escape(iso.slice(0, 16).replace('T', ' ')) + ' UTC';
+const day = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 /** Stored mail in the unit of its limit: GiB for the plans' (1, 10, 50 GiB), MiB below one. */
 const unitOf = (limit: number | null) =>
   limit === null || limit >= 2 ** 30 ? { div: 2 ** 30, name: ' GiB' } : { div: 2 ** 20, name: ' MiB' };
@@ -37,46 +37,42 @@ export function workspacePage(
   upgradeUrl: string | null,
   opts: { form: string; problem?: string },
 ): string {
-  const trial = w.read_only_at
-    ? `<p>${now.toISOString() >= w.read_only_at ? `<strong>The trial ended on ${day(w.read_only_at)}: the workspace is read-only.</strong>` : `The trial ends on ${day(w.read_only_at)}; the workspace is then read-only.`} Without a plan its data is deleted on <strong>${day(w.delete_at!)}</strong>, after warnings to its owners 14, 7 and 1 days before.</p>`
-    : '';
-  const rows = w.usage
-    .map((q) => {
-      const storage = q.kind === 'storage';
-      const u = unitOf(q.limit);
-      const round = (b: number) => Math.round((b / u.div) * 100) / 100;
-      const bar = storage ? usageBar(round(q.used), q.limit === null ? null : round(q.limit), u.name) : usageBar(q.used, q.limit);
-      return `<tr><th scope="row">${escape(QUOTA_LABEL[q.kind] ?? q.kind)}${q.window ? ` per ${escape(q.window)}` : ''}</th><td>${bar}</td><td class="meta">${q.resets_at ? `resets ${day(q.resets_at)}` : ''}</td></tr>`;
-    })
-    .join('\n');
+  const trial =
+    w.read_only_at &&
+    html`<p>${now.toISOString() >= w.read_only_at ? html`<strong>The trial ended on ${day(w.read_only_at)}: the workspace is read-only.</strong>` : `The trial ends on ${day(w.read_only_at)}; the workspace is then read-only.`} Without a plan its data is deleted on <strong>${day(w.delete_at!)}</strong>, after warnings to its owners 14, 7 and 1 days before.</p>`;
+  const rows = w.usage.map((q) => {
+    const storage = q.kind === 'storage';
+    const u = unitOf(q.limit);
+    const round = (b: number) => Math.round((b / u.div) * 100) / 100;
+    const bar = storage ? usageBar(round(q.used), q.limit === null ? null : round(q.limit), u.name) : usageBar(q.used, q.limit);
+    return html`<tr><th scope="row">${QUOTA_LABEL[q.kind] ?? q.kind}${q.window && ` per ${q.window}`}</th><td>${bar}</td><td class="meta">${q.resets_at && `resets ${day(q.resets_at)}`}</td></tr>\n`;
+  });
   return appPage(
     `Workspace ${nav.ws}`,
     // Plans are the operator's (svc workspaces set-plan): an owner is sent to the operator's upgrade
     // page when there is one, else told who changes it. This page is every quota refusal's upgrade_url.
-    `${problem(opts.problem)}<p id="plan">Plan: <strong>${escape(w.plan)}</strong>. Created ${day(w.created_at)}.${
-      nav.role !== 'owner'
-        ? ''
-        : upgradeUrl
-          ? ` <a href="${escape(upgradeUrl)}" rel="noreferrer">Change the plan</a>`
-          : ` The plan is changed by the operator of this svc (<code>svc workspaces set-plan ${escape(nav.ws)} PLAN</code>): ask them.`
+    html`${problem(opts.problem)}<p id="plan">Plan: <strong>${w.plan}</strong>. Created ${day(w.created_at)}.${
+      nav.role === 'owner' &&
+      (upgradeUrl
+        ? html` <a href="${upgradeUrl}" rel="noreferrer">Change the plan</a>`
+        : html` The plan is changed by the operator of this svc (<code>svc workspaces set-plan ${nav.ws} PLAN</code>): ask them.`)
     }</p>
 ${trial}
-<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Quota</th><th>Used</th><th>Resets</th></tr></thead><tbody>
-${rows}
-</tbody></table></div>${nav.role === 'owner' ? deleteForm(nav.ws, opts.form) : ''}`,
+${wideTable(html`<table><thead><tr><th>Quota</th><th>Used</th><th>Resets</th></tr></thead><tbody>
+${rows}</tbody></table>`)}${nav.role === 'owner' && deleteForm(nav.ws, opts.form)}`,
     { nav: wsNav(nav, 'workspace') },
   );
 }
 
 /** Only owners see it; the route checks the role again. */
-const deleteForm = (ws: string, form: string) => `
+const deleteForm = (ws: string, form: string) => html`
 <h2 id="delete">Delete this workspace</h2>
 <p>Everything goes: its messages, team inbox, lists and subscribers, domains, addresses, keys, webhooks and members, at once for everyone, and it cannot be undone. Mail still queued is not sent.</p>
 <form method="post" action="/app/w/${encodeURIComponent(ws)}/delete">
-<input type="hidden" name="form" value="${escape(form)}">
-<label for="confirm">Type the workspace's name, <strong>${escape(ws)}</strong>, to confirm</label>
+${tokenField(form)}
+<label for="confirm">Type the workspace's name, <strong>${ws}</strong>, to confirm</label>
 <input id="confirm" name="confirm" required autocomplete="off" spellcheck="false" maxlength="63">
-<button type="submit">Delete ${escape(ws)} and all its data</button>
+<button type="submit">Delete ${ws} and all its data</button>
 </form>`;
 
 export interface MessageRow {
@@ -101,22 +97,19 @@ export function messagesPage(
     if (page > 1) p.set('page', String(page));
     return `${base}${p.size ? `?${p}` : ''}`;
   };
-  const last = Math.max(1, Math.ceil(opts.total / opts.per));
-  const rows = opts.rows
-    .map(
-      (m) =>
-        `<tr><td>${day(m.created_at)}</td><td><a href="${base}/${encodeURIComponent(m.id)}">${escape(m.to)}</a></td><td>${escape(m.subject)}</td><td><strong>${escape(m.status)}</strong></td><td>${m.open_count} / ${m.click_count}</td></tr>`,
-    )
-    .join('\n');
+  const rows = opts.rows.map(
+    (m) =>
+      html`<tr><td>${day(m.created_at)}</td><td><a href="${base}/${encodeURIComponent(m.id)}">${m.to}</a></td><td>${m.subject}</td><td><strong>${m.status}</strong></td><td>${m.open_count} / ${m.click_count}</td></tr>\n`,
+  );
   return appPage(
     'Messages',
-    `<form method="get" action="${base}" role="search">
-<label for="to">Recipient contains</label><input id="to" name="to" maxlength="254" value="${escape(opts.to)}">
-<select name="status" aria-label="Status"><option value="">any status</option>${opts.statuses.map((s) => `<option${s === opts.status ? ' selected' : ''}>${escape(s)}</option>`).join('')}</select>
+    html`<form method="get" action="${base}" role="search">
+<label for="to">Recipient contains</label><input id="to" name="to" maxlength="254" value="${opts.to}">
+<select name="status" aria-label="Status"><option value="">any status</option>${opts.statuses.map((s) => html`<option${s === opts.status && html` selected`}>${s}</option>`)}</select>
 <button type="submit">Filter</button></form>
 <p>${opts.total} message${opts.total === 1 ? '' : 's'}, newest first.</p>
-${rows ? `<div class="wide" tabindex="0" role="region" aria-label="Table (scrolls sideways on a narrow screen)"><table><thead><tr><th>Accepted</th><th>To</th><th>Subject</th><th>Status</th><th>Opens / clicks</th></tr></thead><tbody>\n${rows}\n</tbody></table></div>` : '<p>None.</p>'}
-${last > 1 ? `<p>${opts.page > 1 ? `<a href="${escape(q(opts.page - 1))}" rel="prev">Newer</a> · ` : ''}Page ${opts.page} of ${last}${opts.page < last ? ` · <a href="${escape(q(opts.page + 1))}" rel="next">Older</a>` : ''}</p>` : ''}`,
+${rows.length ? wideTable(html`<table><thead><tr><th>Accepted</th><th>To</th><th>Subject</th><th>Status</th><th>Opens / clicks</th></tr></thead><tbody>\n${rows}</tbody></table>`) : html`<p>None.</p>`}
+${pager(q, opts.page, opts.total, opts.per)}`,
     { nav: wsNav(nav, 'messages') },
   );
 }
@@ -124,12 +117,11 @@ ${last > 1 ? `<p>${opts.page > 1 ? `<a href="${escape(q(opts.page - 1))}" rel="p
 export function explainPage(nav: Nav, m: { id: string; to: string; subject: string; status: string }, timeline: TimelineEntry[]): string {
   return appPage(
     `To ${m.to}`,
-    `<p><a href="/app/w/${encodeURIComponent(nav.ws)}/messages">All messages</a></p>
-<p>${escape(m.subject)}: <strong>${escape(m.status)}</strong>.</p>
+    html`<p><a href="/app/w/${encodeURIComponent(nav.ws)}/messages">All messages</a></p>
+<p>${m.subject}: <strong>${m.status}</strong>.</p>
 <h2>What happened</h2>
 <ol class="timeline">
-${timeline.map((e) => `<li><span class="meta">${day(e.at)}</span> <strong>${escape(e.stage)}</strong>: ${escape(e.detail)}</li>`).join('\n')}
-</ol>`,
+${timeline.map((e) => html`<li><span class="meta">${day(e.at)}</span> <strong>${e.stage}</strong>: ${e.detail}</li>\n`)}</ol>`,
     { nav: wsNav(nav, 'messages') },
   );
 }

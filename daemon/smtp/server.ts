@@ -12,6 +12,10 @@ import type { Log } from '../../src/log.js';
 import { reverseName, type ResolveFn } from '../../src/domains/dns.js';
 import { rewriteReply } from './replies.js';
 
+/** spec.md "Other constants": SMTP takes 25 MB per message and 1,000 recipients, on the relay and the MX alike. */
+export const SMTP_MAX_SIZE = 25 * 1024 * 1024;
+export const SMTP_MAX_RECIPIENTS = 1000;
+
 export interface ListenerLimits {
   /** A connection is closed after this long (spec: 5 minutes). */
   maxConnectionMs: number;

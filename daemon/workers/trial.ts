@@ -1,4 +1,4 @@
-// The trial's warnings and the deletion of workspaces (src/workspaces/trial-sweep.ts, deletion.ts):
+// The trial's warnings and the deletion of workspaces (src/people/trial-warnings.ts, src/workspaces/deletion.ts):
 // a sweep soon after start and then hourly (the daemon's `trial` tick), and at once when a
 // workspace was deleted (the bus's `deleted`, from this daemon or another). Every daemon sweeps;
 // each warning is sent and recorded once, and each deletion is worked on by one daemon at a time.

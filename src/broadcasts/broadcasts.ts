@@ -11,7 +11,7 @@ import type { Campaign, CampaignCounts } from '../model/campaign.js';
 import type { Workspace } from '../model/workspace.js';
 import { assertWritable } from '../workspaces/trial.js';
 import { registeredSender } from '../send/sender.js';
-import { bodyText, objectBody, text } from '../lists/fields.js';
+import { bodyText, objectBody, text } from '../request.js';
 import { sendWindows, sendQuotaError } from '../workspaces/send-quota.js';
 
 /** A subject is one header line (RFC 5322 998); the bodies are bounded by the request's size. */

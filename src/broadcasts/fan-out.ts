@@ -10,7 +10,7 @@ import type { Campaign } from '../model/campaign.js';
 import { copySubscriber } from '../model/list.js';
 import type { CopySubscriber } from '../model/message.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Send } from '../send/pipeline.js';
+import type { Send } from '../model/send.js';
 
 /** Subscribers read per batch: 5 jobs of 100 copies, one store write. */
 export const FAN_OUT_BATCH = 500;

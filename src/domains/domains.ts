@@ -10,7 +10,7 @@ import { assertWritable } from '../workspaces/trial.js';
 import { checkDomain, type CheckResult } from './check.js';
 import { dnsClient, type DnsClient } from './dns.js';
 import { newDkimKeyPair } from './dkim-keys.js';
-import { normalizeDomain } from './names.js';
+import { normalizeDomain } from '../mail/names.js';
 import { recordSpecs, type ServiceNames } from './records.js';
 import { dkimBroken, type RecordStatus, type Purpose } from '../model/domain.js';
 

@@ -16,10 +16,10 @@ import {
   type ThreadView,
 } from '../model/inbox.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Send, SendResult } from '../send/pipeline.js';
-import type { Party } from '../send/validate.js';
+import type { Party, Send, SendResult } from '../model/send.js';
 import { parseMailbox } from '../mail/address.js';
-import { DEFAULT_PAGE, MAX_PAGE, queryText, wholeNumber } from '../messages/log.js';
+import { DEFAULT_PAGE, MAX_PAGE } from '../messages/log.js';
+import { bodyText, objectBody, queryText, wholeNumber } from '../request.js';
 import type { Parse } from './parse-thread.js';
 
 /** What a Sent row that stands for a broadcast says of it: its list and how many copies it made. */
@@ -143,8 +143,7 @@ export function itemOptions(q: { raw?: unknown }): { raw: boolean } {
 
 /** What a mark asks: read and archived, each true or false, at least one of them. */
 export function threadMarks(body: unknown): { read?: boolean; archived?: boolean } {
-  const b = (body ?? {}) as Record<string, unknown>;
-  if (typeof b !== 'object' || Array.isArray(b)) throw new SvcError('invalid_body');
+  const b = objectBody(body ?? {});
   const marks: { read?: boolean; archived?: boolean } = {};
   for (const field of ['read', 'archived'] as const) {
     const v = b[field];
@@ -158,14 +157,8 @@ export function threadMarks(body: unknown): { read?: boolean; archived?: boolean
 
 /** A reply's request: text or html (at least one), and a from and to that may be left to the item. */
 export function replyInput(body: unknown) {
-  const b = (body ?? {}) as Record<string, unknown>;
-  if (typeof b !== 'object' || Array.isArray(b)) throw new SvcError('invalid_body');
-  const field = (f: string): string | null => {
-    const v = b[f];
-    if (v === undefined || v === null || v === '') return null;
-    if (typeof v !== 'string') throw new SvcError('invalid_body', `invalid body: ${f} must be a string`);
-    return v;
-  };
+  const b = objectBody(body ?? {});
+  const field = (f: string): string | null => bodyText(b, f) || null;
   const text = field('text');
   const html = field('html');
   const from = field('from');

@@ -12,8 +12,8 @@
 import type { Message } from '../model/message.js';
 import type { InboundDelivery } from '../model/inbox.js';
 import type { Random } from '../clock.js';
-import { bouncedEvent } from '../send/pipeline.js';
-import { classifyReply } from '../send/bounce-class.js';
+import { bouncedEvent } from '../model/event.js';
+import { classifyReply } from '../mail/bounce-class.js';
 import type { Dsn, Feedback } from './reports.js';
 
 const NO_CRLF = /[\r\n]+/g;

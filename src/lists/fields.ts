@@ -5,10 +5,8 @@ import type { Random } from '../clock.js';
 import { SUBSCRIBER_STATUSES, type ListWithCount, type Subscriber, type SubscriberStatus, type SubscriberUpdate } from '../model/list.js';
 import type { Workspace } from '../model/workspace.js';
 import { parseMailbox } from '../mail/address.js';
-import { wholeNumber } from '../messages/log.js';
+import { CONTROL, invalidBody, objectBody, text, wholeNumber } from '../request.js';
 
-/** Text fields of a list, and a subscriber's name and tags: longer is refused. */
-const MAX_TEXT = 1000;
 const MAX_TAGS = 100;
 const MAX_TAG = 100;
 
@@ -38,32 +36,6 @@ export const subscriberView = (s: Subscriber) => ({
   created_at: s.created_at,
   updated_at: s.updated_at,
 });
-
-export const invalidBody = (msg: string) => new SvcError('invalid_body', `invalid body: ${msg}`);
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/** An optional string field of a body: undefined when absent, refused when not a short single line. */
-export function text(body: Record<string, unknown>, field: string): string | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw invalidBody(`${field} must be a string`);
-  if (v.length > MAX_TEXT) throw new SvcError('invalid_request', `${field} is longer than ${MAX_TEXT} characters`);
-  if (CONTROL.test(v)) throw new SvcError('invalid_request', `${field} must be one line without control characters`);
-  return v;
-}
-
-/** An optional body of mail (HTML or text) in a request: undefined when absent; bounded by the request's size, not here. */
-export function bodyText(body: Record<string, unknown>, field: string): string | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw invalidBody(`${field} must be a string`);
-  return v;
-}
-
-export function objectBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SvcError('invalid_body');
-  return body as Record<string, unknown>;
-}
 
 /** An email as a subscriber's: trimmed, one valid mailbox, lower-cased; `invalid email: …` otherwise. */
 export function subscriberEmail(input: unknown): string {

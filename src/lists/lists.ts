@@ -22,10 +22,10 @@ import type { SystemMail } from '../people/system-mail.js';
 import { registeredSender } from '../send/sender.js';
 import { csvImporter, csvText, type CsvSource } from './import.js';
 import { keptSecret } from '../kept-secret.js';
+import { html } from '../html.js';
 import { enroller } from '../sequences/enrol.js';
 import { CONFIRM_DAYS, CONFIRM_KEY, CONFIRM_PATH, CONFIRM_RESEND_MS, confirmCode, readConfirmCode } from './confirm.js';
-import type { SendOptions, SendResult } from '../send/pipeline.js';
-import type { SendRequest } from '../send/validate.js';
+import type { SendOptions, SendRequest, SendResult } from '../model/send.js';
 
 export { SUBSCRIBER_PAGE, SUBSCRIBER_PAGE_MAX } from './fields.js';
 export { UNSUBSCRIBE_PATH } from '../model/list.js';
@@ -60,7 +60,6 @@ export function listService(
     if (s.confirm_sent_at && at.getTime() - Date.parse(s.confirm_sent_at) < CONFIRM_RESEND_MS) return;
     const expires = Math.floor(at.getTime() / 1000) + CONFIRM_DAYS * 86_400;
     const url = `${config.baseUrl}${CONFIRM_PATH}${confirmCode(await confirmKey(), s.unsubscribe_token, expires)}`;
-    const esc = (t: string) => t.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
     const subject = `Confirm your subscription to ${l.name}`;
     const text = `Please confirm that you want to receive ${l.name} at ${s.email}:\n\n${url}\n\nThe link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.\n`;
     if (!l.from_address) {
@@ -82,7 +81,8 @@ export function listService(
         bcc: [],
         subject,
         text,
-        html: `<p>Please confirm that you want to receive <strong>${esc(l.name)}</strong> at ${esc(s.email)}:</p>\n<p><a href="${esc(url)}">Confirm my subscription</a></p>\n<p>The link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.</p>\n`,
+        html: html`<p>Please confirm that you want to receive <strong>${l.name}</strong> at ${s.email}:</p>\n<p><a href="${url}">Confirm my subscription</a></p>\n<p>The link works for ${CONFIRM_DAYS} days. If you did not ask for this, ignore this message: you will not be subscribed.</p>\n`
+          .text,
       },
       { source: 'confirmation' },
     );

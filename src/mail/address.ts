@@ -2,7 +2,7 @@
 //
 // Email addresses, parsed in linear time (no backtracking patterns) and at most 254 characters
 // (RFC 5321 path limit), so a 40,000-character address is refused at once.
-import { toAsciiDomain } from '../domains/names.js';
+import { toAsciiDomain } from './names.js';
 
 export const MAX_ADDRESS = 254;
 const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;

@@ -2,6 +2,7 @@
 //
 // The message log (spec.md "GET /api/v2/messages", "Message", "Message event").
 import { SvcError } from '../errors.js';
+import { queryText, wholeNumber } from '../request.js';
 import type { DepsOf } from '../deps.js';
 import type { Message, MessageStatus } from '../model/message.js';
 import type { Workspace } from '../model/workspace.js';
@@ -72,20 +73,6 @@ export interface ListQuery {
   until?: string | undefined;
   limit?: string | number | undefined;
   offset?: string | number | undefined;
-}
-
-export function wholeNumber(name: string, v: string | number | undefined, dflt: number, min: number): number {
-  if (v === undefined || v === '') return dflt;
-  const n = typeof v === 'number' ? v : /^\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isInteger(n) || n < min)
-    throw new SvcError('invalid_request', `invalid query: ${name} must be a whole number of at least ${min}`);
-  return n;
-}
-
-/** A text parameter of a query string: absent, or given once (a parameter given twice arrives as a list). */
-export function queryText(name: string, v: unknown): string | undefined {
-  if (v === undefined || typeof v === 'string') return v;
-  throw new SvcError('invalid_request', `invalid query: ${name} must be given once, as text`);
 }
 
 /** A message-log query as the store takes it; the query's texts for what it refuses (REST explains with it too). */

@@ -1,5 +1,7 @@
 // Message events (spec.md "Events"): their names, what an endpoint subscribes to, and the outbox
 // entry a state change writes in the same store call as the change.
+import type { Message } from './message.js';
+
 export const SENT_EVENTS = ['message.sent', 'message.bounced', 'message.opened', 'message.clicked'] as const;
 /** May be subscribed to, never sent (spec.md). */
 export const RESERVED_EVENTS = ['message.delivered', 'message.complained', 'message.unsubscribed'] as const;
@@ -20,4 +22,27 @@ export interface OutboxEvent {
   message_id: string;
   payload: Record<string, unknown>;
   created_at: string;
+}
+
+/** Webhook payloads (spec.md "Events"): message_id is the id the API returns; no recipient. */
+export function sentEvent(id: string, m: Message, at: string): OutboxEvent {
+  return {
+    id,
+    workspace_id: m.workspace_id,
+    event: 'message.sent',
+    message_id: m.id,
+    payload: { message_id: m.id, from: m.from, subject: m.subject },
+    created_at: at,
+  };
+}
+
+export function bouncedEvent(id: string, m: Message, at: string): OutboxEvent {
+  return {
+    id,
+    workspace_id: m.workspace_id,
+    event: 'message.bounced',
+    message_id: m.id,
+    payload: { message_id: m.id, from: m.from, subject: m.subject, error: m.error },
+    created_at: at,
+  };
 }

@@ -7,7 +7,7 @@
 // sender nothing is sent; the daemon says so once, and the caller shows the link instead.
 import type { DepsOf } from '../deps.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Send } from '../send/pipeline.js';
+import type { Send } from '../model/send.js';
 import { idempotentSend } from '../send/idempotent.js';
 
 export interface SystemMessage {

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { DnsClient } from '../domains/dns.js';
 import { HandOffAborted, SmtpPool, type SmtpError, type SmtpPoolOptions } from './smtp-pool.js';
-import { classifyReply, stageOf, type RecipientOutcome, type Stage } from './bounce-class.js';
+import { classifyReply, stageOf, type RecipientOutcome, type Stage } from '../mail/bounce-class.js';
 
 /**
  * `permanent`: the mailbox or domain is bad: bounced and suppressed. `rejected`: the message was
@@ -15,7 +15,7 @@ import { classifyReply, stageOf, type RecipientOutcome, type Stage } from './bou
  * `temporary`: tried again later. `hop`: our own next hop failed (the smarthost refused our login or
  * sender, TLS to it failed): tried again later, and loudly (bounce-class.ts).
  */
-export type { RecipientOutcome } from './bounce-class.js';
+export type { RecipientOutcome } from '../mail/bounce-class.js';
 
 /** A transaction's envelope; `bulk` marks list mail (broadcasts, sequences). */
 export interface Envelope {

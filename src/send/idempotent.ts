@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { SvcError, isSvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import type { Workspace } from '../model/workspace.js';
-import type { SendResult } from './pipeline.js';
+import type { SendResult } from '../model/send.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000;
 /**

@@ -8,7 +8,7 @@ import type { Random } from '../clock.js';
 import type { Message, OutboundJob } from '../model/message.js';
 import type { JobOutcome } from '../store/types.js';
 import type { RecipientResult } from './deliver.js';
-import { bouncedEvent, sentEvent } from './pipeline.js';
+import { bouncedEvent, sentEvent } from '../model/event.js';
 
 export interface RetryPolicy {
   /** How long after the first attempt temporary failures are still retried. */

@@ -15,59 +15,14 @@ import {
 } from '../model/message.js';
 import type { CampaignProgress } from '../model/campaign.js';
 import type { EnrolmentStep } from '../model/sequence.js';
-import type { OutboxEvent } from '../model/event.js';
+import { bouncedEvent, type OutboxEvent } from '../model/event.js';
 import { suppressedError, type Suppression } from '../model/suppression.js';
 import type { Workspace } from '../model/workspace.js';
 import { authorizeSender } from './sender.js';
 import { SvcError } from '../errors.js';
 import { inboxWindows, sendQuotaError, sendWindows, windowsOfToday } from '../workspaces/send-quota.js';
 import { assertWritable } from '../workspaces/trial.js';
-import type { Party, SendRequest } from './validate.js';
-
-export interface SendResult {
-  /** The first recipient's message id. */
-  id: string;
-  status: 'queued';
-  queued: true;
-  tracking_url: string;
-  recipient_count: number;
-}
-
-export interface SendOptions {
-  source: MessageSource;
-  /** Notes kept with the content (for example "attachments dropped" from the relay). */
-  notes?: string[];
-  /** The Idempotency-Key claim this send completes. */
-  idempotency?: { key: string; token: string; fingerprint?: string } | null;
-  /** The key that sent it (kept on each record for `svc messages explain`). */
-  key?: { id: string; prefix: string } | null;
-  /**
-   * A reply from the team inbox: its Sent copy joins this thread, it answers this Message-ID
-   * (In-Reply-To, References), and it counts against the inbox sends per day, not the API's.
-   */
-  inbox?: { thread_id: string; in_reply_to: string | null; references: string[] };
-  /**
-   * List mail (a broadcast's fan-out batch, a sequence step): each recipient (every one in `to`) is
-   * a subscriber, whose copy is composed for it alone (To: shows only it; its own Message-ID, merge
-   * variables and unsubscribe link). A suppressed subscriber gets no record at all (`skipped`).
-   */
-  list?: {
-    subscribers: Map<string, CopySubscriber>;
-    /** Already counted in the send quota (a campaign is debited whole when it is accepted). */
-    debited?: boolean;
-    /** A broadcast's batch: its campaign and the fan-out's progress, stored with these copies. */
-    campaign?: CampaignProgress;
-    preheader?: string;
-    /** A sequence step: its enrolment's move, stored with this copy. */
-    enrolment?: EnrolmentStep;
-  };
-}
-
-/** What list mail's send answers: the records made, and the suppressed subscribers given none. */
-export interface ListSendResult {
-  ids: string[];
-  skipped: string[];
-}
+import type { ListSendResult, Party, SendOptions, SendRequest, SendResult } from '../model/send.js';
 
 /**
  * Recipients of one job at most: one SMTP transaction takes them (RFC 5321 has every server take at
@@ -298,28 +253,3 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
     }
   };
 }
-
-/** Webhook payloads (spec.md "Events"): message_id is the id the API returns; no recipient. */
-export function sentEvent(id: string, m: Message, at: string): OutboxEvent {
-  return {
-    id,
-    workspace_id: m.workspace_id,
-    event: 'message.sent',
-    message_id: m.id,
-    payload: { message_id: m.id, from: m.from, subject: m.subject },
-    created_at: at,
-  };
-}
-
-export function bouncedEvent(id: string, m: Message, at: string): OutboxEvent {
-  return {
-    id,
-    workspace_id: m.workspace_id,
-    event: 'message.bounced',
-    message_id: m.id,
-    payload: { message_id: m.id, from: m.from, subject: m.subject, error: m.error },
-    created_at: at,
-  };
-}
-
-export type Send = ReturnType<typeof sendPipeline>;

@@ -7,7 +7,7 @@ import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import type { Message, OutboundJob } from '../model/message.js';
 import type { PendingJob, QueueQuery } from '../store/port/messages.js';
-import { bouncedEvent } from './pipeline.js';
+import { bouncedEvent } from '../model/event.js';
 
 /** The owner name of an operator's lease (shown nowhere but the store). */
 const OPERATOR = 'svc queue (operator)';

@@ -1,30 +1,11 @@
 // The rules of POST /api/v2/emails (spec.md "Endpoints", "Errors") on a parsed JSON body, shared by
 // every way in: the result is a SendRequest or a 400 with the spec's text. Unknown fields are
 // ignored and never reach the store.
-import type { Attachment } from '../model/message.js';
+import type { Party, SendRequest } from '../model/send.js';
 import addressparser from 'nodemailer/lib/addressparser';
 import { SvcError } from '../errors.js';
+import { invalidBody, objectBody } from '../request.js';
 import { parseMailbox } from '../mail/address.js';
-
-export interface Party {
-  name: string | null;
-  /** local@domain, the domain lowercase ASCII: what nodemailer routes to. */
-  address: string;
-}
-
-export interface SendRequest {
-  from: Party;
-  to: Party[];
-  cc: Party[];
-  bcc: Party[];
-  subject: string;
-  html: string | null;
-  text: string | null;
-  /** Only the relay carries them (POST /emails ignores an attachments field, spec.md rule 2). */
-  attachments?: Attachment[];
-  /** Only the relay: the message as received (base64), its body read when composed (SendContent.raw). */
-  raw?: string;
-}
 
 export const MAX_RECIPIENTS = 1000;
 /** An address entry with its display name; longer is refused before any parsing. */
@@ -32,7 +13,6 @@ const MAX_ENTRY = 512;
 const MAX_SUBJECT = 998;
 
 const bad = (msg: string) => new SvcError('invalid_request', msg);
-const invalidBody = (msg: string) => new SvcError('invalid_body', `invalid body: ${msg}`);
 const CRLF = /[\r\n]/;
 
 /** One address, bare or `Name <address>`; null when it is not exactly one valid mailbox. */
@@ -65,8 +45,7 @@ function optionalString(field: string, value: unknown): string | null {
 }
 
 export function parseSendRequest(body: unknown): SendRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new SvcError('invalid_body');
-  const b = body as Record<string, unknown>;
+  const b = objectBody(body);
   if (
     b.from === undefined ||
     b.from === null ||

@@ -11,7 +11,7 @@ import { isSvcError } from '../errors.js';
 import { copySubscriber } from '../model/list.js';
 import type { Enrolment, EnrolmentStep, SequenceStep } from '../model/sequence.js';
 import type { Workspace } from '../model/workspace.js';
-import type { Send } from '../send/pipeline.js';
+import type { Send } from '../model/send.js';
 
 /** Enrolments claimed per pass. */
 const CLAIM = 200;

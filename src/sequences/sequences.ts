@@ -7,7 +7,7 @@ import type { DepsOf } from '../deps.js';
 import { SvcError } from '../errors.js';
 import type { SequenceStep, SequenceWithCount } from '../model/sequence.js';
 import type { Workspace } from '../model/workspace.js';
-import { bodyText, invalidBody, objectBody, text } from '../lists/fields.js';
+import { bodyText, invalidBody, objectBody, text } from '../request.js';
 import { assertWritable } from '../workspaces/trial.js';
 
 /** A step's subject is one header line. */

@@ -4,7 +4,7 @@ import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import type { MessageEvent } from '../model/tracking.js';
 import type { Workspace } from '../model/workspace.js';
-import { linkTarget, LINK_KEY } from './links.js';
+import { linkTarget, LINK_KEY } from '../mail/tracked-link.js';
 import { keptSecret } from '../kept-secret.js';
 import { trackingRecorder, type TrackedHit } from './recorder.js';
 

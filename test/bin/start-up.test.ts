@@ -2,7 +2,7 @@
 // figures come from `npm run bench -- cli`, never from a test). These hold the rules that keep admin
 // commands quick, through the real binary, by what it loads rather than by a clock:
 // - a command loads the parts of the service it uses, not the whole service (commands/context.ts
-//   parts(); src/service-parts.ts);
+//   parts(); src/service.ts's PartMaker);
 // - keys, domains and addresses commands on a file store no daemon owns read its data file alone
 //   (no journal code);
 // - beside a running daemon a command talks to its socket and loads none of the file store's code;
@@ -50,14 +50,19 @@ test('admin commands load what they use: a part of the service, the data file al
   );
   assert.ok(list.has('dist/src/store/file/file-store.js') && list.has('dist/src/store/file/journal.js'), 'the whole file store');
   assert.ok(list.has('dist/src/suppressions/suppressions.js'), 'its part of the service');
-  for (const m of ['dist/src/service.js', 'dist/src/send/pipeline.js', 'dist/src/lists/lists.js', 'dist/src/people/sign-in.js'])
+  for (const m of [
+    'dist/src/send/pipeline.js',
+    'dist/src/lists/lists.js',
+    'dist/src/people/sign-in.js',
+    'dist/src/broadcasts/broadcasts.js',
+  ])
     assert.ok(!list.has(m), `${m} is not loaded by suppressions list`);
   assert.ok(![...list.modules].some((p) => p.includes('node_modules/chalk/')), 'chalk is not loaded');
 
   // A part that sends (the inbox's replies) brings the pipeline, still not the whole service.
   const inbox = await loaded(['inbox', 'list']);
   assert.ok(inbox.has('dist/src/inbox/inbox.js') && inbox.has('dist/src/send/pipeline.js'));
-  assert.ok(!inbox.has('dist/src/service.js'));
+  assert.ok(!inbox.has('dist/src/lists/lists.js') && !inbox.has('dist/src/people/sign-in.js'));
 
   // The data file's commands: no journal code at all.
   const keys = await loaded(['keys', 'list']);

@@ -200,7 +200,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       /^250 /,
     );
     const withReport = await b.go('GET', `/app/w/acme/inbox/t/${thread}`);
-    assert.match(withReport.html, /<strong>Automatic reply<\/strong> · <time[^>]*>[^<]*<\/time><br>From (?:[^<]* &lt;)?mailer-daemon@rcpt\.test/);
+    assert.match(
+      withReport.html,
+      /<strong>Automatic reply<\/strong> · <time[^>]*>[^<]*<\/time><br>From (?:[^<]* &#60;)?mailer-daemon@rcpt\.test/,
+    );
     assert.match(withReport.html, /<p class="meta">To jane@rcpt\.test, from hello@acme\.test<\/p>/);
   });
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import PostalMime from 'postal-mime';
 import { full, handOffByHand } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
-import { trackedLink } from '../../src/tracking/links.js';
+import { trackedLink } from '../../src/mail/tracked-link.js';
 import { PIXEL } from '../../daemon/http/pixel.js';
 
 const pixelOf = async (raw: Buffer) => /(https?:\/\/[^"]+\/t\/o\/([A-Za-z0-9_-]+)\.gif)/.exec((await PostalMime.parse(raw)).html ?? '')!;

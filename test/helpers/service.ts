@@ -15,7 +15,7 @@ export async function testService(
   t.after(() => store.close());
   const logs: string[] = [];
   const config = { ...loadConfig({}, {}), store: { kind: 'file' as const, dir }, ...opts.config };
-  const service = createService({
+  const service = await createService({
     store,
     config,
     clock: opts.clock ?? systemClock,

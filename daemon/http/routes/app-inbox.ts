@@ -8,7 +8,7 @@ import type { Service } from '../../../src/service.js';
 import { isSvcError, type SvcError } from '../../../src/errors.js';
 import { formToken } from '../../../src/people/sign-in.js';
 import { SEARCH_MAX } from '../../../src/inbox/inbox.js';
-import { appPage } from '../app-pages.js';
+import { notFoundPage } from '../app-pages.js';
 import { sentPage, threadPage, threadsPage, type ThreadMessage } from '../app-inbox-pages.js';
 import { appSession, refusalOf, type Member } from '../app-session.js';
 import type { inboxLive } from '../inbox-live.js';
@@ -40,8 +40,7 @@ export function appInboxRoutes(scope: FastifyInstance, service: Service, live: R
   const { page, member, memberForm } = appSession(service);
   const base = (m: Member) => `/app/w/${encodeURIComponent(m.ws.name)}/inbox`;
   const events = (m: Member) => `${base(m)}/events`;
-  const notFound = (reply: FastifyReply) =>
-    page(reply, 404, appPage('Not found', '<p>There is no such thread in this workspace. <a href="/app/">Back to svc</a></p>'));
+  const notFound = (reply: FastifyReply) => page(reply, 404, notFoundPage('thread in this workspace'));
 
   scope.get<{ Params: { ws: string }; Querystring: Record<string, string> }>('/app/w/:ws/inbox', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'inbox');

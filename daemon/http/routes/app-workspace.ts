@@ -5,10 +5,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Service } from '../../../src/service.js';
 import { isSvcError } from '../../../src/errors.js';
 import { MESSAGE_STATUSES } from '../../../src/messages/log.js';
-import { appPage } from '../app-pages.js';
+import { appPage, notFoundPage } from '../app-pages.js';
 import { formToken } from '../../../src/people/sign-in.js';
 import { explainPage, messagesPage, workspacePage } from '../app-workspace-pages.js';
-import { escape } from '../list-pages.js';
+import { html } from '../../../src/html.js';
 import { appSession, type Member } from '../app-session.js';
 
 const PER_PAGE = 50;
@@ -46,7 +46,7 @@ export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): vo
       200,
       appPage(
         'Workspace deleted',
-        `<p>The workspace ${escape(m.ws.name)} is deleted: nobody can use it any more, and its data is being removed.</p><p><a href="/app/">Back to svc</a></p>`,
+        html`<p>The workspace ${m.ws.name} is deleted: nobody can use it any more, and its data is being removed.</p><p><a href="/app/">Back to svc</a></p>`,
       ),
     );
   });
@@ -83,7 +83,7 @@ export function appWorkspaceRoutes(scope: FastifyInstance, service: Service): vo
       return page(reply, 200, explainPage({ ws: m.ws.name, role: m.role }, msg, timeline));
     } catch (e) {
       if (!isSvcError(e) || e.kind !== 'not_found') throw e;
-      return page(reply, 404, appPage('Not found', '<p>There is no such message in this workspace. <a href="/app/">Back to svc</a></p>'));
+      return page(reply, 404, notFoundPage('message in this workspace'));
     }
   });
 }

@@ -4,8 +4,7 @@
 // Step: an HTML fragment becomes a whole document (<html>, <head> with charset and title, <body>),
 // with a broadcast's preheader first in the body.
 import type { Step } from './draft.js';
-
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+import { escapeHtml } from '../../html.js';
 
 /**
  * Preview text a mail client shows beside the subject, first in the body and hidden from the

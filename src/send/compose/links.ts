@@ -2,8 +2,8 @@
 // spec.md rule 7): every absolute http(s) href of the HTML points at the service's redirect with
 // the recipient's token (src/tracking/links.ts). Per recipient: the token is the copy's own.
 import type { SendContent } from '../../model/message.js';
-import { trackable, trackedLink } from '../../tracking/links.js';
-import { escapeHtml } from './document.js';
+import { trackable, trackedLink } from '../../mail/tracked-link.js';
+import { escapeHtml } from '../../html.js';
 import type { Step } from './draft.js';
 
 const tracked = (c: SendContent) => c.html !== null && (c.source === 'broadcast' || c.source === 'sequence');

@@ -7,7 +7,7 @@
 // A name that is none of these is left as written.
 import { unsubscribeUrl } from '../../model/list.js';
 import type { SendContent } from '../../model/message.js';
-import { escapeHtml } from './document.js';
+import { escapeHtml } from '../../html.js';
 import type { Step } from './draft.js';
 
 const VARIABLE = /\{\{\s*(name|first_name|email|unsubscribe_url)\s*(?:\|([^{}]*))?\}\}/g;

@@ -3,7 +3,7 @@
 // confirmation goes to someone who has not consented yet, and an invitation or a trial warning is
 // not the workspace's to measure. Links are left as they are (rule 7 of the API).
 import type { SendContent } from '../../model/message.js';
-import { escapeHtml } from './document.js';
+import { escapeHtml } from '../../html.js';
 import type { Step } from './draft.js';
 
 export const pixelUrl = (baseUrl: string, token: string) => `${baseUrl}/t/o/${token}.gif`;

@@ -7,7 +7,7 @@
 // itself ({{unsubscribe_url}}) gets a footer that does.
 import { UNSUBSCRIBE_SUBJECT, listId, unsubscribeUrl } from '../../model/list.js';
 import { returnPath } from '../../mail/return-path.js';
-import { escapeHtml } from './document.js';
+import { escapeHtml } from '../../html.js';
 import type { Step } from './draft.js';
 
 export const unsubscribeStep: Step = {

@@ -93,7 +93,10 @@ export class PgStore implements Store {
       // A database is backed up with its own tools, which see every table at one instant.
       backup: {
         snapshot: async () => {
-          throw new SvcError('usage', 'svc backup is for the file store; back up a Postgres store with pg_dump (docs/operating.md "Backups")');
+          throw new SvcError(
+            'usage',
+            'svc backup is for the file store; back up a Postgres store with pg_dump (docs/operating.md "Backups")',
+          );
         },
       },
       daemons: pgDaemons(db),

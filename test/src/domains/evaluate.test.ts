@@ -9,7 +9,7 @@ import {
   mergeSpf,
   tagList,
 } from '../../../src/domains/evaluate.js';
-import { normalizeDomain } from '../../../src/domains/names.js';
+import { normalizeDomain } from '../../../src/mail/names.js';
 import { parseMailbox } from '../../../src/mail/address.js';
 
 const found = <T>(...records: T[]) => ({ ok: true as const, records });

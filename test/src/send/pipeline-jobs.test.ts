@@ -7,7 +7,7 @@ import { testService } from '../../helpers/service.js';
 import { fixtureDns } from '../../helpers/dns-server.js';
 import { publish } from '../../helpers/domains.js';
 import { JOB_RECIPIENTS } from '../../../src/send/pipeline.js';
-import type { SendRequest } from '../../../src/send/validate.js';
+import type { SendRequest } from '../../../src/model/send.js';
 
 test('jobs: at most 100 recipients of one domain each; bulk sources queue bulk jobs, claimed after transactional ones', async (t) => {
   const dns = await fixtureDns(t);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classify, SOURCE_LIST } from '../../../src/tracking/classify.js';
 import { compose } from '../../../src/send/compose/index.js';
-import { linkTarget, trackedLink } from '../../../src/tracking/links.js';
+import { linkTarget, trackedLink } from '../../../src/mail/tracked-link.js';
 import type { SendContent } from '../../../src/model/message.js';
 import PostalMime from 'postal-mime';
 

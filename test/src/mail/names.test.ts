@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
-import { hostNameProblem, toAsciiDomain } from '../../../src/domains/names.js';
+import { hostNameProblem, toAsciiDomain } from '../../../src/mail/names.js';
 
 /** toAsciiDomain without its fast path: the full conversion and checks, as before it. */
 function slow(input: string): string | null {

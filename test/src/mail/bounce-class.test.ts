@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyReply, stageOf } from '../../../src/send/bounce-class.js';
+import { classifyReply, stageOf } from '../../../src/mail/bounce-class.js';
 
 const at = (
   stage: Parameters<typeof classifyReply>[0]['stage'],

@@ -13,9 +13,9 @@ import { isSvcError } from '../errors.js';
 import { upgradeUrlOf } from '../config.js';
 import type { Member } from '../model/person.js';
 import type { Workspace } from '../model/workspace.js';
-import type { SystemMail } from '../people/system-mail.js';
-import { TRIAL_WARNING_DAYS, trialDates, type TrialDates } from './trial.js';
-import type { WorkspaceDeletionService } from './deletion.js';
+import type { SystemMail } from './system-mail.js';
+import { TRIAL_WARNING_DAYS, trialDates, type TrialDates } from '../workspaces/trial.js';
+import type { WorkspaceDeletionService } from '../workspaces/deletion.js';
 
 const DAY_MS = 86_400_000;
 
