@@ -20,7 +20,7 @@ import { systemClock, systemRandom } from '../src/clock.js';
 import type { InboxItem } from '../src/model/inbox.js';
 import { SVC, percentile, report, startServer } from './lib.js';
 import { tokenHash } from '../src/people/people.js';
-import { SESSION_COOKIE } from '../daemon/http/app-session.js';
+import { SESSION_COOKIE } from '../daemon/http/app/session.js';
 import { STREAMS_PER_SESSION } from '../daemon/http/inbox-live.js';
 import { chosen, prepare } from './send.js';
 
@@ -124,7 +124,7 @@ async function fill(storeUrl: string, sessions: number): Promise<{ thread: strin
       }),
     );
     const now = new Date();
-    const owner = await store.people.addMember(
+    const owner = await store.people.add(
       ws.id,
       { id: randomUUID(), email: 'ann@acme.test', name: null, password_hash: null, created_at: now.toISOString(), last_sign_in_at: null },
       'owner',

@@ -1,5 +1,5 @@
 // tsc compiles TypeScript only; the SQL migrations, data files (src/tracking/sources.json) and the
-// web app's script (daemon/http/assets/app.js) are read at run time beside the compiled code.
+// web app's script (daemon/http/app/assets/app.js) are read at run time beside the compiled code.
 import { cpSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -7,7 +7,7 @@ const root = new URL('..', import.meta.url).pathname;
 const walk = (dir) => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
 const copied = [
   ...walk(join(root, 'src')).filter((f) => f.endsWith('.sql') || f.endsWith('.json')),
-  ...walk(join(root, 'daemon/http/assets')),
+  ...walk(join(root, 'daemon/http/app/assets')),
 ];
 for (const file of copied) cpSync(file, join(root, 'dist', relative(root, file)));
 

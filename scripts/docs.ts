@@ -16,7 +16,7 @@ import { openStore } from '../src/store/open.js';
 import { createService } from '../src/service.js';
 import { systemClock, systemRandom } from '../src/clock.js';
 import { silentLog } from '../src/log.js';
-import { buildApi } from '../daemon/http/app.js';
+import { buildApi } from '../daemon/http/api.js';
 
 /** The OpenAPI document of the REST API, made from the routes (an empty file store behind them). */
 export async function openApiDocument(): Promise<unknown> {

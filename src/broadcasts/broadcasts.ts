@@ -137,7 +137,7 @@ export function broadcastService({
         if (c.status === 'cancelled') return campaignView(c, await store.campaigns.counts(ws.id, id));
         throw new SvcError('conflict', `campaign ${id} is ${c.status}: only a queued or sending campaign can be cancelled`);
       }
-      // Its queued copies are bounced as the delivery worker reaches them (delivery.ts).
+      // Its queued copies are bounced as the delivery worker reaches them (src/send/outbound-job.ts).
       bus?.publish('queued');
       const c = await campaign(ws, id);
       return campaignView(c, await store.campaigns.counts(ws.id, id));

@@ -35,7 +35,7 @@ export interface Membership {
 }
 
 /** A person as a workspace lists them: the account (never its password hash) and their role there. */
-export interface Member {
+export interface Person {
   id: string;
   email: string;
   name: string | null;
@@ -45,7 +45,7 @@ export interface Member {
   last_sign_in_at: string | null;
 }
 
-export const memberOf = (a: Account, m: Membership): Member => ({
+export const personOf = (a: Account, m: Membership): Person => ({
   id: a.id,
   email: a.email,
   name: a.name,

@@ -7,7 +7,7 @@ import { upgradeUrlOf } from '../config.js';
 import { SvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';
 import { parseMailbox } from '../mail/address.js';
-import { ROLES, SIGN_IN_LINK_HOURS, type Member, type Role } from '../model/person.js';
+import { ROLES, SIGN_IN_LINK_HOURS, type Person, type Role } from '../model/person.js';
 import type { Workspace } from '../model/workspace.js';
 import { assertWritable } from '../workspaces/trial.js';
 import { createdOrLimit, limitFor } from '../workspaces/quota.js';
@@ -43,8 +43,8 @@ export function peopleService({ store, clock, random, config, log, bus }: DepsOf
     return n || null;
   }
 
-  async function find(ws: Workspace, ref: string): Promise<Member> {
-    const m = await store.people.member(ws.id, email(ref));
+  async function find(ws: Workspace, ref: string): Promise<Person> {
+    const m = await store.people.get(ws.id, email(ref));
     if (!m) throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
     return m;
   }
@@ -72,7 +72,7 @@ export function peopleService({ store, clock, random, config, log, bus }: DepsOf
   }
 
   /** The mail that tells a person they were added: with a link to choose a password, or to sign in. */
-  const invitation = (ws: Workspace, m: Member, by: string | undefined, url: string | null) => ({
+  const invitation = (ws: Workspace, m: Person, by: string | undefined, url: string | null) => ({
     to: m.email,
     subject: `${by ?? 'An administrator'} added you to ${ws.name} on svc`,
     text:
@@ -95,7 +95,7 @@ export function peopleService({ store, clock, random, config, log, bus }: DepsOf
       ws: Workspace,
       input: { email: string; role: string; name?: string },
       opts: { via: 'operator' | 'app'; by?: string; as?: Role } = { via: 'operator' },
-    ): Promise<Member & { sign_in_url: string | null; mailed: boolean }> {
+    ): Promise<Person & { sign_in_url: string | null; mailed: boolean }> {
       assertWritable(ws, clock.now());
       mayTouchOwner(opts.as, input.role);
       const address = email(input.email);
@@ -103,7 +103,7 @@ export function peopleService({ store, clock, random, config, log, bus }: DepsOf
       const now = clock.now().toISOString();
       const id = random.uuid();
       const m = createdOrLimit(
-        await store.people.addMember(
+        await store.people.add(
           ws.id,
           { id, email: address, name: name(input.name), password_hash: null, created_at: now, last_sign_in_at: null },
           r,
@@ -133,10 +133,10 @@ export function peopleService({ store, clock, random, config, log, bus }: DepsOf
       return { ...m, sign_in_url: mayShow ? await link(m.id) : null, mailed: false };
     },
 
-    list: (ws: Workspace) => store.people.members(ws.id),
+    list: (ws: Workspace) => store.people.list(ws.id),
 
     /** `as`: the acting person's role in the app (mayTouchOwner). */
-    async setRole(ws: Workspace, ref: string, input: string, as?: Role): Promise<Member> {
+    async setRole(ws: Workspace, ref: string, input: string, as?: Role): Promise<Person> {
       const m = await find(ws, ref);
       mayTouchOwner(as, input, m.role);
       const updated = await store.people.setRole(ws.id, m.id, role(input));
@@ -155,7 +155,7 @@ export function peopleService({ store, clock, random, config, log, bus }: DepsOf
     async remove(ws: Workspace, ref: string, as?: Role): Promise<{ email: string; removed: true }> {
       const m = await find(ws, ref);
       mayTouchOwner(as, m.role);
-      if (!(await store.people.removeMember(ws.id, m.id)))
+      if (!(await store.people.remove(ws.id, m.id)))
         throw new SvcError('not_found', `${ref.trim()} is not a member of workspace '${ws.name}'`);
       bus?.publish('sessions');
       return { email: m.email, removed: true };

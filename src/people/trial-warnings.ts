@@ -11,7 +11,7 @@
 import type { DepsOf } from '../deps.js';
 import { isSvcError } from '../errors.js';
 import { upgradeUrlOf } from '../config.js';
-import type { Member } from '../model/person.js';
+import type { Person } from '../model/person.js';
 import type { Workspace } from '../model/workspace.js';
 import type { SystemMail } from './system-mail.js';
 import { TRIAL_WARNING_DAYS, trialDates, type TrialDates } from '../workspaces/trial.js';
@@ -28,7 +28,7 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
     log.warn(line);
   };
 
-  const warning = (ws: Workspace, owner: Member, dates: TrialDates, now: Date, n: number) => {
+  const warning = (ws: Workspace, owner: Person, dates: TrialDates, now: Date, n: number) => {
     const days = Math.max(1, Math.ceil((Date.parse(dates.delete_at) - now.getTime()) / DAY_MS));
     const on = dates.delete_at.slice(0, 16).replace('T', ' ');
     return {
@@ -62,7 +62,7 @@ export function trialSweep(deps: DepsOf<'workspaces' | 'people'>, mail: SystemMa
       }
       if (n > TRIAL_WARNING_DAYS.length || now.getTime() < Date.parse(dates.warnings[n - 1]!)) continue;
       if (progress.last_at && now.getTime() - Date.parse(progress.last_at) < DAY_MS) continue;
-      const owners = (await store.people.members(ws.id)).filter((m) => m.role === 'owner');
+      const owners = (await store.people.list(ws.id)).filter((m) => m.role === 'owner');
       if (!owners.length) {
         once(
           `owners:${ws.id}`,

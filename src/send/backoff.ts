@@ -4,7 +4,7 @@
 // first hand-off it takes. A destination is the recipient domain for direct delivery, or the
 // smarthost. Its jobs stay queued and keep their own retry times; the claim leaves them alone while
 // the destination is paused. Per daemon, in memory: a restarted daemon tries again at once.
-import type { RecipientResult } from './deliver.js';
+import type { RecipientResult } from './hand-off.js';
 
 export const BACKOFF_FIRST_MS = 30_000;
 export const BACKOFF_MAX_MS = 15 * 60_000;

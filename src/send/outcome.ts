@@ -7,7 +7,7 @@
 import type { Random } from '../clock.js';
 import type { Message, OutboundJob } from '../model/message.js';
 import type { JobOutcome } from '../store/types.js';
-import type { RecipientResult } from './deliver.js';
+import type { RecipientResult } from './hand-off.js';
 import { bouncedEvent, sentEvent } from '../model/event.js';
 
 export interface RetryPolicy {

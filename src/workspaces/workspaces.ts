@@ -36,7 +36,7 @@ export function workspaceService({
       store.domains.listByWorkspace(ws.id),
       store.addresses.listByWorkspace(ws.id),
       store.subscribers.contacts(ws.id),
-      store.people.members(ws.id),
+      store.people.list(ws.id),
       store.inbox.usage(ws.id),
     ]);
     const month = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString();

@@ -163,7 +163,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     // Every workspace page fits a phone's width (wide tables scroll in their own box), and axe-core
     // finds nothing serious on it.
     const findings: string[] = [];
-    for (const name of ['inbox', 'messages', 'workspace', 'domains', 'addresses', 'keys', 'webhooks', 'members']) {
+    for (const name of ['inbox', 'messages', 'workspace', 'domains', 'addresses', 'keys', 'webhooks', 'people']) {
       if (name !== 'inbox') {
         await page.goto(`${s.api}/app/w/acme/${name}`);
         await page.screenshot({ path: join(ARTIFACTS, `${backend}-${name}-360.png`), fullPage: true });
@@ -180,7 +180,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
       for (const background of hidden)
         assert.match(background, /radial-gradient.*radial-gradient/, `${name}: a wide table's box has scroll shadows`);
       // The people table (a role picker and a Remove button on each row) is the one that overflows at 360 px.
-      if (name === 'members') assert.ok(hidden.length > 0, 'the people table is wider than 360 px: the case the shadows are for');
+      if (name === 'people') assert.ok(hidden.length > 0, 'the people table is wider than 360 px: the case the shadows are for');
     }
     // The pages a workspace page leads to: a thread, a message, the sign-in and the home page.
     await page.goto(`${s.api}/app/w/acme/inbox`);

@@ -24,8 +24,8 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const usedBefore = (await service.workspaces.usage('acme')).quotas.find((q) => q.kind === 'api_sends' && q.window === 'day')!.used;
     const mailedBefore = s.sink.received.length;
 
-    const members = await ann.go('GET', '/app/w/acme/members');
-    const added = await ann.go('POST', '/app/w/acme/members', { form: formOf(members.html), email: 'zed@rcpt.test', role: 'member' });
+    const members = await ann.go('GET', '/app/w/acme/people');
+    const added = await ann.go('POST', '/app/w/acme/people', { form: formOf(members.html), email: 'zed@rcpt.test', role: 'member' });
     assert.equal(added.status, 201);
     assert.match(added.html, /They were mailed an invitation\./);
     assert.doesNotMatch(added.html, /\/app\/sign-in\//, 'no link on the page');
@@ -59,7 +59,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const boAsk = await boBrowser.go('GET', new URL(bo).pathname);
     await boBrowser.go('POST', new URL(bo).pathname, { form: formOf(boAsk.html), password: 'bo has a password' });
     const before = s.sink.received.length;
-    const again = await ann.go('POST', '/app/w/acme/members', { form: formOf(members.html), email: 'bo@rcpt.test', role: 'member' });
+    const again = await ann.go('POST', '/app/w/acme/people', { form: formOf(members.html), email: 'bo@rcpt.test', role: 'member' });
     assert.equal(again.status, 201);
     // The note to bo about acme (another mail to bo, of the workspace other, may arrive meanwhile).
     const note = await until(
@@ -83,16 +83,16 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     await signedInAs(s, s.ws, 'ann@acme.test', 'owner');
     const evil = await service.workspaces.create('evil', 'scale');
     const mallory = await signedInAs(s, evil, 'mallory@evil.test', 'owner');
-    const page = await mallory.go('GET', '/app/w/evil/members');
-    const fresh = await mallory.go('POST', '/app/w/evil/members', { form: formOf(page.html), email: 'new@evil.test', role: 'member' });
+    const page = await mallory.go('GET', '/app/w/evil/people');
+    const fresh = await mallory.go('POST', '/app/w/evil/people', { form: formOf(page.html), email: 'new@evil.test', role: 'member' });
     assert.match(fresh.html, /aria-label="Their sign-in link" value="[^"]*\/app\/sign-in\//, 'a new account: its link shown');
-    const taken = await mallory.go('POST', '/app/w/evil/members', { form: formOf(page.html), email: 'ann@acme.test', role: 'member' });
+    const taken = await mallory.go('POST', '/app/w/evil/people', { form: formOf(page.html), email: 'ann@acme.test', role: 'member' });
     assert.equal(taken.status, 201);
     assert.doesNotMatch(taken.html, /\/app\/sign-in\/[A-Za-z0-9_-]{43}/, "no link to Ann's account");
     assert.match(taken.html, /They have an account already/);
     // A pending account (no password yet) made by acme: evil adding it gets no link either.
     await service.people.create(s.ws, { email: 'pending@acme.test', role: 'member' });
-    const pending = await mallory.go('POST', '/app/w/evil/members', {
+    const pending = await mallory.go('POST', '/app/w/evil/people', {
       form: formOf(page.html),
       email: 'pending@acme.test',
       role: 'member',

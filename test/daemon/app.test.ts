@@ -239,15 +239,19 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const signedIn = (email: string, role: string) => signedInAs(d, acme, email, role);
     const owner = await signedIn('ann@acme.test', 'owner');
     const admin = await signedIn('adam@acme.test', 'admin');
-    assert.match((await admin.go('GET', '/app/')).html, /<a href="\/app\/w\/acme\/members">People<\/a>/);
-    const page = await admin.go('GET', '/app/w/acme/members');
+    assert.match((await admin.go('GET', '/app/')).html, /<a href="\/app\/w\/acme\/people">People<\/a>/);
+    const page = await admin.go('GET', '/app/w/acme/people');
     assert.equal(page.status, 200);
     assert.match(page.html, /2 of 3 seats used/);
+    // Every workspace page's links lead to the pages that answer (the keys page's, which link here).
+    const nav = /<nav[^>]*>.*?<\/nav>/s.exec((await admin.go('GET', '/app/w/acme/keys')).html)![0];
+    assert.match(nav, /href="\/app\/w\/acme\/people"/);
+    for (const [, href] of nav.matchAll(/href="([^"]+)"/g)) assert.equal((await admin.go('GET', href!)).status, 200, href);
     // An admin may not make an owner.
-    const noOwner = await admin.go('POST', '/app/w/acme/members', { form: formOf(page.html), email: 'cy@acme.test', role: 'owner' });
+    const noOwner = await admin.go('POST', '/app/w/acme/people', { form: formOf(page.html), email: 'cy@acme.test', role: 'owner' });
     assert.equal(noOwner.status, 403);
     assert.match(noOwner.html, /Problem: only an owner gives or takes the owner role\./);
-    const added = await admin.go('POST', '/app/w/acme/members', {
+    const added = await admin.go('POST', '/app/w/acme/people', {
       form: formOf(page.html),
       email: 'Cy@Acme.test',
       name: 'Cy <b>',
@@ -257,43 +261,40 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     const link = /aria-label="Their sign-in link" value="([^"]+)"/.exec(added.html)?.[1];
     assert.match(link!, /\/app\/sign-in\/[A-Za-z0-9_-]{43}$/);
     assert.match(added.html, /Cy &#60;b&#62; &#60;cy@acme\.test&#62;/);
-    assert.ok(!(await admin.go('GET', '/app/w/acme/members')).html.includes(link!), 'the link is not shown again');
+    assert.ok(!(await admin.go('GET', '/app/w/acme/people')).html.includes(link!), 'the link is not shown again');
     // The starter plan's 3 seats are taken: 402 with the sentence.
-    const full = await admin.go('POST', '/app/w/acme/members', { form: formOf(page.html), email: 'dee@acme.test', role: 'member' });
+    const full = await admin.go('POST', '/app/w/acme/people', { form: formOf(page.html), email: 'dee@acme.test', role: 'member' });
     assert.equal(full.status, 402);
     assert.match(full.html, /Problem: the starter plan allows 3 seats \(3 in use\); upgrade the plan or remove one\./);
-    const bad = await admin.go('POST', '/app/w/acme/members', { form: formOf(page.html), email: 'not an email', role: 'member' });
+    const bad = await admin.go('POST', '/app/w/acme/people', { form: formOf(page.html), email: 'not an email', role: 'member' });
     assert.equal(bad.status, 400);
     const people = await service.people.list(acme);
     const id = (email: string) => people.find((p) => p.email === email)!.id;
     // Roles: an admin may not touch the owner; the owner may; the last owner stays.
     assert.equal(
-      (await admin.go('POST', `/app/w/acme/members/${id('ann@acme.test')}/role`, { form: formOf(page.html), role: 'member' })).status,
+      (await admin.go('POST', `/app/w/acme/people/${id('ann@acme.test')}/role`, { form: formOf(page.html), role: 'member' })).status,
       403,
     );
-    assert.equal((await admin.go('POST', `/app/w/acme/members/${id('ann@acme.test')}/remove`, { form: formOf(page.html) })).status, 403);
-    const ownerPage = await owner.go('GET', '/app/w/acme/members');
-    const last = await owner.go('POST', `/app/w/acme/members/${id('ann@acme.test')}/role`, { form: formOf(ownerPage.html), role: 'admin' });
+    assert.equal((await admin.go('POST', `/app/w/acme/people/${id('ann@acme.test')}/remove`, { form: formOf(page.html) })).status, 403);
+    const ownerPage = await owner.go('GET', '/app/w/acme/people');
+    const last = await owner.go('POST', `/app/w/acme/people/${id('ann@acme.test')}/role`, { form: formOf(ownerPage.html), role: 'admin' });
     assert.equal(last.status, 409);
     assert.match(last.html, /Problem: a workspace keeps at least one owner: make another person owner first\./);
-    const promote = await owner.go('POST', `/app/w/acme/members/${id('cy@acme.test')}/role`, {
+    const promote = await owner.go('POST', `/app/w/acme/people/${id('cy@acme.test')}/role`, {
       form: formOf(ownerPage.html),
       role: 'admin',
     });
-    assert.deepEqual([promote.status, promote.location], [303, '/app/w/acme/members']);
+    assert.deepEqual([promote.status, promote.location], [303, '/app/w/acme/people']);
     assert.equal((await service.people.list(acme)).find((p) => p.email === 'cy@acme.test')!.role, 'admin');
-    assert.equal(
-      (await admin.go('POST', `/app/w/acme/members/${id('cy@acme.test')}/role`, { form: 'forged', role: 'member' })).status,
-      403,
-    );
-    assert.equal((await admin.go('POST', '/app/w/acme/members/nobody/remove', { form: formOf(page.html) })).status, 404);
+    assert.equal((await admin.go('POST', `/app/w/acme/people/${id('cy@acme.test')}/role`, { form: 'forged', role: 'member' })).status, 403);
+    assert.equal((await admin.go('POST', '/app/w/acme/people/nobody/remove', { form: formOf(page.html) })).status, 404);
     // Removal ends the person's session at once.
-    const removed = await owner.go('POST', `/app/w/acme/members/${id('adam@acme.test')}/remove`, { form: formOf(ownerPage.html) });
+    const removed = await owner.go('POST', `/app/w/acme/people/${id('adam@acme.test')}/remove`, { form: formOf(ownerPage.html) });
     assert.equal(removed.status, 303);
-    assert.equal((await admin.go('GET', '/app/w/acme/members')).status, 303, 'signed out');
+    assert.equal((await admin.go('GET', '/app/w/acme/people')).status, 303, 'signed out');
     // A member may not open the page.
     const member = await signedIn('eve@acme.test', 'member');
-    assert.equal((await member.go('GET', '/app/w/acme/members')).status, 403);
+    assert.equal((await member.go('GET', '/app/w/acme/people')).status, 403);
   });
 }
 

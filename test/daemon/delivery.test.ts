@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { byTo, full, handOffByHand, mail, sending } from '../helpers/sending.js';
 import { sink } from '../helpers/sink.js';
-import { CONNECTIONS_PER_HOST } from '../../daemon/workers/delivery.js';
+import { CONNECTIONS_PER_HOST } from '../../daemon/workers/outbound-queue.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import type { StoreLocation } from '../../src/config.js';
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sending } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
-import { deliveryWorker } from '../../daemon/workers/delivery.js';
+import { deliveryWorker } from '../../daemon/workers/outbound-queue.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

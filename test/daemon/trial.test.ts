@@ -109,7 +109,7 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.deepEqual(await service.store.workspaces.deletions(), []);
     assert.equal(await service.store.keys.findByHash(hashKey(key.key)), null);
     assert.equal((await s.get('/api/v2/me', key.key)).status, 401, 'its key stopped working');
-    assert.deepEqual(await service.store.people.members(trialco.id), []);
+    assert.deepEqual(await service.store.people.list(trialco.id), []);
     assert.equal(await service.store.people.account('ann@rcpt.test'), null, 'its people belonged nowhere else');
     assert.ok(await service.workspaces.byName('quiet'), 'never warned: kept');
     assert.ok(await service.workspaces.byName('paid'));

@@ -1,15 +1,15 @@
 // File store: people (svc.json): accounts, memberships, sign-in links and sessions.
 import { SvcError } from '../../errors.js';
-import { LAST_OWNER, memberOf, type Member } from '../../model/person.js';
+import { LAST_OWNER, personOf, type Person } from '../../model/person.js';
 import type { PeopleStore } from '../port/people.js';
 import { copy, type DocFile } from './doc.js';
 
 export function filePeople(doc: DocFile): PeopleStore {
-  const membersOf = (workspaceId: string): Member[] => {
+  const membersOf = (workspaceId: string): Person[] => {
     const d = doc.data;
     return d.memberships.flatMap((m) => {
       const a = m.workspace_id === workspaceId ? d.accounts.find((x) => x.id === m.account_id) : undefined;
-      return a ? [memberOf(a, m)] : [];
+      return a ? [personOf(a, m)] : [];
     });
   };
   const lastOwner = (workspaceId: string, accountId: string) => {
@@ -26,7 +26,7 @@ export function filePeople(doc: DocFile): PeopleStore {
   };
 
   return {
-    addMember: async (workspaceId, account, role, limit, at) => {
+    add: async (workspaceId, account, role, limit, at) => {
       doc.open();
       const d = doc.data;
       if (!doc.wsById.has(workspaceId)) throw new SvcError('not_found', 'workspace not found');
@@ -40,13 +40,13 @@ export function filePeople(doc: DocFile): PeopleStore {
       const m = { workspace_id: workspaceId, account_id: a.id, role, created_at: at };
       d.memberships.push(m);
       await doc.commit();
-      return memberOf(a, m);
+      return personOf(a, m);
     },
-    members: async (workspaceId) => {
+    list: async (workspaceId) => {
       doc.open();
       return membersOf(workspaceId);
     },
-    member: async (workspaceId, email) => {
+    get: async (workspaceId, email) => {
       doc.open();
       return membersOf(workspaceId).find((m) => m.email === email) ?? null;
     },
@@ -61,7 +61,7 @@ export function filePeople(doc: DocFile): PeopleStore {
       }
       return membersOf(workspaceId).find((x) => x.id === accountId) ?? null;
     },
-    removeMember: async (workspaceId, accountId) => {
+    remove: async (workspaceId, accountId) => {
       doc.open();
       const d = doc.data;
       const m = d.memberships.find((x) => x.workspace_id === workspaceId && x.account_id === accountId);

@@ -1,6 +1,6 @@
 // The store's ports (see addresses.ts). This file: people (accounts, memberships, sign-in links,
 // sessions; model/person.ts).
-import type { Account, Member, Membership, Role, Session, SignInLink } from '../../model/person.js';
+import type { Account, Person, Membership, Role, Session, SignInLink } from '../../model/person.js';
 import type { CountLimit } from '../../model/quota.js';
 import type { CountLimitRefusal } from '../../model/refusal.js';
 
@@ -9,15 +9,15 @@ export interface PeopleStore {
    * Makes `account` a member of the workspace with `role`; when its email has an account already,
    * that one joins (its name kept). Refused at `limit` members (seats); conflict when already a member.
    */
-  addMember(workspaceId: string, account: Account, role: Role, limit: CountLimit, at: string): Promise<Member | CountLimitRefusal>;
+  add(workspaceId: string, account: Account, role: Role, limit: CountLimit, at: string): Promise<Person | CountLimitRefusal>;
   /** The workspace's people, in the order they joined. */
-  members(workspaceId: string): Promise<Member[]>;
+  list(workspaceId: string): Promise<Person[]>;
   /** One of them by email (lowercase), or null. */
-  member(workspaceId: string, email: string): Promise<Member | null>;
+  get(workspaceId: string, email: string): Promise<Person | null>;
   /** Null when not a member. Throws conflict when it would leave the workspace without an owner. */
-  setRole(workspaceId: string, accountId: string, role: Role): Promise<Member | null>;
+  setRole(workspaceId: string, accountId: string, role: Role): Promise<Person | null>;
   /** Ends the membership and the account's sessions and unused links. Throws conflict for the last owner. */
-  removeMember(workspaceId: string, accountId: string): Promise<boolean>;
+  remove(workspaceId: string, accountId: string): Promise<boolean>;
   account(email: string): Promise<Account | null>;
   accountById(id: string): Promise<Account | null>;
   memberships(accountId: string): Promise<Membership[]>;

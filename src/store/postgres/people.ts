@@ -2,13 +2,13 @@
 // changes lock its row, so the seats count and the last-owner rule hold across daemons.
 import type pg from 'pg';
 import { SvcError } from '../../errors.js';
-import { LAST_OWNER, type Account, type Member, type Membership, type Session } from '../../model/person.js';
+import { LAST_OWNER, type Account, type Person, type Membership, type Session } from '../../model/person.js';
 import type { PeopleStore } from '../port/people.js';
 import { iso, type PgDb, type Row } from './db.js';
 import { underLimit } from './domains.js';
 
 type AccountRow = Row<Account, 'created_at' | 'last_sign_in_at'>;
-type MemberRow = Row<Member, 'created_at' | 'last_sign_in_at'>;
+type PersonRow = Row<Person, 'created_at' | 'last_sign_in_at'>;
 
 const ACCOUNT_COLS = 'id, email, name, password_hash, created_at, last_sign_in_at';
 const toAccount = (r: AccountRow): Account => ({
@@ -19,7 +19,7 @@ const toAccount = (r: AccountRow): Account => ({
   created_at: r.created_at.toISOString(),
   last_sign_in_at: iso(r.last_sign_in_at),
 });
-const toMember = (r: MemberRow): Member => ({
+const toMember = (r: PersonRow): Person => ({
   id: r.id,
   email: r.email,
   name: r.name,
@@ -44,16 +44,16 @@ const lockWorkspace = async (c: pg.PoolClient, workspaceId: string) => {
 };
 
 export function pgPeople(db: PgDb): PeopleStore {
-  const member = async (c: pg.PoolClient | PgDb, workspaceId: string, accountId: string): Promise<Member | null> => {
+  const member = async (c: pg.PoolClient | PgDb, workspaceId: string, accountId: string): Promise<Person | null> => {
     const text = `${MEMBERS} WHERE m.workspace_id = $1 AND m.account_id = $2`;
     const rows =
       'query' in c
-        ? (await c.query<MemberRow>(text, [workspaceId, accountId])).rows
-        : await c.rows<MemberRow>(text, [workspaceId, accountId]);
+        ? (await c.query<PersonRow>(text, [workspaceId, accountId])).rows
+        : await c.rows<PersonRow>(text, [workspaceId, accountId]);
     return rows[0] ? toMember(rows[0]) : null;
   };
   return {
-    addMember: async (workspaceId, account, role, limit, at) =>
+    add: async (workspaceId, account, role, limit, at) =>
       db.tx(async (c) => {
         const refused = await underLimit(c, workspaceId, 'memberships', 'seats', limit);
         if (refused) return refused;
@@ -73,10 +73,10 @@ export function pgPeople(db: PgDb): PeopleStore {
         if (r.rowCount === 0) throw new SvcError('conflict', `${account.email} is a member of this workspace already`);
         return (await member(c, workspaceId, id))!;
       }),
-    members: async (workspaceId) =>
-      (await db.rows<MemberRow>(`${MEMBERS} WHERE m.workspace_id = $1 ORDER BY m.seq`, [workspaceId])).map(toMember),
-    member: async (workspaceId, email) => {
-      const [r] = await db.rows<MemberRow>(`${MEMBERS} WHERE m.workspace_id = $1 AND a.email = $2`, [workspaceId, email]);
+    list: async (workspaceId) =>
+      (await db.rows<PersonRow>(`${MEMBERS} WHERE m.workspace_id = $1 ORDER BY m.seq`, [workspaceId])).map(toMember),
+    get: async (workspaceId, email) => {
+      const [r] = await db.rows<PersonRow>(`${MEMBERS} WHERE m.workspace_id = $1 AND a.email = $2`, [workspaceId, email]);
       return r ? toMember(r) : null;
     },
     setRole: async (workspaceId, accountId, role) =>
@@ -93,7 +93,7 @@ export function pgPeople(db: PgDb): PeopleStore {
         await c.query('UPDATE memberships SET role = $3 WHERE workspace_id = $1 AND account_id = $2', [workspaceId, accountId, role]);
         return member(c, workspaceId, accountId);
       }),
-    removeMember: async (workspaceId, accountId) =>
+    remove: async (workspaceId, accountId) =>
       db.tx(async (c) => {
         await lockWorkspace(c, workspaceId);
         const now = (

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { buildApi } from '../../../daemon/http/app.js';
+import { buildApi } from '../../../daemon/http/api.js';
 import { principalOf } from '../../../daemon/http/auth.js';
 import { testService } from '../../helpers/service.js';
 import type { Service } from '../../../src/service.js';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RouteOptions } from 'fastify';
 import { sending } from '../../helpers/sending.js';
-import { buildApi } from '../../../daemon/http/app.js';
+import { buildApi } from '../../../daemon/http/api.js';
 import { validatorCompiler, type RequestPart } from '../../../daemon/http/validation.js';
 import { isSvcError } from '../../../src/errors.js';
 import { parseSendRequest } from '../../../src/send/validate.js';

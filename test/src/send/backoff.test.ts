@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKOFF_MAX_MS, DestinationBackoff, destinationDeferral } from '../../../src/send/backoff.js';
-import type { RecipientResult } from '../../../src/send/deliver.js';
+import type { RecipientResult } from '../../../src/send/hand-off.js';
 
 const r = (outcome: RecipientResult['outcome'], response: string, stage?: RecipientResult['stage']): RecipientResult => ({
   address: 'a@x.test',

@@ -108,7 +108,7 @@ async function hold(store: Store, w: Workspace, mark: string): Promise<Holdings>
     { name: mark, updated_at: AT },
     null,
   );
-  await store.people.addMember(
+  await store.people.add(
     w.id,
     { id: randomUUID(), email: `${mark}@people.test`, name: mark, password_hash: null, created_at: AT, last_sign_in_at: null },
     'owner',
@@ -136,8 +136,8 @@ export async function twoWorkspaces(store: Store): Promise<{ gone: Holdings; kep
   await store.inbox.receive({ raw: RAW, items: [gone.item, kept.item], updates: [], outbox: [], events: [], suppressions: [] });
   await store.webhooks.fanOut('2026-01-02T10:00:06.000Z', 100);
   const both = { id: randomUUID(), email: 'both@people.test', name: null, password_hash: null, created_at: AT, last_sign_in_at: null };
-  await store.people.addMember(gone.ws.id, both, 'member', null, AT);
-  await store.people.addMember(kept.ws.id, both, 'member', null, AT);
+  await store.people.add(gone.ws.id, both, 'member', null, AT);
+  await store.people.add(kept.ws.id, both, 'member', null, AT);
   return { gone, kept };
 }
 
@@ -156,7 +156,7 @@ export async function purgeAll(store: Store, id: string, limit: number): Promise
 export async function onlyKeptRemains(store: Store, gone: Holdings, kept: Holdings): Promise<void> {
   assert.deepEqual((await store.workspaces.list()).map((w) => w.id).includes(gone.ws.id), false);
   assert.equal(await store.keys.findByHash(gone.keyHash), null);
-  assert.deepEqual(await store.people.members(gone.ws.id), []);
+  assert.deepEqual(await store.people.list(gone.ws.id), []);
   assert.equal(await store.people.account('ACMEDATA@people.test'), null, 'a person of no other workspace goes');
   assert.ok(await store.people.account('both@people.test'), 'a person of another workspace stays');
   assert.deepEqual(await store.domains.listByWorkspace(gone.ws.id), []);
@@ -176,7 +176,7 @@ export async function onlyKeptRemains(store: Store, gone: Holdings, kept: Holdin
   );
 
   assert.ok(await store.keys.findByHash(kept.keyHash));
-  assert.equal((await store.people.members(kept.ws.id)).length, 2);
+  assert.equal((await store.people.list(kept.ws.id)).length, 2);
   assert.equal((await store.domains.listByWorkspace(kept.ws.id)).length, 1);
   assert.equal((await store.addresses.listByWorkspace(kept.ws.id)).length, 1);
   assert.equal((await store.suppressions.list(kept.ws.id)).length, 1);
@@ -205,7 +205,7 @@ export function deletionConformance<B>(backend: Backend<B>): void {
       ['beta'],
     );
     assert.equal(await store.keys.findByHash(gone.keyHash), null);
-    assert.deepEqual(await store.people.members(gone.ws.id), []);
+    assert.deepEqual(await store.people.list(gone.ws.id), []);
     assert.equal(await store.workspaces.setPlan(gone.ws.id, 'pro'), null);
     assert.deepEqual(await store.workspaces.deletions(), [{ ...gone.ws, deleted_at: at, reason: 'owner:ann@acme.test' }]);
     // Its queued mail is not handed off (the other's is); nor are its webhook deliveries.

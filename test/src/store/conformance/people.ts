@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Account, Member } from '../../../../src/model/person.js';
+import type { Account, Person } from '../../../../src/model/person.js';
 import { type Backend, fresh, ws, rejectsWith } from './fixtures.js';
 
 const account = (email: string, name: string | null = null): Account => ({
@@ -14,9 +14,9 @@ const account = (email: string, name: string | null = null): Account => ({
   last_sign_in_at: null,
 });
 const at = '2026-01-02T00:00:00.000Z';
-const joined = (m: Member | { refused: string }): Member => {
+const joined = (m: Person | { refused: string }): Person => {
   assert.ok(!('refused' in m), `refused: ${JSON.stringify(m)}`);
-  return m as Member;
+  return m as Person;
 };
 
 export function peopleConformance<B>(backend: Backend<B>): void {
@@ -24,20 +24,20 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('beta'));
-    const ann = joined(await store.people.addMember(a.id, account('ann@acme.test', 'Ann'), 'owner', 2, at));
+    const ann = joined(await store.people.add(a.id, account('ann@acme.test', 'Ann'), 'owner', 2, at));
     assert.deepEqual(ann, { id: ann.id, email: 'ann@acme.test', name: 'Ann', role: 'owner', created_at: at, last_sign_in_at: null });
-    await rejectsWith(store.people.addMember(a.id, account('ann@acme.test'), 'member', 5, at), 'conflict');
-    joined(await store.people.addMember(a.id, account('bob@acme.test'), 'member', 2, at));
-    assert.deepEqual(await store.people.addMember(a.id, account('cy@acme.test'), 'member', 2, at), {
+    await rejectsWith(store.people.add(a.id, account('ann@acme.test'), 'member', 5, at), 'conflict');
+    joined(await store.people.add(a.id, account('bob@acme.test'), 'member', 2, at));
+    assert.deepEqual(await store.people.add(a.id, account('cy@acme.test'), 'member', 2, at), {
       refused: 'count_limit',
       kind: 'seats',
       limit: 2,
       used: 2,
     });
     assert.equal(await store.people.account('cy@acme.test'), null, 'a refused member leaves no account');
-    await rejectsWith(store.people.addMember(randomUUID(), account('dee@acme.test'), 'member', null, at), 'not_found');
+    await rejectsWith(store.people.add(randomUUID(), account('dee@acme.test'), 'member', null, at), 'not_found');
     // The same person joins another workspace: one account, their name kept.
-    const again = joined(await store.people.addMember(other.id, account('ann@acme.test', 'Someone else'), 'member', null, at));
+    const again = joined(await store.people.add(other.id, account('ann@acme.test', 'Someone else'), 'member', null, at));
     assert.equal(again.id, ann.id);
     assert.equal(again.name, 'Ann');
     assert.deepEqual(
@@ -48,36 +48,36 @@ export function peopleConformance<B>(backend: Backend<B>): void {
       ],
     );
     assert.deepEqual(
-      (await store.people.members(a.id)).map((m) => [m.email, m.role]),
+      (await store.people.list(a.id)).map((m) => [m.email, m.role]),
       [
         ['ann@acme.test', 'owner'],
         ['bob@acme.test', 'member'],
       ],
     );
-    assert.equal((await store.people.member(a.id, 'bob@acme.test'))?.role, 'member');
-    assert.equal(await store.people.member(other.id, 'bob@acme.test'), null);
+    assert.equal((await store.people.get(a.id, 'bob@acme.test'))?.role, 'member');
+    assert.equal(await store.people.get(other.id, 'bob@acme.test'), null);
     // Roles; the workspace keeps an owner.
-    const bob = (await store.people.member(a.id, 'bob@acme.test'))!;
+    const bob = (await store.people.get(a.id, 'bob@acme.test'))!;
     await rejectsWith(store.people.setRole(a.id, ann.id, 'admin'), 'conflict');
-    await rejectsWith(store.people.removeMember(a.id, ann.id), 'conflict');
+    await rejectsWith(store.people.remove(a.id, ann.id), 'conflict');
     assert.equal((await store.people.setRole(a.id, bob.id, 'owner'))?.role, 'owner');
     assert.equal((await store.people.setRole(a.id, ann.id, 'admin'))?.role, 'admin');
     assert.equal(await store.people.setRole(a.id, randomUUID(), 'admin'), null);
-    assert.equal(await store.people.removeMember(other.id, bob.id), false);
+    assert.equal(await store.people.remove(other.id, bob.id), false);
     // Kept across a reopen.
     await store.close();
     const s2 = await backend.open(b);
     t.after(() => s2.close());
     assert.deepEqual(
-      (await s2.people.members(a.id)).map((m) => [m.email, m.role]),
+      (await s2.people.list(a.id)).map((m) => [m.email, m.role]),
       [
         ['ann@acme.test', 'admin'],
         ['bob@acme.test', 'owner'],
       ],
     );
-    assert.equal(await s2.people.removeMember(a.id, ann.id), true);
+    assert.equal(await s2.people.remove(a.id, ann.id), true);
     assert.deepEqual(
-      (await s2.people.members(a.id)).map((m) => m.email),
+      (await s2.people.list(a.id)).map((m) => m.email),
       ['bob@acme.test'],
     );
     assert.equal((await s2.people.accountById(ann.id))?.email, 'ann@acme.test', 'the account stays (a member elsewhere)');
@@ -86,8 +86,8 @@ export function peopleConformance<B>(backend: Backend<B>): void {
   test(`${backend.name}: people: sign-in links are used once before they expire; sessions end on sign-out, reset and removal`, async (t) => {
     const { store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
-    const ann = joined(await store.people.addMember(a.id, account('ann@acme.test'), 'owner', null, at));
-    const bob = joined(await store.people.addMember(a.id, account('bob@acme.test'), 'member', null, at));
+    const ann = joined(await store.people.add(a.id, account('ann@acme.test'), 'owner', null, at));
+    const bob = joined(await store.people.add(a.id, account('bob@acme.test'), 'member', null, at));
     const link = (hash: string, who: string, expires = '2026-01-03T00:00:00.000Z') => ({
       token_hash: hash,
       account_id: who,
@@ -111,7 +111,7 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     await store.people.signedIn(ann.id, '2026-01-02T03:04:05.000Z');
     const now = (await store.people.accountById(ann.id))!;
     assert.deepEqual([now.password_hash, now.last_sign_in_at], ['$argon2id$hash', '2026-01-02T03:04:05.000Z']);
-    assert.equal((await store.people.member(a.id, 'ann@acme.test'))?.last_sign_in_at, '2026-01-02T03:04:05.000Z');
+    assert.equal((await store.people.get(a.id, 'ann@acme.test'))?.last_sign_in_at, '2026-01-02T03:04:05.000Z');
     const session = (hash: string, who: string) => ({
       token_hash: hash,
       account_id: who,
@@ -130,7 +130,7 @@ export function peopleConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.people.session('s2', at), null);
     assert.equal(await store.people.useLink('h5', at), null, 'a reset ends unused links too');
     assert.ok(await store.people.session('s3', at), "another person's session stays");
-    assert.equal(await store.people.removeMember(a.id, bob.id), true);
+    assert.equal(await store.people.remove(a.id, bob.id), true);
     assert.equal(await store.people.session('s3', at), null, 'removal ends their sessions');
   });
 }

@@ -2,10 +2,10 @@
 // see its records to publish with their statuses, and check them now (real DNS queries, as
 // `svc domains verify`).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { formToken } from '../../../src/people/sign-in.js';
-import { domainsPage } from '../app-domain-pages.js';
-import { appSession, refusalOf, type Member } from '../app-session.js';
+import type { Service } from '../../../../src/service.js';
+import { formToken } from '../../../../src/people/sign-in.js';
+import { domainsPage } from '../domain-pages.js';
+import { appSession, refusalOf, type Member } from '../session.js';
 
 export function appDomainRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);

@@ -4,14 +4,14 @@
 // mark read/unread, archive, and a reply through the one pipeline, counted against the inbox sends
 // per day (429 said as a sentence with when it resets). New mail arrives over inbox-live.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { isSvcError, type SvcError } from '../../../src/errors.js';
-import { formToken } from '../../../src/people/sign-in.js';
-import { SEARCH_MAX } from '../../../src/inbox/inbox.js';
-import { notFoundPage } from '../app-pages.js';
-import { sentPage, threadPage, threadsPage, type ThreadMessage } from '../app-inbox-pages.js';
-import { appSession, refusalOf, type Member } from '../app-session.js';
-import type { inboxLive } from '../inbox-live.js';
+import type { Service } from '../../../../src/service.js';
+import { isSvcError, type SvcError } from '../../../../src/errors.js';
+import { formToken } from '../../../../src/people/sign-in.js';
+import { SEARCH_MAX } from '../../../../src/inbox/inbox.js';
+import { notFoundPage } from '../pages.js';
+import { sentPage, threadPage, threadsPage, type ThreadMessage } from '../inbox-pages.js';
+import { appSession, refusalOf, type Member } from '../session.js';
+import type { inboxLive } from '../../inbox-live.js';
 
 /** Threads (or Sent messages) a page lists. */
 const PER_PAGE = 50;

@@ -17,7 +17,7 @@ import { listRoutes } from './routes/lists.js';
 import { broadcastRoutes } from './routes/broadcasts.js';
 import { sequenceRoutes } from './routes/sequences.js';
 import { listLinkRoutes } from './routes/list-links.js';
-import { appRoutes } from './routes/app.js';
+import { appRoutes } from './app/routes/sign-in.js';
 import { openApiRoutes, registerOpenApi } from './openapi.js';
 import { SERIALIZER_OPTIONS } from './schemas.js';
 import { validatorCompiler } from './validation.js';

@@ -2,16 +2,16 @@
 // one-time sign-in link is shown once, until invitations are mailed), change a role, remove one.
 // Only an owner gives or takes the owner role (src/people); the last owner stays (the store refuses it).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { SvcError } from '../../../src/errors.js';
-import { ROLES, type Role } from '../../../src/model/person.js';
-import type { Workspace } from '../../../src/model/workspace.js';
-import { formToken } from '../../../src/people/sign-in.js';
-import { limitFor } from '../../../src/workspaces/quota.js';
-import { membersPage } from '../app-pages.js';
-import { appSession, refusalOf, type Member } from '../app-session.js';
+import type { Service } from '../../../../src/service.js';
+import { SvcError } from '../../../../src/errors.js';
+import { ROLES, type Role } from '../../../../src/model/person.js';
+import type { Workspace } from '../../../../src/model/workspace.js';
+import { formToken } from '../../../../src/people/sign-in.js';
+import { limitFor } from '../../../../src/workspaces/quota.js';
+import { peoplePage } from '../pages.js';
+import { appSession, refusalOf, type Member } from '../session.js';
 
-export function appMemberRoutes(scope: FastifyInstance, service: Service): void {
+export function appPeopleRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
 
   const show = async (
@@ -24,7 +24,7 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
     return page(
       reply,
       code,
-      membersPage(
+      peoplePage(
         formToken(m.token),
         { ws: m.ws.name, role: m.role },
         people,
@@ -34,12 +34,12 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
     );
   };
 
-  scope.get<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
+  scope.get<{ Params: { ws: string } }>('/app/w/:ws/people', async (req, reply) => {
     const m = await member(req, reply, req.params.ws, 'manage');
     return m ? show(reply, 200, m) : reply;
   });
 
-  scope.post<{ Params: { ws: string } }>('/app/w/:ws/members', async (req, reply) => {
+  scope.post<{ Params: { ws: string } }>('/app/w/:ws/people', async (req, reply) => {
     const posted = await memberForm(req, reply, req.params.ws, 'manage');
     if (!posted) return reply;
     const { m, form } = posted;
@@ -77,13 +77,13 @@ export function appMemberRoutes(scope: FastifyInstance, service: Service): void 
         if (!s) throw e;
         return show(reply, s.code, m, { problem: s.text });
       }
-      return reply.redirect(`/app/w/${encodeURIComponent(m.ws.name)}/members`, 303);
+      return reply.redirect(`/app/w/${encodeURIComponent(m.ws.name)}/people`, 303);
     });
 
-  change('/app/w/:ws/members/:id/role', async (m, target, form) => {
+  change('/app/w/:ws/people/:id/role', async (m, target, form) => {
     await service.people.setRole(m.ws, target.email, form.get('role') ?? '', m.role);
   });
-  change('/app/w/:ws/members/:id/remove', async (m, target) => {
+  change('/app/w/:ws/people/:id/remove', async (m, target) => {
     await service.people.remove(m.ws, target.email, m.role);
   });
 }

@@ -6,9 +6,9 @@
 // jobs; otherwise it polls.
 import { hostname } from 'node:os';
 import type { Service } from '../../src/service.js';
-import { Deliverer } from '../../src/send/deliver.js';
+import { HandOff } from '../../src/send/hand-off.js';
 import { ComposePool } from '../../src/send/compose-pool.js';
-import { deliveryService } from '../../src/send/delivery.js';
+import { deliveryService } from '../../src/send/outbound-job.js';
 import { DEFAULT_RETRY } from '../../src/send/outcome.js';
 import { DestinationBackoff, SMARTHOST } from '../../src/send/backoff.js';
 import { dnsClient } from '../../src/domains/dns.js';
@@ -40,7 +40,7 @@ export type DeliveryWorker = QueueWorker & {
 export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs?: number } = { start: true }): DeliveryWorker {
   const leaseMs = opts.leaseMs ?? LEASE_MS;
   const { store, clock, random, log, config } = service.deps;
-  const deliverer = new Deliverer({
+  const deliverer = new HandOff({
     outbound: config.outbound,
     dns: dnsClient({ servers: config.dnsServers, timeoutMs: config.dnsTimeoutMs }),
     directPort: config.directPort,
@@ -94,7 +94,7 @@ export function deliveryWorker(service: Service, opts: { start: boolean; leaseMs
       // Work in flight gets a grace period to finish; then composing still running is abandoned
       // (a poison message must not hold the stop up) and SMTP sessions still open are cut (a
       // server that never greets must not either). A job cut before anything went out keeps its
-      // lease; one cut later records what went out and tries the rest again (send/delivery.ts).
+      // lease; one cut later records what went out and tries the rest again (src/send/outbound-job.ts).
       abandon: {
         graceMs: SHUTDOWN_GRACE_MS,
         fn: () => {

@@ -2,10 +2,10 @@
 // folder, and one thread with its messages in order and the reply form. Mail is untrusted: every
 // value is escaped (html.ts), a message's HTML is shown only inside a sandboxed frame (srcdoc: no script, no
 // forms, an origin of its own; remote images only once the reader asks), and its text as text.
-import type { InboxThread } from '../../src/model/inbox.js';
-import { html, type Html } from '../../src/html.js';
-import { appPage, pager, problem, tokenField, wsNav, type Nav } from './app-pages.js';
-import { sentTo, type SentCampaign } from '../../src/inbox/inbox.js';
+import type { InboxThread } from '../../../src/model/inbox.js';
+import { html, type Html } from '../../../src/html.js';
+import { appPage, pager, problem, tokenField, wsNav, type Nav } from './pages.js';
+import { sentTo, type SentCampaign } from '../../../src/inbox/inbox.js';
 
 /** What the thread page shows of a message. */
 export interface ThreadMessage {

@@ -1,16 +1,16 @@
-// What every page of the web app shares (routes/app.ts, routes/app-keys.ts): the cookies, who is
+// What every page of the web app shares (routes/sign-in.ts, routes/keys.ts): the cookies, who is
 // signed in, the refusal of cross-site posts and of forms without their token, and the workspace a
 // page is about with the person's role there (not a member: 404, as for an id of another
 // workspace; a role that may not: 403).
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { parse as parseCookies, serialize } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Service } from '../../src/service.js';
-import { errorKinds, isSvcError } from '../../src/errors.js';
-import { ROLE_MAY, type Role } from '../../src/model/person.js';
-import type { Workspace } from '../../src/model/workspace.js';
-import { formToken, type SignedIn } from '../../src/people/sign-in.js';
-import { APP_HEADERS, appCsp, notFoundPage, refusedPage } from './app-pages.js';
+import type { Service } from '../../../src/service.js';
+import { errorKinds, isSvcError } from '../../../src/errors.js';
+import { ROLE_MAY, type Role } from '../../../src/model/person.js';
+import type { Workspace } from '../../../src/model/workspace.js';
+import { formToken, type SignedIn } from '../../../src/people/sign-in.js';
+import { APP_HEADERS, appCsp, notFoundPage, refusedPage } from './pages.js';
 
 export const SESSION_COOKIE = 'svc_session';
 export const FORM_COOKIE = 'svc_form';

@@ -3,24 +3,24 @@
 // only as a hash. Every form post must come from this origin (Origin and Sec-Fetch-Site) and carry
 // a token another site cannot know: before sign-in, the value of a SameSite=Strict cookie set with
 // the form (double submit); after, an HMAC of the session's token. The API's open CORS rule does
-// not reach /app/ (app.ts).
+// not reach /app/ (api.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { isSvcError, type SvcError } from '../../../src/errors.js';
-import { PASSWORD_MIN } from '../../../src/people/password.js';
-import { SESSION_DAYS, formToken } from '../../../src/people/sign-in.js';
-import { choosePasswordPage, homePage, linkNotValidPage, signInPage } from '../app-pages.js';
-import { FORM_COOKIE, SESSION_COOKIE, appSession } from '../app-session.js';
-import { appKeyRoutes } from './app-keys.js';
-import { appMemberRoutes } from './app-members.js';
-import { appAddressRoutes } from './app-addresses.js';
-import { appInboxRoutes } from './app-inbox.js';
-import { appDomainRoutes } from './app-domains.js';
-import { appWebhookRoutes } from './app-webhooks.js';
-import { appWorkspaceRoutes } from './app-workspace.js';
-import { inboxLive } from '../inbox-live.js';
+import type { Service } from '../../../../src/service.js';
+import { isSvcError, type SvcError } from '../../../../src/errors.js';
+import { PASSWORD_MIN } from '../../../../src/people/password.js';
+import { SESSION_DAYS, formToken } from '../../../../src/people/sign-in.js';
+import { choosePasswordPage, homePage, linkNotValidPage, signInPage } from '../pages.js';
+import { FORM_COOKIE, SESSION_COOKIE, appSession } from '../session.js';
+import { appKeyRoutes } from './keys.js';
+import { appPeopleRoutes } from './people.js';
+import { appAddressRoutes } from './addresses.js';
+import { appInboxRoutes } from './inbox.js';
+import { appDomainRoutes } from './domains.js';
+import { appWebhookRoutes } from './webhooks.js';
+import { appWorkspaceRoutes } from './workspace.js';
+import { inboxLive } from '../../inbox-live.js';
 
 /** The pages' one script, read once (assets/app.js). */
 const APP_JS = readFileSync(fileURLToPath(new URL('../assets/app.js', import.meta.url)), 'utf8');
@@ -43,7 +43,7 @@ export function appRoutes(app: FastifyInstance, service: Service): void {
       done(null, new URLSearchParams(body as string)),
     );
     appKeyRoutes(scope, service);
-    appMemberRoutes(scope, service);
+    appPeopleRoutes(scope, service);
     appAddressRoutes(scope, service);
     appInboxRoutes(scope, service, live);
     appDomainRoutes(scope, service);

@@ -1,9 +1,9 @@
 // The web app's domains page (issue 30): each domain of the workspace with the five records of
 // spec.md to publish, their statuses (Verified, Waiting, Problem, Recommended) and notes, a copy
 // button per value, and "Check now". Owners and admins.
-import type { DomainView } from '../../src/domains/domains.js';
-import { html } from '../../src/html.js';
-import { appPage, copyField, postButton, problem, tokenField, wsNav, type Nav } from './app-pages.js';
+import type { DomainView } from '../../../src/domains/domains.js';
+import { html } from '../../../src/html.js';
+import { appPage, copyField, postButton, problem, tokenField, wsNav, type Nav } from './pages.js';
 
 const PURPOSE: Record<string, string> = { ownership: 'Ownership', mx: 'Replies (MX)', spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC' };
 

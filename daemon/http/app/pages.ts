@@ -1,9 +1,9 @@
 // The web app's pages (CONTRACT.md "The web app"), rendered on the server: plain HTML, no script,
 // nothing remote, readable without colour and at 360 px. Every value is escaped (html.ts).
-// Forms carry a token against cross-site requests (routes/app.ts).
+// Forms carry a token against cross-site requests (routes/sign-in.ts).
 
-import { html, joined, raw, type Html } from '../../src/html.js';
-import { PAGE_HEADERS } from './list-pages.js';
+import { html, joined, raw, type Html } from '../../../src/html.js';
+import { PAGE_HEADERS } from '../list-pages.js';
 
 /**
  * The app's policy: nothing remote, script only from /app/app.js (the live inbox), fetches and
@@ -28,7 +28,7 @@ export interface Nav {
   ws: string;
   role: string;
 }
-export type WsPage = 'inbox' | 'messages' | 'workspace' | 'domains' | 'addresses' | 'keys' | 'webhooks' | 'members';
+export type WsPage = 'inbox' | 'messages' | 'workspace' | 'domains' | 'addresses' | 'keys' | 'webhooks' | 'people';
 export function wsNav(nav: Nav, current: WsPage): Html {
   const base = `/app/w/${encodeURIComponent(nav.ws)}`;
   const pages: Array<[WsPage, string, string]> = [
@@ -42,7 +42,7 @@ export function wsNav(nav: Nav, current: WsPage): Html {
       ['addresses', 'addresses', 'Addresses'],
       ['keys', 'keys', 'API keys'],
       ['webhooks', 'webhooks', 'Webhooks'],
-      ['members', 'members', 'People'],
+      ['people', 'people', 'People'],
     );
   const links = pages.map(([id, path, label]) =>
     id === current ? html`<strong aria-current="page">${label}</strong>` : html`<a href="${base}/${path}">${label}</a>`,
@@ -171,7 +171,7 @@ ${
     ? html`<table><thead><tr><th>Workspace</th><th>Role</th>${ACTIONS_TH}</tr></thead><tbody>
 ${workspaces.map((w) => {
   const base = `/app/w/${encodeURIComponent(w.name)}`;
-  return html`<tr><td>${w.name}</td><td>${w.role}</td><td><a href="${base}/inbox">Inbox</a>${w.role !== 'member' && html` · <a href="${base}/keys">API keys</a> · <a href="${base}/members">People</a> · <a href="${base}/addresses">Addresses</a>`}</td></tr>\n`;
+  return html`<tr><td>${w.name}</td><td>${w.role}</td><td><a href="${base}/inbox">Inbox</a>${w.role !== 'member' && html` · <a href="${base}/keys">API keys</a> · <a href="${base}/people">People</a> · <a href="${base}/addresses">Addresses</a>`}</td></tr>\n`;
 })}</tbody></table>`
     : html`<p>None: you are not a member of any workspace now.</p>`
 }
@@ -230,7 +230,7 @@ ${scopes.map((s) => html`<label class="check"><input type="checkbox" name="scope
   );
 };
 
-export interface MemberRow {
+export interface PersonRow {
   id: string;
   email: string;
   name: string | null;
@@ -239,14 +239,14 @@ export interface MemberRow {
 }
 
 /** A workspace's people (owners and admins): add one (their sign-in link shown once, in `added`), change a role, remove one. */
-export const membersPage = (
+export const peoplePage = (
   form: string,
   nav: Nav,
-  people: MemberRow[],
+  people: PersonRow[],
   seats: { used: number; limit: number | null },
   opts: { added?: { email: string; url: string | null; mailed: boolean }; problem?: string; roles: readonly string[] },
 ) => {
-  const base = `/app/w/${encodeURIComponent(nav.ws)}/members`;
+  const base = `/app/w/${encodeURIComponent(nav.ws)}/people`;
   const roleSelect = (current: string, label: string, id?: string) =>
     html`<select${id && html` id="${id}"`} name="role" aria-label="${label}">${opts.roles.map((r) => html`<option${r === current && html` selected`}>${r}</option>`)}</select>`;
   return appPage(
@@ -277,7 +277,7 @@ ${tokenField(form)}
 <label for="role">Role</label>${roleSelect('member', 'Role', 'role')}
 <button type="submit">Add</button>
 </form>`,
-    { nav: wsNav(nav, 'members') },
+    { nav: wsNav(nav, 'people') },
   );
 };
 

@@ -2,10 +2,10 @@
 // `svc webhooks add` checks it: https, no private address unless the operator allows it; the secret
 // shown once), disable, enable or remove one, read the delivery log and replay a delivery.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { formToken } from '../../../src/people/sign-in.js';
-import { webhooksPage } from '../app-webhook-pages.js';
-import { appSession, refusalOf, type Member } from '../app-session.js';
+import type { Service } from '../../../../src/service.js';
+import { formToken } from '../../../../src/people/sign-in.js';
+import { webhooksPage } from '../webhook-pages.js';
+import { appSession, refusalOf, type Member } from '../session.js';
 
 /** Deliveries the page lists, newest first. */
 const SHOWN = 50;

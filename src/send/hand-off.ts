@@ -47,7 +47,7 @@ export interface HostTry {
   outcome?: RecipientOutcome;
 }
 
-export interface DeliveryOptions {
+export interface HandOffOptions {
   /** `direct` or an smtp:// / smtps:// URL. */
   outbound: string;
   dns: DnsClient;
@@ -79,11 +79,11 @@ function refused(address: string, e: SmtpError, route: Route, sender: string): R
   return { address, outcome: c.outcome, class: c.class, response, stage };
 }
 
-export class Deliverer {
+export class HandOff {
   #pools = new Map<string, SmtpPool>();
   #aborted = false;
 
-  constructor(private opts: DeliveryOptions) {}
+  constructor(private opts: HandOffOptions) {}
 
   #pool(key: string, build: () => Omit<SmtpPoolOptions, 'name' | 'timeoutMs' | 'maxConnections' | 'maxMessages' | 'idleMs'>): SmtpPool {
     let p = this.#pools.get(key);

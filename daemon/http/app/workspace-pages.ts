@@ -2,9 +2,9 @@
 // spec.md "Plan quotas" as a bar with its figures in words, and a trial's dates. Messages: the
 // message log with its filters, and one message's `explain` as a timeline. Every role reads them;
 // an owner also gets the form that deletes the workspace (its name typed again to confirm).
-import type { TimelineEntry } from '../../src/messages/explain.js';
-import { html } from '../../src/html.js';
-import { appPage, pager, problem, tokenField, usageBar, wideTable, wsNav, type Nav } from './app-pages.js';
+import type { TimelineEntry } from '../../../src/messages/explain.js';
+import { html } from '../../../src/html.js';
+import { appPage, pager, problem, tokenField, usageBar, wideTable, wsNav, type Nav } from './pages.js';
 
 export interface QuotaRow {
   kind: string;

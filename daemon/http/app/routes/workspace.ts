@@ -2,14 +2,14 @@
 // and a trial's dates, the message log with its filters, and one message's timeline. Owners (only)
 // delete the workspace (src/workspaces/deletion.ts): gone at once, its data removed in batches.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { isSvcError } from '../../../src/errors.js';
-import { MESSAGE_STATUSES } from '../../../src/messages/log.js';
-import { appPage, notFoundPage } from '../app-pages.js';
-import { formToken } from '../../../src/people/sign-in.js';
-import { explainPage, messagesPage, workspacePage } from '../app-workspace-pages.js';
-import { html } from '../../../src/html.js';
-import { appSession, type Member } from '../app-session.js';
+import type { Service } from '../../../../src/service.js';
+import { isSvcError } from '../../../../src/errors.js';
+import { MESSAGE_STATUSES } from '../../../../src/messages/log.js';
+import { appPage, notFoundPage } from '../pages.js';
+import { formToken } from '../../../../src/people/sign-in.js';
+import { explainPage, messagesPage, workspacePage } from '../workspace-pages.js';
+import { html } from '../../../../src/html.js';
+import { appSession, type Member } from '../session.js';
 
 const PER_PAGE = 50;
 

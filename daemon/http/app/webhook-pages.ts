@@ -1,9 +1,9 @@
 // The web app's webhooks page (issue 30): the workspace's endpoints (add one: its signing secret
 // shown once; disable, enable, remove) and the delivery log, newest first, with a replay button per
 // delivery (a new, freshly signed attempt). Owners and admins.
-import type { AttemptView, EndpointView } from '../../src/webhooks/webhooks.js';
-import { html } from '../../src/html.js';
-import { ACTIONS_TH, appPage, copyField, postButton, problem, tokenField, wideTable, wsNav, type Nav } from './app-pages.js';
+import type { AttemptView, EndpointView } from '../../../src/webhooks/webhooks.js';
+import { html } from '../../../src/html.js';
+import { ACTIONS_TH, appPage, copyField, postButton, problem, tokenField, wideTable, wsNav, type Nav } from './pages.js';
 
 const when = (iso: string) => `${iso.slice(0, 19).replace('T', ' ')} UTC`;
 

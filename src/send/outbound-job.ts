@@ -8,7 +8,7 @@ import { copiesOf, type CopyFor } from './compose/index.js';
 import { ComposeAborted, type ComposePool } from './compose-pool.js';
 import { PoisonMessage } from './poison.js';
 import { damagedKeyDetail, signingDomain, unsignedDetail } from './dkim.js';
-import type { Deliverer, HostTry, RecipientResult } from './deliver.js';
+import type { HandOff, HostTry, RecipientResult } from './hand-off.js';
 import { HandOffAborted } from './smtp-pool.js';
 import { REPLY_MAX, type DeliveryAttempt } from '../model/attempt.js';
 import { outcomeOf, type RetryPolicy } from './outcome.js';
@@ -19,7 +19,7 @@ import { SMARTHOST, destinationDeferral, type DestinationBackoff } from './backo
 const STOPPED = 'the daemon stopped during this hand-off; it is tried again later';
 
 export interface DeliveryDeps {
-  deliverer: Deliverer;
+  deliverer: HandOff;
   composer: ComposePool;
   retry: RetryPolicy;
   /** The key that signs tracked links (read once from the store). */

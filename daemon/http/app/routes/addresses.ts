@@ -2,12 +2,12 @@
 // domain of the workspace, disable, enable or remove one, as `svc addresses` does (the plan's
 // address limit answers 402 with its sentence). Members get 403, other workspaces 404.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { SvcError } from '../../../src/errors.js';
-import type { Workspace } from '../../../src/model/workspace.js';
-import { formToken } from '../../../src/people/sign-in.js';
-import { addressesPage } from '../app-pages.js';
-import { appSession, refusalOf, type Member } from '../app-session.js';
+import type { Service } from '../../../../src/service.js';
+import { SvcError } from '../../../../src/errors.js';
+import type { Workspace } from '../../../../src/model/workspace.js';
+import { formToken } from '../../../../src/people/sign-in.js';
+import { addressesPage } from '../pages.js';
+import { appSession, refusalOf, type Member } from '../session.js';
 
 export function appAddressRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);

@@ -1,13 +1,13 @@
 // The web app's API keys page (issue 30): owners and admins of a workspace list, create and revoke
 // its keys. A new key is shown once, in the answer to the form that made it (never cached); only
-// its hash is stored. Members get 403, people of other workspaces 404 (app-session.ts).
+// its hash is stored. Members get 403, people of other workspaces 404 (session.ts).
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Service } from '../../../src/service.js';
-import { isSvcError } from '../../../src/errors.js';
-import { SCOPES } from '../../../src/model/key.js';
-import { formToken } from '../../../src/people/sign-in.js';
-import { keysPage } from '../app-pages.js';
-import { appSession, type Member } from '../app-session.js';
+import type { Service } from '../../../../src/service.js';
+import { isSvcError } from '../../../../src/errors.js';
+import { SCOPES } from '../../../../src/model/key.js';
+import { formToken } from '../../../../src/people/sign-in.js';
+import { keysPage } from '../pages.js';
+import { appSession, type Member } from '../session.js';
 
 export function appKeyRoutes(scope: FastifyInstance, service: Service): void {
   const { page, member, memberForm } = appSession(service);
