@@ -1,4 +1,4 @@
-// Issue 33: what the routes' schemas cost or save. GET /api/v2/messages (a page of 100) and GET
+// What the routes' schemas cost or save. GET /api/v2/messages (a page of 100) and GET
 // /api/v2/messages/:id (one record) from the daemon, each next to a bare fastify route answering the
 // same JSON with JSON.stringify and with the daemon's own response schema and serialiser options,
 // the same client (autocannon, 50 connections) in the same run; and POST /api/v2/emails (its body

@@ -1,4 +1,4 @@
-// Issue 30 benchmarks, on each backend (SVC_BENCH_BACKENDS to pick one), through the real daemon:
+// Benchmarks, on each backend (SVC_BENCH_BACKENDS to pick one), through the real daemon:
 // - The inbox page (50 threads) and a thread page (4 messages, bodies parsed from the raw mail) with
 //   10,000 received items in the workspace (SVC_BENCH_APP_ITEMS) and 10,000 sends beside them
 //   (SVC_BENCH_APP_SENT), with a session made in the store

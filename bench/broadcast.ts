@@ -1,4 +1,4 @@
-// Issue 29 benchmarks, on each backend (SVC_BENCH_BACKENDS to pick one):
+// Benchmarks, on each backend (SVC_BENCH_BACKENDS to pick one):
 // - a broadcast to 100,000 subscribers queued: from POST /lists/:id/broadcast until every copy is a
 //   durable message record (the campaign fanned out), on a daemon that does not hand off
 //   (--no-delivery), so the figure is the queueing alone (target under 10 s);

@@ -1,4 +1,4 @@
-// Issue 4 benchmarks: `svc domains verify` against the loopback fixture DNS (wall time per domain,
+// Benchmarks: `svc domains verify` against the loopback fixture DNS (wall time per domain,
 // the five queries in parallel), and 100 domains re-checked the way the daemon does it.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

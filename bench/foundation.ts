@@ -1,4 +1,4 @@
-// Issue 2 benchmarks: the binary's start-up (issue 34: within 2x of node itself) and GET /api/v2/me with a
+// Benchmarks: the binary's start-up (within 2x of node itself) and GET /api/v2/me with a
 // valid key over 50 connections on the file store (target >= 10,000 req/s), beside a bare fastify
 // route answering the same JSON.
 import { spawnSync } from 'node:child_process';
@@ -16,7 +16,7 @@ const spawnMs = (args: string[], env?: Record<string, string>): number => {
 };
 
 /**
- * Issue 34: how long the binary takes to start, against `node -e 0` in paired runs (each pair in
+ * How long the binary takes to start, against `node -e 0` in paired runs (each pair in
  * turn order): `svc --version` and `--help`, which load no command; `svc keys list`, which opens a
  * file store's data file alone; `messages list` and `suppressions list`, which open the whole
  * store (its journals replayed); then the same admin commands beside a running daemon, through its

@@ -1,4 +1,4 @@
-// Issue 27 benchmarks: what the team inbox costs the file store as it fills, and how fast the MX
+// Benchmarks: what the team inbox costs the file store as it fills, and how fast the MX
 // takes tiny messages.
 // - Memory per stored inbox item and the time to open (restart) a store holding N of them (default
 //   1,000,000; SVC_BENCH_INBOX_ITEMS to change), each measured in a fresh process (heap used plus

@@ -1,4 +1,4 @@
-// Issue 28 benchmarks: newsletter lists sized for real lists.
+// Benchmarks: newsletter lists sized for real lists.
 // - `svc subscribers import` of 100,000 rows through the CLI, no daemon (targets: under 10 s on the
 //   file store, under 15 s on Postgres).
 // - GET subscribers, a page of 100 at offset 0 and at offset 90,000, through a daemon (target: the

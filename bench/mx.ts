@@ -1,4 +1,4 @@
-// Issue 17 benchmarks. The MX: messages/s accepted (10 KB, 20 connections reused, stored before the
+// Benchmarks. The MX: messages/s accepted (10 KB, 20 connections reused, stored before the
 // 250) next to a bare smtp-server that accepts and discards the same load, driven by the same raw
 // client in the same run (target: at least half). Beside them, for what "stored before the 250"
 // costs on this disk whoever does it, a bare smtp-server that appends each message to a file and

@@ -1,4 +1,4 @@
-// Issue 32 item 4: svc against its peer, end to end. Postfix with OpenDKIM as a milter (a private
+// svc against its peer, end to end. Postfix with OpenDKIM as a milter (a private
 // Postfix instance on a loopback port with its own queue directory, a 2048-bit key, relaxed/relaxed)
 // and the svc relay, driven by the same raw-socket client with the same 10 KB messages, both
 // delivering to one counting sink, alternated twice in one run. A run's rate is its messages over

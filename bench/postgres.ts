@@ -1,4 +1,4 @@
-// Issue 3 benchmarks: GET /api/v2/me on Postgres beside the file store (target: Postgres within 2x),
+// Benchmarks: GET /api/v2/me on Postgres beside the file store (target: Postgres within 2x),
 // and the wall time of `svc keys create` on each backend.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// The relay's benchmarks: messages/s next to yardsticks in the same run (issue 32), and what very
-// large messages cost in memory (issue 13).
+// The relay's benchmarks: messages/s next to yardsticks in the same run, and what very
+// large messages cost in memory.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { backends, chosen, prepare, profile } from './send.js';
 import { LOAD, drive, greetingMs, inTurns, postfixSink, type Target } from './smtp-harness.js';
 
 /**
- * Issue 32 items 1-3: the relay next to its yardsticks, one client, one run. Every server is driven
+ * The relay next to its yardsticks, one client, one run. Every server is driven
  * in turn (three rounds, each starting with another) with 20 reused connections and then with one
  * connection per message (connect, EHLO, AUTH, one message, QUIT): a bare smtp-server that accepts
  * and discards (AUTH taken), Postfix's smtp-sink where it is installed, and the svc relay queueing
@@ -155,7 +155,7 @@ export async function withRelay(
 const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /**
- * Issue 13 "bounded resources": what 24.8 MB relay messages cost the daemon in memory, one alone
+ * Bounded resources: what 24.8 MB relay messages cost the daemon in memory, one alone
  * and several at once, and how many of the concurrent ones the data-memory cap defers (451 4.3.1).
  */
 export async function relayMemory(): Promise<void> {

@@ -1,4 +1,4 @@
-// Issue 5 benchmarks, on each backend: POST /emails accepted/s (one recipient, 10 KB HTML,
+// Benchmarks, on each backend: POST /emails accepted/s (one recipient, 10 KB HTML,
 // 50 connections), the same with 200,000 messages already stored, and end-to-end messages/s from
 // accepted to received by a loopback sink, DKIM-signed, beside this machine's RSA-2048 signing
 // rate on two threads measured in the same run; and the daemon's peak RSS under that load.
@@ -149,7 +149,7 @@ export async function prepare(storeUrl: string, dns: FixtureDns): Promise<string
   }
 }
 
-/** Issue 7: the added cost of an Idempotency-Key (claim + completion) per POST /emails, each backend. */
+/** The added cost of an Idempotency-Key (claim + completion) per POST /emails, each backend. */
 export async function idempotencyCost(): Promise<void> {
   for (const b of chosen()) {
     const dns = await new FixtureDns().load(['sending.zone']).start();
@@ -396,7 +396,7 @@ async function endToEnd(
 /** The end-to-end run on one backend, with where its CPU went. */
 async function endToEndFigures(storeUrl: string, key: string, ceiling: { rsa: number; compose: number }, n = 3000): Promise<void> {
   const r = await endToEnd(storeUrl, key, n);
-  // Issue 32 item 5: against the two-core composition ceiling of this run, and peak RSS.
+  // Against the two-core composition ceiling of this run, and peak RSS.
   report('  end-to-end, DKIM-signed', {
     messages_per_s: Math.round(r.rate),
     of_compose_ceiling: r.rate / ceiling.compose,
@@ -452,7 +452,7 @@ export async function send(): Promise<void> {
       const empty = await b.fresh();
       try {
         const key = await prepare(empty.store, dns);
-        // Issue 32 item 9: the same client and body against a bare fastify route that parses the
+        // The same client and body against a bare fastify route that parses the
         // JSON and answers 202, in this run: three alternated pairs and the medians (one pair moved
         // by a third from one run to the next on this machine).
         const pairs = await alternatedPairs(

@@ -1,4 +1,4 @@
-// Issue 16: the open pixel under load (50 connections, 10,000 messages in the store; targets:
+// The open pixel under load (50 connections, 10,000 messages in the store; targets:
 // >= 10,000 hits/s on the file store, >= 5,000/s on Postgres, p99 < 20 ms, every counted open
 // recorded once: the records' open counts are compared with the hits sent), and what a burst of
 // 2,000 opens/s costs concurrent sending (POST /emails accepted/s within 20 % of without).

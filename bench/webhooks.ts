@@ -1,4 +1,4 @@
-// Issue 8 benchmarks, on each backend: webhook deliveries/s to a loopback receiver in another
+// Benchmarks, on each backend: webhook deliveries/s to a loopback receiver in another
 // process (20,000 events already in the outbox, one endpoint, from the daemon's ready line; fan-out,
 // signing, POST and the delivery log all counted), and the delay from a message's state change (sent_at) to its webhook
 // arriving, median and p99, with mail flowing through the real pipeline to a sink.

@@ -1,4 +1,4 @@
-// The daemon's log (issue 31, docs/operating.md "The log"): pino, fastify's own logger. One JSON object per
+// The daemon's log (docs/operating.md "The log"): pino, fastify's own logger. One JSON object per
 // line (`time`, `level`, `msg`, the event's fields) or one readable line with the same facts, both
 // with ISO timestamps; a least level changed live (SIGHUP); a log file reopened on SIGHUP for
 // logrotate. What happened to mail is `info` and never held back; our own faults (`warn`, `error`)

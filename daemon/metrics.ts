@@ -1,4 +1,4 @@
-// Prometheus metrics (issue 31, docs/operating.md "Metrics"): `GET /metrics` in the text format, from
+// Prometheus metrics (docs/operating.md "Metrics"): `GET /metrics` in the text format, from
 // prom-client, on a listener of its own (`--metrics-port`, bound to `--metrics-host`, loopback by
 // default, so they are never open to the world by accident). Counters come from the mail log's
 // events (src/event-log.ts: one tap, no call site of its own); the queue and webhook backlog are

@@ -1,4 +1,4 @@
-// SIGHUP (issue 31, docs/operating.md "Signals"): the config file is read again and what can change in a
+// SIGHUP (docs/operating.md "Signals"): the config file is read again and what can change in a
 // running daemon changes; the rest is named as needing a restart, and nothing stops. Live: the log
 // level (the caller's log), the outbound route and its CA, the STARTTLS certificate of relay and MX.
 import type { Config } from '../src/config.js';

@@ -1,4 +1,4 @@
-// The daemon's report of itself for `svc status` (issue 31): its listeners and their connections,
+// The daemon's report of itself for `svc status`: its listeners and their connections,
 // its faults, its ticks, and the mail it accepted, sent, deferred and bounced over the last minute
 // and hour (counted from the mail log's events in 10-second buckets). Written into the store every
 // few seconds (daemons.beat) and removed at a clean stop.

@@ -306,7 +306,7 @@ const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|::1|\[::1\]|localhost)$/i;
 /**
  * What a daemon listening beyond loopback should not run with: links under a loopback base URL
  * reach nobody, and `svc.localhost` is no domain anyone can publish an SPF include for. Said once
- * at start (issue 31); on loopback both are the ordinary local set-up and nothing is said.
+ * at start; on loopback both are the ordinary local set-up and nothing is said.
  */
 export function publicSettingsWarnings(c: Pick<Config, 'host' | 'baseUrl' | 'serviceDomain'>): string[] {
   if (LOOPBACK_HOST.test(c.host)) return [];

@@ -1,4 +1,4 @@
-// New mail in the browser without a reload (issue 30): server-sent events to the inbox pages. The
+// New mail in the browser without a reload: server-sent events to the inbox pages. The
 // bus says only that the MX stored something (topic `received`, from this daemon or, on Postgres,
 // another); once per quarter second at most, each workspace someone is watching is read once (its
 // newest received item) and, when that changed, its streams get an `inbox` event with no data. The

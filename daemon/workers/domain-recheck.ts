@@ -1,4 +1,4 @@
-// The daemon's periodic re-check of every domain's records (issue 4): statuses are recorded over
+// The daemon's periodic re-check of every domain's records: statuses are recorded over
 // time, so a record that disappears shows up in `svc domains show` with the change. A verified
 // domain whose DKIM record broke is sent unsigned, and named in a `dkim` fault (/healthz) until
 // every such record is fixed.

@@ -1,4 +1,4 @@
-// `svc doctor` (issue 31, docs/operating.md "svc doctor"): checks an installation and explains each problem
+// `svc doctor` (docs/operating.md "svc doctor"): checks an installation and explains each problem
 // with its fix. Nothing is changed: domains are checked as `svc domains verify` would, without
 // storing the statuses. A check that passes is `pass`; one to look at is `warn`; one that stops
 // mail is `fail`; one that was not run (a tool missing, a probe not asked for) is `skip`.

@@ -1,4 +1,4 @@
-// Domains of a workspace and their verification (spec.md "Prerequisites for sending", issue 4).
+// Domains of a workspace and their verification (spec.md "Prerequisites for sending").
 import { upgradeUrlOf } from '../config.js';
 import { SvcError, isSvcError } from '../errors.js';
 import type { DepsOf } from '../deps.js';

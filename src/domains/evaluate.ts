@@ -1,4 +1,4 @@
-// The rules of each of the five checks (spec.md "Prerequisites for sending", issue 4), as pure
+// The rules of each of the five checks (spec.md "Prerequisites for sending"), as pure
 // functions of what DNS answered. Verified and Recommended pass; Waiting (nothing there yet, or DNS
 // did not answer) and Problem (something there, but wrong) do not. A note says what to do.
 import type { Lookup, MxRecord } from './dns.js';

@@ -1,4 +1,4 @@
-// Who vouches for a received message (issue 26): SPF for the client and envelope sender, DKIM
+// Who vouches for a received message: SPF for the client and envelope sender, DKIM
 // signatures, DMARC for the From domain, and ARC where a chain is present, all evaluated by
 // mailauth through the configured resolvers. The verdict is what svc acts on:
 // - `pass`: the From domain vouches for the message: DMARC passes, or, where the domain publishes

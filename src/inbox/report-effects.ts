@@ -1,4 +1,4 @@
-// What a delivery status report or a complaint may change (CONTRACT.md "The MX", issue 26): only
+// What a delivery status report or a complaint may change (CONTRACT.md "The MX"): only
 // the recipients that the return path it arrived at was used for, and only one it names, or the
 // sole recipient of a return path when it names nobody. Nobody can report about anyone else: a
 // recipient sees only its own return path (mail/return-path.ts).

@@ -1,5 +1,5 @@
 // Domain names as svc accepts them: IDNs normalised to punycode, lowercase, no trailing dot; never
-// an IP address, a bare TLD, or the service's own domain (issue 4).
+// an IP address, a bare TLD, or the service's own domain.
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import { SvcError } from '../errors.js';

@@ -76,7 +76,7 @@ export interface Domain {
  * A copy of a domain the caller may change: its records and history are arrays of flat objects, so
  * spreads copy it whole. Every send reads its sender's domain twice (the relay at MAIL FROM and the
  * pipeline), and a generic deep copy of it (the DKIM key, five records, up to HISTORY_LIMIT changes)
- * was 4-7 % of the relay's main thread (issue 32).
+ * was 4-7 % of the relay's main thread.
  */
 export function copyDomain(d: Domain): Domain {
   return { ...d, records: d.records && d.records.map((r) => ({ ...r })), history: d.history.map((h) => ({ ...h })) };

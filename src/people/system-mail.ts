@@ -1,4 +1,4 @@
-// svc's own mail (issue 30): invitations to the web app now, the trial's warnings next. It comes
+// svc's own mail: invitations to the web app and the trial's warnings. It comes
 // from the configured system sender (--system-sender, e.g. svc@{service_domain}), which must be
 // an active address on a verified domain of a workspace of the operator's: the message goes through
 // the one pipeline from that workspace, DKIM-signed like any other, with source `system`, and is

@@ -1,4 +1,4 @@
-// The trial's warnings (issue 30; spec.md "Plan quotas": "after a further 30 days without a plan
+// The trial's warnings (spec.md "Plan quotas": "after a further 30 days without a plan
 // the data is deleted, after three warning emails"). The daemon's trial tick runs a sweep: for each
 // trial workspace whose next warning is due (14, 7 and 1 days before its deletion date), the
 // warning is mailed to each of its owners from the system sender, and then recorded. Once all three

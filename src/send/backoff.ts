@@ -1,4 +1,4 @@
-// Back-off per destination (issue 29): when a destination itself defers (a 421, or a 4xx or no
+// Back-off per destination: when a destination itself defers (a 421, or a 4xx or no
 // answer before any recipient was named), the daemon stops handing it more mail for a while
 // instead of hammering it: 30 s, doubling at each deferral, at most 15 minutes, and over at the
 // first hand-off it takes. A destination is the recipient domain for direct delivery, or the

@@ -2,7 +2,7 @@
 // the caller's event loop (tests of compose itself, one-core machines).
 //
 // Pool threads have small heaps: a thread holds one message at a time, and a heap that grew once
-// stays grown (peak RSS is a target of issue 5). A large message (the relay takes 25 MB) needs about
+// stays grown (peak RSS is a target: docs/benchmarks.md). A large message (the relay takes 25 MB) needs about
 // twenty times its size while HTML becomes text and MIME, so it is composed in a thread of its own
 // with room for that, ended afterwards. A pool thread that dies (out of memory, a bug) is replaced.
 import { Worker } from 'node:worker_threads';

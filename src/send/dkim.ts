@@ -9,7 +9,7 @@ import dkimSign from 'nodemailer/lib/dkim/sign';
 import type { Domain } from '../model/domain.js';
 import { DKIM_SELECTOR } from '../model/domain.js';
 
-/** The headers the signature covers (issue 5: From, To, Cc, Subject, Date, Message-ID, MIME headers). */
+/** The headers the signature covers (From, To, Cc, Subject, Date, Message-ID, MIME headers). */
 export const SIGNED_HEADERS = 'From:To:Cc:Subject:Date:Message-ID:MIME-Version:Content-Type:Content-Transfer-Encoding:Feedback-ID';
 /**
  * Named once more than they occur (over-signed, RFC 6376 §8.15): a From, Subject or unsubscribe

@@ -1,4 +1,4 @@
-// The operator's view of the outbound queue (`svc queue`, issue 31): what is queued or deferred,
+// The operator's view of the outbound queue (`svc queue`): what is queued or deferred,
 // one row per message, with its attempts, last error and next attempt; a retry now (after an
 // outage: `retry --all --domain D`); a cancel, which bounces the message with a reason that says
 // so and suppresses nobody. Both take the job's lease first, so no hand-off holds it meanwhile;

@@ -1,4 +1,4 @@
-// `svc status` (issue 31): the running daemons at a glance, from their reports (daemon/status.ts)
+// `svc status`: the running daemons at a glance, from their reports (daemon/status.ts)
 // and the store: listeners, uptime, the queue by state and age, rates over the last minute and
 // hour, open faults, the webhook backlog, the ticks and the domains' health. Read the same way on
 // both stores: over the admin socket from the daemon that owns a file store, from Postgres for

@@ -1,4 +1,4 @@
-// Where a webhook may go (issue 8, SSRF): https only, and never to an address inside the operator's
+// Where a webhook may go (SSRF): https only, and never to an address inside the operator's
 // network (loopback, private, link-local and cloud metadata, CGNAT, multicast, reserved), however
 // it is spelled (0x7f000001, ::ffff:10.0.0.1, 64:ff9b::a00:1). The addresses are checked when the
 // URL is added and again, after resolving the name, at every delivery; the connection then goes to

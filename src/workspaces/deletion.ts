@@ -1,4 +1,4 @@
-// Deleting a workspace (issue 30): by its owner in the app, or at the trial's end after its three
+// Deleting a workspace: by its owner in the app, or at the trial's end after its three
 // warnings (src/people/trial-warnings.ts). request() ends it at once for everyone (keys and memberships go, it
 // leaves every list and look-up, its name is free); run() then removes its data in batches. With
 // several daemons on one store, one holds a deletion at a time (claimDeletion, renewed at every

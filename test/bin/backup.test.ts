@@ -1,4 +1,4 @@
-// svc backup and svc restore (issue 31): a snapshot taken over the admin socket while the daemon
+// svc backup and svc restore: a snapshot taken over the admin socket while the daemon
 // accepts and sends; restored into a new directory, every message accepted before it is there;
 // the restored queue is held (a daemon on the copy sends nothing) until svc queue retry --all,
 // so nothing is sent twice; wrong input is refused with nothing written.

@@ -1,4 +1,4 @@
-// svc doctor against fixture DNS (issue 31): each check with its status, detail and fix; exit 0
+// svc doctor against fixture DNS: each check with its status, detail and fix; exit 0
 // when everything passes, 3 when something needs attention, 1 when it could not check; the port
 // 25 probe only when asked, against a local sink; nothing stored.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// Errors that name the thing (issue 34): the listener and the flag and variable that move it; the
+// Errors that name the thing: the listener and the flag and variable that move it; the
 // environment variable a bad value came from; a refused connection said once, with what was being
 // reached; the path that cannot be written and why; the workspaces there are.
 import { test } from 'node:test';

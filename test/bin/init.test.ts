@@ -1,4 +1,4 @@
-// `svc init` and the config file (issue 31): the store made, a commented file written and read by
+// `svc init` and the config file: the store made, a commented file written and read by
 // every command with flag > env > file > default, nothing overwritten; asked on a terminal; a read
 // command never makes a store; a misspelt SVC_* variable is said once.
 import { test } from 'node:test';

@@ -1,4 +1,4 @@
-// The daemon's mail log and SIGHUP (issue 31): as a child process whose log is a pipe, every line
+// The daemon's mail log and SIGHUP: as a child process whose log is a pipe, every line
 // is one JSON object (time, level, msg and fields), with one line per delivery attempt, bounce
 // and MX refusal; SIGHUP reads the config file again (the log level changes) and never stops the
 // daemon; a config file that became wrong changes nothing.

@@ -1,4 +1,4 @@
-// GET /metrics (issue 31): off by default; with --metrics-port a listener of its own on loopback
+// GET /metrics: off by default; with --metrics-port a listener of its own on loopback
 // with a ready line; the Prometheus text format, read by an independent parser; the counters move
 // with real sends, a bounce and an MX refusal; store calls are timed; process metrics are there.
 import { test } from 'node:test';

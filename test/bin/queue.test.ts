@@ -1,4 +1,4 @@
-// `svc queue` beside a running daemon (issue 31), both backends: deferred mail listed with its
+// `svc queue` beside a running daemon, both backends: deferred mail listed with its
 // attempts, last error and next attempt, narrowed by recipient, domain and age; retried now (one
 // message, then --all --domain after an "outage"), delivered without waiting for its backoff;
 // cancelled, which bounces it with a reason and suppresses nobody; wrong usage and unknown ids.

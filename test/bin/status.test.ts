@@ -1,4 +1,4 @@
-// svc status (issue 31), both backends: nothing running is said (exit 1); beside a daemon the JSON
+// svc status, both backends: nothing running is said (exit 1); beside a daemon the JSON
 // document has its listeners, the queue by state, the rates of the last minute and hour, faults,
 // the webhook backlog, ticks and domains; piped it is plain lines; on a terminal a live view that
 // q leaves. A stopped daemon's report is gone at once.

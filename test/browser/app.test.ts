@@ -1,5 +1,5 @@
 /// <reference lib="dom" />
-// The web app in a real browser (issue 30): Debian's Chromium driven by playwright-core against the
+// The web app in a real browser: Debian's Chromium driven by playwright-core against the
 // real daemon. Sign in through a one-time link, read a thread whose HTML tries to run script and
 // load a remote image (neither happens), reply, see new mail arrive without a reload, create an API
 // key and see it once. Screenshots of the inbox at 360 and 1280 px are kept in

@@ -1,4 +1,4 @@
-// The packaging (issue 31): the systemd unit passes systemd-analyze verify; the container file
+// The packaging: the systemd unit passes systemd-analyze verify; the container file
 // builds where a container engine answers; `man svc` after `npm install -g` (package.json's man).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

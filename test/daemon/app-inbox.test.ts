@@ -1,4 +1,4 @@
-// The team inbox in the web app through the real daemon (issue 30): threads with unread markers,
+// The team inbox in the web app through the real daemon: threads with unread markers,
 // a thread with our Sent message and the reply in order, hostile mail HTML only in a sandboxed
 // frame (no script, remote images blocked until asked), read/unread, archive (and new mail bringing
 // a thread back), search, the Sent folder, a reply from the browser through the one pipeline and

@@ -1,4 +1,4 @@
-// Invitations and svc's own mail (issue 30) through the real daemon. With a system sender, adding a
+// Invitations and svc's own mail through the real daemon. With a system sender, adding a
 // person in the app mails them an invitation through the one pipeline (source system, not counted
 // against the plan) whose link works; a person with a password already gets a note to sign in, no
 // link. Without one, the link is shown only for an account the add made: an admin of one workspace

@@ -1,4 +1,4 @@
-// The web app's other pages through the real daemon (issue 30): domains (the five records with
+// The web app's other pages through the real daemon: domains (the five records with
 // their statuses, "Check now" against a real DNS server, the plan's limit), webhooks (the secret
 // shown once and working, the delivery log, a replay), the workspace (every quota, a trial's
 // dates) and the message log with a message's timeline. Roles on every page (a member reads the

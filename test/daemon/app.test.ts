@@ -1,4 +1,4 @@
-// The web app through the real daemon (CONTRACT.md "The web app"; issue 30). Sign-in: a one-time
+// The web app through the real daemon (CONTRACT.md "The web app"). Sign-in: a one-time
 // link sets the password and signs in; email and password afterwards; a wrong password and the
 // lock-out; sign-out; sessions ended by `reset` and `remove`; forms refused without their token or
 // from another site; no CORS on /app/; the pages' headers. The keys page: created keys shown once,

@@ -1,4 +1,4 @@
-// Back-off per destination through the daemon's delivery worker (issue 29): a recipient domain
+// Back-off per destination through the daemon's delivery worker: a recipient domain
 // whose MX answers 421 at the greeting is paused; mail queued for it meanwhile waits without a
 // connection (the claim leaves it), then goes once the pause is over and the MX takes mail; the
 // log says so, and `explain` tells why a message waits. The clock is moved, never slept on; the

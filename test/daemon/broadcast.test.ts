@@ -1,4 +1,4 @@
-// Broadcasts (issue 29): POST /lists/:id/broadcast answers 202 with the broadcast result once the
+// Broadcasts: POST /lists/:id/broadcast answers 202 with the broadcast result once the
 // campaign is stored; the fan-out then gives each active, unsuppressed subscriber one copy through
 // the one pipeline, personalised (merge variables escaped in HTML, its own To: and Message-ID),
 // with the unsubscribe link, List-Unsubscribe (https URL and mailto: at the copy's return path) and

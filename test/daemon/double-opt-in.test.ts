@@ -1,4 +1,4 @@
-// Double opt-in (issue 28): a double opt-in list needs a sender; a subscriber posted to it is
+// Double opt-in: a double opt-in list needs a sender; a subscriber posted to it is
 // pending and gets one confirmation email through the one pipeline (caught at the sink, DKIM-signed
 // like all mail), none again within an hour; its link's GET asks, its POST makes the subscriber
 // active; an altered link is 404, and a link past its 7 days says it expired. Both backends.

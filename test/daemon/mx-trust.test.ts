@@ -1,4 +1,4 @@
-// Trust on the inbound path (issue 26), on both backends, over real SMTP sessions: a return path
+// Trust on the inbound path, on both backends, over real SMTP sessions: a return path
 // per recipient, so a recipient can report only about itself; complaints only where complaints
 // come and only of the kinds that mean it; RFC 3464 semantics and older bounce formats; SPF, DKIM
 // and DMARC on every message, with our trace fields first; automatic mail never a person.

@@ -1,5 +1,5 @@
 // Postgres going away under a running daemon: 503s with a reason, never a crash, and recovery on
-// its own when the database is back (issue 3). The outage is a proxy the test cuts.
+// its own when the database is back. The outage is a proxy the test cuts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PgStore } from '../../src/store/postgres/pg-store.js';

@@ -1,4 +1,4 @@
-// Sequences and steps (issue 29) with a moved clock: the endpoints and their errors; enrolment when
+// Sequences and steps with a moved clock: the endpoints and their errors; enrolment when
 // a subscriber becomes active (POST, import); step 0 after its delay from enrolment and each next
 // step after the previous; every merge variable filled (names too); a step without a body; a deleted step skipped; a
 // step added later applies to those who have not passed it; unsubscribing stops the sequence; a

@@ -1,4 +1,4 @@
-// The trial's end (issue 30) through the real daemon on a moved clock: 14, 7 and 1 days before a
+// The trial's end through the real daemon on a moved clock: 14, 7 and 1 days before a
 // trial workspace's deletion date its owner (not its member) are mailed a warning from the system
 // sender, once each; nothing before its date, nothing twice, none for a workspace on a plan, and
 // none (and nothing recorded) for a workspace without owners. On its date, after the three

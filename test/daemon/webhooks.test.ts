@@ -1,4 +1,4 @@
-// Webhooks end to end (issue 8): mail really delivered to a sink, its events signed and POSTed to
+// Webhooks end to end: mail really delivered to a sink, its events signed and POSTed to
 // real receivers on loopback that verify the signature from the raw body.
 import { test } from 'node:test';
 import { verifyWebhook } from '../../src/webhooks/verify.js';

@@ -1,4 +1,4 @@
-// The web app's domains page (issue 30): each domain of the workspace with the five records of
+// The web app's domains page: each domain of the workspace with the five records of
 // spec.md to publish, their statuses (Verified, Waiting, Problem, Recommended) and notes, a copy
 // button per value, and "Check now". Owners and admins.
 import type { DomainView } from '../../../src/domains/domains.js';

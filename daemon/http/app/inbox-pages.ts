@@ -1,4 +1,4 @@
-// The team inbox's pages (issue 30): the threads of a view (Inbox, Archived) or a search, the Sent
+// The team inbox's pages: the threads of a view (Inbox, Archived) or a search, the Sent
 // folder, and one thread with its messages in order and the reply form. Mail is untrusted: every
 // value is escaped (html.ts), a message's HTML is shown only inside a sandboxed frame (srcdoc: no script, no
 // forms, an origin of its own; remote images only once the reader asks), and its text as text.

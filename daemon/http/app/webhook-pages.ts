@@ -1,4 +1,4 @@
-// The web app's webhooks page (issue 30): the workspace's endpoints (add one: its signing secret
+// The web app's webhooks page: the workspace's endpoints (add one: its signing secret
 // shown once; disable, enable, remove) and the delivery log, newest first, with a replay button per
 // delivery (a new, freshly signed attempt). Owners and admins.
 import type { AttemptView, EndpointView } from '../../../src/webhooks/webhooks.js';

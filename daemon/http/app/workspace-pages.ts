@@ -1,4 +1,4 @@
-// The web app's workspace page and message log (issue 30). Workspace: the plan, every quota of
+// The web app's workspace page and message log. Workspace: the plan, every quota of
 // spec.md "Plan quotas" as a bar with its figures in words, and a trial's dates. Messages: the
 // message log with its filters, and one message's `explain` as a timeline. Every role reads them;
 // an owner also gets the form that deletes the workspace (its name typed again to confirm).

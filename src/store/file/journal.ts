@@ -97,7 +97,7 @@ export type OpenFile = (path: string, flags: 'a') => Promise<FileHandle>;
  * The append handles a journal opens itself: O_DSYNC, so each write returns once its bytes (and
  * the file size that finds them) are on disk. That is write + fdatasync in one system call and one
  * trip to libuv's thread pool instead of two, which the relay's flushes measured as a third less
- * time under load (bench/RESULTS.md, issue 32). Where the platform has no O_DSYNC, or a test
+ * time under load (bench/RESULTS.md). Where the platform has no O_DSYNC, or a test
  * opens the handles itself, each flush ends with fdatasync as before.
  */
 const DSYNC = constants.O_DSYNC ?? 0;

@@ -1,4 +1,4 @@
-// The send path's jobs (issue 29, part 1): one job per recipient domain and at most JOB_RECIPIENTS
+// The send path's jobs (part 1): one job per recipient domain and at most JOB_RECIPIENTS
 // recipients each; bulk sources (broadcasts, sequences) queue jobs of the bulk class, the others
 // of the transactional class (no priority field), which a claim takes first.
 import { test } from 'node:test';

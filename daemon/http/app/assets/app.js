@@ -1,4 +1,4 @@
-// The web app's only script (issue 30). A page with a live region (the inbox, a thread) listens to
+// The web app's only script. A page with a live region (the inbox, a thread) listens to
 // its event stream and, when new mail came, fetches itself again and swaps the region in place
 // (nothing typed into a form is lost: only the region changes). Values to copy get a Copy button.
 // Without it every page still works.

@@ -1,4 +1,4 @@
-// The web app's sender addresses page (issue 30): owners and admins register an exact mailbox on a
+// The web app's sender addresses page: owners and admins register an exact mailbox on a
 // domain of the workspace, disable, enable or remove one, as `svc addresses` does (the plan's
 // address limit answers 402 with its sentence). Members get 403, other workspaces 404.
 import type { FastifyInstance, FastifyReply } from 'fastify';

@@ -1,4 +1,4 @@
-// The web app's domains page (issue 30): owners and admins add a domain (the plan's limit: 402),
+// The web app's domains page: owners and admins add a domain (the plan's limit: 402),
 // see its records to publish with their statuses, and check them now (real DNS queries, as
 // `svc domains verify`).
 import type { FastifyInstance, FastifyReply } from 'fastify';

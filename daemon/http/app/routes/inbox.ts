@@ -1,4 +1,4 @@
-// The team inbox in the browser (issue 30): every member of a workspace reads and answers it. The
+// The team inbox in the browser: every member of a workspace reads and answers it. The
 // threads of the Inbox (with received mail, not archived) or the Archived view, a search by address
 // or subject, the Sent folder, one thread (opening an unread thread marks it read, for the team),
 // mark read/unread, archive, and a reply through the one pipeline, counted against the inbox sends

@@ -1,4 +1,4 @@
-// The web app's API keys page (issue 30): owners and admins of a workspace list, create and revoke
+// The web app's API keys page: owners and admins of a workspace list, create and revoke
 // its keys. A new key is shown once, in the answer to the form that made it (never cached); only
 // its hash is stored. Members get 403, people of other workspaces 404 (session.ts).
 import type { FastifyInstance, FastifyReply } from 'fastify';

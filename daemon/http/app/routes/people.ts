@@ -1,4 +1,4 @@
-// The web app's people page (issue 30): owners and admins add a person (a seat of the plan; their
+// The web app's people page: owners and admins add a person (a seat of the plan; their
 // one-time sign-in link is shown once, until invitations are mailed), change a role, remove one.
 // Only an owner gives or takes the owner role (src/people); the last owner stays (the store refuses it).
 import type { FastifyInstance, FastifyReply } from 'fastify';

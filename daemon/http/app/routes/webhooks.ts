@@ -1,4 +1,4 @@
-// The web app's webhooks page (issue 30): owners and admins add an endpoint (its URL checked as
+// The web app's webhooks page: owners and admins add an endpoint (its URL checked as
 // `svc webhooks add` checks it: https, no private address unless the operator allows it; the secret
 // shown once), disable, enable or remove one, read the delivery log and replay a delivery.
 import type { FastifyInstance, FastifyReply } from 'fastify';

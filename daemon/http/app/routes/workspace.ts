@@ -1,4 +1,4 @@
-// The web app's workspace page and message log (issue 30): every role reads the plan, the quotas
+// The web app's workspace page and message log: every role reads the plan, the quotas
 // and a trial's dates, the message log with its filters, and one message's timeline. Owners (only)
 // delete the workspace (src/workspaces/deletion.ts): gone at once, its data removed in batches.
 import type { FastifyInstance, FastifyReply } from 'fastify';

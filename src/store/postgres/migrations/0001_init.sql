@@ -1,4 +1,4 @@
--- Workspaces and API keys (issue 2). `seq` keeps insertion order for lists, as the file store does.
+-- Workspaces and API keys. `seq` keeps insertion order for lists, as the file store does.
 CREATE TABLE workspaces (
   seq        bigserial   NOT NULL,
   id         text        PRIMARY KEY,

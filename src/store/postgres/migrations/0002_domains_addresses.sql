@@ -1,4 +1,4 @@
--- Domains with their DNS checks, and registered addresses (issue 4).
+-- Domains with their DNS checks, and registered addresses.
 CREATE TABLE domains (
   seq              bigserial   NOT NULL,
   id               text        PRIMARY KEY,

@@ -1,4 +1,4 @@
--- The send pipeline (issue 5): contents, one message record per recipient, the outbound queue with
+-- The send pipeline: contents, one message record per recipient, the outbound queue with
 -- leases, the webhook outbox, and suppressions.
 CREATE TABLE send_contents (
   id           text        PRIMARY KEY,

@@ -1,4 +1,4 @@
--- The relay (issue 6): what the service noted on a message (attachments dropped), and the STARTTLS
+-- The relay: what the service noted on a message (attachments dropped), and the STARTTLS
 -- certificate made once when the operator gives none, shared by every daemon.
 ALTER TABLE messages ADD COLUMN notes jsonb NOT NULL DEFAULT '[]';
 

@@ -1,4 +1,4 @@
--- Idempotency keys, the per-key rate limit and send quotas (issue 7), decided in Postgres so that
+-- Idempotency keys, the per-key rate limit and send quotas, decided in Postgres so that
 -- they hold across every daemon on the database.
 CREATE TABLE idempotency_keys (
   workspace_id text        NOT NULL,

@@ -1,4 +1,4 @@
--- The rate limit counted per second (issue 7): a sliding window of one-second buckets costs the
+-- The rate limit counted per second: a sliding window of one-second buckets costs the
 -- same whatever the limit, where a list of request times grew with it.
 DROP FUNCTION svc_rate_hit(text, timestamptz, bigint, int);
 DROP TABLE rate_windows;

@@ -1,4 +1,4 @@
--- Webhooks (issue 8): endpoints, the jobs that carry each outbox event to each endpoint (with
+-- Webhooks: endpoints, the jobs that carry each outbox event to each endpoint (with
 -- leases, like outbound_jobs), and the delivery log (one row per attempt).
 ALTER TABLE outbox_events ADD COLUMN dispatched_at timestamptz;
 CREATE INDEX outbox_events_undispatched ON outbox_events (seq) WHERE dispatched_at IS NULL;

@@ -1,4 +1,4 @@
--- The accept statement checks its recipients against the suppression list itself (issue 5: one
+-- The accept statement checks its recipients against the suppression list itself (one
 -- round trip per send): a listed one raises svc_suppressed, which aborts the whole statement.
 CREATE FUNCTION svc_unsuppressed(p_workspace text, p_addresses text[])
 RETURNS integer LANGUAGE plpgsql AS $$

@@ -1,4 +1,4 @@
--- The team inbox (issue 17): what the inbound MX received, with its raw message, threaded with the
+-- The team inbox: what the inbound MX received, with its raw message, threaded with the
 -- Sent copies (the sends' own contents, which now carry the thread an inbox reply belongs to).
 CREATE TABLE inbox_items (
   seq          bigserial   NOT NULL,

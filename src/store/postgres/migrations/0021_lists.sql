@@ -1,4 +1,4 @@
--- Issue 28: newsletter lists and their subscribers. A subscriber's email is unique on its list;
+-- Newsletter lists and their subscribers. A subscriber's email is unique on its list;
 -- pages go by (list, status, seq) and (list, seq); the contacts quota counts distinct emails of a
 -- workspace (workspace_id, email); the unsubscribe URL finds a subscriber by its token. A deleted
 -- list is marked at once and its subscribers go in batches (a million in one statement would hold

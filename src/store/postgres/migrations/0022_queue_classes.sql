@@ -1,4 +1,4 @@
--- Issue 29: queue classes. Transactional jobs (0) are claimed before bulk ones (1, broadcasts and
+-- Queue classes. Transactional jobs (0) are claimed before bulk ones (1, broadcasts and
 -- sequences); within a class the workspaces take turns (postgres/queue.ts), found by this index.
 ALTER TABLE outbound_jobs ADD COLUMN priority smallint NOT NULL DEFAULT 0;
 CREATE INDEX outbound_jobs_fair ON outbound_jobs (priority, workspace_id, next_attempt_at);

@@ -1,4 +1,4 @@
--- Issue 29: broadcasts. A campaign holds a broadcast's content and its fan-out's position in the
+-- Broadcasts. A campaign holds a broadcast's content and its fan-out's position in the
 -- list (advanced in the statement that stores the copies it covers). A copy record names its
 -- campaign and its subscriber (name and unsubscribe token, what the copy is composed with).
 CREATE TABLE campaigns (

@@ -1,4 +1,4 @@
--- Issue 29: timed sequences. An enrolment is the scheduler's due work (due_at, leased on the
+-- Timed sequences. An enrolment is the scheduler's due work (due_at, leased on the
 -- database's clock so that several daemons never work on one at once); a step's send moves it on in
 -- the statement that stores the step's message record (svc_enrolment_step), so each step goes once.
 CREATE TABLE sequences (

@@ -1,4 +1,4 @@
--- Issue 30: people of the web app. An account is one person (one email) across workspaces; a
+-- People of the web app. An account is one person (one email) across workspaces; a
 -- membership gives them a role in one. Links and sessions keep only the SHA-256 of their tokens.
 CREATE TABLE accounts (
   seq             bigserial   NOT NULL,

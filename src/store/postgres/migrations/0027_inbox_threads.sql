@@ -1,4 +1,4 @@
--- Issue 30: what the team marked on a thread of its shared inbox (read, archived). One row per
+-- What the team marked on a thread of its shared inbox (read, archived). One row per
 -- thread that was ever marked; a thread's flags follow from these times and its newest received
 -- item (model/inbox.ts threadFlags), so new mail makes a thread unread and brings it back from the
 -- archive without a write here.

@@ -1,4 +1,4 @@
--- Issue 30: deleting a workspace (its owner in the app, or the trial's end). The row is marked at
+-- Deleting a workspace (its owner in the app, or the trial's end). The row is marked at
 -- once (its keys and memberships go in the same transaction, and its name is freed for a new
 -- workspace); its data is removed afterwards in batches by whichever daemon holds the claim
 -- (deletion_owner, renewed at each batch, taken over when stale), and the row goes last.

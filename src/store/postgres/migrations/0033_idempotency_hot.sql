@@ -1,4 +1,4 @@
--- Idempotency-Key claims cost less (issue 32).
+-- Idempotency-Key claims cost less.
 --
 -- Completing a claim (in its send's statement) rewrites the row's state, response and created_at.
 -- With created_at indexed, every completion was a new row version in both indexes; the hourly purge
