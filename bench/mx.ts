@@ -129,6 +129,7 @@ async function dsnRate(storeUrl: string, dns: FixtureDns): Promise<void> {
           const content_id = randomUUID();
           const m: Message = {
             id: randomUUID(),
+            token: randomUUID(),
             workspace_id: ws.id,
             content_id,
             source: 'api',

@@ -190,6 +190,7 @@ async function fill(storeUrl: string, n: number): Promise<void> {
       const content_id = randomUUID();
       const messages: Message[] = Array.from({ length: 1000 }, (_, i) => ({
         id: randomUUID(),
+        token: randomUUID(),
         workspace_id: ws.id,
         content_id,
         source: 'api',

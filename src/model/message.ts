@@ -44,10 +44,9 @@ export interface Message {
   next_attempt_at?: string | null;
   /**
    * This recipient's own token (open pixel, tracked links, unsubscribe): unguessable, one per
-   * record, so that what a copy reports is tied to its one recipient. Absent on records written
-   * before tokens were per recipient (their copies carry the job's token).
+   * record, so that what a copy reports is tied to its one recipient.
    */
-  token?: string;
+  token: string;
   /** How it came in (the key, the Idempotency-Key); absent on records written before it was kept. */
   via?: Arrival;
   /**
@@ -144,8 +143,6 @@ export interface OutboundJob {
   /** Recipient domain (ASCII). */
   domain: string;
   message_ids: string[];
-  /** Token of the open pixel of jobs queued before tokens were per recipient (Message.token). */
-  open_token: string;
   attempts: number;
   next_attempt_at: string;
   created_at: string;

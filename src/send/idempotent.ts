@@ -20,9 +20,6 @@ export type Outcome = { replayed: false; status: 202; body: SendResult } | { rep
 
 const unavailable = (e: unknown) => new SvcError('idempotency_unavailable', undefined, { cause: e });
 
-/** The start of a fingerprint of the current form (fingerprint); one without it is of the first (firstFingerprint). */
-const FINGERPRINT_VERSION = '2:';
-
 /**
  * What identifies a request's body: a SHA-256 over its parsed JSON with keys in order, so the same
  * body sent again with other spacing or key order is the same request. The values are fed to the
@@ -49,29 +46,7 @@ export function fingerprint(body: unknown): string {
     } else h.update(`${typeof v === 'number' ? 'd' : 'v'}${String(v)};`);
   };
   feed(body);
-  return `${FINGERPRINT_VERSION}${h.digest('hex')}`;
-}
-
-/** The fingerprint kept by versions before FINGERPRINT_VERSION: the hash of the canonical JSON. */
-function firstFingerprint(body: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v && typeof v === 'object'
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(body)) ?? '')
-    .digest('hex');
-}
-
-/** Whether a kept fingerprint names this body (`fp` is its fingerprint now): a claim made before an upgrade keeps the first form. */
-export function sameBody(kept: string, fp: string, body: unknown): boolean {
-  return kept.startsWith(FINGERPRINT_VERSION) ? kept === fp : kept === firstFingerprint(body);
+  return h.digest('hex');
 }
 
 export type Claim = { key: string; token: string; fingerprint: string };
@@ -97,9 +72,8 @@ export function idempotentSend({ store, clock, random }: DepsOf<'idempotency'>) 
       if (isSvcError(e) && (e.kind === 'store_unavailable' || e.kind === 'schema_behind')) throw unavailable(e);
       throw e;
     }
-    // Keys claimed before fingerprints were kept have none: they replay as before.
-    if (claim.state !== 'claimed' && claim.fingerprint && !sameBody(claim.fingerprint, fp, body))
-      throw new SvcError('idempotency_mismatch');
+    // A claim made without a fingerprint (its caller gave none) replays whatever the body.
+    if (claim.state !== 'claimed' && claim.fingerprint && claim.fingerprint !== fp) throw new SvcError('idempotency_mismatch');
     if (claim.state === 'completed')
       return { replayed: true, status: claim.response.status === 202 ? 200 : claim.response.status, body: claim.response.body };
     if (claim.state === 'running') throw new SvcError('conflict', 'a request with this Idempotency-Key is still in progress');

@@ -176,7 +176,7 @@ export function deliveryService(
     if (dkimBroken(domain)) deps.faults?.raise('dkim', unsignedDetail([domain.domain]));
     if (domain.key_damaged) deps.faults?.raise('dkim_key', damagedKeyDetail([domain.domain]));
     const results: RecipientResult[] = [];
-    const copies = copiesOf(content, job, messages);
+    const copies = copiesOf(content, messages);
     // Every transaction of every copy, in order: with `verp` one per recipient, each with the
     // return path of that recipient's record alone (mail/return-path.ts); with `from` one per copy.
     const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));

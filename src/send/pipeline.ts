@@ -157,8 +157,6 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         content_id: content.id,
         domain: d,
         message_ids: ids,
-        // Copies carry their recipients' own tokens (Message.token); this is for older jobs only.
-        open_token: '',
         attempts: 0,
         next_attempt_at: now,
         created_at: now,

@@ -1,6 +1,6 @@
 // Composition's entry: the steps in their fixed order, and how a job's recipients are split into
 // copies. Signing (dkim.ts) follows in compose-pool.ts, last, over the headers the steps named.
-import type { Message, OutboundJob, SendContent } from '../../model/message.js';
+import type { Message, SendContent } from '../../model/message.js';
 import { checkHtmlDepth } from '../poison.js';
 import { documentStep } from './document.js';
 import type { ComposeContext, CopyFor, Draft, Step } from './draft.js';
@@ -53,18 +53,17 @@ export async function compose(sent: SendContent, copy: CopyFor, baseUrl: string,
 }
 
 /**
- * The copies a job's recipients get: one each when any step is per recipient for this content
- * (and the records carry their own tokens), else one shared by all, as one SMTP transaction. Jobs
- * queued before tokens were per recipient share one copy with the job's token.
+ * The copies a job's recipients get: one each, with its record's own token, when any step is per
+ * recipient for this content; else one shared by all, as one SMTP transaction.
  */
-export function copiesOf(content: SendContent, job: OutboundJob, messages: Message[]): CopyFor[] {
+export function copiesOf(content: SendContent, messages: Message[]): CopyFor[] {
   const perRecipient = STEPS.some((s) => s.perRecipient(content));
-  if (perRecipient && messages.every((m) => m.token)) {
+  if (perRecipient) {
     return messages.map((m) => ({
       recipients: [m.to],
-      token: m.token!,
+      token: m.token,
       ...(m.subscriber ? { list: { subscriber: m.subscriber, record_id: m.id, message_id: m.message_id } } : {}),
     }));
   }
-  return [{ recipients: messages.map((m) => m.to), token: perRecipient ? job.open_token : null }];
+  return [{ recipients: messages.map((m) => m.to), token: null }];
 }

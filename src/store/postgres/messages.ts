@@ -27,7 +27,7 @@ export type MessageRow = Omit<
   attempts: number;
   last_error: string | null;
   next_attempt_at: Date | null;
-  token: string | null;
+  token: string;
   via: Message['via'] | null;
   campaign_id: string | null;
   subscriber: Message['subscriber'] | null;
@@ -58,7 +58,7 @@ export const toMessage = (r: MessageRow): Message => ({
   bounced_at: iso(r.bounced_at),
   // Kept once there was an attempt, as the file store keeps them (a new record has none).
   ...(r.attempts > 0 ? { attempts: r.attempts, last_error: r.last_error, next_attempt_at: iso(r.next_attempt_at) } : {}),
-  ...(r.token ? { token: r.token } : {}),
+  token: r.token,
   ...(r.via ? { via: r.via } : {}),
   ...(r.campaign_id ? { campaign_id: r.campaign_id } : {}),
   ...(r.subscriber ? { subscriber: r.subscriber } : {}),
@@ -226,8 +226,8 @@ export function pgMessages(
        stepped AS (SELECT svc_enrolment_step(p) FROM jsonb_array_elements($7) AS p, (SELECT count(*) FROM debit) AS d),
        jobs AS (
          INSERT INTO outbound_jobs (${JOB_COLS})
-         SELECT id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, COALESCE(priority, 0), COALESCE(held, false)
-           FROM jsonb_to_recordset($3) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb, open_token text,
+         SELECT id, workspace_id, content_id, domain, message_ids, attempts, next_attempt_at, created_at, last_error, COALESCE(priority, 0), COALESCE(held, false)
+           FROM jsonb_to_recordset($3) AS j(id text, workspace_id text, content_id text, domain text, message_ids jsonb,
                 attempts int, next_attempt_at timestamptz, created_at timestamptz, last_error text, priority int, held boolean)),
        events AS (
          INSERT INTO outbox_events (id, workspace_id, event, message_id, payload, created_at)

@@ -17,7 +17,6 @@ const toJob = (r: JobRow): OutboundJob => ({
   content_id: r.content_id,
   domain: r.domain,
   message_ids: r.message_ids,
-  open_token: r.open_token,
   attempts: r.attempts,
   next_attempt_at: r.next_attempt_at.toISOString(),
   created_at: r.created_at.toISOString(),
@@ -28,7 +27,7 @@ const toJob = (r: JobRow): OutboundJob => ({
 });
 
 export const JOB_COLS =
-  'id, workspace_id, content_id, domain, message_ids, open_token, attempts, next_attempt_at, created_at, last_error, priority, held';
+  'id, workspace_id, content_id, domain, message_ids, attempts, next_attempt_at, created_at, last_error, priority, held';
 
 /**
  * The fair claim (QueueStore.claim; file/fair-order.ts): due and free jobs ranked by

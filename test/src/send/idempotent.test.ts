@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { fingerprint, sameBody } from '../../../src/send/idempotent.js';
+import { fingerprint } from '../../../src/send/idempotent.js';
 
 test('an Idempotency-Key fingerprint: the same JSON in any key order or spacing is the same; any other value, type or shape is not', () => {
   const body = {
@@ -15,7 +14,7 @@ test('an Idempotency-Key fingerprint: the same JSON in any key order or spacing 
     '{ "tags": {"b": [true, null], "a": 1.0}, "body_html": "<p class=\\"x\\">ünïcode 😀</p>", "subject": "Hi", "to": ["jane@rcpt.test", "bob@rcpt.test"], "from": "Acme <hello@acme.test>" }',
   );
   assert.equal(fingerprint(reordered), fingerprint(body));
-  assert.match(fingerprint(body), /^2:[0-9a-f]{64}$/);
+  assert.match(fingerprint(body), /^[0-9a-f]{64}$/);
   const others: unknown[] = [
     { ...body, to: ['bob@rcpt.test', 'jane@rcpt.test'] },
     { ...body, subject: 'Hi ' },
@@ -33,15 +32,4 @@ test('an Idempotency-Key fingerprint: the same JSON in any key order or spacing 
   assert.notEqual(fingerprint(['ab', 'c']), fingerprint(['a', 'bc']));
   assert.notEqual(fingerprint({ ab: 'c' }), fingerprint({ a: 'bc' }));
   assert.notEqual(fingerprint([['a'], 'b']), fingerprint([['a', 'b']]));
-});
-
-test('a fingerprint kept before the current form (the hash of the canonical JSON) still names its body', () => {
-  const body = { to: ['jane@rcpt.test'], from: 'hello@acme.test', subject: 'Hi' };
-  const first = createHash('sha256')
-    .update(JSON.stringify({ from: 'hello@acme.test', subject: 'Hi', to: ['jane@rcpt.test'] }))
-    .digest('hex');
-  assert.equal(sameBody(first, fingerprint(body), body), true);
-  assert.equal(sameBody(first, fingerprint({ ...body, subject: 'Other' }), { ...body, subject: 'Other' }), false);
-  assert.equal(sameBody(fingerprint(body), fingerprint(body), body), true);
-  assert.equal(sameBody(fingerprint(body), fingerprint({ ...body, subject: 'Other' }), { ...body, subject: 'Other' }), false);
 });

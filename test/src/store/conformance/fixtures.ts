@@ -123,7 +123,6 @@ export function batch(workspace_id: string, to: string[], at: string): AcceptBat
         content_id,
         domain: 'rcpt.test',
         message_ids: messages.map((m) => m.id),
-        open_token: 'tok',
         attempts: 0,
         next_attempt_at: at,
         created_at: at,
