@@ -1,0 +1,190 @@
+// The machine reports in received mail, read from whole messages as postal-mime parses them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import PostalMime from 'postal-mime';
+import { fieldsOf, headerBlock } from '../../../src/mail/header-block.js';
+import { autoReply, deliveryStatus, feedbackReport, plainBounce } from '../../../src/inbox/reports.js';
+
+const read = async (message: string) => {
+  const raw = Buffer.from(message.replace(/\n/g, '\r\n'));
+  return { fields: fieldsOf(headerBlock(raw).block), email: await PostalMime.parse(raw) };
+};
+
+const DSN = `From: Mail Delivery System <MAILER-DAEMON@mx.rcpt.test>
+To: bounces+abc@acme.test
+Subject: Undelivered Mail Returned to Sender
+Message-ID: <dsn-1@mx.rcpt.test>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+--B
+Content-Type: text/plain
+
+I'm sorry to have to inform you that your message could not be delivered.
+
+--B
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.rcpt.test
+Arrival-Date: Mon, 23 Nov 2026 10:00:00 +0000
+
+Final-Recipient: rfc822; Jane@Rcpt.test
+Original-Recipient: rfc822;jane@rcpt.test
+Action: failed
+Status: 5.1.1
+Diagnostic-Code: smtp; 550 5.1.1 <jane@rcpt.test>: Recipient address rejected: User unknown
+
+Final-Recipient: rfc822; bob@rcpt.test
+Action: delayed
+Status: 4.4.1
+Diagnostic-Code: smtp; 451 4.4.1 try again later
+
+--B
+Content-Type: text/rfc822-headers
+
+From: hello@acme.test
+To: jane@rcpt.test, bob@rcpt.test
+Subject: Hello
+Message-ID: <ours-1@acme.test>
+
+--B--
+`;
+
+test('a delivery status report: each recipient group with its action, status and diagnostic, and the Message-ID it is about', async () => {
+  const { fields, email } = await read(DSN);
+  assert.deepEqual(deliveryStatus(fields, email), {
+    recipients: [
+      {
+        recipient: 'jane@rcpt.test',
+        original: 'jane@rcpt.test',
+        action: 'failed',
+        status: '5.1.1',
+        diagnostic: '550 5.1.1 <jane@rcpt.test>: Recipient address rejected: User unknown',
+      },
+      { recipient: 'bob@rcpt.test', original: null, action: 'delayed', status: '4.4.1', diagnostic: '451 4.4.1 try again later' },
+    ],
+    original: 'ours-1@acme.test',
+  });
+  // Not a report at all: null; a report whose machine part cannot be read: one that names nobody.
+  const plain = await read('From: a@b.test\nSubject: hi\n\nhello\n');
+  assert.equal(deliveryStatus(plain.fields, plain.email), null);
+  const broken = await read(
+    'From: a@b.test\nContent-Type: multipart/report; report-type=delivery-status; boundary="X"\n\n--X\nContent-Type: text/plain\n\nno machine part\n--X--\n',
+  );
+  assert.deepEqual(deliveryStatus(broken.fields, broken.email), { recipients: [], original: null });
+  // A diagnostic is bounded.
+  const long = await read(DSN.replace('try again later', 'x'.repeat(2000)));
+  assert.equal(deliveryStatus(long.fields, long.email)!.recipients[1]!.diagnostic!.length, 500);
+});
+
+const ARF = `From: fbl@isp.test
+To: bounces+abc@acme.test
+Subject: FW: Hello
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=feedback-report; boundary="F"
+
+--F
+Content-Type: text/plain
+
+This is an abuse report.
+
+--F
+Content-Type: message/feedback-report
+
+Feedback-Type: Abuse
+User-Agent: ISP-FBL/1.0
+Version: 1
+Original-Rcpt-To: <Jane@rcpt.test>
+
+--F
+Content-Type: message/rfc822
+
+From: hello@acme.test
+To: jane@rcpt.test
+Subject: Hello
+Message-ID: <ours-1@acme.test>
+
+Hello Jane
+--F--
+`;
+
+test('a complaint report: its type, who complained (Original-Rcpt-To), and the returned message', async () => {
+  const { fields, email } = await read(ARF);
+  assert.deepEqual(feedbackReport(fields, email), {
+    type: 'abuse',
+    recipients: ['jane@rcpt.test'],
+    original: 'ours-1@acme.test',
+    originalTo: 'jane@rcpt.test',
+  });
+  // The returned copy's To: names several: nobody is taken from it.
+  const shared = await read(ARF.replace('To: jane@rcpt.test\nSubject: Hello', 'To: jane@rcpt.test, bob@rcpt.test\nSubject: Hello'));
+  assert.equal(feedbackReport(shared.fields, shared.email)!.originalTo, null);
+  // Unreadable: a type nobody acts on.
+  const broken = await read(
+    'From: a@b.test\nContent-Type: multipart/report; report-type=feedback-report; boundary="X"\n\n--X\nContent-Type: text/plain\n\nx\n--X--\n',
+  );
+  assert.deepEqual(feedbackReport(broken.fields, broken.email), { type: 'unknown', recipients: [], original: null, originalTo: null });
+});
+
+test('automatic replies: RFC 3834, the headers responders use, a null sender, vacation subjects; a person is not one', () => {
+  const f = (block: string) => fieldsOf(block);
+  assert.equal(autoReply(f('Auto-Submitted: auto-replied'), 'Re: Hello'), 'Auto-Submitted: auto-replied');
+  assert.equal(autoReply(f('Auto-Submitted: no'), 'Re: Hello', 'jane@rcpt.test'), null, 'Auto-Submitted: no is a person');
+  for (const h of ['X-Autoreply: yes', 'X-Autorespond: x', 'X-Auto-Response-Suppress: All', 'X-Loop: x', 'X-Autogenerated: Reply'])
+    assert.match(autoReply(f(h), 'Re: Hello', 'jane@rcpt.test')!, / header$/, h);
+  assert.equal(autoReply(f('Precedence: bulk'), 'Re: Hello', 'jane@rcpt.test'), 'Precedence: bulk');
+  assert.equal(autoReply(f('Precedence: first-class'), 'Re: Hello', 'jane@rcpt.test'), null);
+  assert.equal(autoReply(f('From: x@y.test'), 'Re: Hello', ''), 'a null envelope sender (<>)');
+  for (const s of ['Out of Office: back Monday', 'Automatic reply: Hello', 'Abwesenheit', 'Réponse automatique : Hello', 'On vacation'])
+    assert.equal(autoReply(f('From: x@y.test'), s, 'jane@rcpt.test'), 'an out-of-office subject', s);
+  assert.equal(autoReply(f('From: x@y.test'), 'Re: out of office plans for the team', 'jane@rcpt.test'), null);
+});
+
+test('bounces before RFC 3464: qmail and Exim texts, each address with its reply; the returned copy is not read', () => {
+  const qmail = `Hi. This is the qmail-send program at mx.rcpt.test.
+I'm afraid I wasn't able to deliver your message to the following addresses.
+
+<jane@rcpt.test>:
+192.0.2.1 does not like recipient.
+Remote host said: 550 5.1.1 No such user
+Giving up on 192.0.2.1.
+
+<bob@rcpt.test>:
+Sorry, I couldn't find any host by that name.
+
+--- Below this line is a copy of the message.
+
+Message-ID: <ours-2@acme.test>
+<eve@rcpt.test>:
+550 5.1.1 never read
+`;
+  assert.deepEqual(plainBounce('failure notice', qmail), {
+    recipients: [
+      {
+        recipient: 'jane@rcpt.test',
+        original: null,
+        action: 'failed',
+        status: '5.1.1',
+        diagnostic: '192.0.2.1 does not like recipient. Remote host said: 550 5.1.1 No such user Giving up on 192.0.2.1.',
+      },
+    ],
+    original: 'ours-2@acme.test',
+  });
+  const exim = `This message was created automatically by mail delivery software.
+
+A message that you sent could not be delivered to one or more of its
+recipients. This is a permanent error. The following address(es) failed:
+
+  jane@rcpt.test
+    host mx.rcpt.test [192.0.2.1]
+    SMTP error from remote mail server after RCPT TO:<jane@rcpt.test>:
+    550 No such user here
+`;
+  const e = plainBounce('Mail delivery failed: returning message to sender', exim)!;
+  assert.equal(e.recipients.length, 1);
+  assert.equal(e.recipients[0]!.recipient, 'jane@rcpt.test');
+  assert.equal(e.recipients[0]!.status, '5.0.0', 'a basic code gives its class');
+  // Not a bounce's subject, or no address with a code: not taken for a bounce.
+  assert.equal(plainBounce('Re: Hello', qmail), null);
+  assert.equal(plainBounce('failure notice', 'Something went wrong with <jane@rcpt.test> somewhere.\n'), null);
+});
