@@ -67,9 +67,8 @@ const files = (only.length ? only : findTests(join(root, 'test')))
   .map((f) => relative(root, f))
   .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 // Every test has a deadline: one that hangs (a socket that never answers, a process that never
-// exits) fails after TEST_TIMEOUT_MS instead of holding CI until its own limit. The longest test
-// (150,000 MX messages into a small heap) takes about 90 s on this machine alone and 170 s beside
-// three other test files: the deadline leaves it room on a slower machine.
+// exits) fails after TEST_TIMEOUT_MS instead of holding CI until its own limit; the deadline leaves
+// the longest tests room on a slower machine.
 const TEST_TIMEOUT_MS = 600_000;
 // Three files at once on two cores: most tests wait on sockets, fsync and child processes. The
 // whole suite took 807 s with two at once, 637 s with four and 588 s with three (2026-11-27).

@@ -18,7 +18,8 @@ const until = (what: string, ok: () => boolean | Promise<boolean>) =>
     what,
     async () => ok(),
     (v) => v,
-    20_000,
+    // A deadline only against a hang: a loaded machine (the whole suite at once) can take long.
+    180_000,
     50,
   );
 import { fixtureDns } from '../helpers/dns-server.js';

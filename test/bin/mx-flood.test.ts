@@ -54,11 +54,14 @@ test(
   },
 );
 
-// The flood the issue measured (426,917 tiny messages killed a 256 MB daemon and every restart),
-// here with the rates off so that nothing is refused: every message is taken into a 96 MB heap,
-// and the daemon stops cleanly, restarts in that heap and still counts them all.
+// A flood of tiny messages (426,917 once killed a 256 MB daemon and every restart), with the rates
+// off so that nothing is refused: every message is taken into a 96 MB heap, and the daemon stops
+// cleanly, restarts in that heap and still counts them all. 20,000 prove it in the suite (what a
+// message keeps in memory is held to its own bound by test/src/inbox/memory.test.ts);
+// SVC_FLOOD_MESSAGES=150000 runs the full size.
+const FLOOD = Number(process.env.SVC_FLOOD_MESSAGES) || 20_000;
 test(
-  '150,000 tiny MX messages from as many senders, rates off, into a daemon with a 96 MB heap: all taken, the daemon restarts and lists them',
+  `${FLOOD.toLocaleString('en')} tiny MX messages from as many senders, rates off, into a daemon with a 96 MB heap: all taken, the daemon restarts and lists them`,
   { timeout: 600_000 },
   async (t) => {
     const dns = await fixtureDns(t);
@@ -68,7 +71,7 @@ test(
     const env = { NODE_OPTIONS: '--max-old-space-size=96' };
     const d1 = await serve([...base, '--mx-rate-per-sender', '0', '--mx-rate-per-workspace', '0'], { env, listeners: ['api', 'mx'] });
     t.after(() => d1.stop('SIGKILL'));
-    const total = 150_000;
+    const total = FLOOD;
     const replies = new Map<string, number>();
     let next = 0;
     // Eight connections, each pipelining MAIL, RCPT and DATA (the MX offers PIPELINING).

@@ -99,7 +99,7 @@ export function serve(
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
     const urls: Record<string, string> = {};
-    const timer = setTimeout(() => reject(new Error(`serve not ready: ${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`serve not ready: ${stderr}`)), 120_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       stdout += line + '\n';
       const m = /^svc: (\w+) listening on (\S+)$/.exec(line);
