@@ -70,8 +70,10 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
         env: { NO_COLOR: '1' },
         onScreen: (shown, keyboard) => {
           if (!pressing && /q or Ctrl-C to leave/.test(shown)) {
+            // The view may have ended (its pipe closed) before the next press: that is not an error.
+            keyboard.on('error', () => {});
             keyboard.write('q');
-            pressing = setInterval(() => keyboard.write('q'), 500);
+            pressing = setInterval(() => keyboard.writable && keyboard.write('q'), 500);
           }
         },
       }).finally(() => clearInterval(pressing));
