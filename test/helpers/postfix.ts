@@ -3,6 +3,7 @@
 // everything to `relay` and mail for `routes` domains to their ports (the way a bounce finds our
 // MX), never asking DNS. Needs Debian's postfix package and root (Postfix's master starts as root
 // and drops to the postfix user); `postfixUnavailable()` says why it cannot run here.
+import { until } from './until.js';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -115,17 +116,16 @@ export async function startPostfix(
     rmSync(dir, { recursive: true, force: true });
   });
   if (started.status !== 0) throw new Error(`postfix start: ${started.stderr}${started.stdout}${maillog()}`);
-  // The master answers once its smtpd is listening.
-  for (let i = 0; i < 100 && !(await connects(opts.port)); i++) await new Promise((r) => setTimeout(r, 50));
+  // The master answers once its smtpd is listening (a deadline against a hang only: a loaded machine can take long).
+  await until('Postfix listening', () => connects(opts.port), (up) => up, 120_000, 50);
   const pidFile = join(dir, 'queue', 'pid', 'master.pid');
   return { port: opts.port, log: maillog, pid: () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) || null : null) };
 }
 
 function connects(port: number): Promise<boolean> {
   return new Promise((resolve) => {
+    // On loopback a port accepts or refuses at once.
     const s = connect(port, '127.0.0.1');
-    // A port that neither accepts nor refuses counts as not listening yet.
-    s.setTimeout(2000, () => (s.destroy(), resolve(false)));
     s.once('connect', () => (s.destroy(), resolve(true)));
     s.once('error', () => resolve(false));
   });
