@@ -117,8 +117,10 @@ export class Context {
    */
   async parts<K extends PartName>(...names: K[]): Promise<Parts<K>> {
     if (this.#service) return this.#service;
-    // The store opens while the parts' modules load.
+    // The store opens while the parts' modules load. Its failure is the parts' (they await it); until
+    // they do, it is not an unhandled rejection.
     const deps = this.#serviceDeps();
+    deps.catch(() => undefined);
     this.#parts ??= import('../src/service.js').then((m) => new m.PartMaker(deps));
     return (await this.#parts).parts(names);
   }

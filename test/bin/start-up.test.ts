@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { svc, json, serve } from '../helpers/cli.js';
+import { svc, svcProcess, json, serve } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -27,7 +27,7 @@ test('admin commands load what they use: a part of the service, the data file al
   /** What the command printed, and the modules it loaded (paths from the checkout's root). */
   const loaded = async (args: string[]) => {
     const log = join(dir, `modules-${++n}.log`);
-    const run = await svc([...store, ...args, '--workspace', 'acme', '--json'], {
+    const run = await svcProcess([...store, ...args, '--workspace', 'acme', '--json'], {
       env: { NODE_OPTIONS: `--import ${HOOK}`, LOADED_MODULES_LOG: log },
     });
     const modules = new Set(
@@ -88,7 +88,7 @@ test('admin commands load what they use: a part of the service, the data file al
 });
 
 test('svc version says whether Node keeps the compiled modules between runs (Node 22 and later)', async () => {
-  const v = json(await svc(['version', '--json']));
+  const v = json(await svcProcess(['version', '--json']));
   const has = typeof (process.getBuiltinModule('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
   assert.equal(v.start.entry, 'modules');
   if (has) assert.equal(typeof v.start.compile_cache, 'string');

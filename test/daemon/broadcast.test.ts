@@ -6,7 +6,8 @@
 // a broadcast over the send quota is refused whole. Both backends.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sending } from '../helpers/sending.js';
+import { sending, type Sending } from '../helpers/sending.js';
+import { until } from '../helpers/until.js';
 import { ManualClock } from '../../src/clock.js';
 import { plainMail, transact } from '../helpers/mx.js';
 import { headers } from '../helpers/sink.js';
@@ -270,19 +271,8 @@ for (const backend of backends) {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
     const s = await sending(t, { deliver: false, schedule: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
     const { service } = s.daemon;
-    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
-    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
     const N = 1001; // three batches of the fan-out
-    await s.call(
-      'POST',
-      `/api/v2/lists/${list.id}/subscribers/import`,
-      { csv: Array.from({ length: N }, (_, i) => `r${i}@rcpt.test`).join('\n') },
-      nl,
-    );
-    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'June news', body_html: '<p>x</p>' }, nl);
-    await service.fanOut.runOnce();
-    for (const until = Date.now() + 30_000; (await service.broadcasts.show(s.ws, r.body.campaign_id)).copies < N && Date.now() < until;)
-      await new Promise((res) => setTimeout(res, 20));
+    const { list, campaign } = await fannedOut(s, N, 'June news');
     await s.post({ from: 'hello@acme.test', to: ['jane@rcpt.test'], subject: 'Receipt', body_text: 'x' });
     const seq = await service.sequences.create(s.ws, { name: 'Welcome', list_id: list.id });
     await service.sequences.addStep(s.ws, seq.id, { position: 0, delay_hours: 0, subject: 'Welcome', body_text: 'hi' });
@@ -294,7 +284,7 @@ for (const backend of backends) {
       ['Receipt', ['jane@rcpt.test'], null],
       ['Welcome', ['new@rcpt.test'], null],
     ]);
-    assert.equal(sent.find((x) => x.campaign)!.campaign!.id, r.body.campaign_id);
+    assert.equal(sent.find((x) => x.campaign)!.campaign!.id, campaign);
     const shown = await run([
       '--store',
       pgUrl ?? `file:${s.daemon.service.store.describe.replace(/^file:/, '')}`,
@@ -351,19 +341,8 @@ for (const backend of backends) {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
     const s = await sending(t, { deliver: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
     const { service } = s.daemon;
-    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
-    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
     const N = 30;
-    await s.call(
-      'POST',
-      `/api/v2/lists/${list.id}/subscribers/import`,
-      { csv: Array.from({ length: N }, (_, i) => `r${i}@rcpt.test`).join('\n') },
-      nl,
-    );
-    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
-    await service.fanOut.runOnce();
-    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, r.body.campaign_id)).copies < N && Date.now() < until;)
-      await new Promise((res) => setTimeout(res, 20));
+    const { list } = await fannedOut(s, N, 'News');
     // The copies are made; before they leave, five people unsubscribe (one-click) and five addresses are suppressed.
     const subs = (await service.lists.subscribers(s.ws, list.id, { limit: 100 })).data as Array<{
       email: string;
@@ -397,24 +376,36 @@ for (const backend of backends) {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
     const s = await sending(t, { deliver: false, schedule: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
     const { service } = s.daemon;
-    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
-    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
-    await s.call(
-      'POST',
-      `/api/v2/lists/${list.id}/subscribers/import`,
-      { csv: Array.from({ length: 20 }, (_, i) => `r${i}@rcpt.test`).join('\n') },
-      nl,
-    );
+    const { nl, list, campaign } = await fannedOut(s, 20, 'News');
     const seq = await service.sequences.create(s.ws, { name: 'Drip', list_id: list.id });
-    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
-    await service.fanOut.runOnce();
-    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, r.body.campaign_id)).copies < 20 && Date.now() < until;)
-      await new Promise((res) => setTimeout(res, 20));
     assert.equal((await s.call('DELETE', `/api/v2/lists/${list.id}`, undefined, nl)).status, 204);
-    assert.equal((await service.broadcasts.show(s.ws, r.body.campaign_id)).status, 'cancelled');
+    assert.equal((await service.broadcasts.show(s.ws, campaign)).status, 'cancelled');
     assert.deepEqual(await service.store.sequences.get(s.ws.id, seq.id), null, 'its sequence is gone');
     await s.daemon.workers.find((w) => w.name === 'delivery')!.runOnce();
     assert.equal(s.sink.received.length, 0, 'no copy left');
     assert.equal((await s.get(`/api/v2/messages?status=bounced`)).body.total, 20);
   });
+}
+
+/** A list of `n` subscribers (r0@rcpt.test, ...) and its broadcast, fanned out: every copy is made. */
+async function fannedOut(s: Sending, n: number, subject: string) {
+  const { service } = s.daemon;
+  const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
+  const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
+  await s.call(
+    'POST',
+    `/api/v2/lists/${list.id}/subscribers/import`,
+    { csv: Array.from({ length: n }, (_, i) => `r${i}@rcpt.test`).join('\n') },
+    nl,
+  );
+  const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject, body_html: '<p>x</p>' }, nl);
+  await service.fanOut.runOnce();
+  await until(
+    'every copy made',
+    () => service.broadcasts.show(s.ws, r.body.campaign_id),
+    (b) => b.copies >= n,
+    180_000,
+    20,
+  );
+  return { nl, list, campaign: r.body.campaign_id as string };
 }

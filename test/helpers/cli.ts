@@ -1,23 +1,18 @@
-// Runs the real bin/svc as a child process.
+// Commands as a user runs them: svc() in this process through the commands' main (run.ts); the
+// daemon, and a command whose point is a process of its own (what it loads, signals, locks between
+// processes), through the real bin/svc as a child process (svcProcess, serve).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { FixtureDns } from './dns-server.js';
 import { publish } from './domains.js';
+import { commandEnv, run, type Run } from './run.js';
 
 export const SVC = fileURLToPath(new URL('../../bin/svc', import.meta.url));
 
-export interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { Run };
 
-const childEnv = (env: Record<string, string> = {}) => {
-  const e: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...env };
-  for (const k of Object.keys(e)) if (k.startsWith('SVC_') && !(k in env)) delete e[k];
-  return e;
-};
+const childEnv = (env: Record<string, string> = {}) => commandEnv(env) as NodeJS.ProcessEnv;
 
 /** How long one command may run before it is killed and the test fails (none takes a tenth of it). */
 const COMMAND_DEADLINE_MS = 180_000;
@@ -37,7 +32,13 @@ function stopped(child: ChildProcess, exited: Promise<number | null>, stderr: ()
   return Promise.race([exited, late]).finally(() => clearTimeout(timer));
 }
 
+/** A command, run in this process (run.ts). */
 export function svc(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
+  return run(args, opts);
+}
+
+/** A command through the real binary, in a process of its own. */
+export function svcProcess(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC, ...args], { env: childEnv(opts.env), cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

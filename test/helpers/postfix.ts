@@ -117,7 +117,13 @@ export async function startPostfix(
   });
   if (started.status !== 0) throw new Error(`postfix start: ${started.stderr}${started.stdout}${maillog()}`);
   // The master answers once its smtpd is listening (a deadline against a hang only: a loaded machine can take long).
-  await until('Postfix listening', () => connects(opts.port), (up) => up, 120_000, 50);
+  await until(
+    'Postfix listening',
+    () => connects(opts.port),
+    (up) => up,
+    120_000,
+    50,
+  );
   const pidFile = join(dir, 'queue', 'pid', 'master.pid');
   return { port: opts.port, log: maillog, pid: () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) || null : null) };
 }
