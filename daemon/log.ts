@@ -52,17 +52,24 @@ export function daemonLog(opts: DaemonLogOptions): DaemonLog {
     ? null
     : pino.destination({ dest: opts.file ?? 2, sync: false, append: true, mkdir: true, maxLength: opts.buffer ?? 16 * 1024 * 1024 });
   const out = opts.write ? { write: (s: string) => opts.write!(s) } : dest!;
-  // Lines the buffer had no room for; said once the reader keeps up again (checked every second).
+  // Lines the buffer had no room for; said once the reader keeps up again: checked every second, and
+  // said when a whole second passed without a drop (a note written while the buffer is still full
+  // would be dropped too). The note is not a fault line: no throttle holds it back.
   let dropped = 0;
   let told = 0;
+  let seen = 0;
   dest?.on('drop', (data: string) => {
     dropped += data.split('\n').length - 1 || 1;
   });
   const teller = setInterval(() => {
+    if (dropped !== seen) {
+      seen = dropped;
+      return;
+    }
     if (dropped === told) return;
     const n = dropped - told;
     told = dropped;
-    emit('warn', `log: ${n} line(s) dropped: whatever reads the log did not keep up (the daemon went on; ${dropped} in all)`);
+    write('warn', `log: ${n} line(s) dropped: whatever reads the log did not keep up (the daemon went on; ${dropped} in all)`);
   }, 1_000);
   teller.unref();
   const json = pino(
@@ -85,6 +92,10 @@ export function daemonLog(opts: DaemonLogOptions): DaemonLog {
       if (held === null) return;
       if (held) extra = { ...fields, repeated: held };
     }
+    write(level, msg, extra);
+  };
+  /** One line, in the configured format. */
+  const write = (level: LogLevel, msg: string, extra?: Record<string, unknown>) => {
     if (opts.format === 'json') {
       json[level](extra ?? {}, msg);
       return;
