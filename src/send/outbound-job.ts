@@ -296,8 +296,12 @@ export function deliveryService(
           0,
         ),
       ];
+      await store.queue.complete(job.id, outcome);
+      if (outcome.events.length) deps.bus?.publish('outboxed');
       // The mail log: one line per recipient of each attempt (docs/operating.md "The log"), as Postfix's
-      // `status=` lines. A remote refusal or deferral is info; only our own next hop failing is a fault.
+      // `status=` lines, once the outcome is stored (a line read says what the store holds: a bounce
+      // seen in the log is already on the suppression list). A remote refusal or deferral is info;
+      // only our own next hop failing is a fault.
       const byAddress = new Map(messages.map((m) => [m.to.toLowerCase(), m]));
       const status = new Map(outcome.updates.map((u) => [u.id, u.status]));
       const tried = new Map(outcome.transcript.map((a) => [a.message_id, a]));
@@ -322,8 +326,6 @@ export function deliveryService(
           reply: r.response,
         });
       }
-      await store.queue.complete(job.id, outcome);
-      if (outcome.events.length) deps.bus?.publish('outboxed');
     },
   };
 }
