@@ -16,12 +16,16 @@ import { COLOUR, noTerminal, onTerminal, svcLine, unescaped } from '../helpers/t
 
 const ESC = /\x1b/;
 
-/** Runs a command to its end, with a deadline; its exit code and output. */
-function run(args: string[], env: Record<string, string> = {}, deadlineMs = 60_000) {
+/** Runs a command to its end, with a deadline; its exit code and output. `firstLine` runs once it writes a whole line. */
+function run(args: string[], env: Record<string, string> = {}, deadlineMs = 60_000, firstLine?: () => void) {
   const child = spawn(process.execPath, [SVC, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
+  child.stdout.on('data', (d) => {
+    const before = stdout.includes('\n');
+    stdout += d;
+    if (!before && stdout.includes('\n')) firstLine?.();
+  });
   child.stderr.on('data', (d) => (stderr += d));
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
@@ -37,8 +41,11 @@ test('domains verify --watch into a pipe: plain lines or NDJSON, no escape code;
   const base = ['--store', `file:${await tmpDir(t)}`, '--dns-server', dns.server];
   json(await svc([...base, 'workspaces', 'create', 'acme', '--json']));
   const added = json(await svc([...base, 'domains', 'add', 'good.test', '--json']));
-  setTimeout(() => publish(dns, 'good.test', added.records), 700);
-  const ndjson = await run([...base, 'domains', 'verify', 'good.test', '--watch', '--interval', '0.2', '--json']);
+  // The records are published once the first round has been reported (pending), so a round before
+  // and one after are seen however slowly the command starts.
+  const ndjson = await run([...base, 'domains', 'verify', 'good.test', '--watch', '--interval', '0.2', '--json'], {}, 60_000, () =>
+    publish(dns, 'good.test', added.records),
+  );
   assert.equal(ndjson.code, 0, ndjson.stderr);
   assert.doesNotMatch(ndjson.stdout, ESC);
   const docs = ndjson.stdout

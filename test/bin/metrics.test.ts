@@ -9,6 +9,7 @@ import { tmpDir } from '../helpers/tmp.js';
 import { fixtureDns } from '../helpers/dns-server.js';
 import { sink } from '../helpers/sink.js';
 import { transact } from '../helpers/mx.js';
+import { until } from '../helpers/until.js';
 
 let lastText = '';
 const scrape = async (url: string) => {
@@ -52,11 +53,11 @@ test('metrics: a listener of its own on loopback; counters move with real sends,
   const gone = await postEmail(d, key, 'gone@rcpt.test', 'hello');
   assert.deepEqual([ok.status, gone.status], [202, 202]);
   assert.match((await transact(d.urls.mx!, 'someone@elsewhere.test', ['nobody@nowhere.test'], 'Subject: x\r\n\r\nx')).rcpts[0]!, /^550 /);
-  for (const end = Date.now() + 20_000; Date.now() < end;) {
-    const m = json(await svc([...base, 'messages', 'list', '--json']));
-    if (m.every((x: { status: string }) => x.status !== 'queued')) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    'no message queued',
+    async () => json(await svc([...base, 'messages', 'list', '--json'])) as Array<{ status: string }>,
+    (m) => m.every((x) => x.status !== 'queued'),
+  );
   const after = await scrape(d.urls.metrics!);
   assert.equal(value(after, 'svc_messages_accepted_total', { source: 'api' }), 2);
   assert.equal(value(after, 'svc_deliveries_total', { status: 'sent' }), 1);

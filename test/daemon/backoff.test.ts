@@ -7,13 +7,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/clock.js';
 import { mail, sending } from '../helpers/sending.js';
+import { until as waitFor } from '../helpers/until.js';
 
-const until = async (ok: () => Promise<boolean> | boolean, what: string) => {
-  for (const end = Date.now() + 20_000; !(await ok());) {
-    if (Date.now() > end) throw new Error(`waited 20 s for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
+const until = (ok: () => Promise<boolean> | boolean, what: string) =>
+  waitFor(
+    what,
+    async () => await ok(),
+    (v) => v,
+    undefined,
+    25,
+  );
 
 test('a destination answering 421 is paused: later mail to it waits without a connection, then goes when the pause ends', async (t) => {
   const clock = new ManualClock(new Date());

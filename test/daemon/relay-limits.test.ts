@@ -11,6 +11,7 @@ import { svc, json, SVC } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { startRelay, DEFAULT_RELAY, type RelayStats } from '../../daemon/relay.js';
 import { tlsIdentity } from '../../src/relay/tls.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Opens a raw connection from `from` (a loopback address) and resolves with its first line, or with
@@ -245,15 +246,18 @@ test('under a low open-file limit the relay and the MX together keep a quarter o
     assert.ok(refused > 0 && greeted > 0, name);
   }
   // Once the burst of refusals has been closed (the last of them may still be in the daemon's queue
-  // for a moment), the API answers while both listeners stay full: tried for at most 10 s.
-  let health = 0;
-  for (const until = Date.now() + 10_000; health !== 200 && Date.now() < until;) {
-    health = await fetch(`${urls.api}/healthz`, { signal: AbortSignal.timeout(5000) }).then(
-      (r) => r.status,
-      () => 0,
-    );
-    if (health !== 200) await new Promise((r) => setTimeout(r, 200));
-  }
+  // for a moment), the API answers while both listeners stay full.
+  const health = await until(
+    'the API answering',
+    () =>
+      fetch(`${urls.api}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      ),
+    (st) => st === 200,
+    undefined,
+    200,
+  );
   assert.equal(health, 200);
   const key = await svc([...store, 'keys', 'create', '--json']);
   assert.equal(key.code, 0, key.stderr);

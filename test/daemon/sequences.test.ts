@@ -196,8 +196,13 @@ if (TEST_DATABASE_URL) {
       // skipped them): wait for those, then look again a moment later for any second copy.
       const records = async () =>
         (await service.store.messages.list(s.ws.id, { limit: 1000, offset: 0 })).data.filter((m) => m.subject === subject);
-      for (const until = Date.now() + 15_000; (await records()).length < N && Date.now() < until;)
-        await new Promise((res) => setTimeout(res, 50));
+      await until(
+        `${subject}: every record`,
+        async () => (await records()).length,
+        (n) => n >= N,
+        undefined,
+        50,
+      );
       await new Promise((res) => setTimeout(res, 300));
       const of = await records();
       assert.equal(of.length, N, `${subject}: one record per subscriber`);
