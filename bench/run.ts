@@ -13,6 +13,7 @@ import { lists } from './lists.js';
 import { broadcast } from './broadcast.js';
 import { app } from './app.js';
 import { api } from './api.js';
+import { soak } from './soak.js';
 
 const sections: Record<string, () => Promise<void>> = {
   foundation,
@@ -33,10 +34,12 @@ const sections: Record<string, () => Promise<void>> = {
   app,
   api,
   e2e: sendE2E,
+  soak,
 };
 const wanted = process.argv.slice(2);
-// e2e is the end-to-end part of `send` alone, for quick runs; the default runs everything once.
-for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e')) {
+// e2e is the end-to-end part of `send` alone, for quick runs; soak runs the soak tests at full
+// size (minutes); the default runs everything else once.
+for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e' && s !== 'soak')) {
   const run = sections[name];
   if (!run) {
     process.stderr.write(`unknown bench section ${name} (have: ${Object.keys(sections).join(', ')})\n`);

@@ -84,8 +84,13 @@ for (const backend of backends) {
 
     // Recorded sent (the sink has them: the outcome follows), then past the window in which a click
     // is a security scanner's, not the reader's.
-    for (const until = Date.now() + 10_000; (await s.get('/api/v2/messages?status=sent')).body.total < 2 && Date.now() < until;)
-      await new Promise((res) => setTimeout(res, 20));
+    await until(
+      'both copies recorded sent',
+      async () => (await s.get('/api/v2/messages?status=sent')).body.total,
+      (n) => n >= 2,
+      undefined,
+      20,
+    );
     clock.advance(120_000);
     const ids = new Set<string>();
     for (const mail of copies) {
@@ -156,14 +161,13 @@ for (const backend of backends) {
     const listed = await s.get('/api/v2/messages?limit=500');
     assert.equal(listed.body.data.filter((m: { to: string }) => m.to === 'jane@rcpt.test' || m.to === 'bob@rcpt.test').length, 2);
     const campaignId = r.body.campaign_id;
-    const deadline = Date.now() + 10_000;
-    let shown = await service.broadcasts.show(s.ws, campaignId);
-    while (shown.status !== 'sent' && Date.now() < deadline) {
-      await service.fanOut.toFanOut();
-      await new Promise((res) => setTimeout(res, 50));
-      shown = await service.broadcasts.show(s.ws, campaignId);
-    }
-    assert.equal(shown.status, 'sent');
+    let shown = await until(
+      'the campaign sent',
+      async () => (await service.fanOut.toFanOut(), await service.broadcasts.show(s.ws, campaignId)),
+      (c) => c.status === 'sent',
+      undefined,
+      50,
+    );
     await service.tracking.drain();
     shown = await service.broadcasts.show(s.ws, campaignId);
     // A click is also an open (the reader saw the copy).
@@ -239,20 +243,8 @@ for (const backend of backends) {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
     const s = await sending(t, { deliver: false, ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
     const { service } = s.daemon;
-    const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
-    const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
-    await s.call(
-      'POST',
-      `/api/v2/lists/${list.id}/subscribers/import`,
-      { csv: Array.from({ length: 30 }, (_, i) => `r${i}@rcpt.test`).join('\n') },
-      nl,
-    );
-    const r = await s.call('POST', `/api/v2/lists/${list.id}/broadcast`, { subject: 'News', body_html: '<p>x</p>' }, nl);
-    const id = r.body.campaign_id;
-    // The fan-out made its copies (the daemon's worker, or this call); none handed off yet.
-    await service.fanOut.runOnce();
-    for (const until = Date.now() + 10_000; (await service.broadcasts.show(s.ws, id)).copies < 30 && Date.now() < until;)
-      await new Promise((res) => setTimeout(res, 20));
+    // Every copy made (the daemon's worker, or the helper's call); none handed off yet.
+    const { campaign: id } = await fannedOut(s, 30, 'News');
     const cancelled = await service.broadcasts.cancel(s.ws, id);
     assert.deepEqual([cancelled.status, cancelled.counts!.queued], ['cancelled', 30]);
     assert.deepEqual(await service.broadcasts.cancel(s.ws, id), cancelled, 'again: the same answer');
@@ -325,9 +317,13 @@ for (const backend of backends) {
     });
     assert.equal(urgent.status, 202);
     const arrived = () => s.sink.received.findIndex((m) => m.to[0] === 'reset@rcpt.test');
-    for (const until = Date.now() + 30_000; arrived() < 0 && Date.now() < until;) await new Promise((res) => setTimeout(res, 10));
-    const at = arrived();
-    assert.ok(at >= 0, 'the reset arrived');
+    const at = await until(
+      'the reset arrived',
+      async () => arrived(),
+      (i) => i >= 0,
+      undefined,
+      10,
+    );
     const copiesBefore = s.sink.received.slice(0, at).length;
     assert.ok(copiesBefore < N, `handed off after ${copiesBefore} of ${N} copies, before the broadcast ended`);
     t.diagnostic(`the reset went out after ${copiesBefore} broadcast copies`);

@@ -75,18 +75,22 @@ for (const backend of ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])]) {
     assert.deepEqual((await post(`${rows(97)}\njane@rcpt.test`)).body, { imported: 98, skipped: 0, errors: null });
 
     // 10 MB of CSV on a scale workspace: within the body limit; errors capped at 100 with the total.
+    // Rows of about a kilobyte (a long quoted name), so 10 MB is some 10,000 rows, 1 in 50 invalid:
+    // the body limit and the error cap are what is proven, not the store's speed (the benchmark's).
     await service.workspaces.setPlan('acme', 'scale');
     const big = await service.lists.create(s.ws, { name: 'Big' });
     const lines: string[] = ['email,name,tags'];
+    const pad = 'x'.repeat(1000);
     let size = 0;
     for (let i = 0; size < 10 * 1024 * 1024; i++) {
-      const line = i % 1000 === 999 ? `bad-${i},"Name, ${i}",a;b` : `user${i}@example${i % 50}.test,"Name, ${i}",a;b`;
+      const line = i % 50 === 49 ? `bad-${i},"Name, ${i} ${pad}",a;b` : `user${i}@example${i % 50}.test,"Name, ${i} ${pad}",a;b`;
       lines.push(line);
       size += line.length + 1;
     }
     const r4 = await s.call('POST', `/api/v2/lists/${big.id}/subscribers/import`, { csv: lines.join('\n') }, nl);
     assert.equal(r4.status, 200);
-    const bad = Math.floor((lines.length - 1) / 1000);
+    assert.ok(lines.join('\n').length >= 10 * 1024 * 1024);
+    const bad = Math.floor((lines.length - 1) / 50);
     assert.deepEqual(
       [r4.body.imported, r4.body.skipped, r4.body.errors.length, r4.body.errors_total],
       [lines.length - 1 - bad, bad, Math.min(bad, 100), bad],
