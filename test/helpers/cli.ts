@@ -3,12 +3,13 @@
 // processes), through the real bin/svc as a child process (svcProcess, serve).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { FixtureDns } from './dns-server.js';
 import { publish } from './domains.js';
 import { commandEnv, run, type Run } from './run.js';
+import { TLS_FIXTURE } from './tls.js';
+import { fromRoot } from './root.js';
 
-export const SVC = fileURLToPath(new URL('../../bin/svc', import.meta.url));
+export const SVC = fromRoot('bin/svc');
 
 export type { Run };
 
@@ -90,8 +91,9 @@ export function serve(
     ...args,
   ];
   const child = spawn(command[0]!, command.slice(1), {
-    // The rate limit is exercised by its own tests; here it is out of the way.
-    env: childEnv({ SVC_RATE_LIMIT: '1000000', ...opts.env }),
+    // As in-process daemons (daemon.ts): no rate limit in the way, one compose thread, and the
+    // fixture's certificate (tls.ts), unless the test says otherwise.
+    env: childEnv({ SVC_RATE_LIMIT: '1000000', SVC_COMPOSE_THREADS: '1', ...TLS_FIXTURE, ...opts.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -5,6 +5,8 @@ import { loadConfig, type StoreLocation } from '../../src/config.js';
 import { lineLog } from '../../src/log.js';
 import { startDaemon, type Daemon } from '../../daemon/serve.js';
 import { tmpDir } from './tmp.js';
+import { TLS_FIXTURE } from './tls.js';
+import { disconnectClients } from './smtp-client.js';
 
 export interface TestDaemon {
   daemon: Daemon;
@@ -16,11 +18,21 @@ export interface TestDaemon {
 
 export async function startTestDaemon(
   t: { after(fn: () => unknown): void },
-  opts: { store?: StoreLocation; clock?: Clock; env?: Record<string, string>; deliver?: boolean; schedule?: boolean } = {},
+  opts: {
+    store?: StoreLocation;
+    clock?: Clock;
+    env?: Record<string, string>;
+    deliver?: boolean;
+    schedule?: boolean;
+    /** The daemon makes (or finds in its store) its own certificate, as `svc serve` without --tls-cert. */
+    selfSigned?: boolean;
+  } = {},
 ): Promise<TestDaemon> {
   const store = opts.store ?? { kind: 'file' as const, dir: await tmpDir(t) };
-  // The rate limit is exercised by its own tests; elsewhere it is out of the way.
-  const config = { ...loadConfig({ apiPort: '0', relayPort: '0', mxPort: '0' }, { SVC_RATE_LIMIT: '1000000', ...opts.env }), store };
+  // The rate limit is exercised by its own tests; elsewhere it is out of the way. One compose thread
+  // (the pool's own tests size it): each thread loads the compose code, a third of a second of CPU.
+  const env = { SVC_RATE_LIMIT: '1000000', SVC_COMPOSE_THREADS: '1', ...(opts.selfSigned ? {} : TLS_FIXTURE), ...opts.env };
+  const config = { ...loadConfig({ apiPort: '0', relayPort: '0', mxPort: '0' }, env), store };
   const logs: string[] = [];
   const daemon = await startDaemon({
     config,
@@ -35,7 +47,10 @@ export async function startTestDaemon(
     // Tests that move the clock run the sequence scheduler by hand.
     schedule: opts.schedule ?? true,
   });
-  t.after(() => daemon.close());
+  t.after(() => {
+    disconnectClients();
+    return daemon.close();
+  });
   const { service } = daemon;
   return {
     daemon,

@@ -5,6 +5,15 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 /** A connection, a reply or a TLS handshake that takes longer fails the test (a server answers in milliseconds). */
 const DEADLINE_MS = 30_000;
 
+/**
+ * Clients still connected: a test daemon ends them before it stops (daemon.ts), as a client would
+ * QUIT; a session left open would hold the stop for the listeners' 5 s grace.
+ */
+const connected = new Set<RawSmtp>();
+export function disconnectClients(): void {
+  for (const c of connected) c.destroy();
+}
+
 export class RawSmtp {
   #socket: Socket | TLSSocket;
   #buf = '';
@@ -16,6 +25,7 @@ export class RawSmtp {
   private constructor(socket: Socket) {
     this.#socket = socket;
     this.#listen(socket);
+    connected.add(this);
   }
 
   static async open(url: string): Promise<{ client: RawSmtp; greeting: string[] }> {
@@ -46,6 +56,7 @@ export class RawSmtp {
     });
     s.on('close', () => {
       this.closed = true;
+      connected.delete(this);
       for (const w of this.#waiting.splice(0)) w([]);
     });
     s.on('error', () => {});
