@@ -14,5 +14,11 @@ export default async function* fileTimes(source) {
   const slowest = [...perFile].sort((a, b) => b[1] - a[1]).slice(0, all ? perFile.size : 10);
   const total = [...perFile.values()].reduce((a, b) => a + b, 0);
   yield `slowest test files (seconds, the sum of their tests; ${Math.round(total / 1000)} s in all):\n`;
-  for (const [file, ms] of slowest) yield `  ${(ms / 1000).toFixed(1).padStart(6)}  ${file.replace(root, '')}\n`;
+  // Named by their sources (the compiled file of test/x.test.ts is dist/test/x.test.js).
+  const named = (file) =>
+    file
+      .replace(root, '')
+      .replace(/^dist\//, '')
+      .replace(/\.js$/, '.ts');
+  for (const [file, ms] of slowest) yield `  ${(ms / 1000).toFixed(1).padStart(6)}  ${named(file)}\n`;
 }

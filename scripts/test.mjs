@@ -1,7 +1,7 @@
-// `npm test`: every test/**/*.test.ts under node:test (via tsx). Postgres per CONTRACT.md
+// `npm test`: every test/**/*.test.ts under node:test, compiled (dist/test/**/*.test.js). Postgres per CONTRACT.md
 // "Environment of the test suite": DATABASE_URL when set, else postgres://localhost:5432/test when
 // one answers there; otherwise one line says so and the file-store suites run alone.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createConnection } from 'node:net';
@@ -63,21 +63,30 @@ const SLOW_FIRST = [
   'test/daemon/delivery.test.ts',
 ];
 const rank = (f) => (SLOW_FIRST.includes(f) ? SLOW_FIRST.indexOf(f) : SLOW_FIRST.length);
+// The tests run compiled (`npm run lint` type-checks and writes them to dist/test/, beside the
+// compiled product), as the product runs: under a TypeScript loader every test process and every
+// worker thread of its daemons would compile the code again. The list comes from the sources, so
+// a compiled test whose source is gone never runs.
+const compiled = (f) => join('dist', f.replace(/\.ts$/, '.js'));
 const files = (only.length ? only : findTests(join(root, 'test')))
   .map((f) => relative(root, f))
-  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+  .map((f) => (f.startsWith('dist/') ? f : compiled(f)));
+const missing = files.filter((f) => !existsSync(join(root, f)));
+if (missing.length) {
+  console.error(`not compiled: ${missing.join(', ')} (npm run lint writes dist/test/)`);
+  process.exit(1);
+}
 // Every test has a deadline: one that hangs (a socket that never answers, a process that never
 // exits) fails after TEST_TIMEOUT_MS instead of holding CI until its own limit; the deadline leaves
 // the longest tests room on a slower machine.
 const TEST_TIMEOUT_MS = 600_000;
-// Three files at once on two cores: most tests wait on sockets, fsync and child processes. The
-// whole suite took 807 s with two at once, 637 s with four and 588 s with three (2026-11-27).
-const CONCURRENCY = 3;
+// Files at once on two cores: most tests wait on sockets, fsync and child processes.
+const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 4;
 const child = spawn(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    '--enable-source-maps',
     '--test',
     `--test-concurrency=${CONCURRENCY}`,
     `--test-timeout=${TEST_TIMEOUT_MS}`,

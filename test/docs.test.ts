@@ -12,11 +12,12 @@ import { defaultShown, flagName, manEnvironment, markdownTable, SETTINGS } from 
 import { MAN_BLOCK, SETTINGS_BLOCK } from '../scripts/docs.js';
 import { manPage } from '../scripts/man-page.js';
 import { buildInfo } from '../src/build-info.js';
+import { fromRoot } from './helpers/root.js';
 
-const man = readFileSync(new URL('../man/svc.1', import.meta.url), 'utf8');
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const doc = (name: string) => readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8');
-const docs = readdirSync(new URL('../docs/', import.meta.url))
+const man = readFileSync(fromRoot('man/svc.1'), 'utf8');
+const readme = readFileSync(fromRoot('README.md'), 'utf8');
+const doc = (name: string) => readFileSync(fromRoot('docs', name), 'utf8');
+const docs = readdirSync(fromRoot('docs'))
   .filter((f) => f.endsWith('.md'))
   .map(doc)
   .join('\n');
@@ -69,7 +70,7 @@ test('the README: the two commands first, at most 300 lines, every docs/ link to
   assert.ok(readme.split('\n').length <= 300, `README.md has ${readme.split('\n').length} lines`);
   const links = [...readme.matchAll(/\]\((docs\/[^)#]+)/g)].map((m) => m[1]!);
   assert.ok(links.length >= 10, 'the README links the docs');
-  for (const l of links) assert.doesNotThrow(() => readFileSync(new URL(`../${l}`, import.meta.url)), l);
+  for (const l of links) assert.doesNotThrow(() => readFileSync(fromRoot(l)), l);
   for (const [name, text] of [
     ['README.md', readme],
     ['docs/', docs],
@@ -103,7 +104,7 @@ test("every setting's flag has a man page entry that names its variable and its 
 });
 
 test('the built manifest (dist/commands/manifest.json) is every command’s usage, as the commands say it', async () => {
-  const built = JSON.parse(readFileSync(new URL('../dist/commands/manifest.json', import.meta.url), 'utf8'));
+  const built = JSON.parse(readFileSync(fromRoot('dist/commands/manifest.json'), 'utf8'));
   assert.deepEqual(built, JSON.parse(JSON.stringify(await makeManifest())), 'run npm run build');
   assert.equal((await manifest()).commands.length, commands.length);
 });

@@ -12,12 +12,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { svc, svcProcess, json, serve } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { ROOT, fromRoot } from '../helpers/root.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HOOK = fileURLToPath(new URL('../helpers/module-log.mjs', import.meta.url));
+const HOOK = fromRoot('test/helpers/module-log.mjs');
 
 test('admin commands load what they use: a part of the service, the data file alone, or beside a daemon no file-store code', async (t) => {
   const dir = await tmpDir(t);

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { svc, json, serve } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { fromRoot } from '../helpers/root.js';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8'));
 const oneLine = (s: string) => s.trim().split('\n').length === 1;
 
 test('--version, --help and help <command>', async () => {

@@ -16,6 +16,7 @@ import { TEST_DATABASE_URL } from '../helpers/pg.js';
 import { plainMail, transact } from '../helpers/mx.js';
 import { answeredThread } from '../helpers/app-browser.js';
 import { createRequire } from 'node:module';
+import { fromRoot } from '../helpers/root.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -38,7 +39,7 @@ async function axeFindings(page: Page): Promise<string[]> {
 }
 
 const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const ARTIFACTS = join(new URL('../..', import.meta.url).pathname, 'test-artifacts', 'screenshots');
+const ARTIFACTS = fromRoot('test-artifacts', 'screenshots');
 /** Every wait in a page has a deadline. */
 const WAIT_MS = 15_000;
 /** A reply whose HTML runs script and loads an image from `tracker` (a server of the test's, counting its hits). */

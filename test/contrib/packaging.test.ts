@@ -6,8 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpDir } from '../helpers/tmp.js';
+import { ROOT } from '../helpers/root.js';
 
-const root = new URL('../..', import.meta.url).pathname;
+const root = ROOT + '/';
 const has = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'ignore', timeout: 10_000 }).status === 0;
 
 test(

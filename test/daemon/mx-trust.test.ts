@@ -9,6 +9,7 @@ import { sending, settled, byTo, type Sending } from '../helpers/sending.js';
 import { TEST_DATABASE_URL, migratedSchemaUrl, pgLocation } from '../helpers/pg.js';
 import { arf, dsn, replyTo, transact } from '../helpers/mx.js';
 import { returnPath } from '../../src/mail/return-path.js';
+import { fromRoot } from '../helpers/root.js';
 
 const backends = ['file', ...(TEST_DATABASE_URL ? ['postgres'] : [])];
 const rp = (m: { id: string }) => returnPath(m.id, 'hello@acme.test');
@@ -34,7 +35,7 @@ async function sendShared(s: Sending, to: string[], cc: string[] = [], bcc: stri
 /** A fixture of fixtures/mail/ with its placeholders filled, CRLF line ends. */
 const fixture = (name: string, fill: Record<string, string>) =>
   Object.entries(fill)
-    .reduce((text, [k, v]) => text.replaceAll(`{{${k}}}`, v), readFileSync(new URL(`../../fixtures/mail/${name}`, import.meta.url), 'utf8'))
+    .reduce((text, [k, v]) => text.replaceAll(`{{${k}}}`, v), readFileSync(fromRoot('fixtures/mail', name), 'utf8'))
     .replace(/\r?\n/g, '\r\n');
 
 const latest = async (s: Sending) => (await s.daemon.service.store.inbox.list(s.ws.id, { folder: 'inbox', limit: 1, offset: 0 })).data[0]!;

@@ -7,8 +7,9 @@ import { readFileSync } from 'node:fs';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { sending, settled } from '../helpers/sending.js';
 import { openApiText } from '../../scripts/docs.js';
+import { fromRoot } from '../helpers/root.js';
 
-const committed = () => readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
+const committed = () => readFileSync(fromRoot('docs/openapi.json'), 'utf8');
 
 test('GET /api/v2/openapi.json: served without a key, valid OpenAPI 3.1, the same as docs/openapi.json (npm run docs)', async (t) => {
   const s = await sending(t, { deliver: false });

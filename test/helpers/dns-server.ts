@@ -6,11 +6,11 @@
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server, type Socket } from 'node:net';
 import { readFileSync, readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import dnsPacket from 'dns-packet';
+import { fromRoot } from './root.js';
 
-export const ZONES_DIR = fileURLToPath(new URL('../../fixtures/dns/', import.meta.url));
+export const ZONES_DIR = fromRoot('fixtures/dns') + '/';
 
 interface ZoneLine {
   name: string;

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-// @ts-expect-error: a plain script of the checkout, without types
-import { importsOf, layerProblems } from '../../scripts/layers.mjs';
+import { pathToFileURL } from 'node:url';
+import { fromRoot } from '../helpers/root.js';
+
+// A plain script of the checkout, without types; from its place, as the test may run compiled.
+type Import = { spec: string; typeOnly: boolean; line: number; dynamic?: true };
+const { importsOf, layerProblems } = (await import(pathToFileURL(fromRoot('scripts/layers.mjs')).href)) as {
+  importsOf(file: string, text: string): Import[];
+  layerProblems(files?: string[], read?: (file: string) => string | undefined): string[];
+};
 
 const read = (text: string): Array<{ spec: string; typeOnly: boolean; line: number; dynamic?: true }> =>
   importsOf('src/model/planted.ts', text);

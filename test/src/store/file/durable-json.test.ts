@@ -4,12 +4,12 @@ import { readFile, writeFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { DurableJsonFile } from '../../../../src/store/file/durable-json.js';
 import { FileStore, DATA_FILE } from '../../../../src/store/file/file-store.js';
 import { isSvcError } from '../../../../src/errors.js';
 import { LockHeldError } from '../../../../src/store/file/lock.js';
 import { tmpDir } from '../../../helpers/tmp.js';
+import { fromRoot } from '../../../helpers/root.js';
 
 test('concurrent writes share file writes and all resolve after the last state is on disk', async (t) => {
   const dir = await tmpDir(t);
@@ -64,7 +64,7 @@ test('a temp file left by a crash mid-write is ignored: the previous state is re
 
 test('SIGKILL during a stream of writes: the file parses and holds every acknowledged write', async (t) => {
   const dir = await tmpDir(t);
-  const writer = fileURLToPath(new URL('../../../helpers/crash-writer.ts', import.meta.url));
+  const writer = fromRoot('test/helpers/crash-writer.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', writer, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const acknowledged: string[] = [];
   await new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@ import { StoreLock, LockHeldError, LOCK_FILE } from '../../../../src/store/file/
 import { flockCommand, flockMethod, type TakeFlock } from '../../../../src/store/file/flock.js';
 import { FileStore } from '../../../../src/store/file/file-store.js';
 import { tmpDir } from '../../../helpers/tmp.js';
+import { ROOT, fromRoot } from '../../../helpers/root.js';
 
 test('a second owner is refused while the first lives, and gets it after release', async (t) => {
   const dir = await tmpDir(t);
@@ -90,7 +91,7 @@ test("flock(2), flock(1) and an operator's flock command take the same lock: eac
 
 /** A process that takes the lock and holds it until killed; resolves once it holds it. */
 async function holder(t: { after(fn: () => unknown): void }, dir: string, prefix: string[] = []): Promise<ChildProcess> {
-  const lockModule = new URL('../../../../src/store/file/lock.ts', import.meta.url).pathname;
+  const lockModule = fromRoot('src/store/file/lock.ts');
   const child = spawn(
     prefix[0] ?? process.execPath,
     [
@@ -103,7 +104,7 @@ async function holder(t: { after(fn: () => unknown): void }, dir: string, prefix
       `import { StoreLock } from ${JSON.stringify(lockModule)}; await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('held ' + process.pid + '\\n'); setInterval(() => {}, 1000);`,
     ],
     {
-      cwd: new URL('../../../..', import.meta.url).pathname,
+      cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -151,7 +152,7 @@ test('PID namespaces: a PID 1 daemon holds the store against another PID 1 and a
   const first = await holder(t, dir, ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']);
   assert.equal(JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')).pid, 1, 'PID 1 in its namespace');
   // Another container's PID 1 on the same volume: refused, naming the holder.
-  const lockModule = new URL('../../../../src/store/file/lock.ts', import.meta.url).pathname;
+  const lockModule = fromRoot('src/store/file/lock.ts');
   const second = spawnSync(
     'unshare',
     [
@@ -166,7 +167,7 @@ test('PID namespaces: a PID 1 daemon holds the store against another PID 1 and a
       `import { StoreLock } from ${JSON.stringify(lockModule)}; try { await StoreLock.acquire(${JSON.stringify(dir)}, 'serve'); process.stdout.write('took it'); } catch (e) { process.stdout.write(e.message); }`,
     ],
     {
-      cwd: new URL('../../../..', import.meta.url).pathname,
+      cwd: ROOT,
       encoding: 'utf8',
     },
   );
