@@ -292,13 +292,15 @@ for (const backend of backends) {
 }
 
 for (const backend of backends) {
-  test(`${backend}: a transactional send during a 20,000-copy broadcast is handed off before the broadcast ends`, async (t) => {
+  // 5,000 copies: the hand-off of a broadcast that size takes seconds, while the transactional send
+  // is claimed ahead of it at once (the fair claim at 20,000 is the store conformance suite's).
+  const N = 5_000;
+  test(`${backend}: a transactional send during a ${N.toLocaleString('en')}-copy broadcast is handed off before the broadcast ends`, async (t) => {
     const pgUrl = backend === 'postgres' ? await migratedSchemaUrl(t) : null;
     const s = await sending(t, { ...(pgUrl ? { store: pgLocation(pgUrl) } : {}) });
     const { service } = s.daemon;
     const nl = (await service.keys.create(s.ws, { scopes: 'newsletter' })).key;
     const list = (await s.call('POST', '/api/v2/lists', { name: 'News', from_address: 'hello@acme.test' }, nl)).body;
-    const N = 20_000;
     const imported = await s.call(
       'POST',
       `/api/v2/lists/${list.id}/subscribers/import`,
