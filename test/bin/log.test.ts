@@ -6,13 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { svc, json, serve, cliSender, postEmail, SVC, type ServeProcess } from '../helpers/cli.js';
+import { svc, json, serve, cliSender, postEmail, type ServeProcess } from '../helpers/cli.js';
 import { RawSmtp } from '../helpers/smtp-client.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { until as poll } from '../helpers/until.js';
 
-/** Until `ok` holds (a log line, a state), at most 20 s. */
+/** Until `ok` holds (a log line, a state). */
 const until = (what: string, ok: () => boolean | Promise<boolean>) =>
   poll(
     what,
@@ -166,33 +165,14 @@ test('--log-format text: readable lines with timestamps; a bad --log-level is ex
 test('a stalled reader of the log never stalls the daemon: lines past --log-buffer are dropped, counted, and said when it reads again', async (t) => {
   const dir = await tmpDir(t);
   json(await svc(['--store', `file:${dir}`, 'workspaces', 'create', 'acme', '--json']));
-  const child = spawn(
-    process.execPath,
-    [
-      SVC,
-      'serve',
-      '--store',
-      `file:${dir}`,
-      '--api-port',
-      '0',
-      '--relay-port',
-      '0',
-      '--mx-port',
-      '0',
-      '--metrics-port',
-      '0',
-      '--log-buffer',
-      '64kb',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
-  );
-  t.after(() => child.kill('SIGKILL'));
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
   // Whatever reads the log stops reading: the pipe fills, then the daemon's buffer.
-  child.stderr.pause();
-  await until('the ready lines', () => /metrics listening/.test(out));
-  const url = (name: string) => new RegExp(`${name} listening on ((?:http|smtp)://\\S+)`).exec(out)![1]!;
+  const d = await serve(['--store', `file:${dir}`, '--metrics-port', '0', '--log-buffer', '64kb'], {
+    env: { NO_COLOR: '1' },
+    listeners: ['api', 'mx', 'metrics'],
+    stalledLog: true,
+  });
+  t.after(() => d.stop('SIGKILL'));
+  const url = (name: string) => d.urls[name]!;
   // A flood of log lines: each refused recipient is one (about 200 bytes; 3,000 pass 64 KB of pipe and 64 KB of buffer).
   const { client } = await RawSmtp.open(url('mx'));
   await client.cmd('EHLO flood.test');
@@ -208,7 +188,7 @@ test('a stalled reader of the log never stalls the daemon: lines past --log-buff
   assert.ok(dropped > 0, `lines dropped: ${dropped}`);
   // The reader is back: the log says how many were lost.
   let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  child.stderr.resume();
+  d.child.stderr!.on('data', (chunk) => (err += chunk));
+  d.child.stderr!.resume();
   await until('the dropped-lines note', () => /line\(s\) dropped: whatever reads the log did not keep up/.test(err));
 });

@@ -73,7 +73,13 @@ export interface ServeProcess {
 /** Starts `svc serve` on free ports and waits for its ready lines. */
 export function serve(
   args: string[],
-  opts: { env?: Record<string, string>; listeners?: string[]; prefix?: string[] } = {},
+  opts: {
+    env?: Record<string, string>;
+    listeners?: string[];
+    prefix?: string[];
+    /** Nobody reads its stderr (the log) until the test does: the pipe fills, as a stalled reader's. */
+    stalledLog?: boolean;
+  } = {},
 ): Promise<ServeProcess> {
   const want = opts.listeners ?? ['api'];
   // `prefix`: a command the daemon runs under (unshare for a PID namespace of its own).
@@ -98,7 +104,8 @@ export function serve(
   });
   let stderr = '';
   let stdout = '';
-  child.stderr!.on('data', (d) => (stderr += d));
+  if (opts.stalledLog) child.stderr!.pause();
+  else child.stderr!.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
     const urls: Record<string, string> = {};
