@@ -3,7 +3,7 @@
 // one answers there; otherwise one line says so and the file-store suites run alone.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createConnection } from 'node:net';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -82,25 +82,43 @@ if (missing.length) {
 // the longest tests room on a slower machine.
 const TEST_TIMEOUT_MS = 600_000;
 // Files at once on two cores: most tests wait on sockets, fsync and child processes.
-const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 4;
-const child = spawn(
-  process.execPath,
-  [
-    '--enable-source-maps',
-    '--test',
-    `--test-concurrency=${CONCURRENCY}`,
-    `--test-timeout=${TEST_TIMEOUT_MS}`,
-    // The usual report (spec on a terminal, TAP otherwise), and the slowest files at the end.
-    `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
-    '--test-reporter-destination=stdout',
-    '--test-reporter=./scripts/file-times.mjs',
-    '--test-reporter-destination=stdout',
-    ...files,
-  ],
-  {
-    cwd: root,
-    env,
-    stdio: 'inherit',
-  },
-);
-child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 5;
+const nodeTest = (node, list, concurrency, stdio) =>
+  spawn(
+    node,
+    [
+      '--enable-source-maps',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
+      // The usual report (spec on a terminal, TAP otherwise), and the slowest files at the end.
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/file-times.mjs',
+      '--test-reporter-destination=stdout',
+      ...list,
+    ],
+    { cwd: root, env, stdio },
+  );
+const exited = (child) => new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ? 1 : (code ?? 1))));
+
+// SVC_TEST_NODE: a second Node (CI: the newest) that runs the unit tests (test/src/) and the
+// daemon's smoke test beside the whole suite, its report printed after the suite's.
+const second = only.length ? undefined : process.env.SVC_TEST_NODE;
+const secondFiles = files.filter((f) => f.startsWith('dist/test/src/') || f === 'dist/test/daemon/smoke.test.js');
+let secondRun = null;
+if (second) {
+  const c = nodeTest(second, secondFiles, 1, ['ignore', 'pipe', 'inherit']);
+  const out = [];
+  c.stdout.on('data', (d) => out.push(d));
+  secondRun = exited(c).then((code) => ({ code, out: Buffer.concat(out) }));
+}
+const code = await exited(nodeTest(process.execPath, files, CONCURRENCY, 'inherit'));
+if (secondRun) {
+  const { code: secondCode, out } = await secondRun;
+  const version = spawnSync(second, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  process.stdout.write(`\n== the unit tests and the smoke test on Node ${version} (${second})\n`);
+  process.stdout.write(out);
+  process.exit(code || secondCode);
+}
+process.exit(code);
