@@ -3,6 +3,7 @@
 // so suites never see each other's rows.
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Socket } from 'node:net';
+import { after } from 'node:test';
 import pg from 'pg';
 import { loadConfig, type PostgresLocation } from '../../src/config.js';
 
@@ -66,14 +67,56 @@ export async function behindSchemaUrl(t: { after(fn: () => unknown): void }): Pr
   return url;
 }
 
-/** A fresh schema with every migration applied: its store URL, as freshSchemaUrl gives. */
+/**
+ * Migrated schemas a test of this process has finished with, emptied and handed to the next test
+ * that wants one: setting one up is 37 migrations (about 300 ms, and Postgres's CPU), emptying one
+ * about 100 ms. A schema is emptied when it is taken, not when its test ends: a test's daemons stop
+ * in its later hooks, and by the next test every hook of the last one has run (tests of a file run
+ * one at a time). The spares are dropped when the file's tests are done.
+ */
+const spares: string[] = [];
+after(async () => {
+  if (!spares.length) return;
+  await admin(async (c) => {
+    for (const schema of spares.splice(0)) await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+});
+
+const schemaUrl = (schema: string) => {
+  const u = new URL(TEST_DATABASE_URL!);
+  u.searchParams.set('schema', schema);
+  return u.toString();
+};
+
+/** Every table of a migrated schema emptied (its sequences restarted), the migrations' record kept. */
+async function emptied(schema: string): Promise<void> {
+  await admin(async (c) => {
+    const tables = (
+      await c.query<{ t: string }>(`SELECT tablename AS t FROM pg_tables WHERE schemaname = $1 AND tablename <> 'svc_migrations'`, [schema])
+    ).rows.map((r) => `${schema}."${r.t}"`);
+    if (tables.length) await c.query(`TRUNCATE ${tables.join(', ')} RESTART IDENTITY CASCADE`);
+  });
+}
+
+/** A schema with every migration applied and no rows: its store URL, as freshSchemaUrl gives. */
 export async function migratedSchemaUrl(t: { after(fn: () => unknown): void }): Promise<string> {
-  const url = await freshSchemaUrl(t);
+  const spare = spares.pop();
+  if (spare) {
+    await emptied(spare);
+    t.after(() => spares.push(spare));
+    return schemaUrl(spare);
+  }
+  const schema = `svc_t_${randomBytes(6).toString('hex')}`;
+  const url = schemaUrl(schema);
   const { PgStore } = await import('../../src/store/postgres/pg-store.js');
   const { silentLog } = await import('../../src/log.js');
   const store = PgStore.create(pgLocation(url), { log: silentLog });
-  await store.migrate();
-  await store.close();
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+  t.after(() => spares.push(schema));
   return url;
 }
 

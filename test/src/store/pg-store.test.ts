@@ -5,16 +5,13 @@ import { latestVersion } from '../../../src/store/postgres/migrations.js';
 import { isSvcError } from '../../../src/errors.js';
 import { silentLog } from '../../../src/log.js';
 import { openStore } from '../../../src/store/open.js';
-import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl, pgLocation } from '../../helpers/pg.js';
+import { TEST_DATABASE_URL, behindSchemaUrl, freshSchemaUrl, migratedSchemaUrl, pgLocation } from '../../helpers/pg.js';
 import { storeConformance } from './conformance/index.js';
 import { ENDED_AT_ONCE, PURGED, WITH_THEIR_PARENT } from '../../../src/store/postgres/workspaces.js';
 
 /** A fresh schema, migrated, and a pool on it. */
 async function migrated(t: { after(fn: () => unknown): void }) {
-  const url = await freshSchemaUrl(t);
-  const s = PgStore.create(pgLocation(url), { log: silentLog });
-  await s.migrate();
-  await s.close();
+  const url = await migratedSchemaUrl(t);
   return { loc: pgLocation(url), pool: createPool(pgLocation(url), silentLog) };
 }
 
@@ -22,13 +19,7 @@ async function migrated(t: { after(fn: () => unknown): void }) {
 if (TEST_DATABASE_URL) {
   storeConformance<string>({
     name: 'postgres',
-    backing: async (t) => {
-      const url = await freshSchemaUrl(t);
-      const s = PgStore.create(pgLocation(url), { log: silentLog });
-      await s.migrate();
-      await s.close();
-      return url;
-    },
+    backing: async (t) => migratedSchemaUrl(t),
     open: (url) => openStore(pgLocation(url), { role: 'admin', log: silentLog }),
   });
 
