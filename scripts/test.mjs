@@ -82,7 +82,7 @@ if (missing.length) {
 // the longest tests room on a slower machine.
 const TEST_TIMEOUT_MS = 600_000;
 // Files at once on two cores: most tests wait on sockets, fsync and child processes.
-const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 5;
+const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 4;
 const nodeTest = (node, list, concurrency, stdio) =>
   spawn(
     node,
