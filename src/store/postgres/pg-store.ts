@@ -4,8 +4,12 @@
 // is a 503 per operation (never a crash) and the pool reconnects by itself when it returns.
 // Long because every aggregate is assembled here, once, over the plumbing they share.
 import pg from 'pg';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import type { SqlDb } from '../sql/db.js';
+import type { Tables } from '../sql/tables.js';
+import { sqlDaemons } from '../sql/daemons.js';
+import { sqlSuppressions } from '../sql/suppressions.js';
 import { SvcError } from '../../errors.js';
-import { pgDaemons } from './daemons.js';
 import type { Log } from '../../log.js';
 import { describeStore, type PostgresLocation } from '../location.js';
 import type { Store, StoreGroups } from '../types.js';
@@ -26,7 +30,6 @@ import { connectionConfig, createPool } from './pool.js';
 import { pgQueue } from './queue.js';
 import { pgRateLimit } from './rate-limit.js';
 import { NEEDS_KEY, NEEDS_KEY_SECRETS, SecretBox, resealAll } from '../secret-box.js';
-import { pgSuppressions } from './suppressions.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
@@ -81,6 +84,7 @@ export class PgStore implements Store {
     this.#cache = opts.cacheKeys ? new LookupCache(this.#listener) : null;
     this.events = this.#busEvents();
     const db: PgDb = { rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) };
+    const shared = this.#sqlDb();
     const lookups: PgLookups = {
       ...db,
       cache: this.#cache,
@@ -99,7 +103,7 @@ export class PgStore implements Store {
           );
         },
       },
-      daemons: pgDaemons(db),
+      daemons: sqlDaemons(shared),
       workspaces: pgWorkspaces(lookups),
       keys: pgKeys(lookups),
       domains: pgDomains(lookups),
@@ -108,7 +112,7 @@ export class PgStore implements Store {
       ...pgMessages(db, this.#loc.fenceMs),
       ...pgQueue(db),
       ...pgWebhooks(db),
-      suppressions: pgSuppressions(db),
+      suppressions: sqlSuppressions(shared),
       idempotency: pgIdempotency(db),
       rateLimit: pgRateLimit(db),
       tracking: pgTracking(db),
@@ -266,6 +270,33 @@ export class PgStore implements Store {
         throw mapPgError(e);
       }
     });
+  }
+
+  /**
+   * The shared query source (src/store/sql/) on this pool, with Postgres's side of each dialect
+   * difference. Kysely takes a connection from the pool per query, or one for a transaction.
+   */
+  #sqlDb(): SqlDb {
+    const k = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: this.#pool }) });
+    // A connection that dies while checked out reports it as an 'error' event as well as in its
+    // query; unheard, the event would end the process. The pool drops it when it comes back.
+    this.#pool.on('connect', (client) => client.on('error', () => {}));
+    const mapped = async <T>(fn: () => Promise<T>): Promise<T> =>
+      this.#tracked(async () => {
+        if (!this.#schemaOk) await this.ready();
+        try {
+          return await fn();
+        } catch (e) {
+          throw mapPgError(e);
+        }
+      });
+    return {
+      dialect: 'postgres',
+      run: (fn) => mapped(() => fn(k)),
+      tx: (fn) => mapped(() => k.transaction().execute(fn)),
+      lockKey: async (q, key) => void (await sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`.execute(q)),
+      now: () => sql<string>`now()`,
+    };
   }
 
   /**

@@ -1,0 +1,35 @@
+// The one query source both SQL backends share: each aggregate's operations are written here once
+// with Kysely, which speaks SQLite (the embedded store) and Postgres (several daemons on one
+// database). Where the dialects really differ (a lock, the database's clock, Postgres's SKIP LOCKED)
+// the difference is a member of SqlDb, named, and both sides sit next to each other in the backend
+// that provides it.
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import type { Tables } from './tables.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Q = Kysely<Tables> | Transaction<Tables>;
+
+export interface SqlDb {
+  readonly dialect: Dialect;
+  /** Runs queries on the store: counted so that close() lets them finish, errors mapped to SvcError. */
+  run<T>(fn: (q: Kysely<Tables>) => Promise<T>): Promise<T>;
+  /** Runs `fn` in one transaction; an error rolls it back and comes out mapped. */
+  tx<T>(fn: (q: Transaction<Tables>) => Promise<T>): Promise<T>;
+  /**
+   * Inside a transaction, makes the callers that name the same `key` take turns until it ends
+   * (Postgres: an advisory lock; SQLite: a no-op, its one writer already takes turns).
+   */
+  lockKey(q: Transaction<Tables>, key: string): Promise<void>;
+  /** The database's clock as an ISO timestamp, the one clock every daemon on a shared store agrees on. */
+  now(): RawBuilder<string>;
+}
+
+/** A timestamp as it comes back (Postgres: a Date; SQLite: the ISO text it was given). */
+export const iso = (v: Date | string): string => (typeof v === 'string' ? v : v.toISOString());
+export const isoOrNull = (v: Date | string | null): string | null => (v === null ? null : iso(v));
+/** A JSON column as it comes back (Postgres: parsed; SQLite: text). */
+export const fromJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.parse(v) as T) : (v as T));
+/** A boolean column as it comes back (Postgres: a boolean; SQLite: 0 or 1). */
+export const bool = (v: boolean | number): boolean => v === true || v === 1;
+/** A boolean to store: 1 or 0, which both take (Postgres reads '1' as true; SQLite binds no booleans). */
+export const flag = (b: boolean): number => (b ? 1 : 0);

@@ -1,0 +1,109 @@
+// The embedded store's SQLite database (svc.db beside svc.json): opened with better-sqlite3 in WAL
+// mode with synchronous=FULL (a commit is on disk before it returns), foreign keys on and a busy
+// timeout, so that an admin command can write beside the daemon. Its schema is the numbered files
+// of schema/, applied in order and counted in PRAGMA user_version.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { SvcError } from '../../errors.js';
+import type { SqlDb } from '../sql/db.js';
+import type { Tables } from '../sql/tables.js';
+import { mapSqliteError } from './errors.js';
+
+export const DB_FILE = 'svc.db';
+
+/** How long a write waits for another process's transaction before the store answers 503. */
+const BUSY_TIMEOUT_MS = 5_000;
+
+const SCHEMA_DIR = fileURLToPath(new URL('./schema/', import.meta.url));
+
+/** The schema files in order: `0001_data.sql` is version 1. */
+function schemaFiles(): Array<{ version: number; sql: string }> {
+  return readdirSync(SCHEMA_DIR)
+    .filter((f) => /^\d{4}_.*\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.slice(0, 4)), sql: readFileSync(join(SCHEMA_DIR, f), 'utf8') }));
+}
+
+export interface SqliteFile {
+  readonly raw: Database.Database;
+  readonly db: SqlDb;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (and makes, or brings up to date) the database in `dir`. A database written by a newer
+ * build is refused: this one would not know its tables.
+ */
+export function openSqlite(dir: string): SqliteFile {
+  let raw: Database.Database;
+  try {
+    raw = new Database(join(dir, DB_FILE));
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = FULL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  } catch (e) {
+    throw mapSqliteError(e);
+  }
+  const files = schemaFiles();
+  const latest = files.at(-1)?.version ?? 0;
+  const version = raw.pragma('user_version', { simple: true }) as number;
+  if (version > latest) {
+    raw.close();
+    throw new SvcError(
+      'store_corrupt',
+      `${join(dir, DB_FILE)} is at schema version ${version}, newer than this svc knows (${latest}): upgrade svc`,
+    );
+  }
+  if (version < latest) {
+    raw
+      .transaction(() => {
+        for (const f of files) if (f.version > version) raw.exec(f.sql);
+        raw.pragma(`user_version = ${latest}`);
+      })
+      .immediate();
+  }
+  return { raw, db: sqlDb(raw), close: async () => void raw.close() };
+}
+
+/**
+ * The shared query source on this database, with SQLite's side of each dialect difference.
+ * Statements are prepared once and kept (Kysely's driver prepares each query it runs), and a
+ * transaction begins IMMEDIATE: it takes the write lock at its start, so that two processes never
+ * both read and then fail to upgrade.
+ */
+function sqlDb(raw: Database.Database): SqlDb {
+  const prepared = new Map<string, Database.Statement>();
+  const database: SqliteDatabase = {
+    close: () => raw.close(),
+    prepare: (text: string): SqliteStatement => {
+      const q = text === 'begin' ? 'begin immediate' : text;
+      let s = prepared.get(q);
+      if (!s) {
+        // IN lists of every length make new texts: the cache is emptied rather than let grow.
+        if (prepared.size >= 1_000) prepared.clear();
+        s = raw.prepare(q);
+        prepared.set(q, s);
+      }
+      return s as unknown as SqliteStatement;
+    },
+  };
+  const k = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
+  const mapped = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw mapSqliteError(e);
+    }
+  };
+  return {
+    dialect: 'sqlite',
+    run: (fn) => mapped(() => fn(k)),
+    tx: (fn) => mapped(() => k.transaction().execute(fn)),
+    lockKey: async () => {},
+    now: () => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+  };
+}
