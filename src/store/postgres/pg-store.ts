@@ -9,6 +9,7 @@ import type { SqlDb } from '../sql/db.js';
 import type { Tables } from '../sql/tables.js';
 import { sqlDaemons } from '../sql/daemons.js';
 import { sqlSuppressions } from '../sql/suppressions.js';
+import { sqlRateLimit } from '../sql/rate-limit.js';
 import { SvcError } from '../../errors.js';
 import type { Log } from '../../log.js';
 import { describeStore, type PostgresLocation } from '../location.js';
@@ -28,7 +29,6 @@ import { pgMessages } from './messages.js';
 import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSchemaVersion, type MigrateResult } from './migrations.js';
 import { connectionConfig, createPool } from './pool.js';
 import { pgQueue } from './queue.js';
-import { pgRateLimit } from './rate-limit.js';
 import { NEEDS_KEY, NEEDS_KEY_SECRETS, SecretBox, resealAll } from '../secret-box.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
@@ -114,7 +114,7 @@ export class PgStore implements Store {
       ...pgWebhooks(db),
       suppressions: sqlSuppressions(shared),
       idempotency: pgIdempotency(db),
-      rateLimit: pgRateLimit(db),
+      rateLimit: sqlRateLimit(shared),
       tracking: pgTracking(db),
       campaigns: pgCampaigns(db),
       people: pgPeople(db),

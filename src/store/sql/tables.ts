@@ -22,7 +22,15 @@ export interface DaemonStatusTable {
   updated_at: At;
 }
 
+export interface RateBucketsTable {
+  key_id: string;
+  /** The epoch second (Postgres bigint: a string on the way out). */
+  sec: ColumnType<string | number, number, number>;
+  n: number;
+}
+
 export interface Tables {
+  rate_buckets: RateBucketsTable;
   suppressions: SuppressionsTable;
   daemon_status: DaemonStatusTable;
 }

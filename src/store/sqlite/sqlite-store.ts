@@ -16,10 +16,12 @@ import { fileTls } from '../file/tls.js';
 import { fileSecrets } from '../file/secrets.js';
 import { sqlSuppressions } from '../sql/suppressions.js';
 import { sqlDaemons } from '../sql/daemons.js';
+import { sqlRateLimit } from '../sql/rate-limit.js';
 import { openSqlite, type SqliteFile } from './database.js';
 
 /** The groups on SQLite so far, beside the document's. */
-export type SqliteGroups = 'workspaces' | 'keys' | 'domains' | 'addresses' | 'people' | 'tls' | 'secrets' | 'suppressions' | 'daemons';
+export type SqliteGroups =
+  'workspaces' | 'keys' | 'domains' | 'addresses' | 'people' | 'tls' | 'secrets' | 'suppressions' | 'daemons' | 'rateLimit';
 
 // The groups are assembled in the constructor; the interface gives the class their types.
 export interface SqliteStore extends Pick<StoreGroups, SqliteGroups> {}
@@ -48,6 +50,7 @@ export class SqliteStore {
       secrets: fileSecrets(doc, box),
       suppressions: sqlSuppressions(file.db),
       daemons: sqlDaemons(file.db),
+      rateLimit: sqlRateLimit(file.db),
     };
     Object.assign(this, groups);
   }

@@ -18,6 +18,7 @@ import { daemonsConformance } from './conformance/daemons.js';
 import { suppressionsConformance } from './conformance/suppressions.js';
 import { tlsConformance } from './conformance/tls.js';
 import { peopleConformance } from './conformance/people.js';
+import { rateLimitConformance } from './conformance/rate-limit.js';
 
 const sqlite: Backend<string> = {
   name: 'sqlite',
@@ -34,6 +35,7 @@ for (const suite of [
   suppressionsConformance,
   tlsConformance,
   peopleConformance,
+  rateLimitConformance,
 ])
   suite(sqlite);
 

@@ -19,3 +19,10 @@ CREATE TABLE daemon_status (
   report text NOT NULL,
   updated_at text NOT NULL
 ) WITHOUT ROWID;
+
+CREATE TABLE rate_buckets (
+  key_id text NOT NULL,
+  sec integer NOT NULL,
+  n integer NOT NULL,
+  PRIMARY KEY (key_id, sec)
+) WITHOUT ROWID;

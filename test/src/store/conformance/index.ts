@@ -21,6 +21,7 @@ import { workspacesConformance } from './workspaces.js';
 import { deletionConformance } from './deletion.js';
 import { backupConformance } from './backup.js';
 import { daemonsConformance } from './daemons.js';
+import { rateLimitConformance } from './rate-limit.js';
 
 export type { Backend } from './fixtures.js';
 
@@ -35,6 +36,7 @@ export function storeConformance<B>(backend: Backend<B>): void {
     backupConformance,
     daemonsConformance,
     suppressionsConformance,
+    rateLimitConformance,
     tlsConformance,
     webhooksConformance,
     idempotencyConformance,
