@@ -15,7 +15,7 @@ export interface PostgresLocation {
   encryptionKey?: Buffer;
   /**
    * How long a send whose statement got no answer keeps asking whether it was queued, by where it
-   * came from (postgres/messages.ts; defaults FENCE_WINDOW_MS and RELAY_FENCE_WINDOW_MS, shorter in tests).
+   * came from (sql/messages.ts; defaults FENCE_WINDOW_MS and RELAY_FENCE_WINDOW_MS, shorter in tests).
    */
   fenceMs?: { api: number; relay: number };
 }

@@ -2,9 +2,9 @@
 // batch's progress is written by the accept statement of its copies (messages.ts); counts are read
 // from the copies' records by their campaign.
 import type { Campaign } from '../../model/campaign.js';
+import type { QuotaWindow } from '../../model/quota.js';
 import type { CampaignStore } from '../port/campaigns.js';
 import { iso, type PgDb } from './db.js';
-import { refusalFrom } from './messages.js';
 
 const COLS =
   'id, workspace_id, list_id, from_addr, from_name, subject, html, text_body, preheader, status, recipients, cursor, copies, unsubscribed, created_at, updated_at, fanned_out_at';
@@ -69,9 +69,11 @@ export function pgCampaigns(db: PgDb): CampaignStore {
           return toCampaign(rows[0]!);
         });
       } catch (e) {
-        const r = refusalFrom(e);
-        if (r.refused === 'send_quota') return r;
-        throw e;
+        // svc_debit's refusal (it aborts the statement) as the store's answer.
+        const cause = ((e as { cause?: unknown }).cause ?? e) as { message?: string; detail?: string };
+        if (cause.message !== 'svc_quota' || !cause.detail) throw e;
+        const d = JSON.parse(cause.detail) as { window: QuotaWindow; used: number };
+        return { refused: 'send_quota' as const, window: d.window, used: d.used };
       }
     },
     get: async (workspaceId, id) => {

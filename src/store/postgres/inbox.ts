@@ -15,7 +15,11 @@ import {
 } from '../../model/inbox.js';
 import type { InboxStore } from '../port/inbox.js';
 import type { PgDb } from './db.js';
-import { toContent, type ContentRow } from './messages.js';
+import type { Selectable } from 'kysely';
+import { toContent } from '../sql/messages.js';
+import type { SendContentsTable } from '../sql/tables.js';
+
+type ContentRow = Selectable<SendContentsTable>;
 import { RECORD_EVENTS } from './tracking.js';
 
 interface ItemRow {

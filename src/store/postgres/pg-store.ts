@@ -10,6 +10,9 @@ import type { Tables } from '../sql/tables.js';
 import { sqlDaemons } from '../sql/daemons.js';
 import { sqlSuppressions } from '../sql/suppressions.js';
 import { sqlRateLimit } from '../sql/rate-limit.js';
+import { sqlMessages } from '../sql/messages.js';
+import { sqlQueue } from '../sql/queue.js';
+import { sqlIdempotency } from '../sql/idempotency.js';
 import { SvcError } from '../../errors.js';
 import type { Log } from '../../log.js';
 import { describeStore, type PostgresLocation } from '../location.js';
@@ -17,18 +20,15 @@ import type { Store, StoreGroups } from '../types.js';
 import type { PgDb, PgLookups } from './db.js';
 import { pgAddresses } from './addresses.js';
 import { pgDomains } from './domains.js';
-import { mapPgError } from './errors.js';
-import { pgIdempotency } from './idempotency.js';
+import { mapPgError, outcomeUnknown } from './errors.js';
 import { pgKeys } from './keys.js';
 import { LookupCache, INVALIDATE_CHANNEL } from './lookup-cache.js';
 import { PgListener } from './listener.js';
 import { isTopic, type Topic } from '../../model/topic.js';
 import type { StoreEvents } from '../port/events.js';
 import { randomUUID } from 'node:crypto';
-import { pgMessages } from './messages.js';
 import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSchemaVersion, type MigrateResult } from './migrations.js';
 import { connectionConfig, createPool } from './pool.js';
-import { pgQueue } from './queue.js';
 import { NEEDS_KEY, NEEDS_KEY_SECRETS, SecretBox, resealAll } from '../secret-box.js';
 import { pgTls } from './tls.js';
 import { pgWebhooks } from './webhooks.js';
@@ -109,11 +109,11 @@ export class PgStore implements Store {
       domains: pgDomains(lookups),
       addresses: pgAddresses(lookups),
       tls: pgTls(db, this.#box),
-      ...pgMessages(db, this.#loc.fenceMs),
-      ...pgQueue(db),
+      ...sqlMessages(shared, this.#loc.fenceMs),
+      ...sqlQueue(shared),
       ...pgWebhooks(db),
       suppressions: sqlSuppressions(shared),
-      idempotency: pgIdempotency(db),
+      idempotency: sqlIdempotency(shared),
       rateLimit: sqlRateLimit(shared),
       tracking: pgTracking(db),
       campaigns: pgCampaigns(db),
@@ -296,6 +296,10 @@ export class PgStore implements Store {
       tx: (fn) => mapped(() => k.transaction().execute(fn)),
       lockKey: async (q, key) => void (await sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`.execute(q)),
       now: () => sql<string>`now()`,
+      outcomeUnknown,
+      later: (ms) => sql<string>`now() + ${ms} * interval '1 millisecond'`,
+      locksRows: true,
+      relaxCommit: async (q) => void (await sql`SELECT set_config('synchronous_commit', 'off', true)`.execute(q)),
     };
   }
 

@@ -3,7 +3,7 @@
 // database). Where the dialects really differ (a lock, the database's clock, Postgres's SKIP LOCKED)
 // the difference is a member of SqlDb, named, and both sides sit next to each other in the backend
 // that provides it.
-import type { Kysely, RawBuilder, Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Tables } from './tables.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -22,6 +22,21 @@ export interface SqlDb {
   lockKey(q: Transaction<Tables>, key: string): Promise<void>;
   /** The database's clock as an ISO timestamp, the one clock every daemon on a shared store agrees on. */
   now(): RawBuilder<string>;
+  /** `ms` after the database's now (a lease's end). */
+  later(ms: number): RawBuilder<string>;
+  /**
+   * Lets this transaction's commit return before it reaches the disk, for a write whose loss in a
+   * crash loses nothing that was stored after it (a claim, a rate count). Postgres:
+   * synchronous_commit off for the transaction; SQLite: nothing (its commits are cheap in WAL).
+   */
+  relaxCommit(q: Transaction<Tables>): Promise<void>;
+  /** Rows read in a transaction stay as read until it ends (Postgres: FOR UPDATE; SQLite: its one writer already does). */
+  readonly locksRows: boolean;
+  /**
+   * A failure after which a transaction may have committed all the same (Postgres: no answer came;
+   * SQLite: never, its commit returns or fails in this process).
+   */
+  outcomeUnknown(e: unknown): boolean;
 }
 
 /** A timestamp as it comes back (Postgres: a Date; SQLite: the ISO text it was given). */
@@ -33,3 +48,7 @@ export const fromJson = <T>(v: unknown): T => (typeof v === 'string' ? (JSON.par
 export const bool = (v: boolean | number): boolean => v === true || v === 1;
 /** A boolean to store: 1 or 0, which both take (Postgres reads '1' as true; SQLite binds no booleans). */
 export const flag = (b: boolean): number => (b ? 1 : 0);
+
+/** The right side of a LIKE that finds `text` anywhere, case-insensitively (the left side lower-cased). */
+export const containing = (text: string): RawBuilder<string> =>
+  sql<string>`${`%${text.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`} escape '\\'`;

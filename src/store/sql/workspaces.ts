@@ -4,7 +4,16 @@
 import type { SqlDb } from './db.js';
 
 /** The shared tables that hold a workspace's rows, a row before what it points to. */
-export const WORKSPACE_TABLES = ['suppressions'] as const;
+export const WORKSPACE_TABLES = [
+  'outbound_jobs',
+  'outbox_events',
+  'delivery_attempts',
+  'messages',
+  'send_contents',
+  'send_usage',
+  'idempotency_keys',
+  'suppressions',
+] as const;
 
 /** Removes every row of the workspace from the shared tables; how many. */
 export function purgeWorkspace(db: SqlDb, workspaceId: string): Promise<number> {

@@ -105,5 +105,9 @@ function sqlDb(raw: Database.Database): SqlDb {
     tx: (fn) => mapped(() => k.transaction().execute(fn)),
     lockKey: async () => {},
     now: () => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`,
+    outcomeUnknown: () => false,
+    later: (ms) => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${ms / 1000} seconds`})`,
+    locksRows: false,
+    relaxCommit: async () => {},
   };
 }

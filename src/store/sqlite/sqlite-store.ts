@@ -17,11 +17,28 @@ import { fileSecrets } from '../file/secrets.js';
 import { sqlSuppressions } from '../sql/suppressions.js';
 import { sqlDaemons } from '../sql/daemons.js';
 import { sqlRateLimit } from '../sql/rate-limit.js';
+import { sqlMessages } from '../sql/messages.js';
+import { sqlQueue } from '../sql/queue.js';
+import { sqlIdempotency } from '../sql/idempotency.js';
 import { openSqlite, type SqliteFile } from './database.js';
 
 /** The groups on SQLite so far, beside the document's. */
 export type SqliteGroups =
-  'workspaces' | 'keys' | 'domains' | 'addresses' | 'people' | 'tls' | 'secrets' | 'suppressions' | 'daemons' | 'rateLimit';
+  | 'workspaces'
+  | 'keys'
+  | 'domains'
+  | 'addresses'
+  | 'people'
+  | 'tls'
+  | 'secrets'
+  | 'suppressions'
+  | 'daemons'
+  | 'rateLimit'
+  | 'messages'
+  | 'usage'
+  | 'queue'
+  | 'outbox'
+  | 'idempotency';
 
 // The groups are assembled in the constructor; the interface gives the class their types.
 export interface SqliteStore extends Pick<StoreGroups, SqliteGroups> {}
@@ -51,6 +68,9 @@ export class SqliteStore {
       suppressions: sqlSuppressions(file.db),
       daemons: sqlDaemons(file.db),
       rateLimit: sqlRateLimit(file.db),
+      ...sqlMessages(file.db),
+      ...sqlQueue(file.db),
+      idempotency: sqlIdempotency(file.db),
     };
     Object.assign(this, groups);
   }

@@ -19,6 +19,9 @@ import { suppressionsConformance } from './conformance/suppressions.js';
 import { tlsConformance } from './conformance/tls.js';
 import { peopleConformance } from './conformance/people.js';
 import { rateLimitConformance } from './conformance/rate-limit.js';
+import { messagesConformance } from './conformance/messages.js';
+import { queueConformance } from './conformance/queue.js';
+import { idempotencyConformance } from './conformance/idempotency.js';
 
 const sqlite: Backend<string> = {
   name: 'sqlite',
@@ -36,6 +39,9 @@ for (const suite of [
   tlsConformance,
   peopleConformance,
   rateLimitConformance,
+  messagesConformance,
+  queueConformance,
+  idempotencyConformance,
 ])
   suite(sqlite);
 

@@ -1,9 +1,10 @@
-// Group commit on Postgres. A round trip costs more than the work of most statements here, and a
-// send's statement holds its workspace's quota lock until it commits, so the sends of one workspace
-// take turns. Calls that arrive while a statement runs go together in the next one instead: one
-// round trip, one lock hold and one commit for all of them (accepted sends, idempotency claims).
+// Group commit for the SQL backends. A round trip (Postgres) or a commit (SQLite: an fsync) costs
+// more than the work of most statements here, and a send holds its workspace's quota lock until it
+// commits, so the sends of one workspace take turns. Calls that arrive while a transaction runs go
+// together in the next one instead: one lock hold and one commit for all of them (accepted sends,
+// idempotency claims, completions).
 //
-// A failing statement stores nothing, so when a batch fails (a send over its quota, say) each of
+// A failing transaction stores nothing, so when a batch fails (a send over its quota, say) each of
 // its calls runs again on its own: every call still gets exactly its own answer.
 interface Waiting<T, R> {
   item: T;
