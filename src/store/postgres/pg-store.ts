@@ -13,6 +13,8 @@ import { sqlRateLimit } from '../sql/rate-limit.js';
 import { sqlMessages } from '../sql/messages.js';
 import { sqlQueue } from '../sql/queue.js';
 import { sqlIdempotency } from '../sql/idempotency.js';
+import { sqlTracking } from '../sql/tracking.js';
+import { sqlInbox } from '../sql/inbox.js';
 import { SvcError } from '../../errors.js';
 import type { Log } from '../../log.js';
 import { describeStore, type PostgresLocation } from '../location.js';
@@ -36,9 +38,7 @@ import { pgWorkspaces } from './workspaces.js';
 import { pgCampaigns } from './campaigns.js';
 import { pgPeople } from './people.js';
 import { pgSequences } from './sequences.js';
-import { pgTracking } from './tracking.js';
 import { pgSecrets } from './secrets.js';
-import { pgInbox } from './inbox.js';
 import { pgLists } from './lists.js';
 
 export { createPool } from './pool.js';
@@ -115,12 +115,12 @@ export class PgStore implements Store {
       suppressions: sqlSuppressions(shared),
       idempotency: sqlIdempotency(shared),
       rateLimit: sqlRateLimit(shared),
-      tracking: pgTracking(db),
+      tracking: sqlTracking(shared),
       campaigns: pgCampaigns(db),
       people: pgPeople(db),
       sequences: pgSequences(db),
       secrets: pgSecrets(db, this.#box),
-      inbox: pgInbox(db),
+      inbox: sqlInbox(shared),
       ...pgLists(db),
     };
     Object.assign(this, groups);

@@ -59,7 +59,7 @@ export function sqlIdempotency(db: SqlDb): IdempotencyStore {
                     e.and([
                       e('idempotency_keys.state', '=', 'running'),
                       e.or([
-                        e('idempotency_keys.heartbeat_at', '<', db.later(-c.running_ttl_ms)),
+                        e('idempotency_keys.heartbeat_at', '<=', db.later(-c.running_ttl_ms)),
                         e.and([
                           e('idempotency_keys.heartbeat_at', 'is', null),
                           e('idempotency_keys.created_at', '<', before(c.now, c.running_ttl_ms)),

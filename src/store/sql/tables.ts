@@ -212,7 +212,48 @@ export interface EnrolmentsTable {
   lease_until: AtOrNull;
 }
 
+export interface InboxItemsTable {
+  seq: Seq;
+  id: string;
+  workspace_id: string;
+  kind: string;
+  thread_id: string;
+  from_addr: string;
+  from_name: string | null;
+  to_list: Json;
+  cc_list: Json;
+  subject: string;
+  message_id: string | null;
+  in_reply_to: string | null;
+  refs: Json;
+  headers: string;
+  text_body: string | null;
+  html: string | null;
+  envelope: JsonOrNull;
+  raw: string | null;
+  size: Big;
+  message_ref: string | null;
+  note: string | null;
+  created_at: At;
+  auth: JsonOrNull;
+}
+
+export interface InboxThreadStateTable {
+  workspace_id: string;
+  thread_id: string;
+  read_at: AtOrNull;
+  archived_at: AtOrNull;
+}
+
+export interface InboxUsageTable {
+  workspace_id: string;
+  bytes: Big;
+}
+
 export interface Tables {
+  inbox_items: InboxItemsTable;
+  inbox_thread_state: InboxThreadStateTable;
+  inbox_usage: InboxUsageTable;
   campaigns: CampaignsTable;
   enrolments: EnrolmentsTable;
   suppressions: SuppressionsTable;

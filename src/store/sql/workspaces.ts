@@ -5,6 +5,10 @@ import type { SqlDb } from './db.js';
 
 /** The shared tables that hold a workspace's rows, a row before what it points to. */
 export const WORKSPACE_TABLES = [
+  'inbox_thread_state',
+  'inbox_items',
+  'inbox_usage',
+  'message_events',
   'outbound_jobs',
   'outbox_events',
   'delivery_attempts',

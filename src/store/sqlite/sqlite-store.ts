@@ -20,6 +20,8 @@ import { sqlRateLimit } from '../sql/rate-limit.js';
 import { sqlMessages } from '../sql/messages.js';
 import { sqlQueue } from '../sql/queue.js';
 import { sqlIdempotency } from '../sql/idempotency.js';
+import { sqlTracking } from '../sql/tracking.js';
+import { sqlInbox } from '../sql/inbox.js';
 import { openSqlite, type SqliteFile } from './database.js';
 
 /** The groups on SQLite so far, beside the document's. */
@@ -38,7 +40,9 @@ export type SqliteGroups =
   | 'usage'
   | 'queue'
   | 'outbox'
-  | 'idempotency';
+  | 'idempotency'
+  | 'tracking'
+  | 'inbox';
 
 // The groups are assembled in the constructor; the interface gives the class their types.
 export interface SqliteStore extends Pick<StoreGroups, SqliteGroups> {}
@@ -71,6 +75,8 @@ export class SqliteStore {
       ...sqlMessages(file.db),
       ...sqlQueue(file.db),
       idempotency: sqlIdempotency(file.db),
+      tracking: sqlTracking(file.db),
+      inbox: sqlInbox(file.db),
     };
     Object.assign(this, groups);
   }

@@ -22,6 +22,8 @@ import { rateLimitConformance } from './conformance/rate-limit.js';
 import { messagesConformance } from './conformance/messages.js';
 import { queueConformance } from './conformance/queue.js';
 import { idempotencyConformance } from './conformance/idempotency.js';
+import { trackingConformance } from './conformance/tracking.js';
+import { inboxConformance } from './conformance/inbox.js';
 
 const sqlite: Backend<string> = {
   name: 'sqlite',
@@ -42,6 +44,8 @@ for (const suite of [
   messagesConformance,
   queueConformance,
   idempotencyConformance,
+  trackingConformance,
+  inboxConformance,
 ])
   suite(sqlite);
 
