@@ -33,7 +33,8 @@ import { assertSchemaCurrent, latestVersion, migrate, schemaVersion, settledSche
 import { connectionConfig, createPool } from './pool.js';
 import { NEEDS_KEY, NEEDS_KEY_SECRETS, SecretBox, resealAll } from '../secret-box.js';
 import { pgTls } from './tls.js';
-import { pgWebhooks } from './webhooks.js';
+import { pgEndpoints } from './webhooks.js';
+import { sqlWebhooks } from '../sql/webhooks.js';
 import { pgWorkspaces } from './workspaces.js';
 import { pgCampaigns } from './campaigns.js';
 import { pgPeople } from './people.js';
@@ -85,6 +86,7 @@ export class PgStore implements Store {
     this.events = this.#busEvents();
     const db: PgDb = { rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) };
     const shared = this.#sqlDb();
+    const endpoints = pgEndpoints(db);
     const lookups: PgLookups = {
       ...db,
       cache: this.#cache,
@@ -111,7 +113,8 @@ export class PgStore implements Store {
       tls: pgTls(db, this.#box),
       ...sqlMessages(shared, this.#loc.fenceMs),
       ...sqlQueue(shared),
-      ...pgWebhooks(db),
+      endpoints: endpoints.endpoints,
+      webhooks: sqlWebhooks(shared, endpoints.source),
       suppressions: sqlSuppressions(shared),
       idempotency: sqlIdempotency(shared),
       rateLimit: sqlRateLimit(shared),

@@ -250,7 +250,52 @@ export interface InboxUsageTable {
   bytes: Big;
 }
 
+export interface WebhookJobsTable {
+  seq: Seq;
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  message_id: string;
+  payload: Json;
+  attempts: number;
+  next_attempt_at: At;
+  created_at: At;
+  lease_owner: string | null;
+  lease_until: AtOrNull;
+}
+
+export interface WebhookAttemptsTable {
+  seq: Seq;
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  job_id: string | null;
+  event_id: string;
+  event: string;
+  message_id: string;
+  payload: Json;
+  kind: string;
+  attempt: number;
+  ok: Flag;
+  status_code: number | null;
+  error: string | null;
+  response: string;
+  duration_ms: number;
+  attempted_at: At;
+}
+
+/** The embedded store's: when each endpoint's run of failures began (its endpoints are in svc.json). */
+export interface EndpointFailuresTable {
+  endpoint_id: string;
+  since: string;
+}
+
 export interface Tables {
+  endpoint_failures: EndpointFailuresTable;
+  webhook_jobs: WebhookJobsTable;
+  webhook_attempts: WebhookAttemptsTable;
   inbox_items: InboxItemsTable;
   inbox_thread_state: InboxThreadStateTable;
   inbox_usage: InboxUsageTable;

@@ -10,6 +10,8 @@ export const WORKSPACE_TABLES = [
   'inbox_usage',
   'message_events',
   'outbound_jobs',
+  'webhook_jobs',
+  'webhook_attempts',
   'outbox_events',
   'delivery_attempts',
   'messages',
@@ -28,5 +30,13 @@ export function purgeWorkspace(db: SqlDb, workspaceId: string): Promise<number> 
       n += Number(r.numDeletedRows);
     }
     return n;
+  });
+}
+
+/** What ends at once when a workspace is deleted: its queued mail and webhook deliveries are not handed off. */
+export function endWorkspace(db: SqlDb, workspaceId: string): Promise<void> {
+  return db.tx(async (q) => {
+    await q.deleteFrom('outbound_jobs').where('workspace_id', '=', workspaceId).execute();
+    await q.deleteFrom('webhook_jobs').where('workspace_id', '=', workspaceId).execute();
   });
 }

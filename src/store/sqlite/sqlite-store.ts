@@ -8,7 +8,7 @@ import { openDataFile, type DataFile } from '../file/doc-store.js';
 import type { LockRole } from '../file/lock.js';
 import { fileKeys } from '../file/keys.js';
 import { fileWorkspaces } from '../file/workspaces.js';
-import { purgeWorkspace } from '../sql/workspaces.js';
+import { endWorkspace, purgeWorkspace } from '../sql/workspaces.js';
 import { fileDomains } from '../file/domains.js';
 import { fileAddresses } from '../file/addresses.js';
 import { filePeople } from '../file/people.js';
@@ -22,27 +22,12 @@ import { sqlQueue } from '../sql/queue.js';
 import { sqlIdempotency } from '../sql/idempotency.js';
 import { sqlTracking } from '../sql/tracking.js';
 import { sqlInbox } from '../sql/inbox.js';
+import { sqlWebhooks } from '../sql/webhooks.js';
+import { docEndpoints } from './endpoints.js';
 import { openSqlite, type SqliteFile } from './database.js';
 
-/** The groups on SQLite so far, beside the document's. */
-export type SqliteGroups =
-  | 'workspaces'
-  | 'keys'
-  | 'domains'
-  | 'addresses'
-  | 'people'
-  | 'tls'
-  | 'secrets'
-  | 'suppressions'
-  | 'daemons'
-  | 'rateLimit'
-  | 'messages'
-  | 'usage'
-  | 'queue'
-  | 'outbox'
-  | 'idempotency'
-  | 'tracking'
-  | 'inbox';
+/** The groups this store has so far. */
+export type SqliteGroups = Exclude<keyof StoreGroups, 'lists' | 'subscribers' | 'campaigns' | 'sequences' | 'backup'>;
 
 // The groups are assembled in the constructor; the interface gives the class their types.
 export interface SqliteStore extends Pick<StoreGroups, SqliteGroups> {}
@@ -57,12 +42,24 @@ export class SqliteStore {
   ) {
     this.describe = `file:${dir}`;
     const { doc, box } = data;
+    const eps = docEndpoints(doc, file.db);
+    // A deleted workspace: at once its endpoints go (with their jobs) and its queued mail is not
+    // handed off; at its purge what it left in svc.db goes.
+    const endpointsGone = async (wsId: string): Promise<number> => {
+      let n = 0;
+      for (const e of doc.data.webhook_endpoints.filter((x) => x.workspace_id === wsId)) if (await eps.endpoints.remove(wsId, e.id)) n++;
+      return n;
+    };
     const groups: Pick<StoreGroups, SqliteGroups> = {
       workspaces: fileWorkspaces(doc, {
-        // What a deleted workspace leaves on SQLite goes at its purge, in one statement per table.
-        end: async () => {},
-        forget: (wsId) => purgeWorkspace(file.db, wsId),
+        end: async (wsId) => {
+          await endWorkspace(file.db, wsId);
+          await endpointsGone(wsId);
+        },
+        forget: async (wsId) => (await purgeWorkspace(file.db, wsId)) + (await endpointsGone(wsId)),
       }),
+      endpoints: eps.endpoints,
+      webhooks: sqlWebhooks(file.db, eps.source),
       keys: fileKeys(doc),
       domains: fileDomains(doc, box),
       addresses: fileAddresses(doc),

@@ -24,6 +24,8 @@ import { queueConformance } from './conformance/queue.js';
 import { idempotencyConformance } from './conformance/idempotency.js';
 import { trackingConformance } from './conformance/tracking.js';
 import { inboxConformance } from './conformance/inbox.js';
+import { webhooksConformance } from './conformance/webhooks.js';
+import { deletionConformance } from './conformance/deletion.js';
 
 const sqlite: Backend<string> = {
   name: 'sqlite',
@@ -46,6 +48,7 @@ for (const suite of [
   idempotencyConformance,
   trackingConformance,
   inboxConformance,
+  webhooksConformance,
 ])
   suite(sqlite);
 

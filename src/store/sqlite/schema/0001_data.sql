@@ -360,3 +360,10 @@ CREATE TABLE enrolments (
 CREATE INDEX enrolments_due ON enrolments (due_at) WHERE status = 'active' AND due_at IS NOT NULL;
 CREATE INDEX enrolments_subscriber ON enrolments (workspace_id, subscriber_id) WHERE status = 'active';
 CREATE INDEX enrolments_workspace ON enrolments (workspace_id);
+
+-- Where each webhook endpoint's run of failed deliveries began (the endpoints are in svc.json:
+-- a failure does not rewrite the document).
+CREATE TABLE endpoint_failures (
+  endpoint_id text PRIMARY KEY,
+  since text NOT NULL
+) WITHOUT ROWID;
