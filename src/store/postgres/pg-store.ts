@@ -35,10 +35,11 @@ import { NEEDS_KEY, NEEDS_KEY_SECRETS, SecretBox, resealAll } from '../secret-bo
 import { pgTls } from './tls.js';
 import { pgEndpoints } from './webhooks.js';
 import { sqlWebhooks } from '../sql/webhooks.js';
+import { sqlSubscribers } from '../sql/subscribers.js';
+import { sqlCampaigns } from '../sql/campaigns.js';
+import { sqlSequences } from '../sql/sequences.js';
 import { pgWorkspaces } from './workspaces.js';
-import { pgCampaigns } from './campaigns.js';
 import { pgPeople } from './people.js';
-import { pgSequences } from './sequences.js';
 import { pgSecrets } from './secrets.js';
 import { pgLists } from './lists.js';
 
@@ -87,6 +88,7 @@ export class PgStore implements Store {
     const db: PgDb = { rows: (t, v, n) => this.#rows(t, v, n), tx: (fn) => this.#tx(fn) };
     const shared = this.#sqlDb();
     const endpoints = pgEndpoints(db);
+    const lists = pgLists(db, shared);
     const lookups: PgLookups = {
       ...db,
       cache: this.#cache,
@@ -119,12 +121,13 @@ export class PgStore implements Store {
       idempotency: sqlIdempotency(shared),
       rateLimit: sqlRateLimit(shared),
       tracking: sqlTracking(shared),
-      campaigns: pgCampaigns(db),
+      campaigns: sqlCampaigns(shared),
       people: pgPeople(db),
-      sequences: pgSequences(db),
+      sequences: sqlSequences(shared),
       secrets: pgSecrets(db, this.#box),
       inbox: sqlInbox(shared),
-      ...pgLists(db),
+      lists: lists.lists,
+      subscribers: sqlSubscribers(shared, lists.source),
     };
     Object.assign(this, groups);
   }

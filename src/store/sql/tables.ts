@@ -292,7 +292,49 @@ export interface EndpointFailuresTable {
   since: string;
 }
 
+export interface SubscribersTable {
+  seq: Seq;
+  id: string;
+  list_id: string;
+  workspace_id: string;
+  email: string;
+  name: string;
+  status: string;
+  unsubscribe_token: string;
+  tags: Json;
+  created_at: At;
+  updated_at: At;
+  confirm_sent_at: AtOrNull;
+}
+
+export interface SequencesTable {
+  seq: Seq;
+  id: string;
+  workspace_id: string;
+  list_id: string;
+  name: string;
+  trigger: string;
+  active: Flag;
+  created_at: At;
+  updated_at: At;
+}
+
+export interface SequenceStepsTable {
+  id: string;
+  sequence_id: string;
+  workspace_id: string;
+  position: number;
+  delay_hours: number;
+  subject: string;
+  body_html: string;
+  body_text: string;
+  created_at: At;
+}
+
 export interface Tables {
+  sequences: SequencesTable;
+  sequence_steps: SequenceStepsTable;
+  subscribers: SubscribersTable;
   endpoint_failures: EndpointFailuresTable;
   webhook_jobs: WebhookJobsTable;
   webhook_attempts: WebhookAttemptsTable;
