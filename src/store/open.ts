@@ -48,18 +48,17 @@ export async function openStore(location: StoreLocation, opts: OpenOptions): Pro
   if (location.kind === 'postgres') return openPostgres(location, opts);
   const key = location.encryptionKey ? { encryptionKey: location.encryptionKey } : {};
   return openFile(location, opts, async (dir, role, o) => {
-    // The lock is taken and the data file read (openDataFile) while the journals' modules load,
-    // rather than after them (without native/, the lock is flock(1), a process start of about
-    // 8 ms). The data file's module comes first: imported together with the file store, it would
-    // wait for the whole graph.
+    // The lock is taken and the data file read (openDataFile) while the database's modules load.
+    // The data file's module comes first: imported together with the store, it would wait for the
+    // whole graph.
     const { openDataFile } = await import('./file/doc-store.js');
-    const [data, loaded] = await Promise.allSettled([openDataFile(dir, role, { ...key, ...o }), import('./file/file-store.js')]);
+    const [data, loaded] = await Promise.allSettled([openDataFile(dir, role, { ...key, ...o }), import('./sqlite/sqlite-store.js')]);
     if (data.status === 'rejected') throw data.reason;
     if (loaded.status === 'rejected') {
       await data.value.lock.release();
       throw loaded.reason;
     }
-    return loaded.value.FileStore.open(dir, role, { ...key, ...o, data: data.value });
+    return loaded.value.SqliteStore.open(dir, role, { ...key, ...o, data: data.value });
   });
 }
 

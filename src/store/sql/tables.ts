@@ -2,6 +2,7 @@
 // the way in and a Date (Postgres) or that string (SQLite) on the way out; a JSON column is text
 // in and a value (Postgres) or text (SQLite) out; a boolean is 0 or 1 in and a boolean (Postgres)
 // or a number (SQLite) out: db.ts reads each. A sequence column (seq) is given by the database.
+// Long because it is every shared table, one interface each, next to each other.
 import type { ColumnType, Generated } from 'kysely';
 
 type At = ColumnType<Date | string, string, string>;

@@ -5,6 +5,11 @@ import type { SqlDb } from './db.js';
 
 /** The shared tables that hold a workspace's rows, a row before what it points to. */
 export const WORKSPACE_TABLES = [
+  'enrolments',
+  'sequence_steps',
+  'sequences',
+  'campaigns',
+  'subscribers',
   'inbox_thread_state',
   'inbox_items',
   'inbox_usage',

@@ -1,11 +1,15 @@
-// The embedded store as it is being moved onto SQLite: the control plane in svc.json (the lowdb
-// document, file/doc.ts and its aggregates' files) and the data plane in svc.db through the shared
-// query source (src/store/sql/), the same code the Postgres backend runs. The groups whose
-// operations are not on the shared source yet are absent here, so that this store is driven by
-// the conformance suites of the groups it has and is not offered as a --store until it has them all.
-import type { StoreGroups } from '../types.js';
+// The embedded store: the control plane in svc.json (the lowdb document, file/doc.ts and its
+// aggregates' files: workspaces, keys, domains, addresses, webhook endpoints, people, lists'
+// settings, the TLS identity, secrets), rarely written and readable by a person, and the data plane
+// in svc.db, SQLite, through the shared query source (src/store/sql/), the same code the Postgres
+// backend runs. One process owns the directory at a time (its lock, file/lock.ts).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SvcError } from '../../errors.js';
+import type { Store, StoreGroups } from '../types.js';
+import { takeSnapshot } from './snapshot.js';
 import { openDataFile, type DataFile } from '../file/doc-store.js';
-import type { LockRole } from '../file/lock.js';
+import type { LockRole, StoreLock } from '../file/lock.js';
 import { fileKeys } from '../file/keys.js';
 import { fileWorkspaces } from '../file/workspaces.js';
 import { endWorkspace, purgeWorkspace } from '../sql/workspaces.js';
@@ -24,16 +28,23 @@ import { sqlTracking } from '../sql/tracking.js';
 import { sqlInbox } from '../sql/inbox.js';
 import { sqlWebhooks } from '../sql/webhooks.js';
 import { docEndpoints } from './endpoints.js';
+import { docLists } from './lists.js';
+import { sqlSubscribers } from '../sql/subscribers.js';
+import { sqlCampaigns } from '../sql/campaigns.js';
+import { sqlSequences } from '../sql/sequences.js';
 import { openSqlite, type SqliteFile } from './database.js';
 
 /** The groups this store has so far. */
-export type SqliteGroups = Exclude<keyof StoreGroups, 'lists' | 'subscribers' | 'campaigns' | 'sequences' | 'backup'>;
 
 // The groups are assembled in the constructor; the interface gives the class their types.
-export interface SqliteStore extends Pick<StoreGroups, SqliteGroups> {}
+export interface SqliteStore extends StoreGroups {}
 
-export class SqliteStore {
+/** The journal folders of the development builds' store format. */
+const JOURNALS = ['mail', 'suppressions', 'inbox', 'subscribers', 'campaigns', 'sequences'];
+
+export class SqliteStore implements Store {
   readonly describe: string;
+  #closed = false;
 
   private constructor(
     dir: string,
@@ -43,6 +54,7 @@ export class SqliteStore {
     this.describe = `file:${dir}`;
     const { doc, box } = data;
     const eps = docEndpoints(doc, file.db);
+    const lists = docLists(doc, file.db);
     // A deleted workspace: at once its endpoints go (with their jobs) and its queued mail is not
     // handed off; at its purge what it left in svc.db goes.
     const endpointsGone = async (wsId: string): Promise<number> => {
@@ -50,15 +62,24 @@ export class SqliteStore {
       for (const e of doc.data.webhook_endpoints.filter((x) => x.workspace_id === wsId)) if (await eps.endpoints.remove(wsId, e.id)) n++;
       return n;
     };
-    const groups: Pick<StoreGroups, SqliteGroups> = {
+    const groups: StoreGroups = {
+      backup: { snapshot: (out) => takeSnapshot(file.raw, () => JSON.stringify(doc.data), out) },
       workspaces: fileWorkspaces(doc, {
         end: async (wsId) => {
           await endWorkspace(file.db, wsId);
           await endpointsGone(wsId);
         },
-        forget: async (wsId) => (await purgeWorkspace(file.db, wsId)) + (await endpointsGone(wsId)),
+        forget: async (wsId) => {
+          let n = (await purgeWorkspace(file.db, wsId)) + (await endpointsGone(wsId));
+          for (const l of doc.data.lists.filter((x) => x.workspace_id === wsId)) if (await lists.lists.remove(wsId, l.id)) n++;
+          return n;
+        },
       }),
       endpoints: eps.endpoints,
+      lists: lists.lists,
+      subscribers: sqlSubscribers(file.db, lists.source),
+      campaigns: sqlCampaigns(file.db),
+      sequences: sqlSequences(file.db),
       webhooks: sqlWebhooks(file.db, eps.source),
       keys: fileKeys(doc),
       domains: fileDomains(doc, box),
@@ -79,8 +100,21 @@ export class SqliteStore {
   }
 
   /** Takes the directory's lock, reads svc.json and opens svc.db beside it. */
-  static async open(dir: string, role: LockRole, opts: { encryptionKey?: Buffer; command?: string } = {}): Promise<SqliteStore> {
-    const data = await openDataFile(dir, role, opts);
+  static async open(
+    dir: string,
+    role: LockRole,
+    opts: { encryptionKey?: Buffer; command?: string; data?: DataFile } = {},
+  ): Promise<SqliteStore> {
+    const data = opts.data ?? (await openDataFile(dir, role, opts));
+    // 0.1.0 was never released: the journals of its development builds are not read, nor converted.
+    const old = JOURNALS.find((j) => existsSync(join(dir, j)));
+    if (old) {
+      await data.lock.release();
+      throw new SvcError(
+        'store_corrupt',
+        `${dir} holds a store in the journal format of svc's development builds (${old}/), which this svc does not read: make a new store with svc init`,
+      );
+    }
     try {
       return new SqliteStore(dir, data, openSqlite(dir));
     } catch (e) {
@@ -94,7 +128,13 @@ export class SqliteStore {
     await this.file.db.run(async (q) => void (await q.selectNoFrom((e) => e.lit(1).as('one')).execute()));
   }
 
+  get lock(): StoreLock {
+    return this.data.lock;
+  }
+
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     await this.data.doc.close();
     await this.file.close();
     await this.data.lock.release();

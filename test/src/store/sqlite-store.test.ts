@@ -26,6 +26,10 @@ import { trackingConformance } from './conformance/tracking.js';
 import { inboxConformance } from './conformance/inbox.js';
 import { webhooksConformance } from './conformance/webhooks.js';
 import { deletionConformance } from './conformance/deletion.js';
+import { listsConformance } from './conformance/lists.js';
+import { campaignsConformance } from './conformance/campaigns.js';
+import { sequencesConformance } from './conformance/sequences.js';
+import { reopenConformance } from './conformance/reopen.js';
 
 const sqlite: Backend<string> = {
   name: 'sqlite',
@@ -49,6 +53,11 @@ for (const suite of [
   trackingConformance,
   inboxConformance,
   webhooksConformance,
+  listsConformance,
+  campaignsConformance,
+  sequencesConformance,
+  deletionConformance,
+  reopenConformance,
 ])
   suite(sqlite);
 
