@@ -3,7 +3,7 @@
 # SVC_STORE (compose.yaml). Listens on every address of the container (SVC_HOST=0.0.0.0): give it
 # the public base URL and service domain (SVC_BASE_URL, SVC_SERVICE_DOMAIN) or it says so at start.
 FROM node:20-bookworm-slim AS build
-# A C compiler for native/ (the file store's flock(2); without it svc falls back to flock(1)).
+# A C compiler for better-sqlite3 (the embedded store's SQLite), built where no prebuilt binary is fetched.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
@@ -15,7 +15,6 @@ COPY commands ./commands
 COPY daemon ./daemon
 COPY bin ./bin
 COPY man ./man
-COPY native ./native
 # npm ci builds dist/ (the prepare script); then the build tools go.
 RUN npm ci && npm prune --omit=dev
 
@@ -31,7 +30,6 @@ COPY --from=build /src/package.json ./
 COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY --from=build /src/bin ./bin
-COPY --from=build /src/native ./native
 COPY --from=build /src/man ./man
 RUN mkdir -p /var/lib/svc && chown node:node /var/lib/svc && chmod 0700 /var/lib/svc \
  && ln -s /app/bin/svc /usr/local/bin/svc

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { FixtureDns } from '../test/helpers/dns-server.js';
 import { publish } from '../test/helpers/domains.js';
 import { createService } from '../src/service.js';
-import { FileStore } from '../src/store/file/file-store.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { loadConfig } from '../src/config.js';
 import { systemClock, systemRandom } from '../src/clock.js';
 import { silentLog } from '../src/log.js';
@@ -24,7 +24,7 @@ _dmarc TXT "v=DMARC1; p=quarantine"`;
 export async function domains(): Promise<void> {
   const dns = await new FixtureDns().start();
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const store = await FileStore.open(dir, 'admin');
+  const store = await SqliteStore.open(dir, 'admin');
   const config = { ...loadConfig({ dnsServer: dns.server }, {}), store: { kind: 'file' as const, dir } };
   const service = await createService({ store, config, clock: systemClock, random: systemRandom, log: silentLog });
   try {

@@ -1,7 +1,7 @@
 // Opens a file store in a fresh process and prints what the open cost: `open_ms N heap_bytes N`
 // (heap used plus the typed arrays' buffers, which live outside the heap, after a full collection,
 // with the store open). Run with --expose-gc.
-import { FileStore } from '../src/store/file/file-store.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 
 const dir = process.argv[2]!;
 const gc = (globalThis as { gc?: () => void }).gc!;
@@ -12,7 +12,7 @@ const used = () => {
 gc();
 const before = used();
 const t0 = performance.now();
-const store = await FileStore.open(dir, 'admin');
+const store = await SqliteStore.open(dir, 'admin');
 const openMs = performance.now() - t0;
 gc();
 const after = used();

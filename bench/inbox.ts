@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileStore } from '../src/store/file/file-store.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { InboxItem } from '../src/model/inbox.js';
 import { FixtureDns } from '../test/helpers/dns-server.js';
 import { benchChild, median, report } from './lib.js';
@@ -43,7 +43,7 @@ function opened(dir: string): Promise<{ openMs: number; heap: number }> {
 }
 
 async function fill(dir: string, n: number): Promise<string> {
-  const store = await FileStore.open(dir, 'admin');
+  const store = await SqliteStore.open(dir, 'admin');
   try {
     const ws = await store.workspaces.create({ id: randomUUID(), name: 'bench', plan: 'scale', created_at: new Date().toISOString() });
     const day = Date.now() - 86_400_000;
@@ -89,7 +89,7 @@ export async function inbox(): Promise<void> {
   const empty = mkdtempSync(join(tmpdir(), 'svc-bench-inbox-'));
   const full = mkdtempSync(join(tmpdir(), 'svc-bench-inbox-'));
   try {
-    await (await FileStore.open(empty, 'admin')).close();
+    await (await SqliteStore.open(empty, 'admin')).close();
     const t0 = performance.now();
     await fill(full, ITEMS);
     const fillS = (performance.now() - t0) / 1000;
@@ -118,7 +118,7 @@ export async function inbox(): Promise<void> {
 async function compaction(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-inbox-'));
   try {
-    const store = await FileStore.open(dir, 'admin');
+    const store = await SqliteStore.open(dir, 'admin');
     const ws = await store.workspaces.create({ id: randomUUID(), name: 'bench', plan: 'scale', created_at: new Date().toISOString() });
     const raw = Buffer.from(`Subject: big\r\n\r\n${'y'.repeat(100 * 1024)}\r\n`);
     const ids: string[] = [];

@@ -112,7 +112,6 @@ const COMMANDS = {
   'webhooks/test': () => import('./webhooks/test.js'),
   'webhooks/tail': () => import('./webhooks/tail.js'),
   'store/check': () => import('./store/check.js'),
-  'store/repair': () => import('./store/repair.js'),
   'store/rekey': () => import('./store/rekey.js'),
   'config/show': () => import('./config/show.js'),
 } satisfies Record<string, () => Promise<{ default: CommandSpec }>>;

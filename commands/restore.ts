@@ -19,7 +19,7 @@ export default {
         'usage',
         `svc restore is for the file store; restore a Postgres store with pg_restore (docs/operating.md "Backups")`,
       );
-    const { restoreSnapshot } = await import('../src/store/file/snapshot.js');
+    const { restoreSnapshot } = await import('../src/store/sqlite/snapshot.js');
     await restoreSnapshot(isAbsolute(file!) ? file! : resolve(ctx.io.cwd, file!), location.dir);
     const service = await ctx.parts('queue');
     const held = opts.sendQueued === true ? { held: 0 } : await service.queue.hold();

@@ -1,4 +1,4 @@
-// commands/store/: `svc store check|repair`: the file store's own files.
+// commands/store/: `svc store check|rekey`: the embedded store's own files.
 import { SvcError } from '../../src/errors.js';
 import type { CommandSpec } from '../spec.js';
 import { printStoreReport } from './render.js';
@@ -9,7 +9,7 @@ const NEEDS_ATTENTION = 3;
 export default {
   noun: 'store',
   verb: 'check',
-  summary: 'read every file of the store and report lines and records that cannot be read; changes nothing (exit 0 clean, 3 problems)',
+  summary: 'check svc.json and have SQLite check svc.db (integrity, references, schema); changes nothing (exit 0 clean, 3 problems)',
   async run(ctx) {
     const config = ctx.config();
     if (config.store.kind === 'postgres') {
@@ -19,7 +19,7 @@ export default {
       ctx.out.result(report, () => ctx.out.line(`${report.store}: schema is current; nothing else to check`));
       return 0;
     }
-    const { checkFileStore } = await import('../../src/store/file/check.js');
+    const { checkStore } = await import('../../src/store/sqlite/check.js');
     // A directory that holds no store is a mistake in --store, not a clean store.
     const { existsSync } = await import('node:fs');
     if (!existsSync(config.store.dir))
@@ -27,7 +27,7 @@ export default {
         'not_found',
         `no svc store at ${config.store.dir} (svc init makes one; --store, SVC_STORE or the config file names another)`,
       );
-    const report = await checkFileStore(config.store.dir);
+    const report = await checkStore(config.store.dir);
     ctx.out.result(report, () => printStoreReport(ctx.out, report));
     return report.ok ? 0 : NEEDS_ATTENTION;
   },

@@ -1,25 +1,24 @@
 // `svc keys list`, `create` and `revoke` (and domains list, addresses list, workspaces list) on a
 // file store that no daemon owns open its data file (svc.json) alone (src/store/file/doc-store.ts):
-// a damaged journal is not even read by them (a whole open copies its bad line to quarantine/), and
-// what they write is the store's own: a whole open sees it. Beside a daemon they go through its
-// admin socket, as every command does.
+// a damaged svc.db is not even opened by them (a whole open refuses it, naming it), and what they
+// write is the store's own: a whole open sees it. Beside a daemon they go through its admin socket,
+// as every command does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { svc, json, serve } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 
-test('keys commands read and write svc.json alone: a damaged journal is left unread; a whole open sees their keys', async (t) => {
+test('keys commands read and write svc.json alone: a damaged svc.db is left unopened; a whole open sees their keys', async (t) => {
   const dir = await tmpDir(t);
   const store = ['--store', `file:${dir}`];
   json(await svc([...store, 'workspaces', 'create', 'acme', '--json']));
   json(await svc([...store, 'workspaces', 'create', 'other', '--json']));
   json(await svc([...store, 'suppressions', 'add', 'a@x.test', '--workspace', 'acme', '--json']));
-  const journal = join(dir, 'suppressions', 'all.jsonl');
-  await writeFile(journal, `${await readFile(journal, 'utf8')}GARBAGE\n`);
-  const quarantine = join(dir, 'quarantine');
+  const db = join(dir, 'svc.db');
+  const good = await readFile(db);
+  await writeFile(db, Buffer.alloc(good.length, 'GARBAGE'));
 
   const made = json(await svc([...store, 'keys', 'create', '--workspace', 'acme', '--name', 'ci', '--json']));
   assert.match(made.key, /^svc_/);
@@ -41,11 +40,14 @@ test('keys commands read and write svc.json alone: a damaged journal is left unr
     json(await svc([...store, 'workspaces', 'list', '--json'])).map((w: { name: string }) => w.name),
     ['acme', 'other'],
   );
-  assert.equal(existsSync(quarantine), false, 'no journal was read');
 
-  // A whole open (suppressions list) reads the journals: the bad line goes aside, the keys are there.
+  // A whole open (suppressions list) opens svc.db: refused, naming it; with the database back, the keys are there.
+  const whole = await svc([...store, 'suppressions', 'list', '--workspace', 'acme']);
+  assert.equal(whole.code, 1);
+  assert.match(whole.stderr, /svc\.db cannot be read/);
+  await writeFile(db, good);
+  await rm(join(dir, 'svc.db-wal'), { force: true });
   assert.equal(json(await svc([...store, 'suppressions', 'list', '--workspace', 'acme', '--json'])).length, 1);
-  assert.equal(existsSync(quarantine), true, 'a whole open reads the journal');
   const listed = json(await svc([...store, 'keys', 'list', '--workspace', 'acme', '--json']));
   assert.deepEqual(
     listed.map((k: { id: string; revoked_at: string | null }) => [k.id, k.revoked_at !== null]),

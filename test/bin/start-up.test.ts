@@ -3,9 +3,9 @@
 // commands quick, through the real binary, by what it loads rather than by a clock:
 // - a command loads the parts of the service it uses, not the whole service (commands/context.ts
 //   parts(); src/service.ts's PartMaker);
-// - keys, domains and addresses commands on a file store no daemon owns read its data file alone
-//   (no journal code);
-// - beside a running daemon a command talks to its socket and loads none of the file store's code;
+// - keys, domains and addresses commands on an embedded store no daemon owns read its data file
+//   alone (svc.db is not opened: only the lock's own SQLite file);
+// - beside a running daemon a command talks to its socket and loads none of the store's code;
 // - chalk is loaded only by the live views (ink draws through it);
 // - Node 22 and later keep the compiled modules between runs (bin/svc: module.enableCompileCache).
 import { test } from 'node:test';
@@ -41,13 +41,13 @@ test('admin commands load what they use: a part of the service, the data file al
   const suppressed = json(await svc([...store, 'suppressions', 'add', 'a@x.test', '--workspace', 'acme', '--json']));
   assert.equal(suppressed.address, 'a@x.test');
 
-  // A journal's command: the whole store, the one part, none of the rest of the service.
+  // A command of svc.db's records: the whole store, the one part, none of the rest of the service.
   const list = await loaded(['suppressions', 'list']);
   assert.deepEqual(
     list.out.map((s: { address: string }) => s.address),
     ['a@x.test'],
   );
-  assert.ok(list.has('dist/src/store/file/file-store.js') && list.has('dist/src/store/file/journal.js'), 'the whole file store');
+  assert.ok(list.has('dist/src/store/sqlite/sqlite-store.js') && list.has('node_modules/better-sqlite3/lib/index.js'), 'the whole store');
   assert.ok(list.has('dist/src/suppressions/suppressions.js'), 'its part of the service');
   for (const m of [
     'dist/src/send/pipeline.js',
@@ -63,11 +63,11 @@ test('admin commands load what they use: a part of the service, the data file al
   assert.ok(inbox.has('dist/src/inbox/inbox.js') && inbox.has('dist/src/send/pipeline.js'));
   assert.ok(!inbox.has('dist/src/lists/lists.js') && !inbox.has('dist/src/people/sign-in.js'));
 
-  // The data file's commands: no journal code at all.
+  // The data file's commands: svc.db is not opened.
   const keys = await loaded(['keys', 'list']);
   assert.deepEqual(keys.out, []);
   assert.ok(keys.has('dist/src/store/file/doc-store.js'));
-  assert.ok(!keys.has('dist/src/store/file/file-store.js') && !keys.has('dist/src/store/file/journal.js'));
+  assert.ok(!keys.has('dist/src/store/sqlite/sqlite-store.js') && !keys.has('dist/src/store/sqlite/database.js'));
   assert.ok(keys.modules.has('node:fs') && list.modules.has('node:fs'), 'built-ins are logged');
 
   // Beside a daemon: its socket, and nothing of the file store but the client.
@@ -79,8 +79,13 @@ test('admin commands load what they use: a part of the service, the data file al
   ]) {
     const remote = await loaded(args);
     assert.ok(remote.has('dist/src/store/file/remote-store.js'), `${args.join(' ')} talks to the daemon`);
-    for (const m of ['file-store.js', 'doc-store.js', 'lock.js', 'journal.js'])
-      assert.ok(!remote.has(`dist/src/store/file/${m}`), `${args.join(' ')} beside a daemon loads no ${m}`);
+    for (const m of [
+      'dist/src/store/sqlite/sqlite-store.js',
+      'dist/src/store/file/doc-store.js',
+      'dist/src/store/file/lock.js',
+      'better-sqlite3/lib/index.js',
+    ])
+      assert.ok(!remote.has(m), `${args.join(' ')} beside a daemon loads no ${m}`);
   }
   assert.deepEqual((await loaded(['suppressions', 'list'])).out, list.out);
   assert.equal(await d.stop(), 0);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sending } from '../helpers/sending.js';
 import { RawSmtp, plain } from '../helpers/smtp-client.js';
-import { FileStore } from '../../src/store/file/file-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 function mountTmpfs(dir: string, size: string): string | null {
   if (process.getuid?.() !== 0) return 'not root: cannot mount a small tmpfs';
@@ -44,7 +44,7 @@ test('a full disk: no acknowledgement without the record, refusals leave nothing
   const s = await sending(t, { store: { kind: 'file', dir }, deliver: false });
   const relayUrl = s.daemon.url('relay');
   const body = (i: number) => ({ from: 'hello@acme.test', to: [`r${i}@rcpt.test`], subject: `n${i}`, body_text: 'x'.repeat(2000) });
-  // Warm: the day's partition and its handle exist.
+  // Warm: the database and its write-ahead log exist.
   assert.equal((await s.post(body(0))).status, 202);
 
   const filler = await fill(mnt, 40_000);
@@ -93,7 +93,7 @@ test('a full disk: no acknowledgement without the record, refusals leave nothing
   assert.ok(refused.size > 100, `most sends were refused once the disk was full (${refused.size})`);
 
   // Admin writes (svc.json, replaced whole) are refused the same way, and leave nothing behind.
-  // The journal writes above may have left a little room: fill what is left.
+  // The database's writes above may have left a little room: fill what is left.
   const topUp = join(mnt, `filler-${fillers}`);
   await fill(mnt, 0).catch(() => {});
   await assert.rejects(
@@ -119,7 +119,7 @@ test('a full disk: no acknowledgement without the record, refusals leave nothing
 
   // A restart reads exactly what was acknowledged.
   await s.daemon.close();
-  const store = await FileStore.open(dir, 'admin');
+  const store = await SqliteStore.open(dir, 'admin');
   t.after(() => store.close());
   const { data } = await store.messages.list(s.ws.id, { limit: 10_000, offset: 0 });
   const kept = new Set(data.map((m) => m.subject));

@@ -83,9 +83,8 @@ if (TEST_DATABASE_URL) {
     assert.equal((await s.post(body('warm'))).status, 202);
 
     // The send reaches Postgres and commits, but the answer is held past the read timeout (2 s).
-    proxy.freeze('replies');
+    proxy.freezeRepliesAfter(['"send_contents"', 'commit'], 3500);
     const sent = s.post(body('committed'));
-    setTimeout(() => proxy.thaw('replies'), 3500);
     const r = await sent;
     assert.equal(r.status, 202, JSON.stringify(r.body));
 
@@ -134,10 +133,7 @@ if (TEST_DATABASE_URL) {
     assert.match(await message('warm'), /^250 2\.0\.0 OK: queued as \S+$/);
     // The accept reaches Postgres and commits; its answer, and every fence's, is held for 5 s:
     // past the REST window and past the session's 2 s limit.
-    const answer = await message('stalled', () => {
-      proxy.freeze('replies');
-      setTimeout(() => proxy.thaw('replies'), 5000);
-    });
+    const answer = await message('stalled', () => proxy.freezeRepliesAfter(['"send_contents"', 'commit'], 5000));
     assert.match(answer, /^250 2\.0\.0 OK: queued as \S+$/);
     // Then the time limit that waited says its 421 and closes.
     assert.equal((await client.reply()).join(), '421 4.4.2 Connection time limit reached, closing');

@@ -1,9 +1,9 @@
 // Child process for the crash test: writes to a file store as fast as it can, printing the id of
 // every key whose create has resolved (so is on disk), until it is killed.
 import { randomUUID } from 'node:crypto';
-import { FileStore } from '../../src/store/file/file-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
-const store = await FileStore.open(process.argv[2]!, 'admin');
+const store = await SqliteStore.open(process.argv[2]!, 'admin');
 const ws = await store.workspaces.create({ id: randomUUID(), name: 'crash', plan: 'trial', created_at: new Date().toISOString() });
 process.stdout.write('ready\n');
 for (let i = 0; ; i++) {

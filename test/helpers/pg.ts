@@ -127,11 +127,17 @@ export async function pgProxy(t: { after(fn: () => unknown): void }) {
   let down = false;
   // A frozen direction keeps what it gets and passes it on at thaw (a stopped server, a stalled link).
   const held: Record<'requests' | 'replies', Array<() => void> | null> = { requests: null, replies: null };
+  /** Replies are frozen once requests holding these texts, in this order, have gone by (freezeRepliesAfter). */
+  let markers: Buffer[] = [];
   const relay = (from: Socket, to: Socket, dir: 'requests' | 'replies') =>
     from.on('data', (d: Buffer) => {
       const q = held[dir];
       if (q) q.push(() => to.write(d));
       else to.write(d);
+      if (dir === 'requests' && markers.length && d.includes(markers[0]!)) {
+        markers = markers.slice(1);
+        if (!markers.length) held.replies ??= [];
+      }
     });
   const server = createServer((client) => {
     if (down) return void client.destroy();
@@ -173,6 +179,20 @@ export async function pgProxy(t: { after(fn: () => unknown): void }) {
     /** Holds what goes one way (requests: to Postgres; replies: back) until thaw. */
     freeze(dir: 'requests' | 'replies'): void {
       held[dir] ??= [];
+    },
+    /**
+     * Freezes the replies once requests holding `texts` have reached Postgres in that order
+     * (`"send_contents"` then `commit`: a send's transaction that commits, whose answer is held),
+     * then thaws them `ms` later.
+     */
+    freezeRepliesAfter(texts: string[], ms: number): void {
+      markers = texts.map((x) => Buffer.from(x));
+      const thawLater = setInterval(() => {
+        if (held.replies === null) return;
+        clearInterval(thawLater);
+        setTimeout(() => this.thaw('replies'), ms);
+      }, 5);
+      thawLater.unref();
     },
     thaw(dir: 'requests' | 'replies'): void {
       const q = held[dir];

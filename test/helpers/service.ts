@@ -3,7 +3,7 @@ import { systemRandom, type Clock, systemClock } from '../../src/clock.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { lineLog } from '../../src/log.js';
 import { createService, type Service } from '../../src/service.js';
-import { FileStore } from '../../src/store/file/file-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { tmpDir } from './tmp.js';
 
 export async function testService(
@@ -11,7 +11,7 @@ export async function testService(
   opts: { clock?: Clock; config?: Partial<Config> } = {},
 ): Promise<{ service: Service; logs: string[] }> {
   const dir = await tmpDir(t);
-  const store = await FileStore.open(dir, 'serve');
+  const store = await SqliteStore.open(dir, 'serve');
   t.after(() => store.close());
   const logs: string[] = [];
   const config = { ...loadConfig({}, {}), store: { kind: 'file' as const, dir }, ...opts.config };

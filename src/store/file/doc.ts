@@ -10,7 +10,6 @@ import type { Domain } from '../../model/domain.js';
 import type { List } from '../../model/list.js';
 import type { Account, Membership, Session, SignInLink } from '../../model/person.js';
 import type { TlsIdentity } from '../../model/tls.js';
-import type { ThreadMark } from './thread-marks.js';
 import type { TrialWarnings } from '../port/workspaces.js';
 import type { WebhookEndpoint } from '../../model/webhook.js';
 import type { Workspace, WorkspaceDeletion } from '../../model/workspace.js';
@@ -37,28 +36,15 @@ export interface Doc {
   memberships: Membership[];
   signin_links: SignInLink[];
   sessions: Session[];
-  /** What the team marked on its inbox threads (thread-marks.ts). */
-  inbox_threads: ThreadMark[];
   /** Trial workspaces' warnings sent, by workspace id (workspaces.ts). */
   trials: Record<string, TrialWarnings>;
   /** Workspaces marked deleted whose data is not removed yet, by id, with the purge's holder (workspaces.ts). */
   deletions: Record<string, DeletionRecord>;
-  /** Deleted workspaces whose journal lines go when the store next opens (workspace-prune.ts). */
-  pruned: PrunedWorkspace[];
 }
 
 export interface DeletionRecord extends WorkspaceDeletion {
   owner: string | null;
   claimed_at: string | null;
-  /** Ids of its webhook endpoints, removed with the mark (their lines in the journals name them). */
-  endpoint_ids?: string[];
-}
-
-export interface PrunedWorkspace {
-  id: string;
-  /** Ids of its svc.json records that journal lines name without the workspace's (webhook endpoints, lists). */
-  ids: string[];
-  at: string;
 }
 
 const emptyDoc = (): Doc => ({
@@ -75,10 +61,8 @@ const emptyDoc = (): Doc => ({
   memberships: [],
   signin_links: [],
   sessions: [],
-  inbox_threads: [],
   trials: {},
   deletions: {},
-  pruned: [],
 });
 
 // Callers get copies, so nothing outside can change the in-memory state without a write. The
@@ -128,10 +112,8 @@ export class DocFile {
     doc.memberships ??= [];
     doc.signin_links ??= [];
     doc.sessions ??= [];
-    doc.inbox_threads ??= [];
     doc.trials ??= {};
     doc.deletions ??= {};
-    doc.pruned ??= [];
     const why = dataFileProblem(doc);
     if (why)
       throw new SvcError(

@@ -1,22 +1,19 @@
-// One process owns a file store at a time (DESIGN.md "Shape"). Ownership is an flock(2) on the
-// store's svc.lock, taken on a descriptor the owner keeps open for its life: the kernel releases it
-// when the owner exits however it exits (SIGKILL included), and it holds between processes of any
-// PID namespace that see the same file (two containers on one volume, a rolling update, a host
-// command beside a containerised daemon). The file's content (pid, role, start time, boot id) only
-// says who holds it, for messages and for an admin command to know a daemon's socket is there to
-// talk to; nothing is decided by a pid any more, so a PID 1 daemon never takes another's PID 1 lock
-// for its own stale one, and svc.lock is never removed, by anyone.
-//
-// Node has no flock: flock.ts calls it through the native module, or through flock(1) on the same
-// descriptor where that was not built. The descriptor is opened close-on-exec, so no child of the
-// owner keeps the lock after it.
+// One process owns an embedded store at a time (one writer daemon). Ownership is SQLite's own
+// exclusive lock on the store's svc.owner, a database of nothing that the owner opens in EXCLUSIVE
+// locking mode and keeps open for its life: the kernel releases the lock when the owner exits
+// however it exits (SIGKILL included), and it holds between processes of any PID namespace that see
+// the same file (two containers on one volume, a rolling update, a host command beside a
+// containerised daemon), and between two stores opened in one process. svc.lock only says who holds
+// it (pid, role, start time, boot id), for messages and for an admin command to know a daemon's
+// socket is there to talk to; nothing is decided by a pid, so a PID 1 daemon never takes another's
+// PID 1 lock for its own stale one, and neither file is ever removed, by anyone.
 import { userInfo } from 'node:os';
 import { open, readFile } from 'node:fs/promises';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { SvcError } from '../../errors.js';
-import { flockMethod, type TakeFlock } from './flock.js';
 
 export type LockRole = 'serve' | 'admin';
 
@@ -67,7 +64,25 @@ export class LockHeldError extends SvcError {
 }
 
 export const LOCK_FILE = 'svc.lock';
-/** How long a holder that has the flock may take to write who it is, before we say we do not know. */
+/** The database whose exclusive lock is the store's ownership. */
+export const OWNER_FILE = 'svc.owner';
+
+/** Takes the owner lock without waiting: the connection that holds it, or null when another does. */
+function takeOwner(path: string): Database.Database | null {
+  const db = new Database(path);
+  try {
+    db.pragma('busy_timeout = 0');
+    db.pragma('locking_mode = EXCLUSIVE');
+    // In EXCLUSIVE locking mode the lock a write transaction takes is kept until the connection closes.
+    db.exec('BEGIN EXCLUSIVE; COMMIT');
+    return db;
+  } catch (e) {
+    db.close();
+    if ((e as { code?: string }).code?.startsWith('SQLITE_BUSY')) return null;
+    throw e;
+  }
+}
+/** How long a holder that has the lock may take to write who it is, before we say we do not know. */
 const UNWRITTEN_WAIT_MS = 2_000;
 
 async function readLock(path: string): Promise<LockInfo | null> {
@@ -81,47 +96,30 @@ async function readLock(path: string): Promise<LockInfo | null> {
 }
 
 export class StoreLock {
-  #fd: number | null;
+  #owner: Database.Database | null;
 
   private constructor(
     readonly path: string,
     readonly info: LockInfo,
-    fd: number,
+    owner: Database.Database,
   ) {
-    this.#fd = fd;
+    this.#owner = owner;
   }
 
-  /**
-   * Takes the lock, or throws LockHeldError naming the holder (whatever PID namespace it is in).
-   * `take` is flock(2) or flock(1) (flock.ts); tests run both.
-   */
-  static async acquire(
-    dir: string,
-    role: LockRole,
-    command: string | null = null,
-    take: TakeFlock = flockMethod().take,
-  ): Promise<StoreLock> {
+  /** Takes the lock, or throws LockHeldError naming the holder (whatever PID namespace it is in). */
+  static async acquire(dir: string, role: LockRole, command: string | null = null): Promise<StoreLock> {
     const path = join(dir, LOCK_FILE);
-    // The file stays for good; only the flock on it comes and goes. The descriptor is the lock's
-    // life: it is closed on release, or by the kernel when this process ends.
-    let fd: number;
+    // The connection is the lock's life: it is closed on release, or by the kernel when this process ends.
+    let owner: Database.Database | null;
     try {
-      fd = openSync(path, 'a', 0o600);
+      owner = takeOwner(join(dir, OWNER_FILE));
     } catch (e) {
-      throw unwritable(dir, e);
+      const err = e as { code?: string; message?: string };
+      if (err.code === 'SQLITE_CANTOPEN' || err.code === 'SQLITE_READONLY') throw unwritable(dir, e);
+      throw new SvcError('store_unavailable', `cannot lock ${join(dir, OWNER_FILE)}: ${err.code ?? 'error'}: ${err.message}`, { cause: e });
     }
-    let taken: boolean;
-    try {
-      taken = await take(fd);
-    } catch (e) {
-      closeSync(fd);
-      if (e instanceof SvcError) throw e;
-      const err = e as NodeJS.ErrnoException;
-      throw new SvcError('store_unavailable', `cannot lock ${path}: ${err.code ?? 'error'}: ${err.message}`, { cause: e });
-    }
-    if (!taken) {
-      closeSync(fd);
-      // Held: say by whom (the holder writes that right after it takes the flock).
+    if (!owner) {
+      // Held: say by whom (the holder writes that right after it takes the lock).
       const until = Date.now() + UNWRITTEN_WAIT_MS;
       for (;;) {
         const holder = await readLock(path);
@@ -139,9 +137,9 @@ export class StoreLock {
       start_ticks: processStart(process.pid),
       command,
     };
-    const lock = new StoreLock(path, info, fd);
+    const lock = new StoreLock(path, info, owner);
     try {
-      const fh = await open(path, 'r+');
+      const fh = await open(path, 'a+', 0o600);
       try {
         await fh.truncate(0);
         await fh.write(JSON.stringify(info), 0);
@@ -156,15 +154,15 @@ export class StoreLock {
     return lock;
   }
 
-  /** Lets go of the flock: closing its descriptor drops it at once. The file and what it says stay. */
+  /** Lets go of the lock: closing its connection drops it at once. The files and what they say stay. */
   async release(): Promise<void> {
-    const fd = this.#fd;
-    this.#fd = null;
-    if (fd !== null) closeSync(fd);
+    const owner = this.#owner;
+    this.#owner = null;
+    owner?.close();
   }
 }
 
-/** The lock for a command that rewrites the store (repair, rekey): refused, naming it, while another process owns the store. */
+/** The lock for a command that rewrites the store (rekey): refused, naming it, while another process owns the store. */
 export async function lockForMaintenance(dir: string, command: string): Promise<StoreLock> {
   try {
     return await StoreLock.acquire(dir, 'admin');

@@ -1,8 +1,7 @@
-// File store: workspaces (svc.json). A deletion moves the workspace out of the list at once (with
-// its keys and memberships, and the accounts of its people who belong nowhere else), and its
-// queued mail and webhook endpoints (their jobs) go; purge() then removes the rest of it from svc.json, drops its lists'
-// journals and its webhook endpoints' jobs, forgets its mail in memory, and leaves a note for
-// the next open, which writes the journals again without its lines (workspace-prune.ts).
+// The embedded store's workspaces (svc.json). A deletion moves the workspace out of the list at
+// once (with its keys and memberships, and the accounts of its people who belong nowhere else),
+// and its queued mail and webhook endpoints (their jobs) go; purge() then removes the rest of it
+// from svc.json and, through the hooks, from svc.db.
 import { SvcError } from '../../errors.js';
 import type { Workspace } from '../../model/workspace.js';
 import type { WorkspaceStore } from '../port/workspaces.js';
@@ -72,8 +71,7 @@ export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceSto
       d.accounts = d.accounts.filter((a) => !people.has(a.id));
       d.sessions = d.sessions.filter((s) => !people.has(s.account_id));
       d.signin_links = d.signin_links.filter((l) => !people.has(l.account_id));
-      const endpoint_ids = d.webhook_endpoints.filter((e) => e.workspace_id === id).map((e) => e.id);
-      d.deletions[id] = { ...copy(ws), deleted_at: at, reason, owner: null, claimed_at: null, endpoint_ids };
+      d.deletions[id] = { ...copy(ws), deleted_at: at, reason, owner: null, claimed_at: null };
       await doc.commit();
       await hooks.end(id);
       return true;
@@ -82,7 +80,7 @@ export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceSto
       doc.open();
       return Object.values(doc.data.deletions)
         .sort((a, b) => a.deleted_at.localeCompare(b.deleted_at))
-        .map(({ owner: _o, claimed_at: _c, endpoint_ids: _e, ...d }) => copy(d));
+        .map(({ owner: _o, claimed_at: _c, ...d }) => copy(d));
     },
     claimDeletion: async (id, owner, at, staleMs) => {
       doc.open();
@@ -93,48 +91,28 @@ export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceSto
       await doc.commit();
       return true;
     },
-    // All of it in one call: what svc.json holds of a workspace is small, and its journal lines are
-    // written again at the next open, a segment at a time.
+    // All of it in one call: what svc.json holds of a workspace is small.
     purge: async (id) => {
       doc.open();
-      const marked = doc.data.deletions[id];
-      if (!marked) return { removed: 0, done: false };
-      const own = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id === id);
-      const ids = [
-        ...new Set([...(marked.endpoint_ids ?? []), ...[...own(doc.data.webhook_endpoints), ...own(doc.data.lists)].map((x) => x.id)]),
-      ];
+      if (!doc.data.deletions[id]) return { removed: 0, done: false };
       let removed = await hooks.forget(id);
       const d = doc.data;
       const before =
-        d.domains.length +
-        d.addresses.length +
-        d.webhook_endpoints.length +
-        d.lists.length +
-        d.inbox_threads.length +
-        d.keys.length +
-        d.memberships.length;
+        d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.keys.length + d.memberships.length;
       const other = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id !== id);
       d.domains = other(d.domains);
       d.addresses = other(d.addresses);
       d.webhook_endpoints = other(d.webhook_endpoints);
       d.lists = other(d.lists);
-      d.inbox_threads = other(d.inbox_threads);
       // Added by a request that was in flight as the workspace was marked.
       for (const k of d.keys) if (k.workspace_id === id) doc.keyByHash.delete(k.hash);
       d.keys = other(d.keys);
       d.memberships = other(d.memberships);
       removed +=
         before -
-        (d.domains.length +
-          d.addresses.length +
-          d.webhook_endpoints.length +
-          d.lists.length +
-          d.inbox_threads.length +
-          d.keys.length +
-          d.memberships.length);
+        (d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.keys.length + d.memberships.length);
       delete d.trials[id];
       delete d.deletions[id];
-      d.pruned.push({ id, ids, at: new Date().toISOString() });
       await doc.commit();
       return { removed: removed + 1, done: true };
     },

@@ -27,6 +27,21 @@ function schemaFiles(): Array<{ version: number; sql: string }> {
     .map((f) => ({ version: Number(f.slice(0, 4)), sql: readFileSync(join(SCHEMA_DIR, f), 'utf8') }));
 }
 
+/** The schema version a database is at, and the one this build writes. */
+export function schemaVersion(raw: Database.Database): { have: number; want: number } {
+  return { have: raw.pragma('user_version', { simple: true }) as number, want: schemaFiles().at(-1)?.version ?? 0 };
+}
+
+/** The SQLite library better-sqlite3 was built with. */
+export function sqliteVersion(): string {
+  const db = new Database(':memory:');
+  try {
+    return (db.prepare('SELECT sqlite_version() AS v').get() as { v: string }).v;
+  } finally {
+    db.close();
+  }
+}
+
 export interface SqliteFile {
   readonly raw: Database.Database;
   readonly db: SqlDb;
@@ -77,9 +92,14 @@ export function openSqlite(dir: string): SqliteFile {
  */
 function sqlDb(raw: Database.Database): SqlDb {
   const prepared = new Map<string, Database.Statement>();
+  // A failed COMMIT (a full disk) may have rolled the transaction back already: Kysely's ROLLBACK
+  // after it would then fail and hide the failure that matters.
+  const rollback = raw.prepare('rollback');
+  const rollbackIfOpen = { reader: false, run: () => (raw.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }) };
   const database: SqliteDatabase = {
     close: () => raw.close(),
     prepare: (text: string): SqliteStatement => {
+      if (text === 'rollback') return rollbackIfOpen as unknown as SqliteStatement;
       const q = text === 'begin' ? 'begin immediate' : text;
       let s = prepared.get(q);
       if (!s) {

@@ -72,12 +72,19 @@ export function docEndpoints(doc: DocFile, db: SqlDb): { endpoints: WebhookEndpo
   };
 
   const source: EndpointSource = {
-    enabled: async (_q, workspaceIds) => {
+    enabled: async (q, workspaceIds) => {
       doc.open();
       const wanted = workspaceIds && new Set(workspaceIds);
-      return list()
-        .filter((e) => e.status === 'enabled' && (!wanted || wanted.has(e.workspace_id)))
-        .map((e) => ({ ...copy(e), failing_since: null }));
+      const eps = list().filter((e) => e.status === 'enabled' && (!wanted || wanted.has(e.workspace_id)));
+      const ids = eps.map((e) => e.id);
+      const since = new Map(
+        ids.length
+          ? (await q.selectFrom('endpoint_failures').select(['endpoint_id', 'since']).where('endpoint_id', 'in', ids).execute()).map(
+              (r) => [r.endpoint_id, r.since],
+            )
+          : [],
+      );
+      return eps.map((e) => ({ ...copy(e), failing_since: since.get(e.id) ?? null }));
     },
     afterAttempts: async (q, runs, disabled) => {
       for (const r of runs) {

@@ -13,6 +13,14 @@ export function mapSqliteError(e: unknown): SvcError {
     const why = code === 'SQLITE_FULL' ? 'the disk is full' : code.startsWith('SQLITE_BUSY') ? 'the database is busy' : err.message;
     return new SvcError('store_unavailable', `store unavailable: ${why}; nothing was kept`, { cause: e });
   }
+  if (code.startsWith('SQLITE_NOTADB') || code.startsWith('SQLITE_CORRUPT'))
+    return new SvcError(
+      'store_corrupt',
+      `svc.db cannot be read: ${err.message ?? code} (svc store check says more; svc restore brings a backup back)`,
+      {
+        cause: e,
+      },
+    );
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY')
     return new SvcError('conflict', `already exists (${err.message ?? 'unique'})`, { cause: e });
   if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') return new SvcError('not_found', 'referenced record not found', { cause: e });

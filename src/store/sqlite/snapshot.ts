@@ -3,7 +3,7 @@
 // svc.db as they were at one instant: the document serialised and the database copied by SQLite's
 // VACUUM INTO in the same synchronous step, so nothing written in between can make them disagree.
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
-import { link, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { SvcError } from '../../errors.js';
@@ -28,6 +28,8 @@ export async function takeSnapshot(raw: Database.Database, doc: () => string, ou
     // tar is loaded for a backup or a restore only, not by every command that opens a store.
     const { create } = await import('tar');
     await create({ file: partial, cwd: work, portable: true }, [DATA_FILE, DB_FILE]);
+    // It holds keys: private, as the store is.
+    await chmod(partial, 0o600);
     // Linked, not renamed: a file that appeared at `out` meanwhile is never replaced.
     try {
       await link(partial, out);

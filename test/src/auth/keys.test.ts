@@ -5,7 +5,7 @@ import { hashKey, KEY_PATTERN, keyService } from '../../../src/auth/keys.js';
 import { parseScopes, hasScope, requireScope } from '../../../src/auth/scopes.js';
 import { authenticateKey, bearerToken } from '../../../src/auth/authenticate.js';
 import { isSvcError } from '../../../src/errors.js';
-import { FileStore } from '../../../src/store/file/file-store.js';
+import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { Store } from '../../../src/store/types.js';
 import { ManualClock, systemRandom } from '../../../src/clock.js';
 import { loadConfig } from '../../../src/config.js';
@@ -41,7 +41,7 @@ test('bearer parsing: only "Bearer <token>"', () => {
 });
 
 async function setup(t: { after(fn: () => unknown): void }) {
-  const store = await FileStore.open(await tmpDir(t), 'admin');
+  const store = await SqliteStore.open(await tmpDir(t), 'admin');
   t.after(() => store.close());
   const clock = new ManualClock('2026-03-01T12:00:00Z');
   const keys = keyService({ store, clock, random: systemRandom, config: loadConfig({}, {}), log: silentLog });

@@ -1,65 +1,21 @@
-// The embedded store on SQLite: the conformance suites of the groups it holds so far, the same
-// suites the file store and Postgres pass.
+// The embedded store (svc.json and SQLite): the conformance suite Postgres passes too, and what is
+// the embedded store's own: its database's settings and schema version, and old stores refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpDir } from '../../helpers/tmp.js';
 import { isSvcError } from '../../../src/errors.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { openSqlite, DB_FILE } from '../../../src/store/sqlite/database.js';
-import type { Store } from '../../../src/store/types.js';
-import type { Backend } from './conformance/index.js';
-import { workspacesConformance } from './conformance/workspaces.js';
-import { keysConformance } from './conformance/keys.js';
-import { domainsConformance } from './conformance/domains.js';
-import { addressesConformance } from './conformance/addresses.js';
-import { daemonsConformance } from './conformance/daemons.js';
-import { suppressionsConformance } from './conformance/suppressions.js';
-import { tlsConformance } from './conformance/tls.js';
-import { peopleConformance } from './conformance/people.js';
-import { rateLimitConformance } from './conformance/rate-limit.js';
-import { messagesConformance } from './conformance/messages.js';
-import { queueConformance } from './conformance/queue.js';
-import { idempotencyConformance } from './conformance/idempotency.js';
-import { trackingConformance } from './conformance/tracking.js';
-import { inboxConformance } from './conformance/inbox.js';
-import { webhooksConformance } from './conformance/webhooks.js';
-import { deletionConformance } from './conformance/deletion.js';
-import { listsConformance } from './conformance/lists.js';
-import { campaignsConformance } from './conformance/campaigns.js';
-import { sequencesConformance } from './conformance/sequences.js';
-import { reopenConformance } from './conformance/reopen.js';
+import { storeConformance } from './conformance/index.js';
 
-const sqlite: Backend<string> = {
+storeConformance<string>({
   name: 'sqlite',
   backing: (t) => tmpDir(t),
-  // A store of the groups it has: the suites below use no others.
-  open: async (dir) => (await SqliteStore.open(dir, 'serve')) as unknown as Store,
-};
-for (const suite of [
-  workspacesConformance,
-  keysConformance,
-  domainsConformance,
-  addressesConformance,
-  daemonsConformance,
-  suppressionsConformance,
-  tlsConformance,
-  peopleConformance,
-  rateLimitConformance,
-  messagesConformance,
-  queueConformance,
-  idempotencyConformance,
-  trackingConformance,
-  inboxConformance,
-  webhooksConformance,
-  listsConformance,
-  campaignsConformance,
-  sequencesConformance,
-  deletionConformance,
-  reopenConformance,
-])
-  suite(sqlite);
+  open: (dir) => SqliteStore.open(dir, 'serve'),
+});
 
 test('sqlite: the database is in WAL mode with synchronous=FULL, foreign keys on and a busy timeout', async (t) => {
   const dir = await tmpDir(t);
@@ -84,4 +40,23 @@ test('sqlite: a database written by a newer svc is refused, and left as it was',
   const again = new Database(join(dir, DB_FILE));
   assert.equal(again.pragma('user_version', { simple: true }), 999);
   again.close();
+});
+
+test("sqlite: a store of the development builds' journal format is refused in one line, and left as it was", async (t) => {
+  const dir = await tmpDir(t);
+  (await SqliteStore.open(dir, 'admin')).close();
+  await mkdir(join(dir, 'mail'));
+  await writeFile(join(dir, 'mail', '2026-01-01.jsonl'), '{"t":"accept"}\n');
+  await assert.rejects(
+    SqliteStore.open(dir, 'admin'),
+    (e) =>
+      isSvcError(e) &&
+      e.kind === 'store_corrupt' &&
+      /journal format of svc's development builds \(mail\/\)/.test(e.message) &&
+      !e.message.includes('\n'),
+  );
+  assert.equal(await readFile(join(dir, 'mail', '2026-01-01.jsonl'), 'utf8'), '{"t":"accept"}\n');
+  // The lock was let go of: the directory can be opened once the old journals are moved away.
+  await rm(join(dir, 'mail'), { recursive: true });
+  await (await SqliteStore.open(dir, 'admin')).close();
 });

@@ -1,6 +1,6 @@
-// Store conformance: backup. The file store writes a snapshot of itself (a tar file any tar
-// reads, svc.json first, the lock left out) that reopens with what was stored; Postgres names
-// pg_dump, writing nothing.
+// Store conformance: backup. The embedded store writes a snapshot of itself (a tar file any tar
+// reads: svc.json, then svc.db, the lock left out) that reopens with what was stored; Postgres
+// names pg_dump, writing nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -29,18 +29,14 @@ export function backupConformance<B>(backend: Backend<B>): void {
     assert.ok(snap.bytes > 0 && snap.files >= 2);
     const paths: string[] = [];
     await list({ file: out, onReadEntry: (e) => void paths.push(e.path) });
-    assert.equal(paths[0], 'svc.json');
-    assert.ok(
-      paths.some((p) => p.startsWith('mail/') && p.endsWith('.jsonl')),
-      paths.join(' '),
-    );
+    assert.deepEqual(paths, ['svc.json', 'svc.db'], 'the document first, then the database');
     assert.ok(!paths.includes('svc.lock'));
     await rejectsWith(store.backup.snapshot(out), 'conflict');
     // What was stored reads back from the snapshot, restored into a new directory.
-    const { restoreSnapshot } = await import('../../../../src/store/file/snapshot.js');
-    const { FileStore } = await import('../../../../src/store/file/file-store.js');
+    const { restoreSnapshot } = await import('../../../../src/store/sqlite/snapshot.js');
+    const { SqliteStore } = await import('../../../../src/store/sqlite/sqlite-store.js');
     await restoreSnapshot(out, join(dir, 'copy'));
-    const copy = await FileStore.open(join(dir, 'copy'), 'admin');
+    const copy = await SqliteStore.open(join(dir, 'copy'), 'admin');
     try {
       assert.equal((await copy.messages.get(a.id, sent.messages[0]!.id))?.to, 'jane@rcpt.test');
       assert.equal((await copy.workspaces.getByName('acme'))?.id, a.id);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { DurableJsonFile } from '../../../../src/store/file/durable-json.js';
-import { FileStore, DATA_FILE } from '../../../../src/store/file/file-store.js';
+import { SqliteStore } from '../../../../src/store/sqlite/sqlite-store.js';
+import { DATA_FILE } from '../../../../src/store/location.js';
 import { isSvcError } from '../../../../src/errors.js';
 import { LockHeldError } from '../../../../src/store/file/lock.js';
 import { tmpDir } from '../../../helpers/tmp.js';
@@ -32,29 +33,29 @@ test('a data file that cannot be parsed is reported and never overwritten', asyn
   const garbage = '{"version":1,"workspaces":[{"id":';
   await writeFile(join(dir, DATA_FILE), garbage);
   await assert.rejects(
-    FileStore.open(dir, 'admin'),
+    SqliteStore.open(dir, 'admin'),
     (e) => isSvcError(e) && e.kind === 'store_corrupt' && /cannot be parsed/.test(e.message),
   );
   assert.equal(await readFile(join(dir, DATA_FILE), 'utf8'), garbage);
   // The lock was released: a second try fails the same way, not with "locked".
-  await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_corrupt');
+  await assert.rejects(SqliteStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_corrupt');
 });
 
 test('a JSON file that is not an svc store is refused and left alone', async (t) => {
   const dir = await tmpDir(t);
   await writeFile(join(dir, DATA_FILE), '{"hello":"world"}');
-  await assert.rejects(FileStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_corrupt');
+  await assert.rejects(SqliteStore.open(dir, 'admin'), (e) => isSvcError(e) && e.kind === 'store_corrupt');
   assert.equal(await readFile(join(dir, DATA_FILE), 'utf8'), '{"hello":"world"}');
 });
 
 test('a temp file left by a crash mid-write is ignored: the previous state is read', async (t) => {
   const dir = await tmpDir(t);
-  const store = await FileStore.open(dir, 'admin');
+  const store = await SqliteStore.open(dir, 'admin');
   await store.workspaces.create({ id: 'w1', name: 'acme', plan: 'trial', created_at: '2026-01-01T00:00:00.000Z' });
   await store.close();
   // What a process killed between writing the temp file and renaming it leaves behind.
   await writeFile(join(dir, `.${DATA_FILE}.99999.tmp`), '{"version":1,"workspaces":[{"id":"w2","na');
-  const again = await FileStore.open(dir, 'admin');
+  const again = await SqliteStore.open(dir, 'admin');
   t.after(() => again.close());
   assert.deepEqual(
     (await again.workspaces.list()).map((w) => w.name),
@@ -78,7 +79,7 @@ test('SIGKILL during a stream of writes: the file parses and holds every acknowl
   });
   await new Promise((r) => child.on('exit', r));
   // The dead writer's lock went with it: the kernel closed its descriptor as it died.
-  const store = await FileStore.open(dir, 'admin');
+  const store = await SqliteStore.open(dir, 'admin');
   t.after(() => store.close());
   const ws = await store.workspaces.getByName('crash');
   assert.ok(ws);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FileStore } from '../../../../src/store/file/file-store.js';
+import { SqliteStore } from '../../../../src/store/sqlite/sqlite-store.js';
 import { isSvcError } from '../../../../src/errors.js';
 import { tmpDir } from '../../../helpers/tmp.js';
 
@@ -31,13 +31,13 @@ test('file store: DKIM keys sealed in svc.json with the key, opened on reading; 
   const dir = await tmpDir(t);
   const key = randomBytes(32);
   // A store written before it had a key: the key is in plaintext.
-  const before = await FileStore.open(dir, 'admin');
+  const before = await SqliteStore.open(dir, 'admin');
   const ws = await before.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: '2026-01-01T00:00:00.000Z' });
   await before.domains.create(domain(ws.id, 'old.test'), null);
   await before.close();
   assert.ok((await readFile(join(dir, 'svc.json'), 'utf8')).includes('MIIEsecret'));
 
-  const store = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const store = await SqliteStore.open(dir, 'admin', { encryptionKey: key });
   const added = await store.domains.create(domain(ws.id, 'new.test'), null);
   assert.ok(!('refused' in added) && added.dkim_private_key === PEM);
   for (const name of ['old.test', 'new.test']) assert.equal((await store.domains.get(ws.id, name))?.dkim_private_key, PEM, name);
@@ -51,14 +51,14 @@ test('file store: DKIM keys sealed in svc.json with the key, opened on reading; 
   assert.equal(raw.match(/enc:v1:/g)?.length, 2);
 
   await assert.rejects(
-    FileStore.open(dir, 'admin'),
+    SqliteStore.open(dir, 'admin'),
     (e) => isSvcError(e) && e.kind === 'store_locked' && /encrypted: set SVC_ENCRYPTION_KEY/.test(e.message),
   );
   await assert.rejects(
-    FileStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }),
+    SqliteStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }),
     (e) => isSvcError(e) && e.kind === 'store_locked' && /another key/.test(e.message),
   );
-  const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const again = await SqliteStore.open(dir, 'admin', { encryptionKey: key });
   assert.equal((await again.domains.get(ws.id, 'old.test'))?.dkim_private_key, PEM);
   await again.close();
 });
@@ -69,7 +69,7 @@ const damage = (sealed: string) => sealed.slice(0, -3) + (sealed.at(-3) === 'A' 
 test('file store: one damaged DKIM ciphertext disables that domain only: the store opens, the others read whole, the damaged one reads as not signing', async (t) => {
   const dir = await tmpDir(t);
   const key = randomBytes(32);
-  const store = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const store = await SqliteStore.open(dir, 'admin', { encryptionKey: key });
   const ws = await store.workspaces.create({ id: randomUUID(), name: 'acme', plan: 'scale', created_at: '2026-01-01T00:00:00.000Z' });
   await store.domains.create({ ...domain(ws.id, 'bad.test'), dkim_verified: true }, null);
   await store.domains.create({ ...domain(ws.id, 'good.test'), dkim_verified: true }, null);
@@ -80,7 +80,7 @@ test('file store: one damaged DKIM ciphertext disables that domain only: the sto
   bad.dkim_private_key = damage(bad.dkim_private_key);
   await writeFile(path, JSON.stringify(doc));
 
-  const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const again = await SqliteStore.open(dir, 'admin', { encryptionKey: key });
   t.after(() => again.close());
   const good = await again.domains.get(ws.id, 'good.test');
   assert.deepEqual([good?.dkim_private_key, good?.key_damaged], [PEM, undefined]);
@@ -89,7 +89,10 @@ test('file store: one damaged DKIM ciphertext disables that domain only: the sto
   assert.equal((await again.domains.listAll()).length, 2);
   // Another key is still refused, damaged value or not.
   await again.close();
-  await assert.rejects(FileStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }), (e) => isSvcError(e) && e.kind === 'store_locked');
+  await assert.rejects(
+    SqliteStore.open(dir, 'admin', { encryptionKey: randomBytes(32) }),
+    (e) => isSvcError(e) && e.kind === 'store_locked',
+  );
 });
 
 test('file store: the STARTTLS private key and the tracked-link key are sealed with the operator key too (plaintext ones at open), read back whole; without the key the store is refused', async (t) => {
@@ -97,13 +100,13 @@ test('file store: the STARTTLS private key and the tracked-link key are sealed w
   const key = randomBytes(32);
   const TLS_KEY = '-----BEGIN PRIVATE KEY-----\nTLSsecret\n-----END PRIVATE KEY-----\n';
   // Written before the store had a key: both in plaintext.
-  const before = await FileStore.open(dir, 'admin');
+  const before = await SqliteStore.open(dir, 'admin');
   await before.tls.saveIfAbsent({ cert: 'CERT', key: TLS_KEY, created_at: '2026-01-01T00:00:00.000Z' });
   assert.equal(await before.secrets.keep('tracked-links', 'LINKsecret'), 'LINKsecret');
   await before.close();
   assert.match(await readFile(join(dir, 'svc.json'), 'utf8'), /TLSsecret[\s\S]*LINKsecret|LINKsecret[\s\S]*TLSsecret/);
 
-  const store = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const store = await SqliteStore.open(dir, 'admin', { encryptionKey: key });
   assert.equal((await store.tls.get())?.key, TLS_KEY);
   assert.equal(await store.secrets.keep('tracked-links', 'another'), 'LINKsecret');
   assert.equal(await store.secrets.keep('fresh', 'FRESHsecret'), 'FRESHsecret');
@@ -112,13 +115,13 @@ test('file store: the STARTTLS private key and the tracked-link key are sealed w
   for (const secret of ['TLSsecret', 'LINKsecret', 'FRESHsecret'])
     assert.ok(!raw.includes(secret), `${secret} is not on disk in plaintext`);
   await assert.rejects(
-    FileStore.open(dir, 'admin'),
+    SqliteStore.open(dir, 'admin'),
     (e) =>
       isSvcError(e) &&
       e.kind === 'store_locked' &&
       /STARTTLS private key and the tracked-link key of this store are encrypted/.test(e.message),
   );
-  const again = await FileStore.open(dir, 'admin', { encryptionKey: key });
+  const again = await SqliteStore.open(dir, 'admin', { encryptionKey: key });
   t.after(() => again.close());
   assert.equal(await again.secrets.keep('fresh', 'x'), 'FRESHsecret');
 });

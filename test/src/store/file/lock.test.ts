@@ -1,92 +1,66 @@
-// The file store's lock: an flock held for the owner's life (src/store/file/lock.ts). The file only
-// says who holds it; nothing is judged by a pid, so it holds across PID namespaces. It is taken by
-// flock(2) through native/ or, where that was not built, by flock(1): each case runs with both.
+// The embedded store's lock: SQLite's exclusive lock on svc.owner, held for the owner's life
+// (src/store/file/lock.ts). svc.lock only says who holds it; nothing is judged by a pid, so it
+// holds across PID namespaces.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { StoreLock, LockHeldError, LOCK_FILE } from '../../../../src/store/file/lock.js';
-import { flockCommand, flockMethod, type TakeFlock } from '../../../../src/store/file/flock.js';
-import { FileStore } from '../../../../src/store/file/file-store.js';
+import Database from 'better-sqlite3';
+import { StoreLock, LockHeldError, LOCK_FILE, OWNER_FILE } from '../../../../src/store/file/lock.js';
+import { SqliteStore } from '../../../../src/store/sqlite/sqlite-store.js';
 import { tmpDir } from '../../../helpers/tmp.js';
 import { ROOT, fromRoot } from '../../../helpers/root.js';
 
 test('a second owner is refused while the first lives, and gets it after release', async (t) => {
   const dir = await tmpDir(t);
-  const first = await FileStore.open(dir, 'serve');
+  const first = await SqliteStore.open(dir, 'serve');
   await assert.rejects(
-    FileStore.open(dir, 'serve'),
+    SqliteStore.open(dir, 'serve'),
     (e) => e instanceof LockHeldError && e.holder.pid === process.pid && /in use by svc serve/.test(e.message),
   );
-  await assert.rejects(FileStore.open(dir, 'admin'), LockHeldError);
+  await assert.rejects(SqliteStore.open(dir, 'admin'), LockHeldError);
   await first.close();
-  const second = await FileStore.open(dir, 'admin');
+  const second = await SqliteStore.open(dir, 'admin');
   await second.close();
 });
 
-const native = flockMethod();
-const METHODS: [string, TakeFlock][] = [
-  ['flock(2)', native.take],
-  ['flock(1)', flockCommand],
-];
-
-test('npm ci built native/, and the store is locked with flock(2) itself, not a child process', () => {
-  assert.equal(native.name, 'flock(2)', `the native lock is not used: ${native.why}`);
-});
-
-for (const [method, take] of METHODS) {
-  test(`${method}: what the lock file says decides nothing: a file naming a live process (ours) is free when nobody holds the flock; the file is never removed`, async (t) => {
-    const dir = await tmpDir(t);
-    const path = join(dir, LOCK_FILE);
-    await writeFile(path, JSON.stringify({ pid: process.pid, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z' }));
-    const lock = await StoreLock.acquire(dir, 'admin', null, take);
-    const now = JSON.parse(await readFile(path, 'utf8'));
-    assert.deepEqual([now.pid, now.role], [process.pid, 'admin']);
-    await lock.release();
-    assert.ok((await stat(path)).isFile(), 'svc.lock stays');
-    // An empty or damaged file is no lock either.
-    await writeFile(path, '');
-    await (await StoreLock.acquire(dir, 'admin', null, take)).release();
-  });
-
-  test(`${method}: two takers at once: exactly one wins, the other is told who holds it; a release lets the next in at once`, async (t) => {
-    const dir = await tmpDir(t);
-    const results = await Promise.allSettled([
-      StoreLock.acquire(dir, 'admin', 'svc one', take),
-      StoreLock.acquire(dir, 'serve', null, take),
-    ]);
-    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
-    const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
-    assert.ok(lost.reason instanceof LockHeldError, String(lost.reason));
-    assert.equal(lost.reason.holder.pid, process.pid);
-    for (const r of results) if (r.status === 'fulfilled') await r.value.release();
-    // Closing the descriptor dropped the flock: no child to wait for, no retry.
-    await (await StoreLock.acquire(dir, 'admin', null, take)).release();
-  });
-}
-
-test("flock(2), flock(1) and an operator's flock command take the same lock: each excludes the others", async (t) => {
+test('what the lock file says decides nothing: a file naming a live process (ours) is free when nobody holds the lock; the files are never removed', async (t) => {
   const dir = await tmpDir(t);
   const path = join(dir, LOCK_FILE);
-  const probe = spawnSync('flock', ['--nonblock', path, 'true']);
-  if (probe.error) return t.skip(`flock(1) is not installed here (${probe.error.message})`);
-  for (const [holding, take] of METHODS) {
-    const lock = await StoreLock.acquire(dir, 'serve', null, take);
-    // The other way, and svc built before native/ (its flock(1) child held it): refused.
-    for (const [other, otherTake] of METHODS)
-      await assert.rejects(StoreLock.acquire(dir, 'admin', null, otherTake), LockHeldError, `${other} while ${holding} holds it`);
-    assert.equal(spawnSync('flock', ['--nonblock', path, 'true']).status, 1, `flock(1) by hand while ${holding} holds it`);
-    await lock.release();
-    assert.equal(spawnSync('flock', ['--nonblock', path, 'true']).status, 0, `free once ${holding} released it`);
-  }
-  // A lock taken by hand (an older svc's flock(1) child, or an operator's) keeps both out.
-  const fd = openSync(path, 'a');
-  t.after(() => closeSync(fd));
-  assert.equal(await flockCommand(fd), true);
-  for (const [other, take] of METHODS)
-    await assert.rejects(StoreLock.acquire(dir, 'admin', null, take), /locked by another process|in use/, other);
+  await writeFile(path, JSON.stringify({ pid: process.pid, role: 'serve', token: 'x', started_at: '2026-01-01T00:00:00Z' }));
+  const lock = await StoreLock.acquire(dir, 'admin', null);
+  const now = JSON.parse(await readFile(path, 'utf8'));
+  assert.deepEqual([now.pid, now.role], [process.pid, 'admin']);
+  await lock.release();
+  assert.ok((await stat(path)).isFile(), 'svc.lock stays');
+  assert.ok((await stat(join(dir, OWNER_FILE))).isFile(), 'svc.owner stays');
+  // An empty or damaged file is no lock either.
+  await writeFile(path, '');
+  await (await StoreLock.acquire(dir, 'admin', null)).release();
+});
+
+test('two takers at once: exactly one wins, the other is told who holds it; a release lets the next in at once', async (t) => {
+  const dir = await tmpDir(t);
+  const results = await Promise.allSettled([StoreLock.acquire(dir, 'admin', 'svc one'), StoreLock.acquire(dir, 'serve', null)]);
+  assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+  const lost = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+  assert.ok(lost.reason instanceof LockHeldError, String(lost.reason));
+  assert.equal(lost.reason.holder.pid, process.pid);
+  for (const r of results) if (r.status === 'fulfilled') await r.value.release();
+  // Closing the connection dropped the lock: no child to wait for, no retry.
+  await (await StoreLock.acquire(dir, 'admin', null)).release();
+});
+
+test("SQLite's own locking is the lock: a connection holding svc.owner's write lock keeps svc out", async (t) => {
+  const dir = await tmpDir(t);
+  const other = new Database(join(dir, OWNER_FILE));
+  t.after(() => other.close());
+  other.pragma('locking_mode = EXCLUSIVE');
+  other.exec('BEGIN EXCLUSIVE; COMMIT');
+  await assert.rejects(StoreLock.acquire(dir, 'admin'), /locked by another process|in use/);
+  other.close();
+  await (await StoreLock.acquire(dir, 'admin')).release();
 });
 
 /** A process that takes the lock and holds it until killed; resolves once it holds it. */
@@ -129,7 +103,7 @@ async function holder(t: { after(fn: () => unknown): void }, dir: string, prefix
   return child;
 }
 
-test('a holder killed with SIGKILL lets go at once (the kernel drops its flock)', async (t) => {
+test('a holder killed with SIGKILL lets go at once (the kernel drops its lock)', async (t) => {
   const dir = await tmpDir(t);
   const child = await holder(t, dir);
   await assert.rejects(

@@ -1,8 +1,0 @@
-{
-  "targets": [
-    {
-      "target_name": "svc_flock",
-      "sources": ["flock.c"]
-    }
-  ]
-}
