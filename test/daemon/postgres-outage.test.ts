@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PgStore } from '../../src/store/postgres/pg-store.js';
 import { silentLog } from '../../src/log.js';
-import { TEST_DATABASE_URL, freshSchemaUrl, migratedSchemaUrl, pgLocation, pgProxy } from '../helpers/pg.js';
+import { TEST_DATABASE_URL, freshSchemaUrl, migratedSchemaUrl, pgLocation, pgProxy, COMMIT_MESSAGE } from '../helpers/pg.js';
 import { sending } from '../helpers/sending.js';
 import { startTestDaemon } from '../helpers/daemon.js';
 import { RawSmtp, plain } from '../helpers/smtp-client.js';
@@ -83,7 +83,7 @@ if (TEST_DATABASE_URL) {
     assert.equal((await s.post(body('warm'))).status, 202);
 
     // The send reaches Postgres and commits, but the answer is held past the read timeout (2 s).
-    proxy.freezeRepliesAfter(['"send_contents"', 'commit'], 3500);
+    proxy.freezeRepliesAfter(['"send_contents"', COMMIT_MESSAGE], 3500);
     const sent = s.post(body('committed'));
     const r = await sent;
     assert.equal(r.status, 202, JSON.stringify(r.body));
@@ -133,7 +133,7 @@ if (TEST_DATABASE_URL) {
     assert.match(await message('warm'), /^250 2\.0\.0 OK: queued as \S+$/);
     // The accept reaches Postgres and commits; its answer, and every fence's, is held for 5 s:
     // past the REST window and past the session's 2 s limit.
-    const answer = await message('stalled', () => proxy.freezeRepliesAfter(['"send_contents"', 'commit'], 5000));
+    const answer = await message('stalled', () => proxy.freezeRepliesAfter(['"send_contents"', COMMIT_MESSAGE], 5000));
     assert.match(answer, /^250 2\.0\.0 OK: queued as \S+$/);
     // Then the time limit that waited says its 421 and closes.
     assert.equal((await client.reply()).join(), '421 4.4.2 Connection time limit reached, closing');

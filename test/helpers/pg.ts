@@ -121,23 +121,32 @@ export async function migratedSchemaUrl(t: { after(fn: () => unknown): void }): 
 }
 
 /** A TCP proxy to the test Postgres that a test can cut and restore, to play an outage. */
+/** A transaction's COMMIT as it goes to Postgres: a simple query message (`Q`, its length, the text). */
+export const COMMIT_MESSAGE = Buffer.from('Q\0\0\0\x0bcommit\0', 'latin1');
+
 export async function pgProxy(t: { after(fn: () => unknown): void }) {
   const target = new URL(TEST_DATABASE_URL!);
   const sockets = new Set<Socket>();
   let down = false;
   // A frozen direction keeps what it gets and passes it on at thaw (a stopped server, a stalled link).
   const held: Record<'requests' | 'replies', Array<() => void> | null> = { requests: null, replies: null };
-  /** Replies are frozen once requests holding these texts, in this order, have gone by (freezeRepliesAfter). */
+  /**
+   * Replies are frozen once one connection's requests have held these texts, in this order
+   * (freezeRepliesAfter); each connection's progress through them is its own.
+   */
   let markers: Buffer[] = [];
+  const progress = new WeakMap<Socket, number>();
   const relay = (from: Socket, to: Socket, dir: 'requests' | 'replies') =>
     from.on('data', (d: Buffer) => {
       const q = held[dir];
       if (q) q.push(() => to.write(d));
       else to.write(d);
-      if (dir === 'requests' && markers.length && d.includes(markers[0]!)) {
-        markers = markers.slice(1);
-        if (!markers.length) held.replies ??= [];
-      }
+      if (dir !== 'requests' || !markers.length) return;
+      const at = progress.get(from) ?? 0;
+      if (!d.includes(markers[at]!)) return;
+      if (at + 1 < markers.length) return void progress.set(from, at + 1);
+      markers = [];
+      held.replies ??= [];
     });
   const server = createServer((client) => {
     if (down) return void client.destroy();
@@ -182,11 +191,12 @@ export async function pgProxy(t: { after(fn: () => unknown): void }) {
     },
     /**
      * Freezes the replies once requests holding `texts` have reached Postgres in that order
-     * (`"send_contents"` then `commit`: a send's transaction that commits, whose answer is held),
+     * (`"send_contents"` then COMMIT_MESSAGE: a send's transaction that commits, whose answer is held),
      * then thaws them `ms` later.
      */
-    freezeRepliesAfter(texts: string[], ms: number): void {
-      markers = texts.map((x) => Buffer.from(x));
+    freezeRepliesAfter(texts: Array<string | Buffer>, ms: number): void {
+      markers = texts.map((x) => (typeof x === 'string' ? Buffer.from(x) : x));
+      for (const s of sockets) progress.delete(s);
       const thawLater = setInterval(() => {
         if (held.replies === null) return;
         clearInterval(thawLater);

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { chmod, link, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { SvcError } from '../../errors.js';
 import type { Snapshot } from '../port/backup.js';
 import { DATA_FILE } from '../location.js';
@@ -24,6 +24,17 @@ export async function takeSnapshot(raw: Database.Database, doc: () => string, ou
     const text = doc();
     raw.prepare('VACUUM INTO ?').run(join(work, DB_FILE));
     await writeFile(join(work, DATA_FILE), text, { mode: 0o600 });
+    // What belonged to the running daemons is not the snapshot's: their leases (a restored store's
+    // jobs are free to hold or retry) and their reports (no daemon runs on the copy yet).
+    const copy = new Database(join(work, DB_FILE));
+    try {
+      copy.exec(`UPDATE outbound_jobs SET lease_owner = NULL, lease_until = NULL;
+                 UPDATE webhook_jobs SET lease_owner = NULL, lease_until = NULL;
+                 UPDATE enrolments SET lease_owner = NULL, lease_until = NULL;
+                 DELETE FROM daemon_status;`);
+    } finally {
+      copy.close();
+    }
     const partial = `${out}.partial`;
     // tar is loaded for a backup or a restore only, not by every command that opens a store.
     const { create } = await import('tar');
