@@ -14,6 +14,7 @@ import { broadcast } from './broadcast.js';
 import { app } from './app.js';
 import { api } from './api.js';
 import { soak } from './soak.js';
+import { store } from './store.js';
 
 const sections: Record<string, () => Promise<void>> = {
   foundation,
@@ -35,11 +36,13 @@ const sections: Record<string, () => Promise<void>> = {
   api,
   e2e: sendE2E,
   soak,
+  store,
 };
 const wanted = process.argv.slice(2);
 // e2e is the end-to-end part of `send` alone, for quick runs; soak runs the soak tests at full
-// size (minutes); the default runs everything else once.
-for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e' && s !== 'soak')) {
+// size (minutes); store compares the embedded store with the build before it (tens of minutes);
+// the default runs everything else once.
+for (const name of wanted.length ? wanted : Object.keys(sections).filter((s) => s !== 'e2e' && s !== 'soak' && s !== 'store')) {
   const run = sections[name];
   if (!run) {
     process.stderr.write(`unknown bench section ${name} (have: ${Object.keys(sections).join(', ')})\n`);

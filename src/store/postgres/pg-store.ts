@@ -305,6 +305,7 @@ export class PgStore implements Store {
       outcomeUnknown,
       later: (ms) => sql<string>`now() + ${ms} * interval '1 millisecond'`,
       locksRows: true,
+      batching: { parallel: 2 },
       relaxCommit: async (q) => void (await sql`SELECT set_config('synchronous_commit', 'off', true)`.execute(q)),
     };
   }

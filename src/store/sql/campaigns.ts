@@ -54,7 +54,7 @@ export function sqlCampaigns(db: SqlDb): CampaignStore {
       try {
         return await db.tx(async (q) => {
           await db.lockKey(q, `svc_send:${c.workspace_id}`);
-          await debitQuota(db, q, c.workspace_id, debit);
+          await debitQuota(db, q, c.workspace_id, [debit]);
           const { from, text, ...rest } = c;
           await q
             .insertInto('campaigns')

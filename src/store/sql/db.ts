@@ -3,8 +3,9 @@
 // database). Where the dialects really differ (a lock, the database's clock, Postgres's SKIP LOCKED)
 // the difference is a member of SqlDb, named, and both sides sit next to each other in the backend
 // that provides it.
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Tables } from './tables.js';
+import type { BatchOptions } from './batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Q = Kysely<Tables> | Transaction<Tables>;
@@ -30,6 +31,8 @@ export interface SqlDb {
    * synchronous_commit off for the transaction; SQLite: nothing (its commits are cheap in WAL).
    */
   relaxCommit(q: Transaction<Tables>): Promise<void>;
+  /** How group commits batch on this database (batcher.ts): Postgres overlaps two; SQLite gathers a turn's calls. */
+  readonly batching: BatchOptions;
   /** Rows read in a transaction stay as read until it ends (Postgres: FOR UPDATE; SQLite: its one writer already does). */
   readonly locksRows: boolean;
   /**
@@ -52,3 +55,17 @@ export const flag = (b: boolean): number => (b ? 1 : 0);
 /** The right side of a LIKE that finds `text` anywhere, case-insensitively (the left side lower-cased). */
 export const containing = (text: string): RawBuilder<string> =>
   sql<string>`${`%${text.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`} escape '\\'`;
+
+/**
+ * Marks a write whose result nobody reads: where statements travel to another thread (the
+ * embedded daemon's writer thread) it goes with the next statement that is read, so a transaction
+ * costs a few trips rather than one a statement; elsewhere it runs at once. A failure of it fails
+ * the transaction all the same.
+ */
+export const DEFERRED = '/* deferred */ ';
+
+/** Runs `query` in `q` as a deferred write (DEFERRED). */
+export async function deferred(q: Q, query: Compilable): Promise<void> {
+  const c = query.compile();
+  await q.executeQuery(CompiledQuery.raw(DEFERRED + c.sql, [...c.parameters]));
+}

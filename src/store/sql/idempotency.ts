@@ -75,7 +75,7 @@ export function sqlIdempotency(db: SqlDb): IdempotencyStore {
         }
         return won;
       }),
-    1,
+    { ...db.batching, parallel: 1 },
   );
 
   return {

@@ -11,7 +11,7 @@ import { overQuota } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js';
 import { Batcher } from './batcher.js';
-import { bool, containing, flag, fromJson, iso, isoOrNull, type Q, type SqlDb } from './db.js';
+import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Q, type SqlDb } from './db.js';
 import type { MessagesTable, SendContentsTable, Tables } from './tables.js';
 
 export const MESSAGE_COLUMNS = [
@@ -165,11 +165,7 @@ const CHUNK = 500;
 
 /** Inserts rows in statements of CHUNK rows. */
 export async function insertAll<T extends keyof Tables & string>(q: Q, table: T, rows: Array<Insertable<Tables[T]>>): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK)
-    await q
-      .insertInto(table)
-      .values(rows.slice(i, i + CHUNK) as never)
-      .execute();
+  for (let i = 0; i < rows.length; i += CHUNK) await deferred(q, q.insertInto(table).values(rows.slice(i, i + CHUNK) as never));
 }
 
 /** A refusal found inside the transaction: it rolls back, and the send gets the refusal as its answer. */
@@ -190,24 +186,56 @@ export const FENCE_WINDOW_MS = 60_000;
 export const RELAY_FENCE_WINDOW_MS = 240_000;
 
 /**
- * Counts `debit.n` sends in each window, or refuses (Refused send_quota) when one would pass its
- * limit (model/quota.ts). Inside a transaction that holds the workspace's send lock.
+ * Counts the debits of these sends of one workspace, in order, or refuses (Refused send_quota)
+ * the first that would pass a window's limit (model/quota.ts). Inside a transaction that holds
+ * the workspace's send lock: one read of the counts and one write per window for all of them.
  */
-export async function debitQuota(db: SqlDb, q: Q, ws: string, debit: NonNullable<AcceptBatch['debit']>): Promise<void> {
-  if (debit.n <= 0 || !debit.windows.length) return;
-  const keys = debit.windows.map((w) => w.key);
+export async function debitQuota(db: SqlDb, q: Q, ws: string, debits: Array<NonNullable<AcceptBatch['debit']>>): Promise<void> {
+  const counted = debits.filter((d) => d.n > 0 && d.windows.length);
+  if (!counted.length) return;
+  const keys = [...new Set(counted.flatMap((d) => d.windows.map((w) => w.key)))];
   let read = q.selectFrom('send_usage').select(['window_key', 'used']).where('workspace_id', '=', ws).where('window_key', 'in', keys);
   if (db.locksRows) read = read.forUpdate();
   const used = new Map((await read.execute()).map((r) => [r.window_key, r.used]));
-  const over = overQuota(debit.windows, (k) => used.get(k) ?? 0, debit.n);
-  if (over) throw new Refused(over);
-  const n = debit.n;
-  for (const key of keys)
-    await q
-      .insertInto('send_usage')
-      .values({ workspace_id: ws, window_key: key, used: n })
-      .onConflict((c) => c.columns(['workspace_id', 'window_key']).doUpdateSet((e) => ({ used: e(e.ref('send_usage.used'), '+', n) })))
-      .execute();
+  const added = new Map<string, number>();
+  for (const d of counted) {
+    const over = overQuota(d.windows, (k) => (used.get(k) ?? 0) + (added.get(k) ?? 0), d.n);
+    if (over) throw new Refused(over);
+    for (const w of d.windows) added.set(w.key, (added.get(w.key) ?? 0) + d.n);
+  }
+  for (const [key, n] of added)
+    await deferred(
+      q,
+      q
+        .insertInto('send_usage')
+        .values({ workspace_id: ws, window_key: key, used: n })
+        .onConflict((c) => c.columns(['workspace_id', 'window_key']).doUpdateSet((e) => ({ used: e(e.ref('send_usage.used'), '+', n) }))),
+    );
+}
+
+/**
+ * The rules of these sends of one workspace that read the store once for all of them: a send naming
+ * a suppressed recipient is refused (the first such send, with its listed addresses), then the quota.
+ */
+async function workspaceRules(db: SqlDb, q: Q, ws: string, sends: AcceptBatch[]): Promise<void> {
+  const asked = [...new Set(sends.flatMap((b) => b.unsuppressed ?? []))];
+  if (asked.length) {
+    const listed = new Set(
+      (await q.selectFrom('suppressions').select('address').where('workspace_id', '=', ws).where('address', 'in', asked).execute()).map(
+        (r) => r.address,
+      ),
+    );
+    for (const b of sends) {
+      const mine = (b.unsuppressed ?? []).filter((a) => listed.has(a));
+      if (mine.length) throw new Refused({ refused: 'suppressed', addresses: mine });
+    }
+  }
+  await debitQuota(
+    db,
+    q,
+    ws,
+    sends.flatMap((b) => (b.debit ? [b.debit] : [])),
+  );
 }
 
 /** The refusal a transaction was rolled back for (Refused), as the store's answer; other errors go on. */
@@ -217,19 +245,9 @@ export function refusalOf(e: unknown): AcceptRefusal {
   throw e;
 }
 
-/** One send's rules and rows, inside the batch's transaction. */
-async function acceptOne(q: Q, db: SqlDb, b: AcceptBatch): Promise<void> {
+/** One send's own rules (a campaign's or enrolment's move, its Idempotency-Key), inside the batch's transaction. */
+async function acceptOne(q: Q, b: AcceptBatch): Promise<void> {
   const ws = b.content.workspace_id;
-  if (b.unsuppressed?.length) {
-    const listed = await q
-      .selectFrom('suppressions')
-      .select('address')
-      .where('workspace_id', '=', ws)
-      .where('address', 'in', b.unsuppressed)
-      .execute();
-    if (listed.length) throw new Refused({ refused: 'suppressed', addresses: listed.map((r) => r.address) });
-  }
-  if (b.debit) await debitQuota(db, q, ws, b.debit);
   // A fan-out batch moves its campaign on from where it read, or is refused whole: another daemon's
   // batch got there first, and no one gets two copies.
   if (b.campaign) {
@@ -260,13 +278,15 @@ async function acceptOne(q: Q, db: SqlDb, b: AcceptBatch): Promise<void> {
   }
   if (b.idempotency) {
     const i = b.idempotency;
-    await q
-      .updateTable('idempotency_keys')
-      .set({ state: 'completed', response: JSON.stringify(i.response), created_at: b.content.created_at })
-      .where('workspace_id', '=', ws)
-      .where('key', '=', i.key)
-      .where('token', '=', i.token)
-      .execute();
+    await deferred(
+      q,
+      q
+        .updateTable('idempotency_keys')
+        .set({ state: 'completed', response: JSON.stringify(i.response), created_at: b.content.created_at })
+        .where('workspace_id', '=', ws)
+        .where('key', '=', i.key)
+        .where('token', '=', i.token),
+    );
   }
 }
 
@@ -274,12 +294,18 @@ export function sqlMessages(
   db: SqlDb,
   fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS },
 ): { messages: MessageStore; usage: UsageStore } {
-  // The sends of one batch in one transaction: the workspaces' send locks in order (so that two
-  // batches never wait on each other in opposite orders), each send's rules, then every row.
+  // The sends of one batch in one transaction: per workspace, in order (so that two batches never
+  // wait on each other's locks in opposite orders), its send lock and the rules its sends share;
+  // then each send's own rules, then every row.
   const acceptAll = (batches: AcceptBatch[]): Promise<void[]> =>
     db.tx(async (q) => {
-      for (const ws of [...new Set(batches.map((b) => b.content.workspace_id))].sort()) await db.lockKey(q, `svc_send:${ws}`);
-      for (const b of batches) await acceptOne(q, db, b);
+      const byWorkspace = new Map<string, AcceptBatch[]>();
+      for (const b of batches) byWorkspace.set(b.content.workspace_id, [...(byWorkspace.get(b.content.workspace_id) ?? []), b]);
+      for (const [ws, sends] of [...byWorkspace].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        await db.lockKey(q, `svc_send:${ws}`);
+        await workspaceRules(db, q, ws, sends);
+      }
+      for (const b of batches) await acceptOne(q, b);
       await insertAll(
         q,
         'send_contents',
@@ -325,7 +351,7 @@ export function sqlMessages(
       );
       return batches.map(() => undefined);
     });
-  const accepts = new Batcher<AcceptBatch, void>(acceptAll, db.dialect === 'sqlite' ? 1 : 2, 100, (e) => db.outcomeUnknown(e));
+  const accepts = new Batcher<AcceptBatch, void>(acceptAll, { ...db.batching, unknown: (e) => db.outcomeUnknown(e) });
 
   /**
    * After a send's transaction got no answer, did it commit? A fence answers for good: a placeholder

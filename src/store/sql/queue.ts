@@ -208,7 +208,7 @@ export function sqlQueue(db: SqlDb): { queue: QueueStore; outbox: OutboxStore } 
           await completeOne(db, q, jobId, outcome);
         return items.map(() => undefined);
       }),
-    db.dialect === 'sqlite' ? 1 : 2,
+    db.batching,
   );
 
   const queue: QueueStore = {

@@ -11,6 +11,7 @@ import { SvcError } from '../../errors.js';
 import type { SqlDb } from '../sql/db.js';
 import type { Tables } from '../sql/tables.js';
 import { mapSqliteError } from './errors.js';
+import { writerDialect } from './writer.js';
 
 export const DB_FILE = 'svc.db';
 
@@ -50,9 +51,10 @@ export interface SqliteFile {
 
 /**
  * Opens (and makes, or brings up to date) the database in `dir`. A database written by a newer
- * build is refused: this one would not know its tables.
+ * build is refused: this one would not know its tables. `thread`: the queries run in a thread of
+ * their own (the daemon: writer.ts); without it on this one (an admin command).
  */
-export function openSqlite(dir: string): SqliteFile {
+export function openSqlite(dir: string, opts: { thread?: boolean } = {}): SqliteFile {
   let raw: Database.Database;
   try {
     raw = new Database(join(dir, DB_FILE));
@@ -81,16 +83,24 @@ export function openSqlite(dir: string): SqliteFile {
       })
       .immediate();
   }
-  return { raw, db: sqlDb(raw), close: async () => void raw.close() };
+  if (!opts.thread) return { raw, db: sqlDb(inThread(raw)), close: async () => void raw.close() };
+  const k = new Kysely<Tables>({ dialect: writerDialect(join(dir, DB_FILE), BUSY_TIMEOUT_MS) });
+  return {
+    raw,
+    db: sqlDb(k),
+    close: async () => {
+      await k.destroy();
+      raw.close();
+    },
+  };
 }
 
 /**
- * The shared query source on this database, with SQLite's side of each dialect difference.
- * Statements are prepared once and kept (Kysely's driver prepares each query it runs), and a
- * transaction begins IMMEDIATE: it takes the write lock at its start, so that two processes never
- * both read and then fail to upgrade.
+ * Kysely on this thread's connection. Statements are prepared once and kept (Kysely's driver
+ * prepares each query it runs), and a transaction begins IMMEDIATE: it takes the write lock at its
+ * start, so that two processes never both read and then fail to upgrade.
  */
-function sqlDb(raw: Database.Database): SqlDb {
+function inThread(raw: Database.Database): Kysely<Tables> {
   const prepared = new Map<string, Database.Statement>();
   // A failed COMMIT (a full disk) may have rolled the transaction back already: Kysely's ROLLBACK
   // after it would then fail and hide the failure that matters.
@@ -111,7 +121,11 @@ function sqlDb(raw: Database.Database): SqlDb {
       return s as unknown as SqliteStatement;
     },
   };
-  const k = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
+}
+
+/** The shared query source on this database, with SQLite's side of each dialect difference. */
+function sqlDb(k: Kysely<Tables>): SqlDb {
   const mapped = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -128,6 +142,7 @@ function sqlDb(raw: Database.Database): SqlDb {
     outcomeUnknown: () => false,
     later: (ms) => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${ms / 1000} seconds`})`,
     locksRows: false,
+    batching: { parallel: 1, gather: true },
     relaxCommit: async () => {},
   };
 }

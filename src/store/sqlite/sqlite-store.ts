@@ -116,7 +116,15 @@ export class SqliteStore implements Store {
       );
     }
     try {
-      return new SqliteStore(dir, data, openSqlite(dir));
+      // The daemon's statements run in a thread of their own; a command's on its own thread.
+      const file = openSqlite(dir, { thread: role === 'serve' });
+      // Whoever held leases before this process took the lock is gone (one process owns the store):
+      // their jobs are free at once, not when their leases would have run out.
+      if (role === 'serve')
+        file.raw.exec(`UPDATE outbound_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL;
+                       UPDATE webhook_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL;
+                       UPDATE enrolments SET lease_owner = NULL, lease_until = NULL WHERE lease_owner IS NOT NULL;`);
+      return new SqliteStore(dir, data, file);
     } catch (e) {
       await data.lock.release();
       throw e;
