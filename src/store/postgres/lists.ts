@@ -1,7 +1,7 @@
 // Postgres: newsletter lists (the control plane's, as svc.json holds them in the embedded store;
 // their subscribers are the shared sql/subscribers.ts). A list's count is counted from its
 // subscribers; a removed list is marked, and its subscribers deleted in batches by sweep.
-import { sql } from 'kysely';
+import { sql } from '#kysely';
 import type { List, ListWithCount } from '../../model/list.js';
 import type { ListStore } from '../port/lists.js';
 import type { SqlDb } from '../sql/db.js';

@@ -4,7 +4,7 @@
 // is a 503 per operation (never a crash) and the pool reconnects by itself when it returns.
 // Long because every aggregate is assembled here, once, over the plumbing they share.
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from '#kysely';
 import type { SqlDb } from '../sql/db.js';
 import type { Tables } from '../sql/tables.js';
 import { sqlDaemons } from '../sql/daemons.js';

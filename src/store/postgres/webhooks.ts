@@ -1,6 +1,6 @@
 // Postgres: webhook endpoints (the control plane's, as svc.json holds them in the embedded store),
 // and what the shared webhook jobs (sql/webhooks.ts) read and change of them.
-import { sql } from 'kysely';
+import { sql } from '#kysely';
 import type { WebhookEndpoint } from '../../model/webhook.js';
 import type { WebhookEndpointStore } from '../port/webhooks.js';
 import type { EndpointSource } from '../sql/webhooks.js';

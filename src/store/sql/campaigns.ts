@@ -1,7 +1,7 @@
 // Campaigns (broadcasts) on either SQL backend. Created with their quota debit in one transaction;
 // a fan-out batch's progress is written in the accept transaction of its copies (messages.ts);
 // counts are read from the copies' records by their campaign.
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable } from '#kysely';
 import type { Campaign } from '../../model/campaign.js';
 import type { CampaignStore } from '../port/campaigns.js';
 import { iso, isoOrNull, type SqlDb } from './db.js';

@@ -3,7 +3,7 @@
 // database). Where the dialects really differ (a lock, the database's clock, Postgres's SKIP LOCKED)
 // the difference is a member of SqlDb, named, and both sides sit next to each other in the backend
 // that provides it.
-import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Kysely, type RawBuilder, type Transaction } from '#kysely';
 import type { Tables } from './tables.js';
 import type { BatchOptions } from './batcher.js';
 
@@ -69,3 +69,7 @@ export async function deferred(q: Q, query: Compilable): Promise<void> {
   const c = query.compile();
   await q.executeQuery(CompiledQuery.raw(DEFERRED + c.sql, [...c.parameters]));
 }
+
+/** `column` (or an expression) starts with `prefix` (a short id on the command line): text, never a pattern. */
+export const startsWith = (column: string | RawBuilder<string>, prefix: string): RawBuilder<boolean> =>
+  sql<boolean>`substr(${typeof column === 'string' ? sql.ref(column) : column}, 1, ${prefix.length}) = ${prefix}`;

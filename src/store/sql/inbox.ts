@@ -3,7 +3,7 @@
 // message and what it changes (bounces, suppressions, reply counts, webhook events) are one
 // transaction. Long because the thread view (both folders grouped, filtered, paged) is one unit
 // with the reads it shares its row mappings with.
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable } from '#kysely';
 import {
   STORAGE_MIN_CHARGE,
   sentItem,
@@ -18,11 +18,11 @@ import {
 } from '../../model/inbox.js';
 import type { SendContent } from '../../model/message.js';
 import type { InboxStore } from '../port/inbox.js';
-import { containing, fromJson, iso, isoOrNull, type Q, type SqlDb } from './db.js';
+import { containing, fromJson, iso, isoOrNull, type Q, type SqlDb, startsWith } from './db.js';
 import { toContent } from './messages.js';
 import type { InboxItemsTable, Tables } from './tables.js';
 import { recordEvents } from './tracking.js';
-import type { ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder } from '#kysely';
 
 const SUMMARY = [
   'id',
@@ -244,12 +244,11 @@ export function sqlInbox(db: SqlDb): InboxStore {
     // A command-line lookup: both folders' ids (or threads' ids), the prefix checked on each row of the workspace.
     idsWithPrefix: (workspaceId, prefix, limit, threads) =>
       db.run(async (q) => {
-        const starts = (col: string) => sql<boolean>`substr(${sql.raw(col)}, 1, ${prefix.length}) = ${prefix}`;
         const received = await q
           .selectFrom('inbox_items')
           .select(threads ? 'thread_id as id' : 'id')
           .where('workspace_id', '=', workspaceId)
-          .where(starts(threads ? 'thread_id' : 'id'))
+          .where(startsWith(threads ? 'thread_id' : 'id', prefix))
           .limit(limit)
           .execute();
         const sent = await q
@@ -257,7 +256,7 @@ export function sqlInbox(db: SqlDb): InboxStore {
           .select(threads ? sentThread.as('id') : 'id')
           .where('workspace_id', '=', workspaceId)
           .where(isSent)
-          .where(starts(threads ? 'coalesce(thread_id, id)' : 'id'))
+          .where(startsWith(threads ? sentThread : 'id', prefix))
           .limit(limit)
           .execute();
         return [...new Set([...received, ...sent].map((r) => r.id))].slice(0, limit);

@@ -3,7 +3,7 @@
 // campaign or enrolment that moved on) and the Idempotency-Key it completes. Concurrent sends share
 // a transaction (batcher.ts): one commit for all of them. Long because accept and the row mappings
 // the reads share with it are one unit.
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from '#kysely';
 import { SvcError } from '../../errors.js';
 import { ATTEMPTS_KEPT } from '../../model/attempt.js';
 import type { Message, SendContent } from '../../model/message.js';
@@ -11,7 +11,7 @@ import { overQuota } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js';
 import { Batcher } from './batcher.js';
-import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Q, type SqlDb } from './db.js';
+import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Q, type SqlDb, startsWith } from './db.js';
 import type { MessagesTable, SendContentsTable, Tables } from './tables.js';
 
 export const MESSAGE_COLUMNS = [
@@ -446,7 +446,7 @@ export function sqlMessages(
             .selectFrom('messages')
             .select('id')
             .where('workspace_id', '=', workspaceId)
-            .where((e) => e(e.fn('substr', ['id', e.lit(1), e.val(prefix.length)]), '=', prefix))
+            .where(startsWith('id', prefix))
             .limit(limit)
             .execute(),
         )

@@ -2,7 +2,7 @@
 // clock (one for every daemon, whatever theirs say), in the order of the model's fair claim
 // (model/fair-claim.ts); a lease is taken only where none holds, so two daemons never hand the same
 // job off. The completions of concurrent hand-offs share one transaction.
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable } from '#kysely';
 import { fairPick } from '../../model/fair-claim.js';
 import type { OutboundJob } from '../../model/message.js';
 import type { OutboxEvent } from '../../model/event.js';

@@ -1,7 +1,7 @@
 // Sequences, their steps and enrolments on either SQL backend. Enrolments are claimed under a lease
 // on the database's clock (daemons take different ones); a step's send moves its enrolment on in
 // the accept transaction (messages.ts), so each step goes out once.
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable } from '#kysely';
 import { SvcError } from '../../errors.js';
 import type { Enrolment, SequenceStep, SequenceWithCount } from '../../model/sequence.js';
 import type { SequenceStore } from '../port/sequences.js';

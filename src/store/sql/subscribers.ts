@@ -8,8 +8,8 @@ import type { Subscriber, SubscriberStatus, SubscriberUpdate } from '../../model
 import type { CountLimit } from '../../model/quota.js';
 import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { SubscriberStore } from '../port/lists.js';
-import type { Selectable, Transaction } from 'kysely';
-import { fromJson, iso, isoOrNull, type Q, type SqlDb } from './db.js';
+import type { Selectable, Transaction } from '#kysely';
+import { fromJson, iso, isoOrNull, type Q, type SqlDb, startsWith } from './db.js';
 import { insertAll } from './messages.js';
 import type { SubscribersTable, Tables } from './tables.js';
 
@@ -196,7 +196,7 @@ export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
             .select('id')
             .where('workspace_id', '=', workspaceId)
             .where('list_id', '=', listId)
-            .where((e) => e(e.fn('substr', ['id', e.lit(1), e.val(prefix.length)]), '=', prefix))
+            .where(startsWith('id', prefix))
             .limit(limit)
             .execute(),
         )

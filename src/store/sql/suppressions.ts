@@ -1,5 +1,5 @@
 // The suppression list, on either SQL backend.
-import type { Selectable } from 'kysely';
+import type { Selectable } from '#kysely';
 import type { Suppression } from '../../model/suppression.js';
 import type { SuppressionStore } from '../port/suppressions.js';
 import { iso, type SqlDb } from './db.js';

@@ -3,7 +3,7 @@
 // in and a value (Postgres) or text (SQLite) out; a boolean is 0 or 1 in and a boolean (Postgres)
 // or a number (SQLite) out: db.ts reads each. A sequence column (seq) is given by the database.
 // Long because it is every shared table, one interface each, next to each other.
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated } from '#kysely';
 
 type At = ColumnType<Date | string, string, string>;
 type AtOrNull = ColumnType<Date | string | null, string | null, string | null>;

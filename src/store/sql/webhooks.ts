@@ -3,11 +3,11 @@
 // EndpointSource its backend gives. Which endpoints want an event is the model's rule
 // (endpointWants); a job is leased on the database's clock, as outbound jobs are.
 import { randomUUID } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import type { Selectable } from '#kysely';
 import { endpointWants } from '../../model/event.js';
 import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookJob } from '../../model/webhook.js';
 import type { WebhookStore } from '../port/webhooks.js';
-import { bool, flag, fromJson, iso, type Q, type SqlDb } from './db.js';
+import { bool, flag, fromJson, iso, type Q, type SqlDb, startsWith } from './db.js';
 import type { WebhookAttemptsTable, WebhookJobsTable } from './tables.js';
 
 /** Where an endpoint's run of failures stands after some attempts: null after a success, else when the trailing failures began. */
@@ -203,7 +203,7 @@ export function sqlWebhooks(db: SqlDb, endpoints: EndpointSource): WebhookStore 
             .selectFrom('webhook_attempts')
             .select('id')
             .where('workspace_id', '=', workspaceId)
-            .where((e) => e(e.fn('substr', ['id', e.lit(1), e.val(prefix.length)]), '=', prefix))
+            .where(startsWith('id', prefix))
             .limit(limit)
             .execute(),
         )

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase, type SqliteStatement } from '#kysely';
 import { SvcError } from '../../errors.js';
 import type { SqlDb } from '../sql/db.js';
 import type { Tables } from '../sql/tables.js';

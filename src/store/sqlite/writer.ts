@@ -17,7 +17,7 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
-} from 'kysely';
+} from '#kysely';
 import type { WriterReply, WriterRequest } from './writer-thread.js';
 import { DEFERRED } from '../sql/db.js';
 

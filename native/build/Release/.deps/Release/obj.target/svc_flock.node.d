@@ -1,1 +1,0 @@
-cmd_Release/obj.target/svc_flock.node := g++ -o Release/obj.target/svc_flock.node -shared -pthread -rdynamic -m64  -Wl,-soname=svc_flock.node -Wl,--start-group Release/obj.target/svc_flock/flock.o -Wl,--end-group 

@@ -1,1 +1,0 @@
-cmd_Release/svc_flock.node := ln -f "Release/obj.target/svc_flock.node" "Release/svc_flock.node" 2>/dev/null || (rm -rf "Release/svc_flock.node" && cp -af "Release/obj.target/svc_flock.node" "Release/svc_flock.node")
