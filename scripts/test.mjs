@@ -83,7 +83,7 @@ if (missing.length) {
 const TEST_TIMEOUT_MS = 600_000;
 // Files at once on two cores: most tests wait on sockets, fsync and child processes.
 const CONCURRENCY = Number(process.env.SVC_TEST_CONCURRENCY) || 4;
-const nodeTest = (node, list, concurrency, stdio) =>
+const nodeTest = (node, list, concurrency, stdio, extraEnv = {}) =>
   spawn(
     node,
     [
@@ -98,7 +98,7 @@ const nodeTest = (node, list, concurrency, stdio) =>
       '--test-reporter-destination=stdout',
       ...list,
     ],
-    { cwd: root, env, stdio },
+    { cwd: root, env: { ...env, ...extraEnv }, stdio },
   );
 const exited = (child) => new Promise((resolve) => child.on('exit', (code, signal) => resolve(signal ? 1 : (code ?? 1))));
 
@@ -108,7 +108,11 @@ const second = only.length ? undefined : process.env.SVC_TEST_NODE;
 const secondFiles = files.filter((f) => f.startsWith('dist/test/src/') || f === 'dist/test/daemon/smoke.test.js');
 let secondRun = null;
 if (second) {
-  const c = nodeTest(second, secondFiles, 1, ['ignore', 'pipe', 'inherit']);
+  // Its better-sqlite3 built for it (SVC_TEST_SQLITE, .ci/run), for it and every child and thread.
+  const sqlite = process.env.SVC_TEST_SQLITE
+    ? { NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --import=${join(root, 'test/helpers/second-node.mjs')}`.trim() }
+    : {};
+  const c = nodeTest(second, secondFiles, 1, ['ignore', 'pipe', 'inherit'], sqlite);
   const out = [];
   c.stdout.on('data', (d) => out.push(d));
   secondRun = exited(c).then((code) => ({ code, out: Buffer.concat(out) }));

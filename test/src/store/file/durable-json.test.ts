@@ -68,10 +68,14 @@ test('SIGKILL during a stream of writes: the file parses and holds every acknowl
   const writer = fromRoot('test/helpers/crash-writer.ts');
   const child = spawn(process.execPath, ['--import', 'tsx', writer, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const acknowledged: string[] = [];
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
+    // A writer that dies by itself (it could not open the store) fails the test at once.
+    const early = (code: number | null) => reject(new Error(`the writer exited ${code} after ${acknowledged.length} writes`));
+    child.once('exit', early);
     createInterface({ input: child.stdout }).on('line', (line) => {
       if (line !== 'ready') acknowledged.push(line);
       if (acknowledged.length === 300) {
+        child.off('exit', early);
         child.kill('SIGKILL');
         resolve();
       }
