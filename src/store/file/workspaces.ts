@@ -14,6 +14,7 @@ export interface DeletionHooks {
 }
 
 export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceStore {
+  const purging = new Set<string>();
   return {
     create: async (ws) => {
       doc.open();
@@ -94,27 +95,38 @@ export function fileWorkspaces(doc: DocFile, hooks: DeletionHooks): WorkspaceSto
     // All of it in one call: what svc.json holds of a workspace is small.
     purge: async (id) => {
       doc.open();
-      if (!doc.data.deletions[id]) return { removed: 0, done: false };
-      let removed = await hooks.forget(id);
-      const d = doc.data;
-      const before =
-        d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.keys.length + d.memberships.length;
-      const other = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id !== id);
-      d.domains = other(d.domains);
-      d.addresses = other(d.addresses);
-      d.webhook_endpoints = other(d.webhook_endpoints);
-      d.lists = other(d.lists);
-      // Added by a request that was in flight as the workspace was marked.
-      for (const k of d.keys) if (k.workspace_id === id) doc.keyByHash.delete(k.hash);
-      d.keys = other(d.keys);
-      d.memberships = other(d.memberships);
-      removed +=
-        before -
-        (d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.keys.length + d.memberships.length);
-      delete d.trials[id];
-      delete d.deletions[id];
-      await doc.commit();
-      return { removed: removed + 1, done: true };
+      // One purge of a workspace at a time in this process (a sweep and the retention tick may both
+      // ask): the second would find the mark still there while the first awaits svc.db, and both
+      // would say it is done.
+      if (!doc.data.deletions[id] || purging.has(id)) return { removed: 0, done: false };
+      purging.add(id);
+      try {
+        return await purgeNow(id);
+      } finally {
+        purging.delete(id);
+      }
     },
   };
+
+  async function purgeNow(id: string): Promise<{ removed: number; done: boolean }> {
+    let removed = await hooks.forget(id);
+    const d = doc.data;
+    const before =
+      d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.keys.length + d.memberships.length;
+    const other = <T extends { workspace_id: string }>(xs: T[]) => xs.filter((x) => x.workspace_id !== id);
+    d.domains = other(d.domains);
+    d.addresses = other(d.addresses);
+    d.webhook_endpoints = other(d.webhook_endpoints);
+    d.lists = other(d.lists);
+    // Added by a request that was in flight as the workspace was marked.
+    for (const k of d.keys) if (k.workspace_id === id) doc.keyByHash.delete(k.hash);
+    d.keys = other(d.keys);
+    d.memberships = other(d.memberships);
+    removed +=
+      before - (d.domains.length + d.addresses.length + d.webhook_endpoints.length + d.lists.length + d.keys.length + d.memberships.length);
+    delete d.trials[id];
+    delete d.deletions[id];
+    await doc.commit();
+    return { removed: removed + 1, done: true };
+  }
 }
