@@ -72,6 +72,8 @@ function takeOwner(path: string): Database.Database | null {
   const db = new Database(path);
   try {
     db.pragma('busy_timeout = 0');
+    // It holds no data: no journal beside it.
+    db.pragma('journal_mode = MEMORY');
     db.pragma('locking_mode = EXCLUSIVE');
     // In EXCLUSIVE locking mode the lock a write transaction takes is kept until the connection closes.
     db.exec('BEGIN EXCLUSIVE; COMMIT');
