@@ -73,3 +73,17 @@ export async function deferred(q: Q, query: Compilable): Promise<void> {
 /** `column` (or an expression) starts with `prefix` (a short id on the command line): text, never a pattern. */
 export const startsWith = (column: string | RawBuilder<string>, prefix: string): RawBuilder<boolean> =>
   sql<boolean>`substr(${typeof column === 'string' ? sql.ref(column) : column}, 1, ${prefix.length}) = ${prefix}`;
+
+/** Up to `limit` ids of the workspace's rows of `table` that start with `prefix` (a short id on the command line). */
+export async function idsStartingWith(
+  db: SqlDb,
+  table: 'messages' | 'webhook_attempts',
+  workspaceId: string,
+  prefix: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db.run((q) =>
+    q.selectFrom(table).select('id').where('workspace_id', '=', workspaceId).where(startsWith('id', prefix)).limit(limit).execute(),
+  );
+  return rows.map((r) => r.id);
+}

@@ -11,7 +11,7 @@ import { overQuota } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js';
 import { Batcher } from './batcher.js';
-import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Q, type SqlDb, startsWith } from './db.js';
+import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Q, type SqlDb, idsStartingWith } from './db.js';
 import type { MessagesTable, SendContentsTable, Tables } from './tables.js';
 
 export const MESSAGE_COLUMNS = [
@@ -439,18 +439,7 @@ export function sqlMessages(
           return refusalOf(e);
         },
       ),
-    idsWithPrefix: async (workspaceId, prefix, limit) =>
-      (
-        await db.run((q) =>
-          q
-            .selectFrom('messages')
-            .select('id')
-            .where('workspace_id', '=', workspaceId)
-            .where(startsWith('id', prefix))
-            .limit(limit)
-            .execute(),
-        )
-      ).map((r) => r.id),
+    idsWithPrefix: (workspaceId, prefix, limit) => idsStartingWith(db, 'messages', workspaceId, prefix, limit),
     get: async (workspaceId, id) => {
       const r = await db.run((q) =>
         q.selectFrom('messages').select(MESSAGE_COLUMNS).where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst(),

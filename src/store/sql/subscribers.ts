@@ -48,9 +48,6 @@ const toSubscriber = (r: Row): Subscriber => ({
   ...(r.confirm_sent_at ? { confirm_sent_at: isoOrNull(r.confirm_sent_at) } : {}),
 });
 
-/** Subscribers of these lists (none when there are none). */
-const ofLists = (ids: Iterable<string>) => [...ids];
-
 /** How many of these emails the workspace has on its live lists. */
 async function knownOf(q: Q, workspaceId: string, lists: string[], emails: string[]): Promise<number> {
   if (!lists.length || !emails.length) return 0;
@@ -80,6 +77,8 @@ async function contactsOf(q: Q, workspaceId: string, lists: string[]): Promise<n
 }
 
 export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
+  /** The ids of the workspace's lists that are not removed. */
+  const liveIds = async (q: Q, workspaceId: string) => [...(await lists.live(q, workspaceId)).keys()];
   /**
    * One subscribe or many (an import) in one transaction, under the workspace's contacts lock:
    * those already on the list updated (name; tags when given; status kept), the others added,
@@ -94,7 +93,7 @@ export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
     limit: CountLimit,
   ): Promise<Array<{ row: Row; inserted: boolean }> | CountLimitRefusal> => {
     await db.lockKey(q, `svc_contacts:${workspaceId}`);
-    const live = ofLists((await lists.live(q, workspaceId)).keys());
+    const live = await liveIds(q, workspaceId);
     if (!live.includes(listId)) throw new SvcError('not_found', 'list not found');
     const emails = rows.map((r) => r.s.email);
     if (limit !== null) {
@@ -158,7 +157,7 @@ export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
         return { created, updated: r.length - created };
       }),
     newContacts: (workspaceId, emails) =>
-      db.run(async (q) => emails.length - (await knownOf(q, workspaceId, ofLists((await lists.live(q, workspaceId)).keys()), emails))),
+      db.run(async (q) => emails.length - (await knownOf(q, workspaceId, await liveIds(q, workspaceId), emails))),
     list: (workspaceId, listId, f) =>
       db.run(async (q) => {
         let w = q.selectFrom('subscribers').where('list_id', '=', listId).where('workspace_id', '=', workspaceId);
@@ -174,7 +173,7 @@ export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
     // A list being removed counts as gone at once (its subscribers go in batches after): none of it is active.
     active: (workspaceId, refs) =>
       db.run(async (q) => {
-        const live = ofLists((await lists.live(q, workspaceId)).keys());
+        const live = await liveIds(q, workspaceId);
         const ids = refs.filter((r) => live.includes(r.list_id)).map((r) => r.id);
         if (!ids.length) return new Set<string>();
         const rows = await q
@@ -270,7 +269,7 @@ export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
           )
         ).numDeletedRows,
       ) > 0,
-    contacts: (workspaceId) => db.run(async (q) => contactsOf(q, workspaceId, ofLists((await lists.live(q, workspaceId)).keys()))),
+    contacts: (workspaceId) => db.run(async (q) => contactsOf(q, workspaceId, await liveIds(q, workspaceId))),
   };
 }
 

@@ -7,7 +7,7 @@ import type { Selectable } from '#kysely';
 import { endpointWants } from '../../model/event.js';
 import type { AttemptRecord, WebhookAttempt, WebhookEndpoint, WebhookJob } from '../../model/webhook.js';
 import type { WebhookStore } from '../port/webhooks.js';
-import { bool, flag, fromJson, iso, type Q, type SqlDb, startsWith } from './db.js';
+import { bool, flag, fromJson, iso, type Q, type SqlDb, idsStartingWith } from './db.js';
 import type { WebhookAttemptsTable, WebhookJobsTable } from './tables.js';
 
 /** Where an endpoint's run of failures stands after some attempts: null after a success, else when the trailing failures began. */
@@ -196,18 +196,7 @@ export function sqlWebhooks(db: SqlDb, endpoints: EndpointSource): WebhookStore 
       );
       return r ? toAttempt(r) : null;
     },
-    attemptIdsWithPrefix: async (workspaceId, prefix, limit) =>
-      (
-        await db.run((q) =>
-          q
-            .selectFrom('webhook_attempts')
-            .select('id')
-            .where('workspace_id', '=', workspaceId)
-            .where(startsWith('id', prefix))
-            .limit(limit)
-            .execute(),
-        )
-      ).map((r) => r.id),
+    attemptIdsWithPrefix: (workspaceId, prefix, limit) => idsStartingWith(db, 'webhook_attempts', workspaceId, prefix, limit),
     depth: async () =>
       Number(
         (
