@@ -296,8 +296,9 @@ export class PgStore implements Store {
           throw mapPgError(e);
         }
       });
-    return {
+    const db: SqlDb = {
       dialect: 'postgres',
+      procedure: (p, args) => p.run(db, args),
       run: (fn) => mapped(() => fn(k)),
       tx: (fn) => mapped(() => k.transaction().execute(fn)),
       lockKey: async (q, key) => void (await sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`.execute(q)),
@@ -305,9 +306,11 @@ export class PgStore implements Store {
       outcomeUnknown,
       later: (ms) => sql<string>`now() + ${ms} * interval '1 millisecond'`,
       locksRows: true,
+      keepsCounts: false,
       batching: { parallel: 2 },
       relaxCommit: async (q) => void (await sql`SELECT set_config('synchronous_commit', 'off', true)`.execute(q)),
     };
+    return db;
   }
 
   /**

@@ -10,8 +10,23 @@ import type { BatchOptions } from './batcher.js';
 export type Dialect = 'sqlite' | 'postgres';
 export type Q = Kysely<Tables> | Transaction<Tables>;
 
+/**
+ * A transaction written once, as a function of the database and plain arguments, that the backend
+ * runs where the database is: the embedded daemon sends it to SQLite's thread as one message, so it
+ * holds the one writer for its own statements only, never for trips back to a busy event loop
+ * between them; elsewhere it runs here. Its arguments and answer cross threads (structured clone),
+ * and so do its failures: a Refused comes back as itself, an SvcError as its kind and message.
+ * procedures.ts lists them (the thread finds them by name).
+ */
+export interface Procedure<A, R> {
+  readonly name: string;
+  run(db: SqlDb, args: A): Promise<R>;
+}
+
 export interface SqlDb {
   readonly dialect: Dialect;
+  /** Runs a transaction of procedures.ts where the database is (Procedure). */
+  procedure<A, R>(p: Procedure<A, R>, args: A): Promise<R>;
   /** Runs queries on the store: counted so that close() lets them finish, errors mapped to SvcError. */
   run<T>(fn: (q: Kysely<Tables>) => Promise<T>): Promise<T>;
   /** Runs `fn` in one transaction; an error rolls it back and comes out mapped. */
@@ -31,8 +46,18 @@ export interface SqlDb {
    * synchronous_commit off for the transaction; SQLite: nothing (its commits are cheap in WAL).
    */
   relaxCommit(q: Transaction<Tables>): Promise<void>;
-  /** How group commits batch on this database (batcher.ts): Postgres overlaps two; SQLite gathers a turn's calls. */
+  /**
+   * How group commits batch on this database (batcher.ts): two in flight on both (Postgres overlaps
+   * their round trips; SQLite's thread has the next procedure queued when one commits), and SQLite
+   * gathers a turn's calls.
+   */
   readonly batching: BatchOptions;
+  /**
+   * The database keeps counts of messages (per workspace and status) and subscribers (per list
+   * and status) beside them, by triggers (SQLite: its one writer makes a count row nobody's wait);
+   * without them a total is counted (Postgres: a count row would queue every daemon's writes).
+   */
+  readonly keepsCounts: boolean;
   /** Rows read in a transaction stay as read until it ends (Postgres: FOR UPDATE; SQLite: its one writer already does). */
   readonly locksRows: boolean;
   /**

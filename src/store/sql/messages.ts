@@ -11,7 +11,7 @@ import { overQuota } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js';
 import { Batcher } from './batcher.js';
-import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Q, type SqlDb, idsStartingWith } from './db.js';
+import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Procedure, type Q, type SqlDb, idsStartingWith } from './db.js';
 import type { MessagesTable, SendContentsTable, Tables } from './tables.js';
 
 export const MESSAGE_COLUMNS = [
@@ -290,14 +290,14 @@ async function acceptOne(q: Q, b: AcceptBatch): Promise<void> {
   }
 }
 
-export function sqlMessages(
-  db: SqlDb,
-  fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS },
-): { messages: MessageStore; usage: UsageStore } {
-  // The sends of one batch in one transaction: per workspace, in order (so that two batches never
-  // wait on each other's locks in opposite orders), its send lock and the rules its sends share;
-  // then each send's own rules, then every row.
-  const acceptAll = (batches: AcceptBatch[]): Promise<void[]> =>
+/**
+ * The sends of one batch in one transaction: per workspace, in order (so that two batches never
+ * wait on each other's locks in opposite orders), its send lock and the rules its sends share;
+ * then each send's own rules, then every row.
+ */
+export const accept: Procedure<AcceptBatch[], void[]> = {
+  name: 'accept',
+  run: (db, batches) =>
     db.tx(async (q) => {
       const byWorkspace = new Map<string, AcceptBatch[]>();
       for (const b of batches) byWorkspace.set(b.content.workspace_id, [...(byWorkspace.get(b.content.workspace_id) ?? []), b]);
@@ -350,8 +350,17 @@ export function sqlMessages(
         ),
       );
       return batches.map(() => undefined);
-    });
-  const accepts = new Batcher<AcceptBatch, void>(acceptAll, { ...db.batching, unknown: (e) => db.outcomeUnknown(e) });
+    }),
+};
+
+export function sqlMessages(
+  db: SqlDb,
+  fenceMs = { api: FENCE_WINDOW_MS, relay: RELAY_FENCE_WINDOW_MS },
+): { messages: MessageStore; usage: UsageStore } {
+  const accepts = new Batcher<AcceptBatch, void>((batches) => db.procedure(accept, batches), {
+    ...db.batching,
+    unknown: (e) => db.outcomeUnknown(e),
+  });
 
   /**
    * After a send's transaction got no answer, did it commit? A fence answers for good: a placeholder
@@ -455,7 +464,13 @@ export function sqlMessages(
         if (m.messageId) w = w.where('message_id', '=', m.messageId);
         if (m.since) w = w.where('created_at', '>=', m.since);
         if (m.until) w = w.where('created_at', '<', m.until);
-        const counted = await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        // A page by status alone reads the kept count (db.ts keepsCounts); any other filter counts.
+        const kept = db.keepsCounts && !m.recipient && !m.from && !m.messageId && !m.since && !m.until;
+        let counts = q.selectFrom('message_counts').where('workspace_id', '=', workspaceId);
+        if (m.status) counts = counts.where('status', '=', m.status);
+        const counted = kept
+          ? await counts.select((e) => e.fn.coalesce(e.fn.sum<number | string>('n'), sql<number>`0`).as('n')).executeTakeFirstOrThrow()
+          : await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
         const rows = await w.select(MESSAGE_COLUMNS).orderBy('seq', 'desc').limit(m.limit).offset(m.offset).execute();
         return { data: rows.map(toMessage), total: Number(counted.n) };
       }),

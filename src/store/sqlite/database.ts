@@ -84,12 +84,14 @@ export function openSqlite(dir: string, opts: { thread?: boolean } = {}): Sqlite
       .immediate();
   }
   if (!opts.thread) return { raw, db: sqlDb(inThread(raw)), close: async () => void raw.close() };
-  const k = new Kysely<Tables>({ dialect: writerDialect(join(dir, DB_FILE), BUSY_TIMEOUT_MS) });
+  const writer = writerDialect(join(dir, DB_FILE), BUSY_TIMEOUT_MS);
+  const k = new Kysely<Tables>({ dialect: writer.dialect });
   return {
     raw,
-    db: sqlDb(k),
+    db: sqlDb(k, writer.procedure),
     close: async () => {
       await k.destroy();
+      await writer.stop();
       raw.close();
     },
   };
@@ -124,8 +126,14 @@ function inThread(raw: Database.Database): Kysely<Tables> {
   return new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
 }
 
-/** The shared query source on this database, with SQLite's side of each dialect difference. */
-function sqlDb(k: Kysely<Tables>): SqlDb {
+/** The shared query source on the writer thread's own connection, where procedures run (writer-thread.ts). */
+export const threadDb = (raw: Database.Database): SqlDb => sqlDb(inThread(raw));
+
+/**
+ * The shared query source on this database, with SQLite's side of each dialect difference.
+ * `procedure`: where procedures run (the writer thread); without it, here.
+ */
+function sqlDb(k: Kysely<Tables>, procedure?: (name: string, args: unknown) => Promise<unknown>): SqlDb {
   const mapped = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -133,8 +141,9 @@ function sqlDb(k: Kysely<Tables>): SqlDb {
       throw mapSqliteError(e);
     }
   };
-  return {
+  const db: SqlDb = {
     dialect: 'sqlite',
+    procedure: (p, args) => (procedure ? mapped(() => procedure(p.name, args) as Promise<never>) : p.run(db, args)),
     run: (fn) => mapped(() => fn(k)),
     tx: (fn) => mapped(() => k.transaction().execute(fn)),
     lockKey: async () => {},
@@ -142,7 +151,9 @@ function sqlDb(k: Kysely<Tables>): SqlDb {
     outcomeUnknown: () => false,
     later: (ms) => sql<string>`strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`${ms / 1000} seconds`})`,
     locksRows: false,
-    batching: { parallel: 1, gather: true },
+    keepsCounts: true,
+    batching: { parallel: 2, gather: true },
     relaxCommit: async () => {},
   };
+  return db;
 }

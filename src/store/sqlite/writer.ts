@@ -19,7 +19,9 @@ import {
   type QueryResult,
 } from '#kysely';
 import type { WriterReply, WriterRequest } from './writer-thread.js';
+import { SvcError } from '../../errors.js';
 import { DEFERRED } from '../sql/db.js';
+import { Refused } from '../sql/messages.js';
 
 /** The writer thread: compiled (.js) or run from source by tsx (.ts), the sibling file of the same kind. */
 function writerThread(path: string, busyTimeoutMs: number): Worker {
@@ -66,12 +68,7 @@ class WriterConnection implements DatabaseConnection {
     }
     const statements = [...this.#held, { sql: q.sql, params }];
     this.#held = [];
-    const id = this.#next++;
-    const r = await new Promise<WriterReply>((resolve, reject) => {
-      this.#waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, statements } satisfies WriterRequest);
-    });
-    if (r.error) throw Object.assign(new Error(r.error.message), r.error.code ? { code: r.error.code } : {});
+    const r = await this.post({ statements });
     if (r.rows) return { rows: r.rows as R[] };
     return {
       rows: [],
@@ -80,10 +77,30 @@ class WriterConnection implements DatabaseConnection {
     };
   }
 
+  /** Sends `work` to the thread; its reply, or its failure as the thread described it. */
+  async post(work: DistributiveOmit<WriterRequest, 'id'>): Promise<WriterReply> {
+    const id = this.#next++;
+    const r = await new Promise<WriterReply>((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ...work } as WriterRequest);
+    });
+    if (r.error) throw rebuilt(r.error);
+    return r;
+  }
+
   // eslint-disable-next-line require-yield
   async *streamQuery(): AsyncIterableIterator<QueryResult<never>> {
     throw new Error('the SQLite thread does not stream');
   }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** A failure of the thread as this side throws it: a refusal and the store's kinds as themselves. */
+function rebuilt(e: NonNullable<WriterReply['error']>): Error {
+  if (e.refusal) return new Refused(e.refusal);
+  if (e.kind) return new SvcError(e.kind, e.message);
+  return Object.assign(new Error(e.message), e.code ? { code: e.code } : {});
 }
 
 class WriterDriver implements Driver {
@@ -96,8 +113,9 @@ class WriterDriver implements Driver {
     private readonly busyTimeoutMs: number,
   ) {}
 
+  // Kysely starts the thread at its first query; a procedure before any query starts it likewise.
   async init(): Promise<void> {
-    this.#connection = new WriterConnection(writerThread(this.path, this.busyTimeoutMs));
+    this.#connection ??= new WriterConnection(writerThread(this.path, this.busyTimeoutMs));
   }
 
   // One connection, taken in turns: a transaction's statements are never interleaved with others.
@@ -108,6 +126,23 @@ class WriterDriver implements Driver {
     await before;
     this.#release = release;
     return this.#connection!;
+  }
+
+  /**
+   * Runs a procedure in the thread. It waits for its turn on the connection (never inside another
+   * transaction's statements) but gives the turn back once sent: the thread takes work in order, so
+   * what comes after it queues there meanwhile instead of waiting for the answer here.
+   */
+  async procedure(name: string, args: unknown): Promise<unknown> {
+    await this.init();
+    const c = (await this.acquireConnection()) as WriterConnection;
+    let reply: Promise<WriterReply>;
+    try {
+      reply = c.post({ procedure: name, args });
+    } finally {
+      await this.releaseConnection();
+    }
+    return (await reply).result;
   }
 
   async beginTransaction(c: DatabaseConnection): Promise<void> {
@@ -128,8 +163,10 @@ class WriterDriver implements Driver {
     release?.();
   }
 
+  // Kysely stops only a driver it started itself: close() stops this one in any case (database.ts).
   async destroy(): Promise<void> {
     const worker = this.#connection?.worker;
+    this.#connection = null;
     if (!worker) return;
     await new Promise<void>((resolve) => {
       worker.once('exit', () => resolve());
@@ -138,12 +175,20 @@ class WriterDriver implements Driver {
   }
 }
 
-/** SQLite through the writer thread, for Kysely. */
-export function writerDialect(path: string, busyTimeoutMs: number): Dialect {
+/** SQLite through the writer thread, for Kysely; and its procedures (sql/procedures.ts), run there. */
+export function writerDialect(
+  path: string,
+  busyTimeoutMs: number,
+): { dialect: Dialect; procedure: WriterDriver['procedure']; stop(): Promise<void> } {
+  const driver = new WriterDriver(path, busyTimeoutMs);
   return {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new WriterDriver(path, busyTimeoutMs),
-    createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db: Kysely<unknown>) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+    procedure: (name, args) => driver.procedure(name, args),
+    stop: () => driver.destroy(),
   };
 }

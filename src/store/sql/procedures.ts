@@ -1,0 +1,8 @@
+// The transactions a backend may run where the database is (db.ts, Procedure), by name: the
+// embedded daemon's SQLite thread finds here the one a message names.
+import type { Procedure } from './db.js';
+import { accept } from './messages.js';
+
+export const procedures: ReadonlyMap<string, Procedure<never, unknown>> = new Map(
+  [accept].map((p) => [p.name, p as unknown as Procedure<never, unknown>]),
+);
