@@ -70,7 +70,7 @@ export function bounceEffects(dsn: Dsn, c: Candidates, random: Random, now: stri
       ref = rec;
       const error = `bounce report: ${said}`;
       effects.updates.push({ id: rec.id, status: 'bounced', error, bounced_at: now });
-      effects.outbox.push(bouncedEvent(random.uuid(), { ...rec, error }, now));
+      effects.outbox.push(bouncedEvent(random.sortable(), { ...rec, error }, now));
       // A 4.x.x that failed (a message that expired in a receiver's queue) bounces; only a 5.x.x
       // that says the mailbox or the domain is bad suppresses.
       const k = r.status.startsWith('5') ? classifyReply({ code: 550, text: said, stage: 'rcpt' }, 'direct') : null;

@@ -81,7 +81,7 @@ export function deliveryService(
       if (!m) return [];
       // Every host tried before the last one in this attempt (an MX that took none of it now passed it to the next).
       const before = trace.slice(0, -1).map((h) => ({
-        id: random.uuid(),
+        id: random.sortable(),
         workspace_id: m.workspace_id,
         message_id: m.id,
         attempt: job.attempts + 1,
@@ -98,7 +98,7 @@ export function deliveryService(
       return [
         ...before,
         {
-          id: random.uuid(),
+          id: random.sortable(),
           workspace_id: m.workspace_id,
           message_id: m.id,
           attempt: job.attempts + 1,

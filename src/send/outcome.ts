@@ -55,7 +55,7 @@ export function outcomeOf(
     const giveUp = r.outcome === 'hop' ? age >= HOP_LIFE_MS : age >= policy.windowMs;
     if (r.outcome === 'sent') {
       out.updates.push({ id: m.id, status: 'sent', sent_at: at, attempts, next_attempt_at: null });
-      out.events.push(sentEvent(random.uuid(), { ...m, status: 'sent' }, at));
+      out.events.push(sentEvent(random.sortable(), { ...m, status: 'sent' }, at));
     } else if (final || giveUp) {
       const error = final
         ? r.response
@@ -64,7 +64,7 @@ export function outcomeOf(
           : `gave up after ${attempts} attempts over ${Math.round(policy.windowMs / 60_000)} minutes: ${r.response}`;
       const bounced = { ...m, status: 'bounced' as const, error };
       out.updates.push({ id: m.id, status: 'bounced', error, bounced_at: at, attempts, next_attempt_at: null });
-      out.events.push(bouncedEvent(random.uuid(), bounced, at));
+      out.events.push(bouncedEvent(random.sortable(), bounced, at));
       // Only a bad mailbox or domain is suppressed, with its evidence (bounce-class.ts).
       if (r.outcome === 'permanent') {
         out.suppressions.push({

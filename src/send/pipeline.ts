@@ -80,7 +80,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         subject: req.subject,
         html: req.html,
         text: req.text,
-        message_id: `${random.uuid()}@${fromDomain}`,
+        message_id: `${random.sortable()}@${fromDomain}`,
         notes: opts.notes ?? [],
         created_at: now,
         ...(req.attachments?.length ? { attachments: req.attachments } : {}),
@@ -116,7 +116,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
           reply_count: 0,
           first_open_after_seconds: null,
           // A list copy has its own: a reply or a report then speaks of its one recipient.
-          message_id: list ? `${random.uuid()}@${fromDomain}` : content.message_id,
+          message_id: list ? `${random.sortable()}@${fromDomain}` : content.message_id,
           notes: opts.notes ?? [],
           error: s ? suppressedError(r.address, s) : null,
           created_at: now,
@@ -138,7 +138,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         };
         messages.push(m);
         if (s) {
-          events.push(bouncedEvent(random.uuid(), m, now));
+          events.push(bouncedEvent(random.sortable(), m, now));
           continue;
         }
         const rcptDomain = r.address.slice(r.address.lastIndexOf('@') + 1).toLowerCase();
@@ -152,7 +152,7 @@ export function sendPipeline(deps: DepsOf<'messages' | 'suppressions' | 'domains
         Array.from({ length: Math.ceil(ids.length / cap) }, (_, k) => [d, ids.slice(k * cap, (k + 1) * cap)] as const),
       );
       const jobs: OutboundJob[] = chunks.map(([d, ids]) => ({
-        id: random.uuid(),
+        id: random.sortable(),
         workspace_id: ws.id,
         content_id: content.id,
         domain: d,

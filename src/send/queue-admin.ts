@@ -184,7 +184,7 @@ export function queueAdmin(deps: DepsOf<'queue' | 'messages'>) {
       const rest = taken.message_ids.filter((id) => id !== messageId);
       await store.queue.complete(taken.id, {
         updates: [{ id: messageId, status: 'bounced', error, bounced_at: at, attempts: taken.attempts, next_attempt_at: null }],
-        events: [bouncedEvent(random.uuid(), bounced, at)],
+        events: [bouncedEvent(random.sortable(), bounced, at)],
         suppressions: [],
         ...(rest.length
           ? {

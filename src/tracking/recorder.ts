@@ -104,7 +104,7 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
       if (!m) continue;
       const v = classify(h, m.sent_at, prefetchWindowSeconds, h.kind === 'click' ? clicksInSecond(m.id, h.at) : 0);
       const e: MessageEvent = {
-        id: random.uuid(),
+        id: random.sortable(),
         workspace_id: m.workspace_id,
         message_id: m.id,
         kind: h.kind,
@@ -121,7 +121,7 @@ export function trackingRecorder(deps: DepsOf<'tracking'>, prefetchWindowSeconds
       if (!counts(v.source)) continue;
       const base = { message_id: m.id, from: m.from, subject: m.subject };
       outbox.push({
-        id: random.uuid(),
+        id: random.sortable(),
         workspace_id: m.workspace_id,
         event: h.kind === 'open' ? 'message.opened' : 'message.clicked',
         message_id: m.id,
