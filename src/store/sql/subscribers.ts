@@ -8,7 +8,7 @@ import type { Subscriber, SubscriberStatus, SubscriberUpdate } from '../../model
 import type { CountLimit } from '../../model/quota.js';
 import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { SubscriberStore } from '../port/lists.js';
-import type { Selectable, Transaction } from '#kysely';
+import { sql, type Selectable, type Transaction } from '#kysely';
 import { fromJson, iso, isoOrNull, type Q, type SqlDb, startsWith } from './db.js';
 import { insertAll } from './messages.js';
 import type { SubscribersTable, Tables } from './tables.js';
@@ -163,7 +163,12 @@ export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
         let w = q.selectFrom('subscribers').where('list_id', '=', listId).where('workspace_id', '=', workspaceId);
         if (f.status) w = w.where('status', '=', f.status);
         const data = await w.select(COLUMNS).orderBy('seq').limit(f.limit).offset(f.offset).execute();
-        const total = await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        // The list's rows are its workspace's (a list id is never another's): the kept count is theirs.
+        let counts = q.selectFrom('subscriber_counts').where('list_id', '=', listId);
+        if (f.status) counts = counts.where('status', '=', f.status);
+        const total = db.keepsCounts
+          ? await counts.select((e) => e.fn.coalesce(e.fn.sum<number | string>('n'), sql<number>`0`).as('n')).executeTakeFirstOrThrow()
+          : await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
         return { data: data.map(toSubscriber), total: Number(total.n) };
       }),
     get: async (workspaceId, listId, id) => {
@@ -292,12 +297,19 @@ export async function sweepSubscribers(db: SqlDb, listId: string, batch = 5_000)
 export async function subscriberCounts(db: SqlDb, listIds: string[]): Promise<Map<string, number>> {
   if (!listIds.length) return new Map();
   const rows = await db.run((q) =>
-    q
-      .selectFrom('subscribers')
-      .select(['list_id', (e) => e.fn.countAll<string | number>().as('n')])
-      .where('list_id', 'in', listIds)
-      .groupBy('list_id')
-      .execute(),
+    db.keepsCounts
+      ? q
+          .selectFrom('subscriber_counts')
+          .select(['list_id', (e) => e.fn.sum<string | number>('n').as('n')])
+          .where('list_id', 'in', listIds)
+          .groupBy('list_id')
+          .execute()
+      : q
+          .selectFrom('subscribers')
+          .select(['list_id', (e) => e.fn.countAll<string | number>().as('n')])
+          .where('list_id', 'in', listIds)
+          .groupBy('list_id')
+          .execute(),
   );
   return new Map(rows.map((r) => [r.list_id, Number(r.n)]));
 }

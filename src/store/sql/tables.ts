@@ -126,6 +126,19 @@ export interface OutboxEventsTable {
   dispatched_at: AtOrNull;
 }
 
+/** Rows counted by the database (SQLite only: schema/0002_counts.sql; SqlDb.keepsCounts). */
+export interface MessageCountsTable {
+  workspace_id: string;
+  status: string;
+  n: number;
+}
+
+export interface SubscriberCountsTable {
+  list_id: string;
+  status: string;
+  n: number;
+}
+
 export interface SendUsageTable {
   workspace_id: string;
   window_key: string;
@@ -349,6 +362,8 @@ export interface Tables {
   rate_buckets: RateBucketsTable;
   send_contents: SendContentsTable;
   messages: MessagesTable;
+  message_counts: MessageCountsTable;
+  subscriber_counts: SubscriberCountsTable;
   outbound_jobs: OutboundJobsTable;
   outbox_events: OutboxEventsTable;
   send_usage: SendUsageTable;

@@ -10,6 +10,7 @@ import { isSvcError } from '../../../src/errors.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { openSqlite, DB_FILE } from '../../../src/store/sqlite/database.js';
 import { storeConformance } from './conformance/index.js';
+import { batch, list, sub, ws } from './conformance/fixtures.js';
 
 storeConformance<string>({
   name: 'sqlite',
@@ -59,4 +60,46 @@ test("sqlite: a store of the development builds' journal format is refused in on
   // The lock was let go of: the directory can be opened once the old journals are moved away.
   await rm(join(dir, 'mail'), { recursive: true });
   await (await SqliteStore.open(dir, 'admin')).close();
+});
+
+test('sqlite: the counts kept beside messages and subscribers follow every insert, status change and delete', async (t) => {
+  const dir = await tmpDir(t);
+  const store = await SqliteStore.open(dir, 'serve');
+  t.after(() => store.close());
+  const a = await store.workspaces.create(ws('acme'));
+  const send = batch(a.id, ['jane@rcpt.test', 'bob@rcpt.test', 'carol@rcpt.test'], '2026-01-01T10:00:00.000Z');
+  await store.messages.accept(send);
+  await store.messages.accept(batch(a.id, ['old@rcpt.test'], '2025-06-01T10:00:00.000Z'));
+  const [jane] = send.messages;
+  await store.queue.complete(send.jobs[0]!.id, {
+    updates: [{ id: jane!.id, status: 'sent', sent_at: '2026-01-01T10:00:05.000Z' }],
+    events: [],
+    suppressions: [],
+  });
+  assert.equal(await store.messages.purge('2026-01-01T00:00:00.000Z'), 1);
+  const news = await store.lists.create(list(a.id, 'news'));
+  const same = { name: '', updated_at: '2026-01-02T00:00:00.000Z' };
+  for (const [email, status] of [
+    ['jane@rcpt.test', 'active'],
+    ['bob@rcpt.test', 'pending'],
+    ['carol@rcpt.test', 'active'],
+  ] as const)
+    await store.subscribers.upsert(sub(news, email, status), same, 100);
+  const page = await store.subscribers.list(a.id, news.id, { limit: 10, offset: 0 });
+  await store.subscribers.setStatus(a.id, news.id, page.data[0]!.id, 'unsubscribed', '2026-01-03T00:00:00.000Z');
+
+  const raw = new Database(join(dir, DB_FILE), { readonly: true });
+  t.after(() => raw.close());
+  const kept = (table: string, key: string) => raw.prepare(`SELECT ${key} AS k, status, n FROM ${table} WHERE n <> 0 ORDER BY 1, 2`).all();
+  const counted = (table: string, key: string) =>
+    raw.prepare(`SELECT ${key} AS k, status, count(*) AS n FROM ${table} GROUP BY 1, 2 ORDER BY 1, 2`).all();
+  assert.deepEqual(kept('message_counts', 'workspace_id'), counted('messages', 'workspace_id'));
+  assert.deepEqual(
+    counted('messages', 'workspace_id').map((r) => `${(r as { status: string }).status}:${(r as { n: number }).n}`),
+    ['queued:2', 'sent:1'],
+  );
+  assert.deepEqual(kept('subscriber_counts', 'list_id'), counted('subscribers', 'list_id'));
+  assert.equal((await store.messages.list(a.id, { limit: 1, offset: 0, status: 'queued' })).total, 2);
+  assert.equal((await store.subscribers.list(a.id, news.id, { limit: 1, offset: 0, status: 'active' })).total, 1);
+  assert.equal((await store.lists.get(a.id, news.id))?.subscriber_count, 3);
 });
