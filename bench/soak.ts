@@ -8,6 +8,7 @@ const SOAKS: Array<{ name: string; file: string; env: Record<string, string> }> 
   { name: 'MX flood, 150,000 messages', file: 'test/bin/mx-flood.test.ts', env: { SVC_FLOOD_MESSAGES: '150000' } },
   { name: 'CLI CSV import, 100,000 rows', file: 'test/bin/lists.test.ts', env: { SVC_IMPORT_ROWS: '100000' } },
   { name: 'fan-out killed, 20,000 subscribers', file: 'test/bin/broadcasts.test.ts', env: { SVC_FANOUT_SUBSCRIBERS: '20000' } },
+  { name: 'SIGKILL 30 times under REST, relay and MX load', file: 'test/bin/kill-soak.test.ts', env: { SVC_KILL_ROUNDS: '30' } },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
