@@ -42,7 +42,7 @@ const campaign = (workspace_id: string, list_id: string, over: Partial<Campaign>
 });
 
 export function campaignsConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: campaigns: debited whole, fan-out batches stored with their position (never twice), counts, unsubscribes, statuses, reopen`, async (t) => {
+  test(`${backend.name}: rule, the stale campaign cursor (a fan-out batch from a cursor that moved is refused whole); campaigns: debited whole, fan-out batches stored with their position (never twice), counts, unsubscribes, statuses, reopen`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('other'));

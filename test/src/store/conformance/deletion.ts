@@ -190,7 +190,7 @@ export async function onlyKeptRemains(store: Store, gone: Holdings, kept: Holdin
 }
 
 export function deletionConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: deleting a workspace: gone at once, one holder, purged in batches and done once, the other workspace whole, after a reopen too`, async (t) => {
+  test(`${backend.name}: rule, a workspace's purge: gone at once, one holder, purged in batches and done once, the other workspace whole, after a reopen too`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const { gone, kept } = await twoWorkspaces(store);
     const at = '2026-03-01T00:00:00.000Z';

@@ -383,7 +383,7 @@ export function inboxConformance<B>(backend: Backend<B>): void {
     assert.equal(await again.inbox.get(a.id, after.id), null);
   });
 
-  test(`${backend.name}: inbox: threads marked read and archived by the team; new mail makes them unread and brings them back; views; search; isolation; reopen`, async (t) => {
+  test(`${backend.name}: rule, a thread's view: threads marked read and archived by the team; new mail makes them unread and brings them back; views; search; isolation; reopen`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const { a, other, send } = await sentToJaneAndBob(store, '2026-01-01T10:00:05.000Z');
     const ids = async (view: 'all' | 'inbox' | 'archived', search?: string, s = store) =>

@@ -97,7 +97,7 @@ export function messagesConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.messages.get(a.id, old.messages[0]!.id), null);
   });
 
-  test(`${backend.name}: concurrent sends debit the quota exactly: those that fit are kept, the rest refused whole`, async (t) => {
+  test(`${backend.name}: rule, the send-quota debit: concurrent sends debit the quota exactly: those that fit are kept, the rest refused whole`, async (t) => {
     const { store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const at = '2026-01-01T10:00:00.000Z';
@@ -115,7 +115,7 @@ export function messagesConformance<B>(backend: Backend<B>): void {
     assert.equal(await store.queue.depth(), 15);
   });
 
-  test(`${backend.name}: accept refuses a send naming a suppressed recipient, storing and counting nothing`, async (t) => {
+  test(`${backend.name}: rule, the suppressed-recipient refusal: accept refuses a send naming a suppressed recipient, storing and counting nothing`, async (t) => {
     const { store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('other'));

@@ -20,7 +20,7 @@ const joined = (m: Person | { refused: string }): Person => {
 };
 
 export function peopleConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: people: members with roles, the seats limit, one account per email across workspaces, the last owner kept`, async (t) => {
+  test(`${backend.name}: rule, the last owner (kept); people: members with roles, the seats limit, one account per email across workspaces`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('beta'));

@@ -6,7 +6,7 @@ import type { Message } from '../../../../src/model/message.js';
 import { type Backend, fresh, ws, domain, address, batch } from './fixtures.js';
 
 export function queueConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: queue: claim what is due under a lease, complete or reschedule, in one call`, async (t) => {
+  test(`${backend.name}: rule, lease expiry (a job leased is no one else's until its lease ends, then anyone's); queue: claim what is due, complete or reschedule, in one call`, async (t) => {
     const { store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const b1 = batch(a.id, ['jane@rcpt.test', 'gone@rcpt.test', 'slow@rcpt.test'], '2026-01-01T10:00:00.000Z');
@@ -215,7 +215,7 @@ export function queueConformance<B>(backend: Backend<B>): void {
     assert.deepEqual((await again.messages.get(a.id, jane.id))?.via, via);
   });
 
-  test(`${backend.name}: queue: a fair claim: transactional ahead of bulk, and workspaces in turns (20,000 of one queued first)`, async (t) => {
+  test(`${backend.name}: rule, the fair claim: transactional ahead of bulk, and workspaces in turns (20,000 of one queued first)`, async (t) => {
     const { store } = await fresh(backend, t);
     const big = await store.workspaces.create(ws('big'));
     const small = await store.workspaces.create(ws('small'));

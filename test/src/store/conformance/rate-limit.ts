@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { type Backend, fresh } from './fixtures.js';
 
 export function rateLimitConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: the rate window: grants up to the limit, says when a slot frees, slides, per key`, async (t) => {
+  test(`${backend.name}: rule, the rate window: grants up to the limit, says when a slot frees, slides, per key`, async (t) => {
     const { store } = await fresh(backend, t);
     const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 10, 0, s)).toISOString();
     const hit = (key: string, s: number, want = 1) => store.rateLimit.hit(key, at(s), 10_000, 5, want);
@@ -17,7 +17,7 @@ export function rateLimitConformance<B>(backend: Backend<B>): void {
     assert.deepEqual(await hit('k1', 30, 9), { granted: 5, retryAfterMs: 0 }, 'a quiet window is empty again');
   });
 
-  test(`${backend.name}: the rate window: concurrent hits on one key are each counted once`, async (t) => {
+  test(`${backend.name}: rule, the rate window: concurrent hits on one key are each counted once`, async (t) => {
     const { store } = await fresh(backend, t);
     const now = '2026-01-01T10:00:00.000Z';
     const r = await Promise.all(Array.from({ length: 20 }, () => store.rateLimit.hit('k', now, 60_000, 7, 1)));

@@ -13,7 +13,7 @@ const AT = '2026-01-01T10:00:00.000Z';
 const LATER = '2026-01-01T12:00:00.000Z';
 
 export function sequencesConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: sequences: steps by position, enrolment once, due claims under a lease, a step's send with its move, wake, stop, reopen`, async (t) => {
+  test(`${backend.name}: rule, the moved enrolment step (a step's send is refused once its enrolment moved or stopped); sequences: steps by position, enrolment once, due claims under a lease, a step's send with its move, wake, stop, reopen`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('other'));

@@ -26,7 +26,7 @@ const event = (
 });
 
 export function trackingConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: tracking: records by token; events counted by source; a click counts an open when none was; webhooks for counted ones; per workspace`, async (t) => {
+  test(`${backend.name}: rule, the tracking counters: records by token; events counted by source; a click counts an open when none was; webhooks for counted ones; per workspace`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const { a, other, send, jane, bob } = await sentToJaneAndBob(store, '2026-01-01T10:00:10.000Z');
 

@@ -6,7 +6,7 @@ import type { Message } from '../../../../src/model/message.js';
 import { type Backend, fresh, ws, batch, endpoint, attemptOf } from './fixtures.js';
 
 export function webhooksConformance<B>(backend: Backend<B>): void {
-  test(`${backend.name}: webhooks: endpoints, fan-out to subscribers, leased jobs, the delivery log`, async (t) => {
+  test(`${backend.name}: rule, which endpoints want an event (theirs, enabled, there before it, of its workspace); webhooks: endpoints, leased jobs, the delivery log`, async (t) => {
     const { b, store } = await fresh(backend, t);
     const a = await store.workspaces.create(ws('acme'));
     const other = await store.workspaces.create(ws('other'));
