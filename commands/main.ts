@@ -151,7 +151,11 @@ export async function main(
         ? 0
         : 2;
     }
-    const message = e instanceof Error ? e.message : String(e);
+    // The services word a bad query parameter for the REST API; here it came in as a flag.
+    const message = (e instanceof Error ? e.message : String(e)).replace(
+      /^invalid query: (\w+)/,
+      (_, name: string) => `--${name.replace(/_/g, '-')}`,
+    );
     // With --json a refusal that has a body (a quota) prints it as the one document.
     if (json && isSvcError(e) && e.details) io.stdout.write(inertJson({ error: e.message, ...e.details }) + '\n');
     // An error can quote what a remote server or a message said.

@@ -76,3 +76,14 @@ test('a store path that cannot be written says which path and why; a missing wor
   assert.equal(unnamed.code, 2);
   assert.match(unnamed.stderr, /^svc: --workspace is required: the workspaces are: acme, beta$/m);
 });
+
+test("a command's bad option is named as the flag it was given as, never as the REST API's query", async (t) => {
+  const base = ['--store', `file:${await tmpDir(t)}`];
+  json(await svc([...base, 'workspaces', 'create', 'acme', '--json']));
+  const limit = await svc([...base, 'messages', 'list', '--limit', 'abc']);
+  assert.equal(limit.code, 2);
+  assert.equal(limit.stderr, 'svc: --limit must be a whole number of at least 1\n');
+  const status = await svc([...base, 'messages', 'list', '--status', 'lost']);
+  assert.equal(status.code, 2);
+  assert.match(status.stderr, /^svc: --status must be queued, sent, bounced\n$/);
+});
