@@ -2,7 +2,8 @@
 // embedded daemon's SQLite thread finds here the one a message names.
 import type { Procedure } from './db.js';
 import { accept } from './messages.js';
+import { complete } from './queue.js';
 
 export const procedures: ReadonlyMap<string, Procedure<never, unknown>> = new Map(
-  [accept].map((p) => [p.name, p as unknown as Procedure<never, unknown>]),
+  [accept, complete].map((p) => [p.name, p as unknown as Procedure<never, unknown>]),
 );

@@ -8,7 +8,7 @@ import type { OutboundJob } from '../../model/message.js';
 import type { OutboxEvent } from '../../model/event.js';
 import type { JobOutcome, OutboxStore, QueueStore } from '../port/messages.js';
 import { Batcher } from './batcher.js';
-import { bool, containing, flag, fromJson, iso, type Q, type SqlDb } from './db.js';
+import { bool, containing, flag, fromJson, iso, type Procedure, type Q, type SqlDb } from './db.js';
 import type { OutboundJobsTable } from './tables.js';
 
 export const JOB_COLUMNS = [
@@ -199,17 +199,19 @@ async function completeOne(db: SqlDb, q: Q, jobId: string, o: JobOutcome): Promi
   }
 }
 
+/** The outcomes of concurrent hand-offs in one transaction, jobs in id order (two batches lock them in the same order). */
+export const complete: Procedure<Array<{ jobId: string; outcome: JobOutcome }>, void[]> = {
+  name: 'complete',
+  run: (db, items) =>
+    db.tx(async (q) => {
+      for (const { jobId, outcome } of [...items].sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0)))
+        await completeOne(db, q, jobId, outcome);
+      return items.map(() => undefined);
+    }),
+};
+
 export function sqlQueue(db: SqlDb): { queue: QueueStore; outbox: OutboxStore } {
-  const completions = new Batcher<{ jobId: string; outcome: JobOutcome }, void>(
-    (items) =>
-      db.tx(async (q) => {
-        // Jobs in id order: two batches lock them in the same order.
-        for (const { jobId, outcome } of [...items].sort((a, b) => (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0)))
-          await completeOne(db, q, jobId, outcome);
-        return items.map(() => undefined);
-      }),
-    db.batching,
-  );
+  const completions = new Batcher<{ jobId: string; outcome: JobOutcome }, void>((items) => db.procedure(complete, items), db.batching);
 
   const queue: QueueStore = {
     // A job never tried is due at once, so a daemon whose clock runs behind still takes the others'
