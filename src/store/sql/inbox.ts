@@ -18,7 +18,7 @@ import {
 } from '../../model/inbox.js';
 import type { SendContent } from '../../model/message.js';
 import type { InboxStore } from '../port/inbox.js';
-import { containing, fromJson, iso, isoOrNull, type Q, type SqlDb, startsWith } from './db.js';
+import { containing, fromJson, iso, isoOrNull, type Procedure, type Q, type SqlDb, startsWith } from './db.js';
 import { toContent } from './messages.js';
 import type { InboxItemsTable, Tables } from './tables.js';
 import { recordEvents } from './tracking.js';
@@ -120,7 +120,15 @@ const isSent = (e: ExpressionBuilder<Tables, 'send_contents'>) => e.and([e('sour
 /** The thread a send belongs to: the one it answered, or its own. */
 const sentThread = sql<string>`coalesce(thread_id, id)`;
 
-async function receive(q: Q, d: Parameters<InboxStore['receive']>[0]): Promise<void> {
+type Received = Parameters<InboxStore['receive']>[0];
+
+/** What the MX took in, in one transaction where the database is (db.ts, Procedure). */
+export const receiveMail: Procedure<Received, void> = {
+  name: 'receive',
+  run: (db, d) => db.tx((q) => receive(q, d)),
+};
+
+async function receive(q: Q, d: Received): Promise<void> {
   for (const s of d.suppressions)
     await q
       .insertInto('suppressions')
@@ -135,7 +143,8 @@ async function receive(q: Q, d: Parameters<InboxStore['receive']>[0]): Promise<v
       .where('reason', '=', 'complaint')
       .execute();
   // The message once for each item it made (one per workspace).
-  const raw = d.raw.toString('base64');
+  // From the SQLite thread it is a Uint8Array (a Buffer crosses threads as its bytes).
+  const raw = Buffer.from(d.raw).toString('base64');
   for (const i of d.items)
     await q
       .insertInto('inbox_items')
@@ -205,7 +214,7 @@ async function receive(q: Q, d: Parameters<InboxStore['receive']>[0]): Promise<v
 
 export function sqlInbox(db: SqlDb): InboxStore {
   return {
-    receive: (d) => db.tx((q) => receive(q, d)),
+    receive: (d) => db.procedure(receiveMail, d),
     list: (workspaceId, f) =>
       db.run(async (q) => {
         if (f.folder === 'sent') {
