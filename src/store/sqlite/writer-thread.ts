@@ -9,7 +9,6 @@ import type { AcceptRefusal } from '../../model/refusal.js';
 import { Refused } from '../sql/messages.js';
 import { procedures } from '../sql/procedures.js';
 import { threadDb } from './database.js';
-import { sqliteThread } from './writer.js';
 
 const { path, busyTimeoutMs } = workerData as { path: string; busyTimeoutMs: number };
 const raw = new Database(path);
@@ -17,12 +16,6 @@ raw.pragma('journal_mode = WAL');
 raw.pragma('synchronous = FULL');
 raw.pragma('foreign_keys = ON');
 raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
-// Checkpoints are checkpoint-thread.ts's: SQLite's automatic one ran inside a commit, copying the
-// log into the database (and syncing it) while the sends of the next batch waited.
-raw.pragma('wal_autocheckpoint = 0');
-// The log starts over once copied; past 64 MB the file is cut back to that when it does.
-raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-const checkpoints = sqliteThread('checkpoint-thread', { path, busyTimeoutMs });
 const db = threadDb(raw);
 
 const prepared = new Map<string, Database.Statement>();
@@ -106,11 +99,7 @@ async function handle(m: WriterRequest): Promise<WriterReply> {
 let turn: Promise<void> = Promise.resolve();
 parentPort!.on('message', (m: WriterRequest | { close: true }) => {
   if ('close' in m) {
-    turn = turn.then(async () => {
-      await new Promise<void>((resolve) => {
-        checkpoints.once('exit', () => resolve());
-        checkpoints.postMessage('close');
-      });
+    turn = turn.then(() => {
       raw.close();
       parentPort!.close();
     });

@@ -23,14 +23,14 @@ import { SvcError } from '../../errors.js';
 import { DEFERRED } from '../sql/db.js';
 import { Refused } from '../sql/messages.js';
 
-/** A thread of this folder (`name`.ts or .js): compiled, or run from source by tsx, the sibling file of the same kind. */
-export function sqliteThread(name: 'writer-thread' | 'checkpoint-thread', workerData: { path: string; busyTimeoutMs: number }): Worker {
+/** The writer thread: compiled (.js) or run from source by tsx (.ts), the sibling file of the same kind. */
+function writerThread(path: string, busyTimeoutMs: number): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
-  const file = new URL(`./${name}${ext}`, import.meta.url);
+  const file = new URL(`./writer-thread${ext}`, import.meta.url);
   // From source the thread registers tsx itself (a worker does not inherit the hooks).
   const entry =
     ext === '.ts' ? `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(file.href)}); });` : file;
-  return new Worker(entry, { eval: typeof entry === 'string', workerData });
+  return new Worker(entry, { eval: typeof entry === 'string', workerData: { path, busyTimeoutMs } });
 }
 
 class WriterConnection implements DatabaseConnection {
@@ -115,7 +115,7 @@ class WriterDriver implements Driver {
 
   // Kysely starts the thread at its first query; a procedure before any query starts it likewise.
   async init(): Promise<void> {
-    this.#connection ??= new WriterConnection(sqliteThread('writer-thread', { path: this.path, busyTimeoutMs: this.busyTimeoutMs }));
+    this.#connection ??= new WriterConnection(writerThread(this.path, this.busyTimeoutMs));
   }
 
   // One connection, taken in turns: a transaction's statements are never interleaved with others.
