@@ -112,3 +112,17 @@ export async function idsStartingWith(
   );
   return rows.map((r) => r.id);
 }
+
+/** What a count kept by the database says (keepsCounts): its rows for `of` (and `status`) summed, 0 when it has none. */
+export async function keptCount(
+  q: Q,
+  table: 'message_counts' | 'subscriber_counts',
+  of: { workspace_id: string } | { list_id: string },
+  status?: string,
+): Promise<number> {
+  const [column, value] = Object.entries(of)[0]!;
+  const r = await sql<{ n: number | string | null }>`SELECT sum(n) AS n FROM ${sql.table(table)} WHERE ${sql.ref(column)} = ${value}${
+    status ? sql` AND status = ${status}` : sql``
+  }`.execute(q);
+  return Number(r.rows[0]?.n ?? 0);
+}

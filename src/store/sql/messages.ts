@@ -11,7 +11,20 @@ import { overQuota } from '../../model/quota.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import type { AcceptBatch, MessageStore, UsageStore } from '../port/messages.js';
 import { Batcher } from './batcher.js';
-import { bool, containing, deferred, flag, fromJson, iso, isoOrNull, type Procedure, type Q, type SqlDb, idsStartingWith } from './db.js';
+import {
+  bool,
+  containing,
+  deferred,
+  flag,
+  fromJson,
+  iso,
+  isoOrNull,
+  type Procedure,
+  type Q,
+  type SqlDb,
+  idsStartingWith,
+  keptCount,
+} from './db.js';
 import type { MessagesTable, SendContentsTable, Tables } from './tables.js';
 
 export const MESSAGE_COLUMNS = [
@@ -466,13 +479,11 @@ export function sqlMessages(
         if (m.until) w = w.where('created_at', '<', m.until);
         // A page by status alone reads the kept count (db.ts keepsCounts); any other filter counts.
         const kept = db.keepsCounts && !m.recipient && !m.from && !m.messageId && !m.since && !m.until;
-        let counts = q.selectFrom('message_counts').where('workspace_id', '=', workspaceId);
-        if (m.status) counts = counts.where('status', '=', m.status);
-        const counted = kept
-          ? await counts.select((e) => e.fn.coalesce(e.fn.sum<number | string>('n'), sql<number>`0`).as('n')).executeTakeFirstOrThrow()
-          : await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
+        const total = kept
+          ? await keptCount(q, 'message_counts', { workspace_id: workspaceId }, m.status)
+          : Number((await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
         const rows = await w.select(MESSAGE_COLUMNS).orderBy('seq', 'desc').limit(m.limit).offset(m.offset).execute();
-        return { data: rows.map(toMessage), total: Number(counted.n) };
+        return { data: rows.map(toMessage), total };
       }),
     byIds: (ids) => messageReads.run(ids),
     byHeaderId: async (workspaceId, messageId) =>

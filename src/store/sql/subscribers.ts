@@ -8,8 +8,8 @@ import type { Subscriber, SubscriberStatus, SubscriberUpdate } from '../../model
 import type { CountLimit } from '../../model/quota.js';
 import type { CountLimitRefusal } from '../../model/refusal.js';
 import type { SubscriberStore } from '../port/lists.js';
-import { sql, type Selectable, type Transaction } from '#kysely';
-import { fromJson, iso, isoOrNull, type Q, type SqlDb, startsWith } from './db.js';
+import type { Selectable, Transaction } from '#kysely';
+import { fromJson, iso, isoOrNull, keptCount, type Q, type SqlDb, startsWith } from './db.js';
 import { insertAll } from './messages.js';
 import type { SubscribersTable, Tables } from './tables.js';
 
@@ -164,12 +164,10 @@ export function sqlSubscribers(db: SqlDb, lists: ListSource): SubscriberStore {
         if (f.status) w = w.where('status', '=', f.status);
         const data = await w.select(COLUMNS).orderBy('seq').limit(f.limit).offset(f.offset).execute();
         // The list's rows are its workspace's (a list id is never another's): the kept count is theirs.
-        let counts = q.selectFrom('subscriber_counts').where('list_id', '=', listId);
-        if (f.status) counts = counts.where('status', '=', f.status);
         const total = db.keepsCounts
-          ? await counts.select((e) => e.fn.coalesce(e.fn.sum<number | string>('n'), sql<number>`0`).as('n')).executeTakeFirstOrThrow()
-          : await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow();
-        return { data: data.map(toSubscriber), total: Number(total.n) };
+          ? await keptCount(q, 'subscriber_counts', { list_id: listId }, f.status)
+          : Number((await w.select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        return { data: data.map(toSubscriber), total };
       }),
     get: async (workspaceId, listId, id) => {
       const r = await db.run((q) => one(q, workspaceId, listId, id));

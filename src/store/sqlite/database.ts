@@ -98,36 +98,44 @@ export function openSqlite(dir: string, opts: { thread?: boolean } = {}): Sqlite
 }
 
 /**
- * Kysely on this thread's connection. Statements are prepared once and kept (Kysely's driver
- * prepares each query it runs), and a transaction begins IMMEDIATE: it takes the write lock at its
- * start, so that two processes never both read and then fail to upgrade.
+ * The statements of one connection, as Kysely (this thread's) and the writer thread run them:
+ * prepared once and kept; a transaction's BEGIN made IMMEDIATE (it takes the write lock at its
+ * start, so that two processes never both read and then fail to upgrade); a ROLLBACK with no
+ * transaction open does nothing (a failed COMMIT, a full disk, rolled back already: a ROLLBACK then
+ * would fail and hide the failure that matters).
  */
-function inThread(raw: Database.Database): Kysely<Tables> {
+export function preparer(raw: Database.Database): (text: string) => Database.Statement {
   const prepared = new Map<string, Database.Statement>();
-  // A failed COMMIT (a full disk) may have rolled the transaction back already: Kysely's ROLLBACK
-  // after it would then fail and hide the failure that matters.
   const rollback = raw.prepare('rollback');
-  const rollbackIfOpen = { reader: false, run: () => (raw.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }) };
+  const rollbackIfOpen = {
+    reader: false,
+    run: () => (raw.inTransaction ? rollback.run() : { changes: 0, lastInsertRowid: 0 }),
+  } as unknown as Database.Statement;
+  return (text) => {
+    if (text === 'rollback') return rollbackIfOpen;
+    const q = text === 'begin' ? 'begin immediate' : text;
+    let s = prepared.get(q);
+    if (!s) {
+      // IN lists of every length make new texts: the cache is emptied rather than let grow.
+      if (prepared.size >= 1_000) prepared.clear();
+      s = raw.prepare(q);
+      prepared.set(q, s);
+    }
+    return s;
+  };
+}
+
+/** Kysely on a connection of this thread, through `prepare` (preparer above). */
+function inThread(raw: Database.Database, prepare = preparer(raw)): Kysely<Tables> {
   const database: SqliteDatabase = {
     close: () => raw.close(),
-    prepare: (text: string): SqliteStatement => {
-      if (text === 'rollback') return rollbackIfOpen as unknown as SqliteStatement;
-      const q = text === 'begin' ? 'begin immediate' : text;
-      let s = prepared.get(q);
-      if (!s) {
-        // IN lists of every length make new texts: the cache is emptied rather than let grow.
-        if (prepared.size >= 1_000) prepared.clear();
-        s = raw.prepare(q);
-        prepared.set(q, s);
-      }
-      return s as unknown as SqliteStatement;
-    },
+    prepare: (text: string) => prepare(text) as unknown as SqliteStatement,
   };
   return new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
 }
 
 /** The shared query source on the writer thread's own connection, where procedures run (writer-thread.ts). */
-export const threadDb = (raw: Database.Database): SqlDb => sqlDb(inThread(raw));
+export const threadDb = (raw: Database.Database, prepare: ReturnType<typeof preparer>): SqlDb => sqlDb(inThread(raw, prepare));
 
 /**
  * The shared query source on this database, with SQLite's side of each dialect difference.

@@ -8,7 +8,7 @@ import { SvcError } from '../../errors.js';
 import type { AcceptRefusal } from '../../model/refusal.js';
 import { Refused } from '../sql/messages.js';
 import { procedures } from '../sql/procedures.js';
-import { threadDb } from './database.js';
+import { preparer, threadDb } from './database.js';
 
 const { path, busyTimeoutMs } = workerData as { path: string; busyTimeoutMs: number };
 const raw = new Database(path);
@@ -16,19 +16,9 @@ raw.pragma('journal_mode = WAL');
 raw.pragma('synchronous = FULL');
 raw.pragma('foreign_keys = ON');
 raw.pragma(`busy_timeout = ${busyTimeoutMs}`);
-const db = threadDb(raw);
-
-const prepared = new Map<string, Database.Statement>();
-const statement = (text: string): Database.Statement => {
-  let s = prepared.get(text);
-  if (!s) {
-    // IN lists of every length make new texts: the cache is emptied rather than let grow.
-    if (prepared.size >= 1_000) prepared.clear();
-    s = raw.prepare(text);
-    prepared.set(text, s);
-  }
-  return s;
-};
+// Procedures and the statements sent one by one share the connection and its prepared statements.
+const prepare = preparer(raw);
+const db = threadDb(raw, prepare);
 
 export type WriterRequest =
   | {
@@ -51,18 +41,12 @@ export interface WriterReply {
 function statements(m: Extract<WriterRequest, { statements: unknown }>, reply: WriterReply): void {
   for (const { sql, params } of m.statements) {
     delete reply.rows;
-    // A transaction takes the write lock at its start (see database.ts); a rollback after a
-    // commit that failed (a full disk rolls back by itself) has nothing to roll back.
-    const text = sql === 'begin' ? 'begin immediate' : sql;
-    if (text === 'rollback' && !raw.inTransaction) reply.changes = 0;
+    const s = prepare(sql);
+    if (s.reader) reply.rows = s.all(params);
     else {
-      const s = statement(text);
-      if (s.reader) reply.rows = s.all(params);
-      else {
-        const r = s.run(params);
-        reply.changes = r.changes;
-        reply.lastInsertRowid = r.lastInsertRowid;
-      }
+      const r = s.run(params);
+      reply.changes = r.changes;
+      reply.lastInsertRowid = r.lastInsertRowid;
     }
   }
 }
