@@ -100,7 +100,9 @@ test(
       let kill!: () => void;
       const due = new Promise<void>((r) => (kill = r));
       const sending = load(d, key, round, mine, () => {
-        if (mine.rest.length + mine.relay.length + mine.mx.length >= after) kill();
+        // Each way in has been acknowledged at least once before the kill, so each is tried every round.
+        if (mine.rest.length && mine.relay.length && mine.mx.length && mine.rest.length + mine.relay.length + mine.mx.length >= after)
+          kill();
       });
       await due;
       await d.stop('SIGKILL');
